@@ -1,0 +1,39 @@
+// The CLI's commands. Each returns its result as JSON plus a readable text rendering; main()
+// prints one of them and turns an Error into exit status 2.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "json_io.h"
+#include "result.h"
+
+namespace autopar::cli {
+
+// What a command produced: the --json object and the text shown without --json.
+struct Output {
+  Json json;
+  std::string text;
+};
+
+// One command of the CLI.
+struct Command {
+  std::string name;
+  std::string summary;               // one line for `autopar help`
+  std::string usage;                 // arguments, e.g. "--model M [--json]"
+  CommandSyntax syntax;
+  std::function<Result<Output>(const Args&)> run;
+};
+
+// Commands about inputs: models, clusters, model, ops, cluster.
+std::vector<Command> input_commands();
+
+// Formats a count with thousands separators ("17,576").
+std::string group_digits(int64_t n);
+// Formats FLOPs or bytes with a unit prefix ("1.23 G").
+std::string si(double v);
+// Pads or truncates to a column width.
+std::string pad(const std::string& s, size_t width, bool right = false);
+
+}  // namespace autopar::cli

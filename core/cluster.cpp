@@ -1,0 +1,125 @@
+// Cluster presets and their validation. Numbers are stored in datasheet units (TFLOP/s, GB/s,
+// GiB, microseconds); LinkSpec and GpuSpec convert to the core's milliseconds and bytes.
+#include "cluster.h"
+
+#include <cmath>
+
+namespace autopar {
+namespace {
+
+
+Cluster make(const std::string& name, int nodes, int gpus, GpuSpec gpu, LinkSpec intra, LinkSpec inter,
+             const std::string& sources) {
+  Cluster c;
+  c.name = name;
+  c.nodes = nodes;
+  c.gpus_per_node = gpus;
+  c.gpu = gpu;
+  c.intra_node = intra;
+  c.inter_node = inter;
+  c.sources = sources;
+  return c;
+}
+
+std::vector<ClusterPreset> build_presets() {
+  std::vector<ClusterPreset> p;
+  // A CUDA kernel launch costs a few microseconds (NVIDIA CUDA C++ Best Practices Guide,
+  // "kernel launch overhead"); 5 us is used for every preset.
+  const double launch = 5;
+
+  // lecture: the teaching cluster the lecture's demos use. P100 GPUs (datasheet below) in
+  // nodes joined by PCIe-class links, and a commodity 10 Gb/s Ethernet network between nodes,
+  // slower than the FlexFlow paper's InfiniBand (lecture 4.2: "网卡更慢").
+  p.push_back({"lecture", "the lecture's teaching cluster: P100 GPUs, 16 GB/s in a node, 10 GbE between nodes", 2, 4,
+               make("lecture", 2, 4, {"Tesla P100 SXM2 16 GB", 10.6, 732, 16, launch},
+                    {10, 16}, {50, 1.25},
+                    "GPU: NVIDIA Tesla P100 datasheet (10.6 TFLOP/s FP32, 732 GB/s HBM2, 16 GB). "
+                    "Intra-node: PCIe 3.0 x16, 15.75 GB/s per direction (PCI-SIG), rounded to 16. "
+                    "Inter-node: 10 Gb/s Ethernet = 1.25 GB/s (IEEE 802.3ae); 50 us TCP round trip.")});
+  // p100: the FlexFlow paper's P100 cluster (Jia et al., MLSys 2019, section 8: 4 P100 per node
+  // with NVLink, nodes over 100 Gb/s EDR InfiniBand).
+  p.push_back({"p100", "FlexFlow paper's P100 cluster: 4 x P100 per node, NVLink, 100 Gb/s EDR InfiniBand", 4, 4,
+               make("p100", 4, 4, {"Tesla P100 SXM2 16 GB", 10.6, 732, 16, launch},
+                    {5, 20}, {10, 12.5},
+                    "GPU: NVIDIA Tesla P100 datasheet (10.6 TFLOP/s FP32, 732 GB/s, 16 GB). "
+                    "Intra-node: one NVLink 1.0 link, 20 GB/s per direction (NVIDIA P100 whitepaper). "
+                    "Inter-node: EDR InfiniBand 100 Gb/s = 12.5 GB/s (FlexFlow paper, section 8). "
+                    "Latencies: order of the P2P/IB latencies measured by Li et al., 'Evaluating Modern GPU "
+                    "Interconnect', IEEE TPDS 2019.")});
+  // k80: the FlexFlow paper's K80 cluster (4 K80 GPUs per node over PCIe, 56 Gb/s FDR InfiniBand).
+  p.push_back({"k80", "FlexFlow paper's K80 cluster: 4 x K80 per node, PCIe, 56 Gb/s FDR InfiniBand", 4, 4,
+               make("k80", 4, 4, {"Tesla K80 (one GK210 GPU)", 4.37, 240, 12, launch},
+                    {10, 15.75}, {10, 7},
+                    "GPU: NVIDIA Tesla K80 datasheet, per GPU of the two on a board (8.74 TFLOP/s FP32 boost, "
+                    "480 GB/s, 24 GB per board). Intra-node: PCIe 3.0 x16, 15.75 GB/s (PCI-SIG). "
+                    "Inter-node: FDR InfiniBand 56 Gb/s = 7 GB/s (FlexFlow paper, section 8).")});
+  // v100: the Alpa paper's cluster (Zheng et al., OSDI 2022, section 8: AWS p3.16xlarge,
+  // 8 V100 16 GB with NVLink per node, 25 Gb/s between nodes).
+  p.push_back({"v100", "Alpa paper's cluster: AWS p3.16xlarge, 8 x V100 per node, NVLink, 25 Gb/s network", 8, 8,
+               make("v100", 8, 8, {"Tesla V100 SXM2 16 GB", 15.7, 900, 16, launch},
+                    {5, 150}, {20, 3.125},
+                    "GPU: NVIDIA Tesla V100 datasheet (15.7 TFLOP/s FP32, 900 GB/s, 16 GB). "
+                    "Intra-node: NVLink 2.0, 6 links x 25 GB/s per direction per GPU (V100 whitepaper). "
+                    "Inter-node: 25 Gb/s = 3.125 GB/s (AWS p3.16xlarge; Alpa paper, section 8).")});
+  // a100: DGX A100 (NVSwitch inside a node, one 200 Gb/s HDR InfiniBand NIC per GPU).
+  p.push_back({"a100", "DGX A100: 8 x A100 80 GB per node, NVSwitch, 8 x 200 Gb/s HDR InfiniBand", 1, 8,
+               make("a100", 1, 8, {"A100 SXM4 80 GB", 19.5, 2039, 80, launch},
+                    {3, 300}, {5, 25},
+                    "GPU: NVIDIA A100 datasheet (19.5 TFLOP/s FP32, 2,039 GB/s HBM2e, 80 GB). "
+                    "Intra-node: NVLink 3 via NVSwitch, 600 GB/s bidirectional = 300 GB/s per direction. "
+                    "Inter-node: one HDR InfiniBand 200 Gb/s NIC per GPU = 25 GB/s (DGX A100 datasheet).")});
+  // h100: DGX H100 (NVLink 4 via NVSwitch, one 400 Gb/s NDR InfiniBand NIC per GPU).
+  p.push_back({"h100", "DGX H100: 8 x H100 80 GB per node, NVSwitch, 8 x 400 Gb/s NDR InfiniBand", 1, 8,
+               make("h100", 1, 8, {"H100 SXM5 80 GB", 67, 3350, 80, launch},
+                    {3, 450}, {5, 50},
+                    "GPU: NVIDIA H100 SXM5 datasheet (67 TFLOP/s FP32, 3.35 TB/s HBM3, 80 GB). "
+                    "Intra-node: NVLink 4 via NVSwitch, 900 GB/s bidirectional = 450 GB/s per direction. "
+                    "Inter-node: one NDR InfiniBand 400 Gb/s NIC per GPU = 50 GB/s (DGX H100 datasheet).")});
+  return p;
+}
+
+Status check_number(double v, double lo, double hi, const std::string& path, const std::string& what,
+                    const std::string& unit, bool zero_ok = false) {
+  if (!std::isfinite(v))
+    return make_error("bad_value", what + " must be a finite number", path);
+  if ((zero_ok ? v < 0 : v <= 0))
+    return make_error("out_of_range", what + " must be " + (zero_ok ? "zero or positive" : "positive") + ", not " +
+                                          std::to_string(v), path);
+  if (v < lo || v > hi)
+    return make_error("out_of_range", what + " is " + std::to_string(v) + " " + unit + "; it must be between " +
+                                          std::to_string(lo) + " and " + std::to_string(hi) + " " + unit, path);
+  return Ok{};
+}
+
+}  // namespace
+
+const std::vector<ClusterPreset>& cluster_presets() {
+  static const std::vector<ClusterPreset> presets = build_presets();
+  return presets;
+}
+
+Status validate_cluster(const Cluster& c) {
+  if (c.nodes < 1 || c.nodes > kMaxDevices)
+    return make_error("out_of_range", "nodes is " + std::to_string(c.nodes) + "; it must be between 1 and " + std::to_string(kMaxDevices), "nodes");
+  if (c.gpus_per_node < 1 || c.gpus_per_node > 64)
+    return make_error("out_of_range", "gpus_per_node is " + std::to_string(c.gpus_per_node) + "; it must be between 1 and 64", "gpus_per_node");
+  if (int64_t(c.nodes) * c.gpus_per_node > kMaxDevices)
+    return make_error("too_large", "the cluster has " + std::to_string(int64_t(c.nodes) * c.gpus_per_node) +
+                                       " GPUs; at most " + std::to_string(kMaxDevices) + " are supported", "nodes");
+  struct Check { double value; double lo, hi; const char* path; const char* what; const char* unit; bool zero_ok; };
+  const Check checks[] = {
+      {c.gpu.peak_tflops, 1e-3, 1e6, "gpu.peak_tflops", "GPU peak throughput", "TFLOP/s", false},
+      {c.gpu.memory_bandwidth_gb_per_s, 1e-3, 1e6, "gpu.memory_bandwidth_gb_per_s", "GPU memory bandwidth", "GB/s", false},
+      {c.gpu.memory_gib, 1e-3, 1e6, "gpu.memory_gib", "GPU memory capacity", "GiB", false},
+      {c.gpu.kernel_overhead_us, 0, 1e6, "gpu.kernel_overhead_us", "kernel launch overhead", "us", true},
+      {c.intra_node.latency_us, 0, 1e7, "intra_node.latency_us", "intra-node latency", "us", true},
+      {c.intra_node.bandwidth_gb_per_s, 1e-6, 1e6, "intra_node.bandwidth_gb_per_s", "intra-node bandwidth", "GB/s", false},
+      {c.inter_node.latency_us, 0, 1e7, "inter_node.latency_us", "inter-node latency", "us", true},
+      {c.inter_node.bandwidth_gb_per_s, 1e-6, 1e6, "inter_node.bandwidth_gb_per_s", "inter-node bandwidth", "GB/s", false},
+  };
+  for (const Check& k : checks)
+    if (auto s = check_number(k.value, k.lo, k.hi, k.path, k.what, k.unit, k.zero_ok); !s.ok()) return s;
+  return Ok{};
+}
+
+}  // namespace autopar

@@ -1,0 +1,86 @@
+// The cluster model: nodes x GPUs, per-GPU throughput, memory bandwidth and capacity, and the
+// latency and bandwidth of links inside a node and between nodes. Presets cite their sources.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "result.h"
+
+namespace autopar {
+
+// One kind of link, in the units of datasheets (kept as given, so files round-trip exactly).
+struct LinkSpec {
+  double latency_us = 0;
+  double bandwidth_gb_per_s = 0;         // 1 GB = 1e9 bytes
+  // Latency in milliseconds.
+  double latency_ms() const { return latency_us * 1e-3; }
+  // Bandwidth in bytes per millisecond.
+  double bandwidth_bytes_per_ms() const { return bandwidth_gb_per_s * 1e6; }
+  // Time to move `bytes` over this link: latency + bytes / bandwidth (FlexFlow's assumption A2).
+  double transfer_ms(double bytes) const { return latency_ms() + bytes / bandwidth_bytes_per_ms(); }
+  bool operator==(const LinkSpec& o) const {
+    return latency_us == o.latency_us && bandwidth_gb_per_s == o.bandwidth_gb_per_s;
+  }
+};
+
+// One GPU, in the units of datasheets.
+struct GpuSpec {
+  std::string model;                     // "Tesla P100 SXM2 16 GB"
+  double peak_tflops = 0;                // dense FP32 peak, 1e12 FLOP/s
+  double memory_bandwidth_gb_per_s = 0;
+  double memory_gib = 0;
+  double kernel_overhead_us = 0;         // fixed cost of launching one kernel
+  // Peak throughput in FLOPs per millisecond.
+  double peak_flops_per_ms() const { return peak_tflops * 1e9; }
+  // Memory bandwidth in bytes per millisecond.
+  double memory_bandwidth_bytes_per_ms() const { return memory_bandwidth_gb_per_s * 1e6; }
+  // Memory capacity in bytes.
+  double memory_capacity_bytes() const { return memory_gib * 1073741824.0; }
+  // Kernel launch overhead in milliseconds.
+  double kernel_overhead_ms() const { return kernel_overhead_us * 1e-3; }
+  bool operator==(const GpuSpec& o) const {
+    return model == o.model && peak_tflops == o.peak_tflops && memory_bandwidth_gb_per_s == o.memory_bandwidth_gb_per_s &&
+           memory_gib == o.memory_gib && kernel_overhead_us == o.kernel_overhead_us;
+  }
+};
+
+// A homogeneous cluster. Devices are numbered node by node: device = node * gpus_per_node + gpu.
+struct Cluster {
+  std::string name;                      // preset name or the file's "name"
+  int nodes = 1;
+  int gpus_per_node = 1;
+  GpuSpec gpu;
+  LinkSpec intra_node;                   // between two GPUs of one node (one link per pair)
+  LinkSpec inter_node;                   // between GPUs of different nodes (the network)
+  std::string sources;                   // where the numbers come from
+  // Total number of GPUs.
+  int num_devices() const { return nodes * gpus_per_node; }
+  // Node that holds device `d`.
+  int node_of(int d) const { return d / gpus_per_node; }
+  // The link used between devices a != b.
+  const LinkSpec& link_between(int a, int b) const { return node_of(a) == node_of(b) ? intra_node : inter_node; }
+  bool operator==(const Cluster& o) const {
+    return name == o.name && nodes == o.nodes && gpus_per_node == o.gpus_per_node && gpu == o.gpu &&
+           intra_node == o.intra_node && inter_node == o.inter_node;
+  }
+};
+
+// A named preset with its default shape.
+struct ClusterPreset {
+  std::string name;
+  std::string description;
+  int default_nodes;
+  int default_gpus_per_node;
+  Cluster cluster;                       // with the default shape
+};
+
+// Largest cluster accepted (keeps per-device tables bounded).
+constexpr int kMaxDevices = 4096;
+
+// The presets, in a fixed order: lecture, p100, k80, v100, a100, h100.
+const std::vector<ClusterPreset>& cluster_presets();
+
+// Checks every number is finite, positive and within bounds; errors name the JSON path.
+Status validate_cluster(const Cluster& c);
+
+}  // namespace autopar

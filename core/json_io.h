@@ -1,0 +1,36 @@
+// JSON reading and writing of models, clusters and errors (nlohmann_json without exceptions).
+// Readers check types and ranges field by field and name the JSON path of the first problem.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cluster.h"
+#include "graph.h"
+#include "result.h"
+
+namespace autopar {
+
+using Json = nlohmann::ordered_json;
+
+// Parses JSON text; a syntax error becomes an Error with code "bad_json" naming `what`.
+Result<Json> parse_json_text(const std::string& text, const std::string& what);
+// Reads a whole file; an Error with code "io" when it cannot be read.
+Result<std::string> read_text_file(const std::string& path);
+
+// The model definition as JSON (inputs, ops with kind, inputs, output, shape, attrs).
+Json model_to_json(const Graph& g);
+// Reads a model definition; errors name the JSON path. Shapes are checked by build_graph.
+Result<ModelSpec> model_from_json(const Json& j);
+
+// A cluster as JSON in user units (TFLOP/s, GB/s, GiB, microseconds).
+Json cluster_to_json(const Cluster& c);
+// Reads a cluster in the units of cluster_to_json and validates it.
+Result<Cluster> cluster_from_json(const Json& j);
+
+// {"code","message","path"}.
+Json error_to_json(const Error& e);
+
+// Derived facts of every op: shapes, parameters, FLOPs, bytes, split dimensions.
+Json ops_table_json(const Graph& g);
+
+}  // namespace autopar

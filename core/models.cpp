@@ -1,0 +1,388 @@
+// The built-in models (INTERFACES.md "Inputs") and the model-argument parser. Each model is a
+// ModelSpec built by a small builder, so it goes through the same validation as a JSON file.
+#include "models.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "json_io.h"
+
+namespace autopar {
+namespace {
+
+// Appends inputs and ops to a spec; each op's output tensor is named after the op.
+class SpecBuilder {
+ public:
+  SpecBuilder(const std::string& name, const ModelParams& p) {
+    spec_.name = name;
+    spec_.dtype = *float_dtype_for_bytes(p.at("dtype_bytes"));
+  }
+  // Declares a model input; returns its tensor name.
+  std::string input(const std::string& name, Shape shape, std::optional<DType> dtype = std::nullopt) {
+    spec_.inputs.push_back(Tensor{name, std::move(shape), dtype.value_or(spec_.dtype)});
+    return name;
+  }
+  // Adds an op reading `inputs`; returns its output tensor name.
+  std::string op(OpKind kind, const std::string& name, std::vector<std::string> inputs,
+                 std::map<std::string, int64_t> attrs = {}, const std::string& activation = "none") {
+    OpSpec o;
+    o.name = name;
+    o.kind = kind;
+    o.inputs = std::move(inputs);
+    o.output = name;
+    o.attrs = std::move(attrs);
+    o.activation = activation;
+    spec_.ops.push_back(std::move(o));
+    return name;
+  }
+  ModelSpec take() { return std::move(spec_); }
+
+ private:
+  ModelSpec spec_;
+};
+
+ModelParam dtype_param() { return {"dtype_bytes", 4, 2, 8, "bytes per float element (2, 4 or 8)"}; }
+
+constexpr int64_t kMaxSize = int64_t(1) << 30;
+
+ModelSpec build_conv1d(const ModelParams& p) {
+  SpecBuilder b("conv1d", p);
+  auto x = b.input("x", {p.at("n"), p.at("c_in"), p.at("L")});
+  b.op(OpKind::conv1d, "conv", {x}, {{"out_channels", p.at("c_out")}, {"kernel", p.at("k")}, {"bias", 0}});
+  return b.take();
+}
+
+ModelSpec build_mlp3(const ModelParams& p) {
+  SpecBuilder b("mlp3", p);
+  auto h = b.input("x", {p.at("batch"), p.at("hidden")});
+  for (int i = 1; i <= 3; ++i)
+    h = b.op(OpKind::linear, "fc" + std::to_string(i), {h}, {{"out_features", p.at("hidden")}}, i < 3 ? "relu" : "none");
+  return b.take();
+}
+
+ModelSpec build_elm(const ModelParams& p) {
+  SpecBuilder b("elm", p);
+  auto ids = b.input("ids", {p.at("batch")}, DType::i32);
+  auto e = b.op(OpKind::embedding, "embed", {ids}, {{"num_embeddings", p.at("vocab")}, {"embedding_dim", p.at("dim")}});
+  auto h = b.op(OpKind::linear, "linear1", {e}, {{"out_features", p.at("hidden")}}, "relu");
+  b.op(OpKind::linear, "linear2", {h}, {{"out_features", p.at("hidden")}});
+  return b.take();
+}
+
+ModelSpec build_alexnet(const ModelParams& p) {
+  // Krizhevsky et al. 2012 in torchvision's single-tower form; ReLU and max-pooling fused into
+  // the convolutions so that the graph has the 8 ops FlexFlow schedules (5 conv + 3 FC).
+  SpecBuilder b("alexnet", p);
+  int64_t img = p.at("image");
+  auto h = b.input("image", {p.at("batch"), 3, img, img});
+  h = b.op(OpKind::conv2d, "conv1", {h}, {{"out_channels", 64}, {"kernel", 11}, {"stride", 4}, {"padding", 2}, {"bias", 1}, {"pool_kernel", 3}, {"pool_stride", 2}}, "relu");
+  h = b.op(OpKind::conv2d, "conv2", {h}, {{"out_channels", 192}, {"kernel", 5}, {"padding", 2}, {"bias", 1}, {"pool_kernel", 3}, {"pool_stride", 2}}, "relu");
+  h = b.op(OpKind::conv2d, "conv3", {h}, {{"out_channels", 384}, {"kernel", 3}, {"padding", 1}, {"bias", 1}}, "relu");
+  h = b.op(OpKind::conv2d, "conv4", {h}, {{"out_channels", 256}, {"kernel", 3}, {"padding", 1}, {"bias", 1}}, "relu");
+  h = b.op(OpKind::conv2d, "conv5", {h}, {{"out_channels", 256}, {"kernel", 3}, {"padding", 1}, {"bias", 1}, {"pool_kernel", 3}, {"pool_stride", 2}}, "relu");
+  h = b.op(OpKind::linear, "fc6", {h}, {{"out_features", 4096}, {"flatten", 1}}, "relu");
+  h = b.op(OpKind::linear, "fc7", {h}, {{"out_features", 4096}}, "relu");
+  b.op(OpKind::linear, "fc8", {h}, {{"out_features", p.at("classes")}});
+  return b.take();
+}
+
+ModelSpec build_dlrm(const ModelParams& p) {
+  // Naumov et al. 2019: sparse features through embedding tables, dense features through a
+  // bottom MLP, concatenated into a top MLP. Defaults: 8 tables of 1M x 64 (2 GiB in all).
+  SpecBuilder b("dlrm", p);
+  int64_t batch = p.at("batch"), dim = p.at("dim"), hidden = p.at("hidden");
+  std::vector<std::string> features;
+  for (int64_t t = 0; t < p.at("tables"); ++t) {
+    auto ids = b.input("ids" + std::to_string(t), {batch}, DType::i32);
+    features.push_back(b.op(OpKind::embedding, "emb" + std::to_string(t), {ids},
+                            {{"num_embeddings", p.at("rows")}, {"embedding_dim", dim}}));
+  }
+  auto d = b.input("dense", {batch, p.at("dense")});
+  d = b.op(OpKind::linear, "bot1", {d}, {{"out_features", hidden}}, "relu");
+  d = b.op(OpKind::linear, "bot2", {d}, {{"out_features", std::max<int64_t>(1, hidden / 2)}}, "relu");
+  d = b.op(OpKind::linear, "bot3", {d}, {{"out_features", dim}}, "relu");
+  features.insert(features.begin(), d);
+  auto h = b.op(OpKind::concat, "interact", features, {{"axis", 1}});
+  h = b.op(OpKind::linear, "top1", {h}, {{"out_features", hidden}}, "relu");
+  h = b.op(OpKind::linear, "top2", {h}, {{"out_features", std::max<int64_t>(1, hidden / 2)}}, "relu");
+  h = b.op(OpKind::linear, "top3", {h}, {{"out_features", std::max<int64_t>(1, hidden / 4)}}, "relu");
+  b.op(OpKind::linear, "top4", {h}, {{"out_features", 1}});
+  return b.take();
+}
+
+ModelSpec build_mlp(const ModelParams& p) {
+  SpecBuilder b("mlp", p);
+  int64_t layers = p.at("layers");
+  auto h = b.input("x", {p.at("batch"), p.at("in")});
+  for (int64_t i = 1; i <= layers; ++i) {
+    int64_t width = i == layers ? p.at("out") : p.at("hidden");
+    h = b.op(OpKind::linear, "dense" + std::to_string(i), {h}, {{"out_features", width}});
+    if (i < layers) h = b.op(OpKind::relu, "relu" + std::to_string(i), {h});
+  }
+  b.op(OpKind::loss, "loss", {h});
+  return b.take();
+}
+
+// One GPT-style block (pre-layer-norm): x + attn(ln(x)), then + ffn(ln(.)). `ffn` builds the
+// feed-forward part (dense or mixture of experts) and returns its output.
+template <class Ffn>
+std::string transformer_block(SpecBuilder& b, const std::string& x, const std::string& l, int64_t hidden, int64_t heads, Ffn ffn) {
+  auto a = b.op(OpKind::layernorm, "ln1_" + l, {x});
+  a = b.op(OpKind::linear, "qkv_" + l, {a}, {{"out_features", 3 * hidden}});
+  a = b.op(OpKind::attention, "attn_" + l, {a}, {{"heads", heads}});
+  a = b.op(OpKind::linear, "proj_" + l, {a}, {{"out_features", hidden}});
+  auto r = b.op(OpKind::add, "res1_" + l, {x, a});
+  auto f = b.op(OpKind::layernorm, "ln2_" + l, {r});
+  f = ffn(f);
+  return b.op(OpKind::add, "res2_" + l, {r, f});
+}
+
+// Token embedding (when vocab > 0) or the hidden states themselves as the input.
+std::string transformer_input(SpecBuilder& b, const ModelParams& p) {
+  int64_t batch = p.at("batch"), seq = p.at("seq"), hidden = p.at("hidden");
+  if (p.at("vocab") == 0) return b.input("x", {batch, seq, hidden});
+  auto ids = b.input("tokens", {batch, seq}, DType::i32);
+  return b.op(OpKind::embedding, "embed", {ids}, {{"num_embeddings", p.at("vocab")}, {"embedding_dim", hidden}});
+}
+
+// Final layer norm and output head (when vocab > 0), then the loss.
+void transformer_output(SpecBuilder& b, const ModelParams& p, std::string h) {
+  if (p.at("vocab") > 0) {
+    h = b.op(OpKind::layernorm, "ln_f", {h});
+    h = b.op(OpKind::linear, "head", {h}, {{"out_features", p.at("vocab")}, {"bias", 0}});
+  }
+  b.op(OpKind::loss, "loss", {h});
+}
+
+ModelSpec build_transformer(const ModelParams& p) {
+  SpecBuilder b("transformer", p);
+  int64_t hidden = p.at("hidden"), heads = p.at("heads");
+  auto h = transformer_input(b, p);
+  for (int64_t i = 1; i <= p.at("layers"); ++i) {
+    std::string l = std::to_string(i);
+    h = transformer_block(b, h, l, hidden, heads, [&](const std::string& x) {
+      auto f = b.op(OpKind::linear, "ffn1_" + l, {x}, {{"out_features", 4 * hidden}}, "gelu");
+      return b.op(OpKind::linear, "ffn2_" + l, {f}, {{"out_features", hidden}});
+    });
+  }
+  transformer_output(b, p, h);
+  return b.take();
+}
+
+ModelSpec build_transformer_chain(const ModelParams& p) {
+  // Lecture 5.5: one layer as a 5-op chain, no residuals or norms (Megatron-LM's split).
+  SpecBuilder b("transformer-chain", p);
+  int64_t hidden = p.at("hidden");
+  auto h = b.input("x", {p.at("batch"), p.at("seq"), hidden});
+  h = b.op(OpKind::linear, "qkv", {h}, {{"out_features", 3 * hidden}});
+  h = b.op(OpKind::attention, "attention", {h}, {{"heads", p.at("heads")}});
+  h = b.op(OpKind::linear, "out_proj", {h}, {{"out_features", hidden}});
+  h = b.op(OpKind::linear, "ffn1", {h}, {{"out_features", 4 * hidden}}, "gelu");
+  b.op(OpKind::linear, "ffn2", {h}, {{"out_features", hidden}});
+  return b.take();
+}
+
+ModelSpec build_wide_resnet(const ModelParams& p) {
+  // Zagoruyko & Komodakis 2016 (wide residual networks) on ImageNet-sized images: early stages
+  // have large activations and small weights, late stages the reverse (lecture 6.3).
+  SpecBuilder b("wide-resnet", p);
+  int64_t w = p.at("width");
+  auto h = b.input("image", {p.at("batch"), 3, p.at("image"), p.at("image")});
+  h = b.op(OpKind::conv2d, "stem", {h}, {{"out_channels", 64}, {"kernel", 7}, {"stride", 2}, {"padding", 3}, {"pool_kernel", 3}, {"pool_stride", 2}}, "relu");
+  const int64_t base[4] = {64, 128, 256, 512};
+  for (int s = 0; s < 4; ++s) {
+    std::string st = std::to_string(s + 1);
+    int64_t ch = base[s] * w;
+    h = b.op(OpKind::conv2d, "down" + st, {h}, {{"out_channels", ch}, {"kernel", 3}, {"stride", s == 0 ? 1 : 2}, {"padding", 1}}, "relu");
+    for (int64_t k = 1; k <= p.at("blocks"); ++k) {
+      std::string id = st + "_" + std::to_string(k);
+      auto c = b.op(OpKind::conv2d, "conv" + id + "a", {h}, {{"out_channels", ch}, {"kernel", 3}, {"padding", 1}}, "relu");
+      c = b.op(OpKind::conv2d, "conv" + id + "b", {c}, {{"out_channels", ch}, {"kernel", 3}, {"padding", 1}});
+      h = b.op(OpKind::add, "add" + id, {h, c});
+      h = b.op(OpKind::relu, "relu" + id, {h});
+    }
+  }
+  // Global average pooling over what is left of the image (7 x 7 at 224).
+  int64_t side = p.at("image");
+  side = (side + 6 - 7) / 2 + 1;          // stem convolution
+  side = (side - 3) / 2 + 1;              // stem pooling
+  for (int s = 1; s < 4; ++s) side = (side + 2 - 3) / 2 + 1;
+  h = b.op(OpKind::pool2d, "pool", {h}, {{"kernel", std::max<int64_t>(1, side)}});
+  h = b.op(OpKind::linear, "fc", {h}, {{"out_features", p.at("classes")}, {"flatten", 1}});
+  b.op(OpKind::loss, "loss", {h});
+  return b.take();
+}
+
+ModelSpec build_moe(const ModelParams& p) {
+  // GShard-style: transformer blocks whose feed-forward layer is a mixture of experts.
+  SpecBuilder b("moe", p);
+  int64_t hidden = p.at("hidden"), heads = p.at("heads");
+  auto h = transformer_input(b, p);
+  for (int64_t i = 1; i <= p.at("layers"); ++i) {
+    std::string l = std::to_string(i);
+    h = transformer_block(b, h, l, hidden, heads, [&](const std::string& x) {
+      return b.op(OpKind::moe, "moe_" + l, {x}, {{"experts", p.at("experts")}, {"ffn", p.at("ffn")}, {"top_k", p.at("top_k")}});
+    });
+  }
+  transformer_output(b, p, h);
+  return b.take();
+}
+
+std::vector<BuiltinModel> build_registry() {
+  std::vector<BuiltinModel> r;
+  r.push_back({"conv1d", "the lecture's 1-D convolution (section 2.2): one conv1d op",
+               {{"n", 8, 1, kMaxSize, "batch size"}, {"c_in", 16, 1, kMaxSize, "input channels"},
+                {"c_out", 32, 1, kMaxSize, "output channels"}, {"L", 64, 1, kMaxSize, "sequence length"},
+                {"k", 3, 1, 4096, "kernel width"}, dtype_param()},
+               build_conv1d});
+  r.push_back({"mlp3", "three linear layers (lecture 4.4: small enough to enumerate)",
+               {{"batch", 64, 1, kMaxSize, "batch size"}, {"hidden", 4096, 1, kMaxSize, "width of every layer"}, dtype_param()},
+               build_mlp3});
+  r.push_back({"elm", "embedding -> linear -> linear (FlexFlow paper Fig. 5, lecture 3.2)",
+               {{"batch", 64, 1, kMaxSize, "batch size"}, {"vocab", 32768, 1, kMaxSize, "embedding rows"},
+                {"dim", 1024, 1, kMaxSize, "embedding width"}, {"hidden", 1024, 1, kMaxSize, "linear width"}, dtype_param()},
+               build_elm});
+  r.push_back({"alexnet", "AlexNet: 5 convolutions and 3 fully connected layers (8 ops)",
+               {{"batch", 256, 1, kMaxSize, "batch size"}, {"image", 224, 64, 4096, "image side in pixels"},
+                {"classes", 1000, 1, kMaxSize, "output classes"}, dtype_param()},
+               build_alexnet});
+  r.push_back({"dlrm", "DLRM: embedding tables, bottom and top MLPs (16 ops with 8 tables)",
+               {{"batch", 1024, 1, kMaxSize, "batch size"}, {"tables", 8, 1, 512, "embedding tables"},
+                {"rows", 1048576, 1, kMaxSize, "rows per table"}, {"dim", 64, 1, kMaxSize, "embedding width"},
+                {"dense", 16, 1, kMaxSize, "dense features"}, {"hidden", 512, 4, kMaxSize, "MLP width"}, dtype_param()},
+               build_dlrm});
+  r.push_back({"mlp", "a chain of Dense layers with bias and ReLU between them, trained with a loss",
+               {{"layers", 2, 1, 10000, "Dense layers"}, {"batch", 1024, 1, kMaxSize, "batch size"},
+                {"in", 1024, 1, kMaxSize, "input features"}, {"hidden", 1024, 1, kMaxSize, "hidden width"},
+                {"out", 1024, 1, kMaxSize, "output features"}, dtype_param()},
+               build_mlp});
+  const std::vector<ModelParam> gpt = {
+      {"layers", 4, 1, 2000, "transformer layers"}, {"batch", 8, 1, kMaxSize, "sequences per batch"},
+      {"seq", 512, 1, kMaxSize, "sequence length"}, {"hidden", 1024, 1, kMaxSize, "hidden size"},
+      {"heads", 16, 1, 65536, "attention heads (divide hidden)"}, {"vocab", 0, 0, kMaxSize, "vocabulary (0: no embedding or head)"}};
+  auto with = [](std::vector<ModelParam> v, std::vector<ModelParam> more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+  };
+  r.push_back({"transformer", "GPT-style layers with residual adds and layer norms", with(gpt, {dtype_param()}), build_transformer});
+  r.push_back({"transformer-chain", "one layer as the 5-op chain QKV -> attention -> out proj -> FFN1 -> FFN2 (lecture 5.5)",
+               {{"batch", 4, 1, kMaxSize, "sequences per micro-batch"}, {"seq", 1024, 1, kMaxSize, "sequence length"},
+                {"hidden", 4096, 1, kMaxSize, "hidden size"}, {"heads", 32, 1, 65536, "attention heads"}, dtype_param()},
+               build_transformer_chain});
+  r.push_back({"wide-resnet", "wide ResNet: convolution stages, early layers large activations, late layers large weights",
+               {{"batch", 32, 1, kMaxSize, "batch size"}, {"image", 224, 64, 4096, "image side in pixels"},
+                {"width", 2, 1, 64, "width multiplier of the channels"}, {"blocks", 1, 1, 64, "residual blocks per stage"},
+                {"classes", 1000, 1, kMaxSize, "output classes"}, dtype_param()},
+               build_wide_resnet});
+  r.push_back({"moe", "GShard-style mixture of experts: transformer layers whose FFN is a set of experts",
+               with(gpt, {{"experts", 8, 1, 65536, "experts per layer"}, {"ffn", 4096, 1, kMaxSize, "expert hidden size"},
+                          {"top_k", 2, 1, 64, "experts per token"}, dtype_param()}),
+               build_moe});
+  return r;
+}
+
+bool parse_int(const std::string& s, int64_t& out) {
+  if (s.empty() || s.size() > 19) return false;
+  for (char c : s) if (c < '0' || c > '9') return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+const std::vector<BuiltinModel>& builtin_models() {
+  static const std::vector<BuiltinModel> models = build_registry();
+  return models;
+}
+
+const BuiltinModel* find_builtin_model(const std::string& name) {
+  for (const auto& m : builtin_models())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string& arg_path) {
+  size_t colon = text.find(':');
+  std::string name = text.substr(0, colon);
+  const BuiltinModel* model = find_builtin_model(name);
+  if (!model) {
+    std::string names;
+    for (const auto& m : builtin_models()) names += (names.empty() ? "" : ", ") + m.name;
+    return make_error("unknown_model", "unknown model '" + name + "'; built-in models: " + names + " (or a .json file)", arg_path);
+  }
+  ModelParams values;
+  for (const auto& p : model->params) values[p.key] = p.default_value;
+  if (colon != std::string::npos) {
+    std::string rest = text.substr(colon + 1);
+    size_t pos = 0;
+    while (pos <= rest.size()) {
+      size_t comma = rest.find(',', pos);
+      std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      pos = comma == std::string::npos ? rest.size() + 1 : comma + 1;
+      if (item.empty()) continue;
+      size_t eq = item.find('=');
+      std::string key = item.substr(0, eq);
+      const ModelParam* param = nullptr;
+      for (const auto& p : model->params) if (p.key == key) param = &p;
+      if (!param) {
+        std::string keys;
+        for (const auto& p : model->params) keys += (keys.empty() ? "" : ", ") + p.key;
+        return make_error("unknown_param", "model '" + name + "' has no parameter '" + key + "'; its parameters: " + keys, arg_path);
+      }
+      int64_t v = 0;
+      if (eq == std::string::npos || !parse_int(item.substr(eq + 1), v))
+        return make_error("bad_value", "parameter '" + key + "' of model '" + name + "' needs a whole number, as in " + key + "=" +
+                                           std::to_string(param->default_value), arg_path);
+      if (v < param->min_value || v > param->max_value)
+        return make_error("out_of_range", "parameter '" + key + "' of model '" + name + "' is " + std::to_string(v) +
+                                              "; it must be between " + std::to_string(param->min_value) + " and " +
+                                              std::to_string(param->max_value), arg_path);
+      values[key] = v;
+    }
+  }
+  if (!float_dtype_for_bytes(values["dtype_bytes"]))
+    return make_error("bad_value", "dtype_bytes must be 2, 4 or 8", arg_path);
+  return model->build(values);
+}
+
+Result<Graph> load_model(const std::string& text) {
+  if (ends_with(text, ".json")) {
+    auto body = read_text_file(text);
+    if (!body.ok()) return body.error();
+    auto j = parse_json_text(body.value(), "model file '" + text + "'");
+    if (!j.ok()) return j.error();
+    auto spec = model_from_json(j.value());
+    if (!spec.ok()) {
+      Error e = spec.error();
+      e.message = "model file '" + text + "': " + e.message;
+      return e;
+    }
+    auto g = build_graph(spec.value());
+    if (!g.ok()) {
+      Error e = g.error();
+      e.message = "model file '" + text + "': " + e.message;
+      return e;
+    }
+    return g;
+  }
+  auto spec = builtin_model_spec(text);
+  if (!spec.ok()) return spec.error();
+  auto g = build_graph(spec.value());
+  if (!g.ok()) {
+    Error e = g.error();
+    e.message = "model '" + text + "': " + e.message;
+    return e;
+  }
+  return g;
+}
+
+}  // namespace autopar

@@ -1,0 +1,46 @@
+// The built-in models of INTERFACES.md, each a function of a few integer parameters, and the
+// parser of model arguments: "NAME[:key=value,...]" or a JSON file.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph.h"
+#include "result.h"
+
+namespace autopar {
+
+// One overridable parameter of a built-in model.
+struct ModelParam {
+  std::string key;
+  int64_t default_value;
+  int64_t min_value;
+  int64_t max_value;
+  std::string doc;
+};
+
+using ModelParams = std::map<std::string, int64_t>;
+
+// A built-in model: a name, its parameters, and a builder from parameter values to a spec.
+struct BuiltinModel {
+  std::string name;
+  std::string description;
+  std::vector<ModelParam> params;      // always includes dtype_bytes
+  std::function<ModelSpec(const ModelParams&)> build;
+};
+
+// All built-in models, in a fixed order.
+const std::vector<BuiltinModel>& builtin_models();
+// The built-in model with this name, or nullptr.
+const BuiltinModel* find_builtin_model(const std::string& name);
+
+// Builds "NAME[:key=value,...]" (unknown keys and out-of-range values are errors naming the
+// valid ones). `arg_path` names the argument in errors (e.g. "--model").
+Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string& arg_path = "--model");
+
+// Loads a model from a built-in spec string or, when it ends in ".json", from that file.
+Result<Graph> load_model(const std::string& text);
+
+}  // namespace autopar
