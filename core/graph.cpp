@@ -229,7 +229,7 @@ Result<Graph> build_graph(const ModelSpec& spec) {
     }
     std::string names;
     for (size_t k = walk.size(); k-- > size_t(seen_at[size_t(v)]);) names += "'" + spec.ops[size_t(walk[k])].name + "' -> ";
-    names += "'" + spec.ops[size_t(v)].name + "'";
+    names += "'" + spec.ops[size_t(walk.back())].name + "'";  // back where it started
     return make_error("cycle", "the ops form a cycle: " + names + "; a model must be acyclic", op_path(size_t(v)) + ".inputs");
   }
 
