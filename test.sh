@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs whatever is missing, builds native and WebAssembly, and runs every test:
+# unit tests (doctest via CTest), WASM parity (native vs Node.js, byte-identical JSON) and the
+# browser end-to-end test (playwright-core driving Debian's Chromium). Non-zero on any failure.
+set -euo pipefail
+root=$(cd "$(dirname "$0")" && pwd)
+cd "$root"
+export NODE_PATH=/usr/share/nodejs   # Emscripten's JS optimizer needs Debian's acorn
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "setup"
+./scripts/setup.sh
+
+step "native build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j2
+
+step "unit tests"
+ctest --test-dir build --output-on-failure
+
+step "WebAssembly build"
+emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-wasm -j2
+
+step "WASM parity"
+tests/parity/run.sh
+
+step "browser end-to-end"
+node tests/e2e/page.test.mjs
+
+if [ -x ../shared/checks/run-all ]; then
+  step "contract checks of the resolved issues"
+  ../shared/checks/run-all 2-
+fi
+
+printf '\nall tests passed\n'
