@@ -89,7 +89,7 @@ ModelSpec build_alexnet(const ModelParams& p) {
 
 ModelSpec build_dlrm(const ModelParams& p) {
   // Naumov et al. 2019: sparse features through embedding tables, dense features through a
-  // bottom MLP, concatenated into a top MLP. Defaults: 8 tables of 1M x 64 (2 GiB in all).
+  // bottom MLP, concatenated into a top MLP. Defaults: 8 tables of 1,000,000 x 64 (5.12e8 parameters, 2 GB in FP32).
   SpecBuilder b("dlrm", p);
   int64_t batch = p.at("batch"), dim = p.at("dim"), hidden = p.at("hidden");
   std::vector<std::string> features;
@@ -249,7 +249,7 @@ std::vector<BuiltinModel> build_registry() {
                build_alexnet});
   r.push_back({"dlrm", "DLRM: embedding tables, bottom and top MLPs (16 ops with 8 tables)",
                {{"batch", 1024, 1, kMaxSize, "batch size"}, {"tables", 8, 1, 512, "embedding tables"},
-                {"rows", 1048576, 1, kMaxSize, "rows per table"}, {"dim", 64, 1, kMaxSize, "embedding width"},
+                {"rows", 1000000, 1, kMaxSize, "rows per table"}, {"dim", 64, 1, kMaxSize, "embedding width"},
                 {"dense", 16, 1, kMaxSize, "dense features"}, {"hidden", 512, 4, kMaxSize, "MLP width"}, dtype_param()},
                build_dlrm});
   r.push_back({"mlp", "a chain of Dense layers with bias and ReLU between them, trained with a loss",
