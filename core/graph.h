@@ -109,6 +109,11 @@ struct Op {
   int64_t param_bytes = 0;
   std::vector<SplitDim> split_dims;   // SOAP dimensions, in output-dimension order
   std::vector<int> producers;         // per input: index of the producing op, -1 for a model input
+  // The attributes region rules read on hot paths, copied from spec.attrs by build_graph.
+  struct Geometry {
+    int64_t kernel = 1, stride = 1, padding = 0, pool_kernel = 0, pool_stride = 1;
+    bool flatten = false, bag = false;
+  } geometry;
   const std::string& name() const { return spec.name; }
   // Memory traffic of one forward execution: inputs + parameters + output.
   int64_t forward_bytes() const { return input_bytes + param_bytes + output_bytes; }

@@ -387,6 +387,17 @@ Status infer_op(Op& op, DType float_dtype, const std::string& path) {
     return shape_error(path + ".shape", "declared output shape " + shape_to_string(*spec.shape) + " does not match " +
                                             shape_to_string(out) + ", which this " + op_kind_name(spec.kind) +
                                             " op produces from its inputs; fix the shape or the inputs");
+  auto attr_or = [&](const char* key, int64_t fallback) {
+    auto it = spec.attrs.find(key);
+    return it == spec.attrs.end() ? fallback : it->second;
+  };
+  op.geometry.kernel = attr_or("kernel", 1);
+  op.geometry.stride = attr_or("stride", 1);
+  op.geometry.padding = attr_or("padding", 0);
+  op.geometry.pool_kernel = attr_or("pool_kernel", 0);
+  op.geometry.pool_stride = attr_or("pool_stride", 1);
+  op.geometry.flatten = attr_or("flatten", 0) != 0;
+  op.geometry.bag = attr_or("bag", 0) != 0;
   op.output = Tensor{spec.output, out, ft};
   op.params = std::move(params);
   op.forward_flops = fwd;

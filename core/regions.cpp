@@ -1,0 +1,145 @@
+// Output and input regions per op kind. A split convolution reads kernel - 1 extra positions
+// at inner boundaries (the halo); ops split by output channel read their whole input.
+#include "regions.h"
+
+#include <algorithm>
+
+namespace autopar {
+
+int64_t box_volume(const Box& b) {
+  int64_t v = 1;
+  for (int d = 0; d < b.rank; ++d) v *= std::max<int64_t>(0, b.hi[d] - b.lo[d]);
+  return v;
+}
+
+int64_t intersection_volume(const Box& a, const Box& b) {
+  int64_t v = 1;
+  for (int d = 0; d < a.rank; ++d) {
+    int64_t lo = std::max(a.lo[d], b.lo[d]), hi = std::min(a.hi[d], b.hi[d]);
+    if (hi <= lo) return 0;
+    v *= hi - lo;
+  }
+  return v;
+}
+
+int part_coordinate(const OpConfig& c, int part, size_t dim) {
+  for (size_t j = c.degrees.size(); j-- > dim + 1;) part /= c.degrees[j];
+  return part % c.degrees[dim];
+}
+
+namespace {
+
+Box whole(const Shape& s) {
+  Box b;
+  b.rank = int(s.size());
+  for (int d = 0; d < b.rank; ++d) {
+    b.lo[d] = 0;
+    b.hi[d] = s[size_t(d)];
+  }
+  return b;
+}
+
+}  // namespace
+
+Box output_box(const Op& op, const OpConfig& c, int part) {
+  const Shape& s = op.output.shape;
+  Box b = whole(s);
+  for (size_t j = op.split_dims.size(); j-- > 0;) {
+    const int deg = c.degrees[j];
+    const int coord = part % deg;
+    part /= deg;
+    size_t d = size_t(op.split_dims[j].output_dim);
+    int64_t chunk = s[d] / deg;
+    b.lo[d] = coord * chunk;
+    b.hi[d] = b.lo[d] + chunk;
+  }
+  return b;
+}
+
+namespace {
+
+// Input rows a window op reads for output rows [lo, hi): [lo*stride - pad, (hi-1)*stride - pad + kernel),
+// clipped to the input.
+void window_range(int64_t lo, int64_t hi, int64_t kernel, int64_t stride, int64_t pad, int64_t size, int64_t& in_lo, int64_t& in_hi) {
+  in_lo = std::max<int64_t>(0, lo * stride - pad);
+  in_hi = std::min<int64_t>(size, (hi - 1) * stride - pad + kernel);
+}
+
+}  // namespace
+
+BoxList input_boxes(const Op& op, size_t input, const Box& out) {
+  const Shape& in = op.inputs[input].shape;
+  Box b = whole(in);
+  BoxList list;
+  auto one = [&](const Box& x) {
+    list.count = 1;
+    list.boxes[0] = x;
+    return list;
+  };
+  const Op::Geometry& geo = op.geometry;
+  switch (op.spec.kind) {
+    case OpKind::linear:
+      if (geo.flatten) {
+        b.lo[0] = out.lo[0];
+        b.hi[0] = out.hi[0];
+      } else {
+        for (int d = 0; d + 1 < int(in.size()); ++d) { b.lo[d] = out.lo[d]; b.hi[d] = out.hi[d]; }
+      }
+      return one(b);
+    case OpKind::conv1d:
+    case OpKind::conv2d:
+    case OpKind::pool2d: {
+      b.lo[0] = out.lo[0];
+      b.hi[0] = out.hi[0];
+      bool pool = op.spec.kind == OpKind::pool2d;
+      if (pool) { b.lo[1] = out.lo[1]; b.hi[1] = out.hi[1]; }   // channels map one to one
+      int64_t k = geo.kernel, s = geo.stride, p = pool ? 0 : geo.padding;
+      int64_t pk = 0, ps = 1;
+      if (op.spec.kind == OpKind::conv2d && geo.pool_kernel > 0) { pk = geo.pool_kernel; ps = geo.pool_stride; }
+      for (int d = 2; d < int(in.size()); ++d) {
+        int64_t lo = out.lo[d], hi = out.hi[d];
+        if (pk > 0) { lo = lo * ps; hi = (hi - 1) * ps + pk; }   // back through the fused pooling
+        window_range(lo, hi, k, s, p, in[size_t(d)], b.lo[d], b.hi[d]);
+      }
+      return one(b);
+    }
+    case OpKind::flatten:
+    case OpKind::concat:
+      b.lo[0] = out.lo[0];
+      b.hi[0] = out.hi[0];
+      return one(b);
+    case OpKind::embedding: {
+      size_t lead = geo.bag ? in.size() - 1 : in.size();
+      for (int d = 0; d < int(lead); ++d) { b.lo[d] = out.lo[d]; b.hi[d] = out.hi[d]; }
+      return one(b);
+    }
+    case OpKind::relu:
+    case OpKind::gelu:
+    case OpKind::add:
+    case OpKind::layernorm:
+    case OpKind::softmax:
+      return one(out);
+    case OpKind::loss:
+    case OpKind::moe:
+      for (int d = 0; d + 1 < int(in.size()); ++d) { b.lo[d] = out.lo[d]; b.hi[d] = out.hi[d]; }
+      return one(b);
+    case OpKind::attention: {
+      // Fused [Q | K | V] along the last dimension; a head slice [lo, hi) of the output reads
+      // the same slice of each of the three, for its own samples and every position.
+      const int64_t h = op.output.shape[2];
+      list.count = 3;
+      for (int r = 0; r < 3; ++r) {
+        Box& q = list.boxes[r];
+        q = b;
+        q.lo[0] = out.lo[0];
+        q.hi[0] = out.hi[0];
+        q.lo[2] = r * h + out.lo[2];
+        q.hi[2] = r * h + out.hi[2];
+      }
+      return list;
+    }
+  }
+  return one(b);
+}
+
+}  // namespace autopar

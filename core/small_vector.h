@@ -1,0 +1,66 @@
+// A vector of trivially copyable values that keeps its first N elements inline: task graphs
+// have thousands of short dependency lists, and allocating each one dominated building them.
+#pragma once
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+namespace autopar {
+
+template <class T, int N>
+class SmallVector {
+  static_assert(std::is_trivially_copyable<T>::value, "SmallVector holds plain values");
+
+ public:
+  SmallVector() = default;
+  SmallVector(const SmallVector& o) { *this = o; }
+  SmallVector& operator=(const SmallVector& o) {
+    if (this == &o) return *this;
+    clear();
+    reserve(o.size_);
+    std::memcpy(data(), o.data(), sizeof(T) * size_t(o.size_));
+    size_ = o.size_;
+    return *this;
+  }
+  ~SmallVector() { if (heap_) std::free(heap_); }
+  // Appends a value.
+  void push_back(T v) {
+    if (size_ == capacity_) reserve(capacity_ * 2);
+    data()[size_++] = v;
+  }
+  // Removes every element equal to v, keeping the order of the rest.
+  void erase_value(T v) {
+    T* d = data();
+    int w = 0;
+    for (int r = 0; r < size_; ++r) if (!(d[r] == v)) d[w++] = d[r];
+    size_ = w;
+  }
+  // Removes all elements (keeps the storage).
+  void clear() { size_ = 0; }
+  int size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* data() { return heap_ ? heap_ : inline_; }
+  const T* data() const { return heap_ ? heap_ : inline_; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  T operator[](int i) const { return data()[i]; }
+
+ private:
+  void reserve(int n) {
+    if (n <= capacity_) return;
+    T* fresh = static_cast<T*>(std::malloc(sizeof(T) * size_t(n)));
+    if (!fresh) std::abort();  // out of memory: nothing sensible is left to do
+    std::memcpy(fresh, data(), sizeof(T) * size_t(size_));
+    if (heap_) std::free(heap_);
+    heap_ = fresh;
+    capacity_ = n;
+  }
+  T inline_[N];
+  T* heap_ = nullptr;
+  int size_ = 0;
+  int capacity_ = N;
+};
+
+}  // namespace autopar

@@ -1,0 +1,346 @@
+// Builds FlexFlow's task graph (section 5.1) and replaces one op's tasks in place for delta
+// simulation (section 5.3). Task order keys are canonical so that a graph edited op by op
+// simulates exactly like one built from scratch.
+#include "task_graph.h"
+
+#include <algorithm>
+
+#include "regions.h"
+#include "rng.h"
+
+namespace autopar {
+
+const char* task_kind_name(TaskKind k) {
+  switch (k) {
+    case TaskKind::forward: return "forward";
+    case TaskKind::backward: return "backward";
+    case TaskKind::transfer: return "transfer";
+    case TaskKind::sync: return "sync";
+  }
+  return "?";
+}
+
+int DeviceTopology::num_devices() const {
+  return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + nodes * (nodes - 1);
+}
+
+int DeviceTopology::link(int a, int b) const {
+  int na = a / gpus_per_node, nb = b / gpus_per_node;
+  if (na == nb) {
+    int la = a % gpus_per_node, lb = b % gpus_per_node;
+    return gpus + na * gpus_per_node * (gpus_per_node - 1) + la * (gpus_per_node - 1) + (lb < la ? lb : lb - 1);
+  }
+  return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + na * (nodes - 1) + (nb < na ? nb : nb - 1);
+}
+
+std::string DeviceTopology::name(int device) const {
+  if (device < gpus) return "GPU " + std::to_string(device);
+  int d = device - gpus;
+  int intra = nodes * gpus_per_node * (gpus_per_node - 1);
+  if (d < intra) {
+    int per_node = gpus_per_node * (gpus_per_node - 1);
+    int node = d / per_node, r = d % per_node;
+    int la = r / (gpus_per_node - 1), lb = r % (gpus_per_node - 1);
+    if (lb >= la) ++lb;
+    int base = node * gpus_per_node;
+    return "link " + std::to_string(base + la) + "->" + std::to_string(base + lb);
+  }
+  d -= intra;
+  int na = d / (nodes - 1), nb = d % (nodes - 1);
+  if (nb >= na) ++nb;
+  return "network node " + std::to_string(na) + "->node " + std::to_string(nb);
+}
+
+namespace {
+
+// Canonical order: op, then phase (0 activation transfers into the op, 1 forward, 2 gradient
+// transfers out of the op, 3 backward, 4 parameter sync), then input, then two indices.
+enum Phase : uint64_t { kFwdTransfer = 0, kForward = 1, kBwdTransfer = 2, kBackward = 3, kSync = 4 };
+uint64_t order_key(int op, Phase phase, int input, int a, int b) {
+  return ((((uint64_t(op) * 8 + phase) * 1024 + uint64_t(input)) * 4096 + uint64_t(a)) * 4096) + uint64_t(b);
+}
+
+int64_t param_degree(const Op& op, const OpConfig& c) {
+  int64_t d = 1;
+  for (size_t j = 0; j < op.split_dims.size(); ++j)
+    if (op.split_dims[j].kind == SplitKind::parameter) d *= c.degrees[j];
+  return d;
+}
+
+// Index of the parameter shard a part holds: its coordinates on the parameter dimensions.
+int shard_of(const Op& op, const OpConfig& c, int part) {
+  int shard = 0;
+  for (size_t j = 0; j < op.split_dims.size(); ++j)
+    if (op.split_dims[j].kind == SplitKind::parameter) shard = shard * c.degrees[j] + part_coordinate(c, part, j);
+  return shard;
+}
+
+}  // namespace
+
+TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost)
+    : graph_(graph), cluster_(cluster), strategy_(strategy), cost_(cost) {
+  topo_.gpus = cluster.num_devices();
+  topo_.nodes = cluster.nodes;
+  topo_.gpus_per_node = cluster.gpus_per_node;
+  const size_t n = graph.ops.size();
+  op_units_.resize(n);
+  edges_of_op_.resize(n);
+  fwd_slot_.resize(n);
+  bwd_slot_.resize(n);
+  out_boxes_.resize(n);
+  in_boxes_.resize(n);
+  memory_.assign(size_t(topo_.gpus), 0);
+  for (size_t c = 0; c < n; ++c)
+    for (size_t j = 0; j < graph.ops[c].producers.size(); ++j) {
+      int p = graph.ops[c].producers[j];
+      if (p < 0) continue;  // model inputs are resident on every device; no gradient for them
+      EdgeUnit e;
+      e.producer = p;
+      e.consumer = int(c);
+      e.input = int(j);
+      edges_of_op_[size_t(p)].push_back(edges_.size());
+      if (p != int(c)) edges_of_op_[c].push_back(edges_.size());
+      edges_.push_back(e);
+    }
+  size_t estimate = 0;
+  for (size_t i = 0; i < n; ++i) estimate += size_t(strategy.ops[i].parts()) * 3;
+  tasks_.reserve(estimate + edges_.size() * 4);
+  for (size_t i = 0; i < n; ++i) {
+    build_op(int(i));
+    account_memory(int(i), +1);
+  }
+  for (size_t e = 0; e < edges_.size(); ++e) build_edge(e);
+}
+
+int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes) {
+  int slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+    tasks_[size_t(slot)] = Task{};
+  } else {
+    slot = int(tasks_.size());
+    tasks_.emplace_back();
+  }
+  Task& t = tasks_[size_t(slot)];
+  t.order = order;
+  t.kind = kind;
+  t.op = op;
+  t.part = part;
+  t.device = device;
+  t.duration_ms = duration;
+  t.bytes = bytes;
+  t.live = true;
+  ++live_;
+  if (change_) change_->added.push_back(slot);
+  return slot;
+}
+
+void TaskGraph::add_dep(int from, int to) {
+  tasks_[size_t(from)].succs.push_back(to);
+  tasks_[size_t(to)].deps.push_back(from);
+}
+
+double TaskGraph::compute_ms(int op, int part, bool backward, double flops, double bytes) const {
+  const GpuSpec& gpu = cluster_.gpu;
+  // Roofline: bound by arithmetic or by memory traffic, plus a fixed launch cost, so that
+  // splitting an op finer never divides its time perfectly.
+  double t = gpu.kernel_overhead_ms() + std::max(flops / gpu.peak_flops_per_ms(), bytes / gpu.memory_bandwidth_bytes_per_ms());
+  if (cost_.mode == CostMode::fine) {
+    double u = Rng::hash_uniform(cost_.jitter_seed, order_key(op, backward ? kBackward : kForward, 0, part, 0));
+    t = t * (1.0 + kFineJitter * (2.0 * u - 1.0)) + kFineLaunchMs;
+  }
+  return t;
+}
+
+double TaskGraph::transfer_ms(int from_gpu, int to_gpu, double bytes, int messages, uint64_t) const {
+  const LinkSpec& link = cluster_.link_between(from_gpu, to_gpu);
+  double m = double(messages);
+  if (cost_.mode == CostMode::ideal) return m * link.latency_ms() + bytes / link.bandwidth_bytes_per_ms();
+  // Small messages do not fill the link: efficiency bytes / (bytes + 1 MB) per message.
+  double t = m * link.latency_ms() + (bytes + m * kHalfBandwidthBytes) / link.bandwidth_bytes_per_ms();
+  return cost_.mode == CostMode::fine ? t + kFineLaunchMs : t;
+}
+
+void TaskGraph::build_op(int i) {
+  const Op& op = graph_.ops[size_t(i)];
+  const OpConfig& c = strategy_.ops[size_t(i)];
+  const int parts = c.parts();
+  const int64_t pdeg = param_degree(op, c);
+  const double shard_bytes = double(op.param_bytes / pdeg);
+  const double dtype = double(dtype_bytes(op.output.dtype));
+  OpUnit& unit = op_units_[size_t(i)];
+  unit.slots.clear();
+  fwd_slot_[size_t(i)].assign(size_t(parts), -1);
+  bwd_slot_[size_t(i)].assign(size_t(parts), -1);
+  const size_t n_in = op.inputs.size();
+  auto& outs = out_boxes_[size_t(i)];
+  auto& ins = in_boxes_[size_t(i)];
+  outs.resize(size_t(parts));
+  ins.resize(size_t(parts) * n_in);
+  for (int k = 0; k < parts; ++k) {
+    const Box& out = outs[size_t(k)] = output_box(op, c, k);
+    double in_bytes = 0;
+    for (size_t j = 0; j < n_in; ++j) {
+      const BoxList& reads = ins[size_t(k) * n_in + j] = input_boxes(op, j, out);
+      for (int r = 0; r < reads.count; ++r) in_bytes += double(box_volume(reads.boxes[r])) * double(dtype_bytes(op.inputs[j].dtype));
+    }
+    double bytes = in_bytes + shard_bytes + double(box_volume(out)) * dtype;
+    int dev = c.devices[size_t(k)];
+    int f = new_task(order_key(i, kForward, 0, k, 0), TaskKind::forward, i, k, dev,
+                     compute_ms(i, k, false, op.forward_flops / parts, bytes), 0);
+    int b = new_task(order_key(i, kBackward, 0, k, 0), TaskKind::backward, i, k, dev,
+                     compute_ms(i, k, true, op.backward_flops / parts, 2 * bytes), 0);
+    add_dep(f, b);
+    fwd_slot_[size_t(i)][size_t(k)] = f;
+    bwd_slot_[size_t(i)][size_t(k)] = b;
+    unit.slots.push_back(f);
+    unit.slots.push_back(b);
+  }
+  // Parameter synchronisation: the parts holding the same shard all-reduce their gradients
+  // with a ring; each ring edge carries 2(r-1)/r of the shard in 2(r-1) messages, and starts
+  // once the gradients at both of its ends are computed.
+  if (shard_bytes <= 0 || parts / pdeg < 2) return;
+  std::vector<std::vector<int>> groups(static_cast<size_t>(pdeg));
+  for (int k = 0; k < parts; ++k) groups[size_t(shard_of(op, c, k))].push_back(k);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& members = groups[g];
+    const int r = int(members.size());
+    const double bytes = 2.0 * (r - 1) / r * shard_bytes;
+    for (int q = 0; q < r; ++q) {
+      int a = c.devices[size_t(members[size_t(q)])], b = c.devices[size_t(members[size_t((q + 1) % r)])];
+      int s = new_task(order_key(i, kSync, 0, int(g), q), TaskKind::sync, i, q, topo_.link(a, b),
+                       transfer_ms(a, b, bytes, 2 * (r - 1), 0), bytes);
+      tasks_[size_t(s)].peer_part = int(g);
+      add_dep(bwd_slot_[size_t(i)][size_t(members[size_t(q)])], s);
+      add_dep(bwd_slot_[size_t(i)][size_t(members[size_t((q + 1) % r)])], s);
+      unit.slots.push_back(s);
+    }
+  }
+}
+
+void TaskGraph::build_edge(size_t e) {
+  EdgeUnit& edge = edges_[e];
+  edge.slots.clear();
+  const Op& prod = graph_.ops[size_t(edge.producer)];
+  const Op& cons = graph_.ops[size_t(edge.consumer)];
+  const OpConfig& pc = strategy_.ops[size_t(edge.producer)];
+  const OpConfig& cc = strategy_.ops[size_t(edge.consumer)];
+  const double dtype = double(dtype_bytes(prod.output.dtype));
+  const std::vector<Box>& produced = out_boxes_[size_t(edge.producer)];
+  const size_t n_in = cons.inputs.size();
+  // Producer parts form a grid: along each split dimension, a read range [lo, hi) can only
+  // overlap the chunks lo / chunk .. (hi - 1) / chunk, so only those parts are intersected.
+  const size_t pdims = prod.split_dims.size();
+  std::vector<int64_t>& overlap_of = scratch_overlap_;
+  std::vector<int>& touched = scratch_parts_;
+  overlap_of.assign(size_t(pc.parts()), 0);
+  for (int q = 0; q < cc.parts(); ++q) {
+    const BoxList& reads = in_boxes_[size_t(edge.consumer)][size_t(q) * n_in + size_t(edge.input)];
+    touched.clear();
+    for (int r = 0; r < reads.count; ++r) {
+      const Box& read = reads.boxes[r];
+      int first[6], last[6], coord[6];
+      bool empty = false;
+      for (size_t j = 0; j < pdims; ++j) {
+        const int d = prod.split_dims[j].output_dim;
+        const int64_t chunk = prod.output.shape[size_t(d)] / pc.degrees[j];
+        if (read.hi[d] <= read.lo[d]) { empty = true; break; }
+        first[j] = int(read.lo[d] / chunk);
+        last[j] = int((read.hi[d] - 1) / chunk);
+        coord[j] = first[j];
+      }
+      if (empty) continue;
+      while (true) {
+        int k = 0;
+        for (size_t j = 0; j < pdims; ++j) k = k * pc.degrees[j] + coord[j];
+        int64_t v = intersection_volume(read, produced[size_t(k)]);
+        if (v > 0) {
+          if (overlap_of[size_t(k)] == 0) touched.push_back(k);
+          overlap_of[size_t(k)] += v;
+        }
+        size_t j = pdims;
+        while (j > 0 && coord[j - 1] == last[j - 1]) { coord[j - 1] = first[j - 1]; --j; }
+        if (j == 0) break;
+        ++coord[j - 1];
+      }
+    }
+    std::sort(touched.begin(), touched.end());   // the same order whatever the boxes
+    int qdev = cc.devices[size_t(q)];
+    for (int k : touched) {
+      const int64_t overlap = overlap_of[size_t(k)];
+      overlap_of[size_t(k)] = 0;
+      int kdev = pc.devices[size_t(k)];
+      int f_prod = fwd_slot_[size_t(edge.producer)][size_t(k)], f_cons = fwd_slot_[size_t(edge.consumer)][size_t(q)];
+      int b_prod = bwd_slot_[size_t(edge.producer)][size_t(k)], b_cons = bwd_slot_[size_t(edge.consumer)][size_t(q)];
+      if (kdev == qdev) {
+        add_dep(f_prod, f_cons);
+        add_dep(b_cons, b_prod);
+        continue;
+      }
+      double bytes = double(overlap) * dtype;
+      int xf = new_task(order_key(edge.consumer, kFwdTransfer, edge.input, k, q), TaskKind::transfer, edge.consumer, q,
+                        topo_.link(kdev, qdev), transfer_ms(kdev, qdev, bytes, 1, 0), bytes);
+      tasks_[size_t(xf)].peer_part = k;
+      add_dep(f_prod, xf);
+      add_dep(xf, f_cons);
+      int xb = new_task(order_key(edge.consumer, kBwdTransfer, edge.input, k, q), TaskKind::transfer, edge.consumer, q,
+                        topo_.link(qdev, kdev), transfer_ms(qdev, kdev, bytes, 1, 0), bytes);
+      tasks_[size_t(xb)].peer_part = k;
+      tasks_[size_t(xb)].forward_pass = false;
+      add_dep(b_cons, xb);
+      add_dep(xb, b_prod);
+      edge.slots.push_back(xf);
+      edge.slots.push_back(xb);
+    }
+  }
+}
+
+void TaskGraph::account_memory(int i, int64_t sign) {
+  const Op& op = graph_.ops[size_t(i)];
+  const OpConfig& c = strategy_.ops[size_t(i)];
+  // Weights and their gradients for the shard a part holds, plus its output activations.
+  const int64_t shard = op.param_bytes / param_degree(op, c);
+  const int64_t act = op.output_bytes / c.parts();
+  for (int dev : c.devices) memory_[size_t(dev)] += sign * (2 * shard + act);
+}
+
+void TaskGraph::remove_slot(int slot, Change* change) {
+  Task& t = tasks_[size_t(slot)];
+  for (int d : t.deps) tasks_[size_t(d)].succs.erase_value(slot);
+  for (int s : t.succs) {
+    tasks_[size_t(s)].deps.erase_value(slot);
+    if (tasks_[size_t(s)].live) change->touched.push_back(s);
+  }
+  t.deps.clear();
+  t.succs.clear();
+  t.live = false;
+  --live_;
+  change->removed.push_back(slot);
+}
+
+TaskGraph::Change TaskGraph::set_config(int i, const OpConfig& config) {
+  Change change;
+  account_memory(i, -1);
+  std::vector<int> doomed = op_units_[size_t(i)].slots;
+  for (size_t e : edges_of_op_[size_t(i)]) doomed.insert(doomed.end(), edges_[e].slots.begin(), edges_[e].slots.end());
+  // Mark first so that removing one doomed task does not report another as touched.
+  for (int s : doomed) tasks_[size_t(s)].live = false;
+  for (int s : doomed) {
+    tasks_[size_t(s)].live = true;
+    remove_slot(s, &change);
+  }
+  strategy_.ops[size_t(i)] = config;
+  account_memory(i, +1);
+  change_ = &change;
+  build_op(i);
+  for (size_t e : edges_of_op_[size_t(i)]) build_edge(e);
+  change_ = nullptr;
+  // Freed only now: the caller still reads the removed tasks' old times and devices.
+  free_.insert(free_.end(), change.removed.begin(), change.removed.end());
+  std::sort(change.touched.begin(), change.touched.end());
+  change.touched.erase(std::unique(change.touched.begin(), change.touched.end()), change.touched.end());
+  return change;
+}
+
+}  // namespace autopar

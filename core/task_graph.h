@@ -1,0 +1,136 @@
+// The task graph of FlexFlow's execution simulator (Jia et al., section 5.1): forward and
+// backward compute tasks per op part, a transfer task on the link between two devices for every
+// data dependency that crosses devices (activations forward, their gradients backward), and
+// ring all-reduce tasks that synchronise the replicas of each parameter shard. Every GPU and
+// every link is a device of the simulation. Supports replacing one op's configuration in place
+// (for delta simulation) with the same tasks and order a fresh build would give.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "graph.h"
+#include "regions.h"
+#include "small_vector.h"
+#include "soap.h"
+
+namespace autopar {
+
+// What a task does; the breakdown sums durations by kind.
+enum class TaskKind : uint8_t { forward, backward, transfer, sync };
+// "forward", "backward", "transfer" or "sync".
+const char* task_kind_name(TaskKind k);
+
+// How task durations are computed (lecture 3.4).
+enum class CostMode : uint8_t {
+  ideal,       // FlexFlow's assumptions: predictable compute, links at full bandwidth
+  calibrated,  // ideal compute, message-size-aware bandwidth
+  fine,        // "real execution": jittered compute, 20 us per-task launch cost, size-aware bandwidth
+};
+
+// Cost-model settings shared by all tasks of a graph.
+struct CostSettings {
+  CostMode mode = CostMode::ideal;
+  uint64_t jitter_seed = 0;          // fine mode: seeds the per-task compute jitter
+};
+
+// Extra cost per task of the fine model, and the message size at which a link reaches half
+// its bandwidth (efficiency = bytes / (bytes + kHalfBandwidthBytes)).
+constexpr double kFineLaunchMs = 0.020;
+constexpr double kHalfBandwidthBytes = 1048576.0;
+// Fine model: compute times vary uniformly by +-kFineJitter around the roofline estimate.
+constexpr double kFineJitter = 0.10;
+
+// One task. `order` is its canonical position (op, phase, indices), the same whichever way the
+// graph was built; the simulator breaks ready-time ties by it.
+struct Task {
+  uint64_t order = 0;
+  TaskKind kind = TaskKind::forward;
+  bool forward_pass = true;          // for transfers: activation (true) or gradient (false)
+  bool live = false;
+  int op = -1;                       // the op it belongs to (for transfers: the consuming op)
+  int part = -1;                     // compute: the part; transfer: consumer part; sync: ring position
+  int peer_part = -1;                // transfer: producer part; sync: shard group
+  int device = -1;                   // GPU id, or num_gpus + link id
+  double duration_ms = 0;
+  double bytes = 0;                  // transfers and sync: bytes moved
+  SmallVector<int, 4> deps, succs;   // task slots
+  // Simulation state.
+  double ready_ms = 0, start_ms = 0, end_ms = 0;
+};
+
+// Devices of the simulation: GPUs first, then one link per ordered GPU pair inside a node,
+// then one network link per ordered pair of nodes.
+struct DeviceTopology {
+  int gpus = 0, nodes = 1, gpus_per_node = 1;
+  // Number of devices (GPUs and links).
+  int num_devices() const;
+  // The link device carrying data from GPU a to GPU b (a != b).
+  int link(int a, int b) const;
+  // "GPU 3", "link 0->1", "network node 0->node 1".
+  std::string name(int device) const;
+  // True for a link device.
+  bool is_link(int device) const { return device >= gpus; }
+};
+
+// The task graph of one strategy, with slots that can be replaced op by op.
+class TaskGraph {
+ public:
+  // Builds every task of `strategy`. `graph` and `cluster` must outlive this object.
+  TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost = {});
+
+  // Replaces op `op`'s configuration: removes its tasks and the transfers of its edges, adds the
+  // new ones. Returns the slots it removed, added, and the surviving slots that lost deps.
+  struct Change {
+    std::vector<int> removed, added, touched;
+  };
+  Change set_config(int op, const OpConfig& config);
+
+  // All slots, live or not (check Task::live).
+  const std::vector<Task>& tasks() const { return tasks_; }
+  std::vector<Task>& tasks() { return tasks_; }
+  // Number of live tasks.
+  int live_count() const { return live_; }
+  const Strategy& strategy() const { return strategy_; }
+  const DeviceTopology& topology() const { return topo_; }
+  const Graph& graph() const { return graph_; }
+  const Cluster& cluster() const { return cluster_; }
+  // Per-GPU memory in bytes: parameters and their gradients, plus the activations each part
+  // keeps for the backward pass.
+  const std::vector<int64_t>& memory_bytes() const { return memory_; }
+
+ private:
+  struct OpUnit { std::vector<int> slots; };     // compute and sync tasks of one op
+  struct EdgeUnit { std::vector<int> slots; int producer = -1, consumer = -1, input = 0; };
+
+  int new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes);
+  void add_dep(int from, int to);
+  void build_op(int op);
+  void build_edge(size_t edge);
+  void remove_slot(int slot, Change* change);
+  void account_memory(int op, int64_t sign);
+  double compute_ms(int op, int part, bool backward, double flops, double bytes) const;
+  double transfer_ms(int from_gpu, int to_gpu, double bytes, int messages, uint64_t order) const;
+
+  const Graph& graph_;
+  const Cluster& cluster_;
+  DeviceTopology topo_;
+  Strategy strategy_;
+  CostSettings cost_;
+  std::vector<Task> tasks_;
+  std::vector<int> free_;
+  int live_ = 0;
+  std::vector<OpUnit> op_units_;
+  std::vector<EdgeUnit> edges_;
+  std::vector<std::vector<size_t>> edges_of_op_;   // edges touching each op
+  std::vector<std::vector<int>> fwd_slot_, bwd_slot_;   // per op, per part
+  std::vector<int64_t> memory_;
+  Change* change_ = nullptr;
+  std::vector<std::vector<Box>> out_boxes_;      // per op, per part: what it writes
+  std::vector<std::vector<BoxList>> in_boxes_;   // per op, per part and input: what it reads
+  std::vector<int64_t> scratch_overlap_;         // build_edge: overlap per producer part
+  std::vector<int> scratch_parts_;               // build_edge: producer parts overlapped         // collects added slots during set_config
+};
+
+}  // namespace autopar

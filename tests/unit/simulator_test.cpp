@@ -1,0 +1,209 @@
+// Unit tests of the task graph and the simulator: hand-worked timelines, invariants of every
+// simulated timeline, and delta simulation equal to full simulation over thousands of moves.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "cluster_spec.h"
+#include "models.h"
+#include "rng.h"
+#include "simulator.h"
+
+using namespace autopar;
+
+namespace {
+
+// A cluster with round numbers: 1e6 FLOP/ms, memory never the bottleneck, 10 us per kernel,
+// links of 1000 bytes/ms without latency inside a node, 0.5 ms latency between nodes.
+Cluster round_cluster(int nodes, int gpus) {
+  Cluster c;
+  c.name = "round";
+  c.nodes = nodes;
+  c.gpus_per_node = gpus;
+  c.gpu = {"test GPU", 1e-3, 1e6, 16, 10};
+  c.intra_node = {0, 1e-3};
+  c.inter_node = {500, 1e-3};
+  return c;
+}
+
+// x[4, 8] -> a (linear 8->6, no bias) -> b (linear 6->2, no bias).
+Graph two_ops() {
+  ModelSpec m;
+  m.name = "two";
+  m.inputs = {Tensor{"x", {4, 8}, DType::f32}};
+  OpSpec a;
+  a.name = "a"; a.kind = OpKind::linear; a.inputs = {"x"}; a.output = "ha"; a.attrs = {{"out_features", 6}, {"bias", 0}};
+  OpSpec b;
+  b.name = "b"; b.kind = OpKind::linear; b.inputs = {"ha"}; b.output = "hb"; b.attrs = {{"out_features", 2}, {"bias", 0}};
+  m.ops = {a, b};
+  auto g = build_graph(m);
+  REQUIRE(g.ok());
+  return g.value();
+}
+
+OpConfig on(int device, int sample = 1, int channel = 1) {
+  OpConfig c{{sample, channel}, {}};
+  for (int k = 0; k < sample * channel; ++k) c.devices.push_back(device + k);
+  return c;
+}
+
+// Invariants every simulated timeline must satisfy.
+void check_timeline(const TaskGraph& tg, double makespan) {
+  std::map<int, std::vector<const Task*>> by_device;
+  double critical = 0;
+  std::vector<double> longest(tg.tasks().size(), 0);
+  // Tasks sorted by start give a topological order (positive durations).
+  std::vector<const Task*> live;
+  for (const Task& t : tg.tasks()) if (t.live) live.push_back(&t);
+  std::sort(live.begin(), live.end(), [](const Task* a, const Task* b) { return a->start_ms < b->start_ms; });
+  for (const Task* t : live) {
+    REQUIRE(t->duration_ms > 0);
+    CHECK(t->end_ms == doctest::Approx(t->start_ms + t->duration_ms));
+    double ready = 0;
+    for (int d : t->deps) {
+      const Task& dep = tg.tasks()[size_t(d)];
+      CHECK(dep.end_ms <= t->start_ms);                 // dependencies respected
+      ready = std::max(ready, longest[size_t(d)]);
+    }
+    size_t slot = size_t(t - tg.tasks().data());
+    longest[slot] = ready + t->duration_ms;              // critical path through deps only
+    critical = std::max(critical, longest[slot]);
+    by_device[t->device].push_back(t);
+  }
+  for (auto& [dev, list] : by_device)
+    for (size_t i = 1; i < list.size(); ++i) CHECK(list[i - 1]->end_ms <= list[i]->start_ms);   // no overlap on a lane
+  CHECK(makespan >= critical * (1 - 1e-12));
+}
+
+}  // namespace
+
+TEST_CASE("two ops on two GPUs: the hand-worked timeline") {
+  Graph g = two_ops();
+  Cluster c = round_cluster(1, 2);
+  Strategy s{{on(0), on(1)}};
+  TaskGraph tg(g, c, s);
+  double makespan = simulate_full(tg);
+  // a fwd: 10 us + 2*4*8*6 = 384 FLOP / 1e6 = 0.010384 ms; b fwd: 0.01 + 96e-6 = 0.010096 ms.
+  // Backward is twice the FLOPs: b 0.010192, a 0.010768. Transfer of a's 4x6 floats = 96 bytes
+  // at 1000 bytes/ms = 0.096 ms, forward (link 0->1) and its gradient back (link 1->0).
+  double expected = 0.010384 + 0.096 + 0.010096 + 0.010192 + 0.096 + 0.010768;
+  CHECK(makespan == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(tg.live_count() == 6);
+  SimSummary sum = summarize(tg);
+  CHECK(sum.activation_bytes == 192);
+  CHECK(sum.activation_transfer_ms == doctest::Approx(0.192));
+  CHECK(sum.compute_ms == doctest::Approx(0.010384 + 0.010096 + 0.010192 + 0.010768));
+  CHECK(sum.param_sync_bytes == 0);
+  check_timeline(tg, makespan);
+}
+
+TEST_CASE("data parallel on two GPUs: parameter sync contends on the links") {
+  Graph g = two_ops();
+  Cluster c = round_cluster(1, 2);
+  Strategy s{{on(0, 2), on(0, 2)}};
+  TaskGraph tg(g, c, s);
+  double makespan = simulate_full(tg);
+  // Each part does half the work: a fwd 0.010192, b fwd 0.010048, b bwd 0.010096, a bwd 0.010384.
+  // b's weight (6x2 floats = 48 bytes) syncs first: ring of 2 moves 2*(2-1)/2*48 = 48 bytes each
+  // way: [0.030336, 0.078336] on links 0->1 and 1->0. a's weight (192 bytes) is ready at
+  // 0.04072 but the links are busy until 0.078336; it takes 0.192 ms: ends at 0.270336.
+  CHECK(makespan == doctest::Approx(0.270336).epsilon(1e-12));
+  SimSummary sum = summarize(tg);
+  CHECK(sum.activation_bytes == 0);
+  CHECK(sum.param_sync_bytes == 2 * 48 + 2 * 192);
+  check_timeline(tg, makespan);
+}
+
+TEST_CASE("a transfer between nodes pays the network latency and bandwidth") {
+  Graph g = two_ops();
+  Cluster c = round_cluster(2, 1);
+  Strategy s{{on(0), on(1)}};
+  TaskGraph tg(g, c, s);
+  double makespan = simulate_full(tg);
+  // As in the first case, but each transfer also waits 0.5 ms of network latency.
+  double expected = 0.010384 + 0.596 + 0.010096 + 0.010192 + 0.596 + 0.010768;
+  CHECK(makespan == doctest::Approx(expected).epsilon(1e-12));
+  bool network = false;
+  for (const Task& t : tg.tasks())
+    if (t.live && t.kind == TaskKind::transfer) network |= tg.topology().name(t.device).rfind("network", 0) == 0;
+  CHECK(network);
+}
+
+TEST_CASE("device topology: one link per ordered GPU pair in a node, one per ordered node pair") {
+  DeviceTopology t{8, 2, 4};
+  CHECK(t.num_devices() == 8 + 2 * 12 + 2);
+  std::vector<int> seen;
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 8; ++b)
+      if (a != b && a / 4 == b / 4) seen.push_back(t.link(a, b));
+  std::sort(seen.begin(), seen.end());
+  CHECK(std::unique(seen.begin(), seen.end()) == seen.end());
+  CHECK(seen.front() == 8);
+  CHECK(seen.back() == 8 + 24 - 1);
+  CHECK(t.link(0, 5) == t.link(3, 4));   // one network link per direction between two nodes
+  CHECK(t.link(0, 5) != t.link(5, 0));
+  CHECK(t.name(t.link(1, 2)) == "link 1->2");
+  CHECK(t.name(t.link(6, 1)) == "network node 1->node 0");
+}
+
+TEST_CASE("every named strategy of the lecture models gives a valid timeline") {
+  for (const char* model : {"alexnet", "dlrm", "elm", "mlp3", "transformer:layers=2", "conv1d", "wide-resnet", "moe:layers=1"}) {
+    auto g = load_model(model);
+    REQUIRE(g.ok());
+    auto c = load_cluster("lecture:2x4");
+    REQUIRE(c.ok());
+    for (const char* strat : {"dp", "mp", "expert", "random:1", "random:2"}) {
+      std::string what = std::string(model) + " " + strat;
+      CAPTURE(what);
+      auto s = load_strategy(strat, g.value(), c.value());
+      REQUIRE(s.ok());
+      for (size_t i = 0; i < g.value().ops.size(); ++i)
+        CHECK(validate_config(g.value().ops[i], s.value().ops[i], 8, "x").ok());
+      TaskGraph tg(g.value(), c.value(), s.value());
+      double makespan = simulate_full(tg);
+      CHECK(makespan > 0);
+      check_timeline(tg, makespan);
+    }
+  }
+}
+
+TEST_CASE("delta simulation equals full simulation over thousands of random moves") {
+  struct Case { const char* model; const char* cluster; int moves; };
+  const Case cases[] = {{"alexnet", "lecture:2x4", 1500}, {"dlrm", "lecture:2x4", 1500}, {"elm", "lecture:1x4", 800},
+                        {"transformer:layers=2,seq=64", "lecture:2x2", 600}, {"dlrm", "lecture:4x8", 300}};
+  int total = 0;
+  for (const Case& k : cases) {
+    std::string model = k.model;
+    CAPTURE(model);
+    auto g = load_model(k.model);
+    REQUIRE(g.ok());
+    auto c = load_cluster(k.cluster);
+    REQUIRE(c.ok());
+    const int n = c.value().num_devices();
+    std::vector<std::vector<OpConfig>> space;
+    for (const Op& op : g.value().ops) space.push_back(enumerate_configs(op, n));
+    Strategy s = random_strategy(g.value(), n, 11);
+    DeltaSimulator delta(g.value(), c.value(), s);
+    Rng rng(5);
+    for (int m = 0; m < k.moves; ++m) {
+      int op = int(rng.below(g.value().ops.size()));
+      const OpConfig& cfg = space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))];
+      s.ops[size_t(op)] = cfg;
+      double d = delta.set_config(op, cfg);
+      TaskGraph fresh(g.value(), c.value(), s);
+      double f = simulate_full(fresh);
+      REQUIRE(d == f);   // exactly, not approximately
+      REQUIRE(delta.pending_tasks() == 0);
+      // The same timeline, task by task.
+      if (m % 50 == 0) {
+        std::map<uint64_t, std::pair<double, double>> a, b;
+        for (const Task& t : delta.task_graph().tasks()) if (t.live) a[t.order] = {t.start_ms, t.end_ms};
+        for (const Task& t : fresh.tasks()) if (t.live) b[t.order] = {t.start_ms, t.end_ms};
+        REQUIRE(a == b);
+      }
+      ++total;
+    }
+  }
+  CHECK(total == 4700);
+}
