@@ -1,0 +1,176 @@
+// One frame of the playground: the layout of the fixed windows, the main menu bar, the notice
+// bar and the About window. The Model and Cluster panels live in panel_model.cpp and
+// panel_cluster.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "cluster.h"
+#include "glpk.h"
+#include "panel_common.h"
+#include "panels.h"
+
+namespace autopar::web {
+
+AppLayout compute_layout(ImVec2 display, float menu_height, float notice_height, float ui_scale) {
+  AppLayout l;
+  const float top = menu_height;
+  const float body_h = std::max(1.0f, display.y - menu_height - notice_height);
+  l.notice = {ImVec2(0, display.y - notice_height), ImVec2(display.x, notice_height)};
+  if (display.x < 960.0f * ui_scale) {
+    // Narrow: Model on top, Cluster below.
+    const float model_h = std::floor(body_h * 0.55f);
+    l.model = {ImVec2(0, top), ImVec2(display.x, model_h)};
+    l.cluster = {ImVec2(0, top + model_h), ImVec2(display.x, body_h - model_h)};
+  } else {
+    // Wide: Model (with the wide op table) on the left, Cluster on the right.
+    const float cluster_w = std::clamp(std::floor(display.x * 0.40f), 380.0f * ui_scale, 620.0f * ui_scale);
+    const float model_w = display.x - cluster_w;
+    l.model = {ImVec2(0, top), ImVec2(model_w, body_h)};
+    l.cluster = {ImVec2(model_w, top), ImVec2(cluster_w, body_h)};
+  }
+  return l;
+}
+
+void apply_from_ui(AppState& state, const Settings& next, const std::string& done) {
+  if (apply_settings(state, next).ok() && !done.empty()) notify_info(state, done);
+}
+
+float draw_menu_bar(AppState& state) {
+  float height = ImGui::GetFrameHeight();
+  if (!ImGui::BeginMainMenuBar()) return height;
+  height = ImGui::GetWindowHeight();
+  if (ImGui::BeginMenu("Examples")) {
+    if (ImGui::BeginMenu("Models")) {
+      for (const auto& m : builtin_models()) {
+        const bool current = parse_builtin_choice(state.settings.model).model == &m;
+        if (ImGui::MenuItem(m.name.c_str(), nullptr, current)) {
+          Settings next = state.settings;
+          next.model = m.name;
+          apply_from_ui(state, next, "Loaded model " + m.name + ".");
+        }
+        if (ImGui::IsItemHovered() && !m.description.empty()) ImGui::SetTooltip("%s", m.description.c_str());
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Clusters")) {
+      for (const auto& p : cluster_presets()) {
+        const std::string spec = preset_spec_string(p.name, p.default_nodes, p.default_gpus_per_node);
+        const bool current = !state.settings.custom_cluster && state.settings.cluster == spec;
+        if (ImGui::MenuItem(spec.c_str(), nullptr, current)) {
+          Settings next = state.settings;
+          next.cluster = spec;
+          next.custom_cluster.reset();
+          next.mesh = std::to_string(p.default_nodes) + "x" + std::to_string(p.default_gpus_per_node);
+          apply_from_ui(state, next, "Loaded cluster " + spec + ".");
+        }
+        if (ImGui::IsItemHovered() && !p.description.empty()) ImGui::SetTooltip("%s", p.description.c_str());
+      }
+      ImGui::EndMenu();
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Reset to defaults")) {
+      Settings defaults;
+      apply_from_ui(state, defaults, "Back to the default example: " + defaults.model + " on " + defaults.cluster + ".");
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    for (const auto& [title, key] : {std::pair{kModelWindow, "model"}, std::pair{kClusterWindow, "cluster"}}) {
+      if (ImGui::MenuItem((std::string(title) + " panel").c_str(), nullptr, state.settings.panel == key)) {
+        state.settings.panel = key;
+        state.focus_panel_pending = true;
+      }
+    }
+    ImGui::Separator();
+    ImGui::MenuItem("Dear ImGui demo", nullptr, &state.show_imgui_demo);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    ImGui::MenuItem("About autopar", nullptr, &state.show_about);
+    ImGui::EndMenu();
+  }
+
+  // Summary on the right: what is loaded.
+  char summary[256];
+  std::snprintf(summary, sizeof summary, "%s  |  %zu ops  |  %s, %d GPU%s, mesh %s", state.settings.model.c_str(),
+                state.graph.ops.size(),
+                state.settings.custom_cluster ? "custom cluster" : state.settings.cluster.c_str(),
+                state.cluster.num_devices(), state.cluster.num_devices() == 1 ? "" : "s",
+                state.settings.mesh.c_str());
+  const float w = ImGui::CalcTextSize(summary).x + ImGui::GetStyle().ItemSpacing.x * 2;
+  if (ImGui::GetContentRegionAvail().x > w + ImGui::GetFontSize() * 2) {
+    ImGui::SetCursorPosX(ImGui::GetWindowWidth() - w);
+    ImGui::TextDisabled("%s", summary);
+  }
+  ImGui::EndMainMenuBar();
+  return height;
+}
+
+void draw_notice_bar(AppState& state, const PanelRect& rect) {
+  const bool is_error = state.notice.level == NoticeLevel::error;
+  ImGui::SetNextWindowPos(rect.pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(rect.size, ImGuiCond_Always);
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, is_error ? kErrorBg : kNoticeBg);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoNav;
+  if (ImGui::Begin("##notice", nullptr, flags)) {
+    if (is_error) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
+      ImGui::TextUnformatted("Error");
+      ImGui::SameLine();
+      if (!state.notice.code.empty()) ImGui::Text("[%s]", state.notice.code.c_str());
+      ImGui::SameLine();
+      std::string text = state.notice.text;
+      if (!state.notice.path.empty()) text += "   (at " + state.notice.path + ")";
+      ImGui::TextUnformatted(text.c_str());
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", notice_line(state.notice).c_str());
+    } else {
+      ImGui::TextDisabled("%s", state.notice.text.empty() ? "Ready." : state.notice.text.c_str());
+    }
+  }
+  ImGui::End();
+  ImGui::PopStyleVar(2);
+  ImGui::PopStyleColor();
+}
+
+namespace {
+
+void draw_about_window(AppState& state) {
+  if (!state.show_about) return;
+  const ImVec2 center = ImGui::GetMainViewport()->GetCenter();
+  ImGui::SetNextWindowPos(center, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (ImGui::Begin("About autopar", &state.show_about,
+                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
+    ImGui::TextUnformatted("autopar: a playground for automated ML parallelization");
+    ImGui::TextDisabled("FlexFlow (SOAP search with an execution simulator) and Alpa (intra-op ILP,");
+    ImGui::TextDisabled("inter-op pipeline DP), after lecture 15 of CMU 15-779.");
+    ImGui::Separator();
+    ImGui::Text("Dear ImGui %s (MIT)", ImGui::GetVersion());
+    ImGui::Text("GLPK %s (GPL-3.0), compiled to WebAssembly", glp_version());
+    ImGui::Text("nlohmann/json (MIT)");
+    ImGui::Separator();
+    ImGui::TextUnformatted("License: GPL-3.0-or-later");
+    ImGui::TextDisabled("Scripting: window.autopar.getState(), setState({...}), result(), message()");
+  }
+  ImGui::End();
+}
+
+}  // namespace
+
+void draw_app_frame(AppState& state, float ui_scale) {
+  const float menu_h = draw_menu_bar(state);
+  const float notice_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
+  const AppLayout layout = compute_layout(ImGui::GetIO().DisplaySize, menu_h, notice_h, ui_scale);
+  draw_model_panel(state, layout.model);
+  draw_cluster_panel(state, layout.cluster);
+  draw_notice_bar(state, layout.notice);
+  draw_about_window(state);
+  if (state.show_imgui_demo) ImGui::ShowDemoWindow(&state.show_imgui_demo);
+}
+
+}  // namespace autopar::web

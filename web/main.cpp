@@ -1,0 +1,116 @@
+// The page's entry point: a GLFW window on the page's canvas, Dear ImGui with its GLFW and
+// OpenGL ES 3 (WebGL 2) backends, and the per-frame loop driven by emscripten_set_main_loop.
+// The canvas backing store follows its CSS size times the device pixel ratio; the UI is scaled
+// by that ratio so text stays crisp.
+#include <GLES3/gl3.h>
+#include <GLFW/glfw3.h>
+#include <emscripten.h>
+#include <emscripten/html5.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app_state.h"
+#include "imgui.h"
+#include "imgui_impl_glfw.h"
+#include "imgui_impl_opengl3.h"
+#include "js_hook.h"
+#include "panels.h"
+#include "ui_style.h"
+
+namespace {
+
+using namespace autopar::web;
+
+// Frames drawn with the default example before the page is told it is ready (ImGui needs a
+// couple of frames to size its windows and tables).
+constexpr int kFramesBeforeReady = 3;
+
+// Everything the main loop owns.
+struct MainLoop {
+  GLFWwindow* window = nullptr;
+  AppState state;
+  float ui_scale = 0;       // device pixel ratio the style and font were built for
+  int frames = 0;
+};
+
+// Sizes the canvas backing store to its CSS size times the device pixel ratio (capped at 3);
+// Module.setCanvasSize also tells Emscripten's GLFW the new window size.
+EM_JS(void, fit_canvas_to_css_size, (), {
+  var canvas = Module['canvas'];
+  if (!canvas) return;
+  var dpr = Math.min(Math.max(window.devicePixelRatio || 1, 1), 3);
+  var w = Math.max(1, Math.round(canvas.clientWidth * dpr));
+  var h = Math.max(1, Math.round(canvas.clientHeight * dpr));
+  if (canvas.width !== w || canvas.height !== h) Module['setCanvasSize'](w, h);
+});
+
+float device_pixel_ratio() {
+  return float(std::clamp(emscripten_get_device_pixel_ratio(), 1.0, 3.0));
+}
+
+void frame(void* arg) {
+  MainLoop& m = *static_cast<MainLoop*>(arg);
+  fit_canvas_to_css_size();
+  if (const float dpr = device_pixel_ratio(); dpr != m.ui_scale) {
+    m.ui_scale = dpr;
+    apply_ui_style(dpr);
+  }
+
+  glfwPollEvents();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  draw_app_frame(m.state, m.ui_scale);
+  ImGui::Render();
+
+  int width = 0, height = 0;
+  glfwGetFramebufferSize(m.window, &width, &height);
+  glViewport(0, 0, width, height);
+  glClearColor(0.06f, 0.065f, 0.075f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+  if (++m.frames == kFramesBeforeReady) js_hook_signal_ready();
+}
+
+}  // namespace
+
+int main() {
+  static MainLoop m;   // lives as long as the page: the main loop never returns
+  if (!glfwInit()) {
+    std::fprintf(stderr, "autopar: glfwInit failed\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  m.window = glfwCreateWindow(1280, 800, "autopar", nullptr, nullptr);
+  if (!m.window) {
+    std::fprintf(stderr, "autopar: could not create a WebGL 2 context\n");
+    return 1;
+  }
+  glfwMakeContextCurrent(m.window);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;   // fixed layout: nothing to remember
+  ImGui_ImplGlfw_InitForOpenGL(m.window, true);
+  ImGui_ImplOpenGL3_Init("#version 300 es");
+
+  // The default example, then a state from the page link if there is one.
+  if (auto s = init_app_state(m.state); !s.ok())
+    std::fprintf(stderr, "autopar: the default example failed to load: %s\n", s.error().message.c_str());
+  if (auto link = js_hook_link_state(); !link.ok()) {
+    notify_error(m.state, link.error());
+  } else if (!link.value().empty()) {
+    if (apply_settings_json(m.state, link.value()).ok())
+      notify_info(m.state, "Restored the state from the link.");
+    else
+      m.state.notice.text = "The link could not be read: " + m.state.notice.text;
+  }
+  js_hook_bind(&m.state);
+
+  emscripten_set_main_loop_arg(frame, &m, 0, false);
+  return 0;
+}

@@ -1,0 +1,60 @@
+// Small drawing helpers shared by the panels. See panel_common.h.
+#include "panel_common.h"
+
+namespace autopar::web {
+
+bool begin_panel(AppState& state, const char* title, const char* panel_key, const PanelRect& rect) {
+  ImGui::SetNextWindowPos(rect.pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(rect.size, ImGuiCond_Always);
+  if (state.focus_panel_pending && state.settings.panel == panel_key) {
+    ImGui::SetNextWindowFocus();
+    state.focus_panel_pending = false;
+  }
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                 ImGuiWindowFlags_NoFocusOnAppearing;
+  const bool open = ImGui::Begin(title, nullptr, flags);
+  // The panel in front is UI-only state that is always valid: track it directly.
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !state.focus_panel_pending)
+    state.settings.panel = panel_key;
+  return open;
+}
+
+void section_header(const char* label) {
+  ImGui::Spacing();
+  ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+  ImGui::TextUnformatted(label);
+  ImGui::PopStyleColor();
+  ImGui::Separator();
+}
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void text_right_aligned(const std::string& text) {
+  const float w = ImGui::CalcTextSize(text.c_str()).x;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  if (avail > w) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + avail - w);
+  ImGui::TextUnformatted(text.c_str());
+}
+
+void form_label(const char* label, const char* help) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(label);
+  if (help) help_marker(help);
+  ImGui::TableSetColumnIndex(1);
+  ImGui::SetNextItemWidth(-FLT_MIN);
+}
+
+}  // namespace autopar::web

@@ -1,0 +1,287 @@
+// The Model panel: pick a built-in model (or type a spec string), edit its parameters within the
+// ranges the core declares, and read the op table the core derives (shapes, FLOPs, parameters,
+// and the SOAP dimensions each op can be split along, FlexFlow section 4).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "format_units.h"
+#include "imgui.h"
+#include "imgui_stdlib.h"
+#include "panel_common.h"
+#include "panels.h"
+
+namespace autopar::web {
+namespace {
+
+const ImVec4& split_kind_color(SplitKind k) {
+  switch (k) {
+    case SplitKind::sample: return kSampleColor;
+    case SplitKind::attribute: return kAttributeColor;
+    case SplitKind::parameter: return kParameterColor;
+  }
+  return kSampleColor;
+}
+
+// A parameter bound: plain below a million, "2^30" for large powers of two, else "1.5 M".
+std::string format_bound(int64_t v) {
+  if (v < 1000000) return std::to_string(v);
+  if ((v & (v - 1)) == 0) {
+    int k = 0;
+    while ((int64_t(1) << k) < v) ++k;
+    return "2^" + std::to_string(k);
+  }
+  return format_count(double(v));
+}
+
+// The model picker and the spec string input.
+void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
+  if (!ImGui::BeginTable("##model_form", 2, ImGuiTableFlags_SizingStretchProp)) return;
+  ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
+  ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
+
+  form_label("Built-in model", "The models of INTERFACES.md. Each is a function of the integer parameters below.");
+  const char* preview = choice.model ? choice.model->name.c_str() : "(custom)";
+  if (ImGui::BeginCombo("##model", preview, ImGuiComboFlags_HeightLarge)) {
+    for (const auto& m : builtin_models()) {
+      const bool selected = choice.model == &m;
+      if (ImGui::Selectable(m.name.c_str(), selected)) {
+        Settings next = state.settings;
+        next.model = m.name;
+        apply_from_ui(state, next, "Loaded model " + m.name + ".");
+      }
+      if (ImGui::IsItemHovered() && !m.description.empty()) ImGui::SetTooltip("%s", m.description.c_str());
+      if (selected) ImGui::SetItemDefaultFocus();
+    }
+    ImGui::EndCombo();
+  }
+
+  form_label("Spec", "The model argument as on the CLI: NAME[:key=value,...], e.g. mlp:layers=6,hidden=2048. Press Enter to apply.");
+  // Widget scratch (like ImGui's own): the text being typed, shown instead of the state while
+  // the field is active.
+  static std::string spec_text;
+  static bool spec_editing = false;
+  if (!spec_editing) spec_text = state.settings.model;
+  if (ImGui::InputTextWithHint("##spec", "mlp:layers=6", &spec_text, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    Settings next = state.settings;
+    next.model = spec_text;
+    apply_from_ui(state, next, "Loaded model " + spec_text + ".");
+  }
+  spec_editing = ImGui::IsItemActive();
+  ImGui::EndTable();
+
+  if (choice.model && !choice.model->description.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", choice.model->description.c_str());
+    ImGui::PopTextWrapPos();
+  }
+}
+
+// One row per parameter: name, value input clamped to the declared range, range, meaning.
+void draw_model_params(AppState& state, const BuiltinChoice& choice) {
+  if (!choice.model || choice.model->params.empty()) return;
+  section_header("Parameters");
+  const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
+  if (!ImGui::BeginTable("##params", 4, flags)) return;
+  ImGui::TableSetupColumn("Parameter", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
+  ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 9.0f);
+  ImGui::TableSetupColumn("Range", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
+  ImGui::TableSetupColumn("Meaning", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  for (const auto& p : choice.model->params) {
+    ImGui::PushID(p.key.c_str());
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(p.key.c_str());
+    ImGui::TableSetColumnIndex(1);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    int64_t value = choice.values.at(p.key);
+    const int64_t step = 1;
+    const bool entered = ImGui::InputScalar("##v", ImGuiDataType_S64, &value, &step, nullptr, "%lld",
+                                            ImGuiInputTextFlags_EnterReturnsTrue);
+    if (entered || ImGui::IsItemDeactivatedAfterEdit()) {
+      value = std::clamp(value, p.min_value, p.max_value);
+      if (value != choice.values.at(p.key)) {
+        ModelParams values = choice.values;
+        values[p.key] = value;
+        Settings next = state.settings;
+        next.model = builtin_spec_string(*choice.model, values);
+        apply_from_ui(state, next, "Loaded model " + next.model + ".");
+      }
+    }
+    ImGui::TableSetColumnIndex(2);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("%s .. %s", format_bound(p.min_value).c_str(), format_bound(p.max_value).c_str());
+    ImGui::TableSetColumnIndex(3);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(p.doc.c_str());
+    if (ImGui::IsItemHovered() && ImGui::CalcTextSize(p.doc.c_str()).x > ImGui::GetColumnWidth())
+      ImGui::SetTooltip("%s", p.doc.c_str());
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+}
+
+// Totals over the graph, one line.
+void draw_model_summary(const Graph& g) {
+  section_header("Operators");
+  ImGui::Text("%zu ops", g.ops.size());
+  ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
+  ImGui::Text("forward %s", format_flops(g.total_forward_flops()).c_str());
+  ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
+  ImGui::Text("parameters %s (%s)", format_count(double(g.total_param_elements())).c_str(),
+              format_bytes(double(g.total_param_bytes())).c_str());
+  // The legend goes on the same line when it fits.
+  const float legend_w = ImGui::CalcTextSize("split dims: sample attribute parameter (?)").x + ImGui::GetFontSize() * 3.0f;
+  ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
+  if (ImGui::GetContentRegionAvail().x < legend_w) ImGui::NewLine();
+  ImGui::TextDisabled("split dims:");
+  for (SplitKind k : {SplitKind::sample, SplitKind::attribute, SplitKind::parameter}) {
+    ImGui::SameLine();
+    ImGui::TextColored(split_kind_color(k), "%s", split_kind_name(k));
+  }
+  help_marker("FlexFlow's SOAP dimensions: an op can be split along its sample (batch) dimension, attribute "
+              "dimensions (e.g. the length of a sequence or an image) and parameter dimensions (e.g. output "
+              "channels, which split its weights). The number is the largest degree; degrees must divide it.");
+}
+
+// The hover tooltip of one op: its inputs, parameters and backward cost.
+void op_tooltip(const Op& op) {
+  ImGui::BeginTooltip();
+  ImGui::Text("%s (%s)", op.name().c_str(), op_kind_name(op.spec.kind));
+  ImGui::Separator();
+  for (const auto& t : op.inputs)
+    ImGui::Text("input   %s %s", t.name.c_str(), shape_to_string(t.shape).c_str());
+  ImGui::Text("output  %s %s", op.output.name.c_str(), shape_to_string(op.output.shape).c_str());
+  for (const auto& t : op.params)
+    ImGui::Text("param   %s %s", t.name.c_str(), shape_to_string(t.shape).c_str());
+  ImGui::Separator();
+  ImGui::Text("forward %s, backward %s", format_flops(op.forward_flops).c_str(), format_flops(op.backward_flops).c_str());
+  ImGui::Text("bytes: inputs %s, output %s, params %s", format_bytes(double(op.input_bytes)).c_str(),
+              format_bytes(double(op.output_bytes)).c_str(), format_bytes(double(op.param_bytes)).c_str());
+  ImGui::EndTooltip();
+}
+
+// The text of one op-table row, formatted once per model.
+struct OpRowText {
+  std::string name, kind, shape, forward, params, param_bytes;
+  std::vector<std::pair<std::string, SplitKind>> splits;
+};
+
+// The op table's rows and column widths for one model at one font size.
+struct OpTableCache {
+  std::string key;
+  std::vector<OpRowText> rows;
+  float widths[7] = {};
+};
+
+const OpTableCache& op_table_cache(const Graph& g, const std::string& model_key) {
+  static OpTableCache cache;   // widget scratch: rebuilt when the model or the font changes
+  const std::string key = model_key + "@" + std::to_string(ImGui::GetFontSize());
+  if (cache.key == key) return cache;
+  cache = OpTableCache{};
+  cache.key = key;
+  const char* headers[7] = {"Name", "Kind", "Output shape", "Forward", "Params", "Param bytes", "Split dims"};
+  for (int c = 0; c < 7; ++c) cache.widths[c] = ImGui::CalcTextSize(headers[c]).x;
+  const float split_gap = ImGui::GetFontSize() * 0.6f;
+  for (const Op& op : g.ops) {
+    OpRowText r;
+    r.name = op.name();
+    r.kind = op_kind_name(op.spec.kind);
+    r.shape = shape_to_string(op.output.shape);
+    r.forward = format_flops(op.forward_flops);
+    int64_t param_elements = 0;
+    for (const auto& t : op.params) param_elements += num_elements(t.shape);
+    r.params = op.params.empty() ? "-" : format_count(double(param_elements));
+    r.param_bytes = op.params.empty() ? "-" : format_bytes(double(op.param_bytes));
+    float split_w = 0;
+    for (const SplitDim& d : op.split_dims) {
+      r.splits.emplace_back(d.name + " " + std::to_string(d.size), d.kind);
+      split_w += (split_w > 0 ? split_gap : 0) + ImGui::CalcTextSize(r.splits.back().first.c_str()).x;
+    }
+    const std::string* cells[6] = {&r.name, &r.kind, &r.shape, &r.forward, &r.params, &r.param_bytes};
+    for (int c = 0; c < 6; ++c) cache.widths[c] = std::max(cache.widths[c], ImGui::CalcTextSize(cells[c]->c_str()).x);
+    cache.widths[6] = std::max(cache.widths[6], split_w);
+    cache.rows.push_back(std::move(r));
+  }
+  return cache;
+}
+
+// The op table: one row per op in topological order, virtualised for big models. Columns fit
+// the widest cell of any row; the table scrolls sideways when the panel is narrower.
+void draw_op_table(const Graph& g, const std::string& model_key) {
+  const OpTableCache& cache = op_table_cache(g, model_key);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float content_w = 0;
+  for (float w : cache.widths) content_w += w + style.CellPadding.x * 2.0f + 1.0f;
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                          ImGuiTableFlags_BordersV | ImGuiTableFlags_SizingFixedFit;
+  if (content_w > avail_w) flags |= ImGuiTableFlags_ScrollX;
+  // As tall as the rows need, at most the rest of the panel (then it scrolls), but always at
+  // least ten rows tall (the panel scrolls instead) so a short window still shows the table.
+  const float row_h = ImGui::GetTextLineHeight() + style.CellPadding.y * 2.0f;
+  float want_h = row_h * float(g.ops.size() + 1) + style.CellPadding.y * 2.0f + 2.0f;
+  if (content_w > avail_w) want_h += style.ScrollbarSize;
+  const float table_h = std::min(want_h, std::max(ImGui::GetContentRegionAvail().y, row_h * 10.0f));
+  if (!ImGui::BeginTable("##ops", 7, flags, ImVec2(0, table_h), content_w)) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthFixed, cache.widths[0]);
+  ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, cache.widths[1]);
+  ImGui::TableSetupColumn("Output shape", ImGuiTableColumnFlags_WidthFixed, cache.widths[2]);
+  ImGui::TableSetupColumn("Forward", ImGuiTableColumnFlags_WidthFixed, cache.widths[3]);
+  ImGui::TableSetupColumn("Params", ImGuiTableColumnFlags_WidthFixed, cache.widths[4]);
+  ImGui::TableSetupColumn("Param bytes", ImGuiTableColumnFlags_WidthFixed, cache.widths[5]);
+  ImGui::TableSetupColumn("Split dims", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+
+  ImGuiListClipper clipper;
+  clipper.Begin(int(cache.rows.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const OpRowText& r = cache.rows[size_t(i)];
+      ImGui::PushID(i);
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::Selectable(r.name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns);
+      if (ImGui::IsItemHovered() && size_t(i) < g.ops.size()) op_tooltip(g.ops[size_t(i)]);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(r.kind.c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(r.shape.c_str());
+      ImGui::TableSetColumnIndex(3);
+      text_right_aligned(r.forward);
+      ImGui::TableSetColumnIndex(4);
+      text_right_aligned(r.params);
+      ImGui::TableSetColumnIndex(5);
+      text_right_aligned(r.param_bytes);
+      ImGui::TableSetColumnIndex(6);
+      for (size_t d = 0; d < r.splits.size(); ++d) {
+        if (d) ImGui::SameLine(0, ImGui::GetFontSize() * 0.6f);
+        ImGui::PushStyleColor(ImGuiCol_Text, split_kind_color(r.splits[d].second));
+        ImGui::TextUnformatted(r.splits[d].first.c_str());
+        ImGui::PopStyleColor();
+      }
+      if (r.splits.empty()) ImGui::TextDisabled("-");
+      ImGui::PopID();
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_model_panel(AppState& state, const PanelRect& rect) {
+  if (begin_panel(state, kModelWindow, "model", rect)) {
+    // Re-parsed after the picker: it may apply a new model half-way through the frame.
+    draw_model_picker(state, parse_builtin_choice(state.settings.model));
+    draw_model_params(state, parse_builtin_choice(state.settings.model));
+    draw_model_summary(state.graph);
+    draw_op_table(state.graph, state.settings.model);
+  }
+  ImGui::End();
+}
+
+}  // namespace autopar::web
