@@ -28,6 +28,8 @@ struct Command {
 
 // Commands about inputs: models, clusters, model, ops, cluster.
 std::vector<Command> input_commands();
+// Commands of the FlexFlow half: space, simulate, search, exhaustive, accuracy, conv1d.
+std::vector<Command> flexflow_commands();
 
 // Formats a count with thousands separators ("17,576").
 std::string group_digits(int64_t n);

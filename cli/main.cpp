@@ -10,7 +10,11 @@ using namespace autopar::cli;
 
 namespace {
 
-std::vector<Command> all_commands() { return input_commands(); }
+std::vector<Command> all_commands() {
+  std::vector<Command> all = input_commands();
+  for (auto& c : flexflow_commands()) all.push_back(std::move(c));
+  return all;
+}
 
 void print_help(const std::vector<Command>& commands) {
   std::cout << "autopar: automated parallelization playground (FlexFlow and Alpa, CMU 15-779 lecture 15)\n\n"

@@ -1,0 +1,150 @@
+// Metropolis-Hastings search and exhaustive enumeration over the SOAP space.
+#include "mcmc.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace autopar {
+
+McmcSearch::McmcSearch(const Graph& graph, const Cluster& cluster, const Strategy& init, const SearchOptions& options)
+    : graph_(graph), cluster_(cluster), options_(options), rng_(options.seed), current_(init) {
+  const int n = cluster.num_devices();
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    space_.push_back(enumerate_configs(graph.ops[i], n));
+    int index = -1;
+    for (size_t k = 0; k < space_.back().size(); ++k)
+      if (space_.back()[k] == init.ops[i]) index = int(k);
+    current_index_.push_back(index);
+  }
+  double cost;
+  if (options.full_sim) {
+    TaskGraph tg(graph, cluster, init);
+    cost = simulate_full(tg);
+  } else {
+    delta_ = std::make_unique<DeltaSimulator>(graph, cluster, init);
+    cost = delta_->makespan();
+  }
+  result_.init_ms = result_.best_ms = result_.current_ms = cost;
+  result_.best = init;
+  result_.history.push_back({0, cost});
+}
+
+double McmcSearch::evaluate(int op, const OpConfig& config) {
+  if (delta_) return delta_->set_config(op, config);
+  Strategy s = current_;
+  s.ops[size_t(op)] = config;
+  TaskGraph tg(graph_, cluster_, s);
+  return simulate_full(tg);
+}
+
+void McmcSearch::revert(int op, const OpConfig& config) {
+  if (delta_) delta_->set_config(op, config);
+}
+
+int64_t McmcSearch::step(int64_t n) {
+  int64_t made = 0;
+  const double scale = options_.beta / result_.init_ms;
+  while (made < n && !result_.finished) {
+    if (result_.steps >= options_.steps ||
+        (options_.stop_when_stalled && result_.steps - result_.best_step >= std::max<int64_t>(1, options_.steps / 2))) {
+      result_.finished = true;
+      break;
+    }
+    // Propose: a random op gets a random configuration other than its current one.
+    const int op = int(rng_.below(graph_.ops.size()));
+    const auto& configs = space_[size_t(op)];
+    const int cur = current_index_[size_t(op)];
+    const uint64_t choices = configs.size() - (cur >= 0 ? 1 : 0);
+    ++result_.steps;
+    ++made;
+    if (choices == 0) continue;
+    int pick = int(rng_.below(choices));
+    if (cur >= 0 && pick >= cur) ++pick;
+    const OpConfig old = current_.ops[size_t(op)];
+    const double cost = evaluate(op, configs[size_t(pick)]);
+    // Metropolis-Hastings: always accept an improvement, a worse one with exp(-beta * delta / cost(S0)).
+    bool accept = cost <= result_.current_ms;
+    if (!accept) accept = rng_.uniform() < std::exp(scale * (result_.current_ms - cost));
+    if (accept) {
+      ++result_.accepted;
+      current_.ops[size_t(op)] = configs[size_t(pick)];
+      current_index_[size_t(op)] = pick;
+      result_.current_ms = cost;
+      if (cost < result_.best_ms) {
+        result_.best_ms = cost;
+        result_.best = current_;
+        result_.best_step = result_.steps;
+        result_.history.push_back({result_.steps, cost});
+      }
+    } else {
+      revert(op, old);
+    }
+  }
+  if (result_.steps >= options_.steps) result_.finished = true;
+  return made;
+}
+
+SearchResult run_search(const Graph& graph, const Cluster& cluster, const Strategy& init, const SearchOptions& options,
+                        double* elapsed_ms) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  McmcSearch search(graph, cluster, init, options);
+  auto elapsed = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
+  double last_improvement_ms = 0;
+  int64_t last_best_step = 0;
+  while (!search.result().finished) {
+    search.step(options.budget_ms > 0 ? 64 : options.steps);
+    if (options.budget_ms > 0) {
+      double now = elapsed();
+      if (search.result().best_step != last_best_step) {
+        last_best_step = search.result().best_step;
+        last_improvement_ms = now;
+      }
+      // The time budget, or half of it without improvement (the FlexFlow stopping rule).
+      if (now >= options.budget_ms || (options.stop_when_stalled && now - last_improvement_ms >= options.budget_ms / 2)) search.finish();
+    }
+  }
+  if (elapsed_ms) *elapsed_ms = elapsed();
+  return search.result();
+}
+
+Result<ExhaustiveResult> exhaustive_search(const Graph& graph, const Cluster& cluster) {
+  const int n = cluster.num_devices();
+  SpaceSize size = count_space(graph, n);
+  if (size.log10_strategies > std::log10(kMaxExhaustiveStrategies))
+    return make_error("too_large", "the space has " + (size.strategies.size() > 30 ? "about 10^" + std::to_string(int(size.log10_strategies)) : size.strategies) +
+                                       " strategies; exhaustive search enumerates at most 2,000,000 (use search instead, or a smaller model or cluster)",
+                      "--model");
+  std::vector<std::vector<OpConfig>> space;
+  for (const Op& op : graph.ops) space.push_back(enumerate_configs(op, n));
+  std::vector<size_t> index(graph.ops.size(), 0);
+  Strategy s;
+  for (auto& configs : space) s.ops.push_back(configs[0]);
+  DeltaSimulator sim(graph, cluster, s);
+  ExhaustiveResult r;
+  r.best_ms = sim.makespan();
+  r.best = s;
+  r.strategies_evaluated = 1;
+  // Odometer over the configurations, last op fastest: each step changes one op (plus carries).
+  while (true) {
+    size_t i = index.size();
+    while (i > 0 && index[i - 1] + 1 == space[i - 1].size()) {
+      index[i - 1] = 0;
+      s.ops[i - 1] = space[i - 1][0];
+      sim.set_config(int(i - 1), s.ops[i - 1]);
+      --i;
+    }
+    if (i == 0) break;
+    ++index[i - 1];
+    s.ops[i - 1] = space[i - 1][index[i - 1]];
+    double ms = sim.set_config(int(i - 1), s.ops[i - 1]);
+    ++r.strategies_evaluated;
+    if (ms < r.best_ms) {
+      r.best_ms = ms;
+      r.best = s;
+    }
+  }
+  return r;
+}
+
+}  // namespace autopar

@@ -1,0 +1,86 @@
+// FlexFlow's strategy search (section 6): Metropolis-Hastings over the SOAP space. A proposal
+// gives one random op a random configuration; it is accepted with probability
+// min(1, exp(beta * (cost(S) - cost(S*)) / cost(S0))), the costs being simulated makespans and
+// S0 the initial strategy (so beta is dimensionless). Runs step by step, so the page can show
+// it live; delta simulation by default, full re-simulation on request (same results).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "rng.h"
+#include "simulator.h"
+#include "soap.h"
+
+namespace autopar {
+
+// Search settings (INTERFACES.md `search`).
+struct SearchOptions {
+  double beta = 500;
+  int64_t steps = 1000;          // proposal budget
+  double budget_ms = 0;          // wall-clock budget; 0 = none (results then depend on the seed only)
+  uint64_t seed = 1;
+  bool full_sim = false;         // re-simulate from scratch at every step instead of delta simulation
+  bool stop_when_stalled = true; // stop once half the budget brought no improvement
+};
+
+// The state and result of a search.
+struct SearchResult {
+  double init_ms = 0;
+  double best_ms = 0;
+  double current_ms = 0;
+  int64_t steps = 0;             // proposals made
+  int64_t accepted = 0;
+  int64_t best_step = 0;         // step of the last improvement
+  Strategy best;
+  std::vector<std::pair<int64_t, double>> history;   // (step, best_ms) at every improvement
+  bool finished = false;
+};
+
+// A Metropolis-Hastings search that can be advanced a few steps at a time.
+class McmcSearch {
+ public:
+  // Starts from `init`; the graph and cluster must outlive the search.
+  McmcSearch(const Graph& graph, const Cluster& cluster, const Strategy& init, const SearchOptions& options);
+  // Makes up to `n` proposals (fewer when the search finishes); returns proposals made.
+  int64_t step(int64_t n);
+  // Marks the search finished (e.g. its wall-clock budget ran out).
+  void finish() { result_.finished = true; }
+  const SearchResult& result() const { return result_; }
+  // The strategy the chain is at now.
+  const Strategy& current() const { return current_; }
+  const SearchOptions& options() const { return options_; }
+
+ private:
+  double evaluate(int op, const OpConfig& config);
+  void revert(int op, const OpConfig& config);
+
+  const Graph& graph_;
+  const Cluster& cluster_;
+  SearchOptions options_;
+  Rng rng_;
+  std::vector<std::vector<OpConfig>> space_;
+  std::vector<int> current_index_;   // index of each op's config in space_, -1 if not listed
+  Strategy current_;
+  std::unique_ptr<DeltaSimulator> delta_;
+  SearchResult result_;
+};
+
+// Runs a whole search (honouring options.budget_ms with a steady clock); `elapsed_ms` receives
+// the wall-clock time spent.
+SearchResult run_search(const Graph& graph, const Cluster& cluster, const Strategy& init, const SearchOptions& options,
+                        double* elapsed_ms);
+
+// Result of enumerating the whole space.
+struct ExhaustiveResult {
+  double best_ms = 0;
+  int64_t strategies_evaluated = 0;
+  Strategy best;
+};
+// Largest space `exhaustive` enumerates.
+constexpr double kMaxExhaustiveStrategies = 2e6;
+// Simulates every strategy of the space (refuses spaces above kMaxExhaustiveStrategies).
+Result<ExhaustiveResult> exhaustive_search(const Graph& graph, const Cluster& cluster);
+
+}  // namespace autopar
