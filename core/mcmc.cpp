@@ -37,8 +37,8 @@ double McmcSearch::evaluate(int op, const OpConfig& config) {
   return simulate_full(tg);
 }
 
-void McmcSearch::revert(int op, const OpConfig& config) {
-  if (delta_) delta_->set_config(op, config);
+void McmcSearch::revert() {
+  if (delta_) delta_->undo();
 }
 
 int64_t McmcSearch::step(int64_t n) {
@@ -60,7 +60,6 @@ int64_t McmcSearch::step(int64_t n) {
     if (choices == 0) continue;
     int pick = int(rng_.below(choices));
     if (cur >= 0 && pick >= cur) ++pick;
-    const OpConfig old = current_.ops[size_t(op)];
     const double cost = evaluate(op, configs[size_t(pick)]);
     // Metropolis-Hastings: always accept an improvement, a worse one with exp(-beta * delta / cost(S0)).
     bool accept = cost <= result_.current_ms;
@@ -77,7 +76,7 @@ int64_t McmcSearch::step(int64_t n) {
         result_.history.push_back({result_.steps, cost});
       }
     } else {
-      revert(op, old);
+      revert();
     }
   }
   if (result_.steps >= options_.steps) result_.finished = true;

@@ -54,7 +54,7 @@ class McmcSearch {
 
  private:
   double evaluate(int op, const OpConfig& config);
-  void revert(int op, const OpConfig& config);
+  void revert();
 
   const Graph& graph_;
   const Cluster& cluster_;

@@ -1,13 +1,15 @@
 // Full simulation (FlexFlow Algorithm 1) and delta simulation (Algorithm 2).
 //
 // Every task has a positive duration, so a task becomes ready strictly after the task that
-// released it started; the full simulation therefore takes tasks in increasing (ready, order),
-// and the timeline is the unique solution of
-//   ready(T) = max end(deps), start(T) = max(ready(T), end(device predecessor)), end = start + dur
-// where the device predecessor is the previous task of the device in (ready, order) order.
-// Delta simulation re-solves these equations only where they change: a worklist in increasing
-// (ready, order) recomputes a task once its deps are final, and propagates to its successors
-// and to the next task of its device when its end or position changes.
+// released it started; the simulation therefore takes tasks in increasing (ready, order), and
+// each task's times depend only on tasks that come before it in that order.
+//
+// Delta simulation uses this: after one op's configuration changes, let K0 be the earliest
+// (ready, order) key any changed task can have, before or after the change. Every task whose
+// key was below K0 keeps its times (nothing it depends on changed), so the new timeline is the
+// old one up to K0, and only the tasks from K0 on are simulated again, starting from the
+// devices' state at K0. A change late in the iteration re-simulates little; one at the very
+// start re-simulates everything (but never rebuilds the task graph).
 #include "simulator.h"
 
 #include <algorithm>
@@ -15,60 +17,110 @@
 namespace autopar {
 namespace {
 
-struct HeapItem {
-  double ready;
-  uint64_t order;
-  int slot;
-};
-// Min-heap on (ready, order).
-struct Later {
-  bool operator()(const HeapItem& a, const HeapItem& b) const {
-    return a.ready > b.ready || (a.ready == b.ready && a.order > b.order);
-  }
-};
+using HeapItem = DeltaSimulator::QueueItem;
 
 }  // namespace
 
-double simulate_full(TaskGraph& tg, std::vector<std::vector<int>>* device_order) {
-  auto& tasks = tg.tasks();
-  std::vector<int> pending(tasks.size(), 0);
-  std::vector<double> device_end(size_t(tg.topology().num_devices()), 0.0);
-  std::vector<HeapItem> heap;
-  heap.reserve(size_t(tg.live_count()));
-  for (size_t s = 0; s < tasks.size(); ++s) {
-    Task& t = tasks[s];
-    if (!t.live) continue;
-    t.ready_ms = 0;
-    pending[s] = int(t.deps.size());
-    if (pending[s] == 0) heap.push_back({0.0, t.order, int(s)});
+namespace {
+
+// A binary min-heap on (ready, order) with "replace the top": a finished task usually
+// releases a successor, which then takes its place with one sift instead of a pop and a push.
+class ReadyQueue {
+ public:
+  explicit ReadyQueue(std::vector<HeapItem>& storage) : h_(storage) { h_.clear(); }
+  bool empty() const { return h_.empty(); }
+  const HeapItem& top() const { return h_[0]; }
+  void push(const HeapItem& x) {
+    h_.push_back(x);
+    size_t i = h_.size() - 1;
+    while (i > 0) {
+      size_t p = (i - 1) / 2;
+      if (!less(h_[i], h_[p])) break;
+      std::swap(h_[i], h_[p]);
+      i = p;
+    }
   }
-  std::make_heap(heap.begin(), heap.end(), Later{});
-  if (device_order) {
-    device_order->resize(device_end.size());
-    for (auto& l : *device_order) l.clear();
+  void replace_top(const HeapItem& x) {
+    h_[0] = x;
+    sift_down();
   }
+  void pop() {
+    h_[0] = h_.back();
+    h_.pop_back();
+    if (!h_.empty()) sift_down();
+  }
+  void heapify() {
+    for (size_t i = h_.size() / 2; i-- > 0;) sift_down(i);
+  }
+
+ private:
+  static bool less(const HeapItem& a, const HeapItem& b) {
+    return a.ready < b.ready || (a.ready == b.ready && a.order < b.order);
+  }
+  void sift_down(size_t i = 0) {
+    const size_t n = h_.size();
+    HeapItem x = h_[i];
+    while (true) {
+      size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && less(h_[c + 1], h_[c])) ++c;
+      if (!less(h_[c], x)) break;
+      h_[i] = h_[c];
+      i = c;
+    }
+    h_[i] = x;
+  }
+  std::vector<HeapItem>& h_;
+};
+
+// Takes ready tasks in (ready, order) order until none is left; the queue holds the ready
+// tasks, each task's `pending` counts its unfinished deps and `ready_ms` the latest dep end
+// seen so far. Returns the latest end.
+double run_queue(std::vector<Task>& tasks, ReadyQueue& queue, std::vector<double>& device_end) {
   double makespan = 0;
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), Later{});
-    HeapItem item = heap.back();
-    heap.pop_back();
+  while (!queue.empty()) {
+    const HeapItem item = queue.top();
     Task& t = tasks[size_t(item.slot)];
-    if (device_order) (*device_order)[size_t(t.device)].push_back(item.slot);
     double& dev_end = device_end[size_t(t.device)];
     t.start_ms = std::max(t.ready_ms, dev_end);
     t.end_ms = t.start_ms + t.duration_ms;
     dev_end = t.end_ms;
     makespan = std::max(makespan, t.end_ms);
+    bool replaced = false;
     for (int s : t.succs) {
       Task& u = tasks[size_t(s)];
       u.ready_ms = std::max(u.ready_ms, t.end_ms);
-      if (--pending[size_t(s)] == 0) {
-        heap.push_back({u.ready_ms, u.order, s});
-        std::push_heap(heap.begin(), heap.end(), Later{});
+      if (--u.pending == 0) {
+        if (!replaced) {
+          queue.replace_top({u.ready_ms, u.order, s});
+          replaced = true;
+        } else {
+          queue.push({u.ready_ms, u.order, s});
+        }
       }
     }
+    if (!replaced) queue.pop();
   }
   return makespan;
+}
+
+}  // namespace
+
+double simulate_full(TaskGraph& tg) {
+  auto& tasks = tg.tasks();
+  // Reused between calls: MCMC simulates thousands of times per second.
+  static thread_local std::vector<double> device_end;
+  static thread_local std::vector<HeapItem> storage;
+  device_end.assign(size_t(tg.topology().num_devices()), 0.0);
+  ReadyQueue queue(storage);
+  for (int s : tg.live_slots()) {
+    Task& t = tasks[size_t(s)];
+    t.ready_ms = 0;
+    t.pending = t.deps.size();
+    if (t.pending == 0) storage.push_back({0.0, t.order, s});
+  }
+  queue.heapify();
+  return run_queue(tasks, queue, device_end);
 }
 
 SimSummary summarize(const TaskGraph& tg) {
@@ -94,189 +146,113 @@ SimSummary summarize(const TaskGraph& tg) {
 
 DeltaSimulator::DeltaSimulator(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost)
     : tg_(graph, cluster, strategy, cost) {
-  resimulate();
+  makespan_ = simulate_full(tg_);
 }
 
-void DeltaSimulator::resimulate() {
-  makespan_ = simulate_full(tg_, &lists_);
-  const auto& tasks = tg_.tasks();
-  dirty_.assign(tasks.size(), 0);
-  listed_.assign(tasks.size(), 0);
-  for (size_t s = 0; s < tasks.size(); ++s) listed_[s] = tasks[s].live;
-  heap_.clear();
-}
-
-bool DeltaSimulator::before(int a, int b) const {
-  const Task& x = tg_.tasks()[size_t(a)];
-  const Task& y = tg_.tasks()[size_t(b)];
-  return x.ready_ms < y.ready_ms || (x.ready_ms == y.ready_ms && x.order < y.order);
-}
-
-size_t DeltaSimulator::position(int device, int slot) const {
-  const auto& l = lists_[size_t(device)];
-  auto it = std::lower_bound(l.begin(), l.end(), slot, [&](int a, int b) { return before(a, b); });
-  return size_t(it - l.begin());
-}
-
-int DeltaSimulator::next_clean(int device, size_t from) const {
-  const auto& l = lists_[size_t(device)];
-  for (size_t p = from; p < l.size(); ++p)
-    if (!dirty_[size_t(l[p])]) return l[p];
-  return -1;
-}
-
-namespace {
-bool entry_later(const DeltaSimulator::Entry& a, const DeltaSimulator::Entry& b) {
-  return a.ready > b.ready || (a.ready == b.ready && (a.order > b.order || (a.order == b.order && a.check < b.check)));
-}
-}  // namespace
-
-void DeltaSimulator::push(double ready, int slot, bool check) {
-  heap_.push_back({ready, tg_.tasks()[size_t(slot)].order, slot, check});
-  std::push_heap(heap_.begin(), heap_.end(), entry_later);
-}
-
-void DeltaSimulator::queue_compute(int slot) {
-  const Task& t = tg_.tasks()[size_t(slot)];
-  double ready = 0;
-  for (int d : t.deps) ready = std::max(ready, tg_.tasks()[size_t(d)].end_ms);
-  push(ready, slot, false);
-}
-
-void DeltaSimulator::vacate(int slot) {
-  // Only called while the frontier has not passed this task's old (ready, order): nothing
-  // processed so far relied on it. From now on it is skipped as a device predecessor, and the
-  // tasks that relied on it are looked at when the frontier reaches them.
-  if (dirty_[size_t(slot)]) return;
-  dirty_[size_t(slot)] = 1;
-  const Task& t = tg_.tasks()[size_t(slot)];
-  if (listed_[size_t(slot)]) check_follower(t.device, index_of(t.device, slot) + 1);
-  for (int s : t.succs)
-    if (!dirty_[size_t(s)]) push(tg_.tasks()[size_t(s)].ready_ms, s, true);
-  queue_compute(slot);
-}
-
-size_t DeltaSimulator::index_of(int device, int slot) const {
-  const auto& l = lists_[size_t(device)];
-  size_t p = position(device, slot);
-  while (l[p] != slot) ++p;
-  return p;
-}
-
-void DeltaSimulator::check_follower(int device, size_t from) {
-  int next = next_clean(device, from);
-  if (next >= 0) push(tg_.tasks()[size_t(next)].ready_ms, next, true);
-}
-
-double DeltaSimulator::predecessor_end(int device, size_t index) const {
-  const auto& l = lists_[size_t(device)];
-  for (size_t q = index; q-- > 0;)
-    if (!dirty_[size_t(l[q])]) return tg_.tasks()[size_t(l[q])].end_ms;
-  return 0;
-}
-
-int DeltaSimulator::pending_tasks() const {
-  int n = 0;
-  for (size_t s = 0; s < dirty_.size(); ++s) n += dirty_[s] && tg_.tasks()[s].live;
-  return n;
+void DeltaSimulator::undo() {
+  if (!saved_valid_) return;
+  tg_.undo_last();
+  auto& tasks = tg_.tasks();
+  for (const SavedTimes& t : saved_times_) {
+    Task& task = tasks[size_t(t.slot)];
+    task.ready_ms = t.ready;
+    task.start_ms = t.start;
+    task.end_ms = t.end;
+  }
+  makespan_ = saved_makespan_;
+  saved_valid_ = false;
 }
 
 double DeltaSimulator::set_config(int op, const OpConfig& config) {
-  TaskGraph::Change change = tg_.set_config(op, config);
   auto& tasks = tg_.tasks();
-  if (dirty_.size() < tasks.size()) {
-    dirty_.resize(tasks.size(), 0);
-    listed_.resize(tasks.size(), 0);
-  }
-  heap_.clear();
-  // Removed tasks leave their device; the task after each one has a new predecessor.
-  for (int s : change.removed) {
-    if (!listed_[size_t(s)]) continue;
-    int dev = tasks[size_t(s)].device;
-    auto& l = lists_[size_t(dev)];
-    size_t p = position(dev, s);
-    while (l[p] != s) ++p;
-    l.erase(l.begin() + long(p));
-    listed_[size_t(s)] = 0;
-    dirty_[size_t(s)] = 0;
-  }
-  for (int s : change.removed)   // the task after each removed one has a new predecessor
-    check_follower(tasks[size_t(s)].device, position(tasks[size_t(s)].device, s));
-  for (int s : change.added) {
-    listed_[size_t(s)] = 0;
-    dirty_[size_t(s)] = 0;
-  }
-  for (int s : change.added) vacate(s);
-  for (int s : change.touched)
-    if (tasks[size_t(s)].live) vacate(s);
+  saved_times_.clear();
+  saved_makespan_ = makespan_;
+  saved_valid_ = true;
 
-  // When a change ripples through much of the timeline, re-simulating the (already updated)
-  // task graph from scratch is cheaper than propagating task by task; both are exact.
-  int recomputed = 0;
-  const long budget = long(tg_.live_count()) / 8 + 16;
-  long pops = 0;
-  while (!heap_.empty()) {
-    if (++pops > budget) {
-      resimulate();
-      last_recomputed_ = -1;
-      return makespan_;
-    }
-    std::pop_heap(heap_.begin(), heap_.end(), entry_later);
-    Entry e = heap_.back();
-    heap_.pop_back();
-    Task& t = tasks[size_t(e.slot)];
-    if (!t.live) continue;
-    if (e.check) {
-      // The frontier reached this task's old position: it keeps it only if its deps are final
-      // and still make it ready at the same time.
-      if (dirty_[size_t(e.slot)] || !listed_[size_t(e.slot)]) continue;
-      double ready = 0;
-      bool deps_final = true;
-      for (int d : t.deps) {
-        if (dirty_[size_t(d)]) { deps_final = false; break; }
-        ready = std::max(ready, tasks[size_t(d)].end_ms);
+  TaskGraph::Change change = tg_.set_config(op, config);
+  const size_t n = tasks.size();
+  if (state_.size() < n) state_.resize(n, 0);
+  enum : uint8_t { kOld = 0, kNew = 1, kSuffix = 2 };
+
+  // K0: no changed task can have a (ready, order) key below it, before or after the change.
+  Key k0{1e300, ~uint64_t(0)};
+  auto lower = [&](Key k) { if (k < k0) k0 = k; };
+  for (int s : change.added) state_[size_t(s)] = kNew;
+  // A new task is ready no earlier than the end of any dep that keeps its times, and no
+  // earlier than any new dep is (lower bounds, computed depth-first over new deps).
+  lb_.resize(n);
+  std::vector<int>& stack = stack_;
+  for (int s : change.added) lb_[size_t(s)] = -1;
+  for (int root : change.added) {
+    if (lb_[size_t(root)] >= 0) continue;
+    stack.assign(1, root);
+    while (!stack.empty()) {
+      int s = stack.back();
+      double bound = 0;
+      bool ready = true;
+      for (int d : tasks[size_t(s)].deps) {
+        if (state_[size_t(d)] == kNew) {
+          if (lb_[size_t(d)] < 0) { stack.push_back(d); ready = false; }
+          else bound = std::max(bound, lb_[size_t(d)]);
+        } else {
+          bound = std::max(bound, tasks[size_t(d)].end_ms);
+        }
       }
-      if (!deps_final || ready != t.ready_ms ||
-          std::max(ready, predecessor_end(t.device, index_of(t.device, e.slot))) != t.start_ms)
-        vacate(e.slot);
-      continue;
-    }
-    if (!dirty_[size_t(e.slot)]) continue;
-    double ready = 0;
-    bool deps_final = true;
-    for (int d : t.deps) {
-      if (dirty_[size_t(d)]) { deps_final = false; break; }
-      ready = std::max(ready, tasks[size_t(d)].end_ms);
-    }
-    if (!deps_final) continue;             // queued again when that dep is finalised
-    if (ready != e.ready) {                // a stale entry: queue it at its true ready time
-      push(ready, e.slot, false);
-      continue;
-    }
-    ++recomputed;
-    const int dev = t.device;
-    auto& l = lists_[size_t(dev)];
-    const double old_ready = t.ready_ms, old_end = t.end_ms;
-    const bool was_listed = listed_[size_t(e.slot)];
-    if (was_listed) l.erase(l.begin() + long(index_of(dev, e.slot)));   // its old follower was checked on vacating
-    t.ready_ms = ready;
-    size_t p = position(dev, e.slot);
-    t.start_ms = std::max(ready, predecessor_end(dev, p));
-    t.end_ms = t.start_ms + t.duration_ms;
-    l.insert(l.begin() + long(p), e.slot);
-    listed_[size_t(e.slot)] = 1;
-    dirty_[size_t(e.slot)] = 0;
-    const bool end_moved = !was_listed || t.end_ms != old_end;
-    if (end_moved || ready != old_ready) check_follower(dev, p + 1);
-    for (int s : t.succs) {
-      if (dirty_[size_t(s)]) queue_compute(s);   // waiting on this task
-      else if (end_moved) vacate(s);
+      if (!ready) continue;
+      lb_[size_t(s)] = bound;
+      stack.pop_back();
     }
   }
-  last_recomputed_ = recomputed;
-  makespan_ = 0;
-  for (const Task& t : tasks)
-    if (t.live) makespan_ = std::max(makespan_, t.end_ms);
+  for (int s : change.added) {
+    lower({lb_[size_t(s)], tasks[size_t(s)].order});
+    // Survivors that gain a dep may become ready later: they are changed from their old key on.
+    for (int u : tasks[size_t(s)].succs)
+      if (state_[size_t(u)] != kNew) lower({tasks[size_t(u)].ready_ms, tasks[size_t(u)].order});
+  }
+  for (int s : change.removed) lower({tasks[size_t(s)].ready_ms, tasks[size_t(s)].order});
+  for (int s : change.touched) {
+    // Survivors that lost a dep: from their old key, or earlier if they now become ready earlier.
+    const Task& t = tasks[size_t(s)];
+    double bound = 0;
+    for (int d : t.deps) bound = std::max(bound, state_[size_t(d)] == kNew ? lb_[size_t(d)] : tasks[size_t(d)].end_ms);
+    lower({t.ready_ms, t.order});
+    lower({bound, t.order});
+  }
+
+  // Tasks before K0 keep their times and give each device's state at K0; the rest re-run.
+  device_end_.assign(size_t(tg_.topology().num_devices()), 0.0);
+  double makespan = 0;
+  int rerun = 0;
+  for (int s : tg_.live_slots()) {
+    Task& t = tasks[size_t(s)];
+    if (state_[size_t(s)] != kNew && Key{t.ready_ms, t.order} < k0) {
+      device_end_[size_t(t.device)] = std::max(device_end_[size_t(t.device)], t.end_ms);
+      makespan = std::max(makespan, t.end_ms);
+    } else {
+      // Remember what is about to be overwritten, so that a rejected proposal costs a copy.
+      if (state_[size_t(s)] != kNew) saved_times_.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
+      state_[size_t(s)] = kSuffix;
+      ++rerun;
+    }
+  }
+  ReadyQueue queue(heap_);
+  for (int s : tg_.live_slots()) {
+    Task& t = tasks[size_t(s)];
+    if (state_[size_t(s)] != kSuffix) continue;
+    t.ready_ms = 0;
+    t.pending = 0;
+    for (int d : t.deps) {
+      if (state_[size_t(d)] == kSuffix) ++t.pending;
+      else t.ready_ms = std::max(t.ready_ms, tasks[size_t(d)].end_ms);
+    }
+    if (t.pending == 0) heap_.push_back({t.ready_ms, t.order, s});
+  }
+  queue.heapify();
+  makespan = std::max(makespan, run_queue(tasks, queue, device_end_));
+  for (int s : tg_.live_slots()) state_[size_t(s)] = kOld;
+  for (int s : change.removed) state_[size_t(s)] = kOld;
+  last_recomputed_ = rerun;
+  makespan_ = makespan;
   return makespan_;
 }
 

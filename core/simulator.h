@@ -24,9 +24,8 @@ struct SimSummary {
 
 // Simulates every live task from scratch by the rule of INTERFACES.md: take the ready task with
 // the smallest (ready time, order); it starts at max(ready, end of the device's previous task).
-// Writes ready/start/end into the tasks; returns the makespan. With `device_order`, also gives
-// each device's tasks in the order they ran.
-double simulate_full(TaskGraph& tg, std::vector<std::vector<int>>* device_order = nullptr);
+// Writes ready/start/end into the tasks; returns the makespan.
+double simulate_full(TaskGraph& tg);
 
 // Sums durations and bytes by kind, the makespan and the memory of a simulated task graph.
 SimSummary summarize(const TaskGraph& tg);
@@ -36,39 +35,41 @@ class DeltaSimulator {
  public:
   // Builds and fully simulates `strategy`.
   DeltaSimulator(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost = {});
-  // Changes one op's configuration and updates the timeline incrementally; returns the makespan.
+  // Changes one op's configuration: updates the task graph in place and re-simulates only the
+  // tasks from the earliest point the change can affect; returns the makespan.
   double set_config(int op, const OpConfig& config);
+  // Reverts the last set_config: the graph and the timeline are exactly as before it
+  // (MCMC's rejected proposals; cheaper than simulating the way back).
+  void undo();
   // The current makespan.
   double makespan() const { return makespan_; }
   const TaskGraph& task_graph() const { return tg_; }
-  // Tasks recomputed one by one by the last set_config (a measure of how local the change
-  // was), or -1 when the change rippled so far that the timeline was re-simulated whole.
+  // Tasks the last set_config simulated again (the rest kept their times).
   int last_recomputed() const { return last_recomputed_; }
-  // Live tasks still waiting to be recomputed (0 after every set_config; for tests).
-  int pending_tasks() const;
 
- // A worklist entry: recompute `slot` at its ready time, or (check) look at it when the
-  // frontier reaches its old position.
-  struct Entry { double ready; uint64_t order; int slot; bool check; };
+  // A (ready time, order) key: the simulator's processing order.
+  struct Key {
+    double ready;
+    uint64_t order;
+    bool operator<(const Key& o) const { return ready < o.ready || (ready == o.ready && order < o.order); }
+  };
+  // An entry of the ready queue.
+  struct QueueItem { double ready; uint64_t order; int slot; };
 
  private:
-  void resimulate();
-  bool before(int a, int b) const;
-  size_t position(int device, int slot) const;
-  int next_clean(int device, size_t from) const;
-  void vacate(int slot);
-  size_t index_of(int device, int slot) const;
-  void check_follower(int device, size_t from);
-  double predecessor_end(int device, size_t index) const;
-  void queue_compute(int slot);
-  void push(double ready, int slot, bool check);
-
   TaskGraph tg_;
-  std::vector<std::vector<int>> lists_;   // per device: slots sorted by (ready, order)
-  std::vector<uint8_t> dirty_, listed_;
-  std::vector<Entry> heap_;
   double makespan_ = 0;
   int last_recomputed_ = 0;
+  // The timeline before the last set_config, for undo().
+  struct SavedTimes { int slot; double ready, start, end; };
+  std::vector<SavedTimes> saved_times_;
+  double saved_makespan_ = 0;
+  bool saved_valid_ = false;
+  // Scratch space reused across calls.
+  std::vector<uint8_t> state_;
+  std::vector<double> lb_, device_end_;
+  std::vector<int> stack_;
+  std::vector<QueueItem> heap_;
 };
 
 }  // namespace autopar

@@ -112,6 +112,16 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
   for (size_t e = 0; e < edges_.size(); ++e) build_edge(e);
 }
 
+const std::vector<int>& TaskGraph::live_slots() const {
+  if (!live_slots_valid_) {
+    live_slots_.clear();
+    for (const OpUnit& u : op_units_) live_slots_.insert(live_slots_.end(), u.slots.begin(), u.slots.end());
+    for (const EdgeUnit& e : edges_) live_slots_.insert(live_slots_.end(), e.slots.begin(), e.slots.end());
+    live_slots_valid_ = true;
+  }
+  return live_slots_;
+}
+
 int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes) {
   int slot;
   if (!free_.empty()) {
@@ -132,6 +142,7 @@ int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int dev
   t.bytes = bytes;
   t.live = true;
   ++live_;
+  live_slots_valid_ = false;
   if (change_) change_->added.push_back(slot);
   return slot;
 }
@@ -305,6 +316,17 @@ void TaskGraph::account_memory(int i, int64_t sign) {
   for (int dev : c.devices) memory_[size_t(dev)] += sign * (2 * shard + act);
 }
 
+void TaskGraph::save_links(int slot) {
+  if (saved_mark_[size_t(slot)] == save_epoch_) return;
+  saved_mark_[size_t(slot)] = save_epoch_;
+  const Task& t = tasks_[size_t(slot)];
+  if (pending_.link_count == pending_.links.size()) pending_.links.emplace_back();
+  SavedLinks& saved = pending_.links[pending_.link_count++];
+  saved.slot = slot;
+  saved.deps = t.deps;
+  saved.succs = t.succs;
+}
+
 void TaskGraph::remove_slot(int slot, Change* change) {
   Task& t = tasks_[size_t(slot)];
   for (int d : t.deps) tasks_[size_t(d)].succs.erase_value(slot);
@@ -312,35 +334,98 @@ void TaskGraph::remove_slot(int slot, Change* change) {
     tasks_[size_t(s)].deps.erase_value(slot);
     if (tasks_[size_t(s)].live) change->touched.push_back(s);
   }
-  t.deps.clear();
-  t.succs.clear();
   t.live = false;
   --live_;
+  live_slots_valid_ = false;
   change->removed.push_back(slot);
 }
 
+void TaskGraph::commit() {
+  if (!pending_.active) return;
+  // The removed tasks are no longer needed for an undo: their slots can be reused.
+  for (int s : pending_.removed) {
+    tasks_[size_t(s)].deps.clear();
+    tasks_[size_t(s)].succs.clear();
+  }
+  free_.insert(free_.end(), pending_.removed.begin(), pending_.removed.end());
+  pending_.reset();
+}
+
 TaskGraph::Change TaskGraph::set_config(int i, const OpConfig& config) {
+  commit();
   Change change;
+  pending_.active = true;
+  pending_.op = i;
+  pending_.old_config = strategy_.ops[size_t(i)];
+  pending_.live = live_;
+  if (saved_mark_.size() < tasks_.size()) saved_mark_.resize(tasks_.size(), 0);
+  ++save_epoch_;
   account_memory(i, -1);
   std::vector<int> doomed = op_units_[size_t(i)].slots;
   for (size_t e : edges_of_op_[size_t(i)]) doomed.insert(doomed.end(), edges_[e].slots.begin(), edges_[e].slots.end());
+  // Keep every link list this change will edit, so that undo_last() can put it back exactly.
+  for (int s : doomed) {
+    save_links(s);
+    for (int d : tasks_[size_t(s)].deps) save_links(d);
+    for (int u : tasks_[size_t(s)].succs) save_links(u);
+  }
   // Mark first so that removing one doomed task does not report another as touched.
   for (int s : doomed) tasks_[size_t(s)].live = false;
   for (int s : doomed) {
     tasks_[size_t(s)].live = true;
     remove_slot(s, &change);
   }
+  pending_.unit_slots.swap(op_units_[size_t(i)].slots);
+  for (size_t e : edges_of_op_[size_t(i)]) {
+    if (pending_.edge_count == pending_.edge_slots.size()) pending_.edge_slots.emplace_back();
+    pending_.edge_slots[pending_.edge_count++].swap(edges_[e].slots);
+  }
+  pending_.fwd.swap(fwd_slot_[size_t(i)]);
+  pending_.bwd.swap(bwd_slot_[size_t(i)]);
+  pending_.outs.swap(out_boxes_[size_t(i)]);
+  pending_.ins.swap(in_boxes_[size_t(i)]);
   strategy_.ops[size_t(i)] = config;
   account_memory(i, +1);
   change_ = &change;
   build_op(i);
   for (size_t e : edges_of_op_[size_t(i)]) build_edge(e);
   change_ = nullptr;
-  // Freed only now: the caller still reads the removed tasks' old times and devices.
-  free_.insert(free_.end(), change.removed.begin(), change.removed.end());
+  pending_.removed.assign(change.removed.begin(), change.removed.end());
+  pending_.added.assign(change.added.begin(), change.added.end());
   std::sort(change.touched.begin(), change.touched.end());
   change.touched.erase(std::unique(change.touched.begin(), change.touched.end()), change.touched.end());
   return change;
+}
+
+void TaskGraph::undo_last() {
+  if (!pending_.active) return;
+  const int i = pending_.op;
+  for (int s : pending_.added) {
+    Task& t = tasks_[size_t(s)];
+    t.live = false;
+    t.deps.clear();
+    t.succs.clear();
+    free_.push_back(s);
+  }
+  for (int s : pending_.removed) tasks_[size_t(s)].live = true;
+  for (size_t k = 0; k < pending_.link_count; ++k) {
+    const SavedLinks& saved = pending_.links[k];
+    tasks_[size_t(saved.slot)].deps = saved.deps;
+    tasks_[size_t(saved.slot)].succs = saved.succs;
+  }
+  live_ = pending_.live;
+  account_memory(i, -1);
+  strategy_.ops[size_t(i)] = pending_.old_config;
+  account_memory(i, +1);
+  op_units_[size_t(i)].slots.swap(pending_.unit_slots);
+  size_t k = 0;
+  for (size_t e : edges_of_op_[size_t(i)]) edges_[e].slots.swap(pending_.edge_slots[k++]);
+  fwd_slot_[size_t(i)].swap(pending_.fwd);
+  bwd_slot_[size_t(i)].swap(pending_.bwd);
+  out_boxes_[size_t(i)].swap(pending_.outs);
+  in_boxes_[size_t(i)].swap(pending_.ins);
+  live_slots_valid_ = false;
+  pending_.reset();
 }
 
 }  // namespace autopar

@@ -45,19 +45,21 @@ constexpr double kFineJitter = 0.10;
 // One task. `order` is its canonical position (op, phase, indices), the same whichever way the
 // graph was built; the simulator breaks ready-time ties by it.
 struct Task {
+  // Fields the simulator touches on every run come first, to share cache lines.
   uint64_t order = 0;
-  TaskKind kind = TaskKind::forward;
-  bool forward_pass = true;          // for transfers: activation (true) or gradient (false)
-  bool live = false;
+  double ready_ms = 0, start_ms = 0, end_ms = 0;   // simulation state
+  double duration_ms = 0;
+  int device = -1;                   // GPU id, or num_gpus + link id
+  int pending = 0;                   // simulate_full's count of unfinished deps
+  SmallVector<int, 4> succs;         // task slots
+  SmallVector<int, 4> deps;
+  double bytes = 0;                  // transfers and sync: bytes moved
   int op = -1;                       // the op it belongs to (for transfers: the consuming op)
   int part = -1;                     // compute: the part; transfer: consumer part; sync: ring position
   int peer_part = -1;                // transfer: producer part; sync: shard group
-  int device = -1;                   // GPU id, or num_gpus + link id
-  double duration_ms = 0;
-  double bytes = 0;                  // transfers and sync: bytes moved
-  SmallVector<int, 4> deps, succs;   // task slots
-  // Simulation state.
-  double ready_ms = 0, start_ms = 0, end_ms = 0;
+  TaskKind kind = TaskKind::forward;
+  bool forward_pass = true;          // for transfers: activation (true) or gradient (false)
+  bool live = false;
 };
 
 // Devices of the simulation: GPUs first, then one link per ordered GPU pair inside a node,
@@ -82,16 +84,21 @@ class TaskGraph {
 
   // Replaces op `op`'s configuration: removes its tasks and the transfers of its edges, adds the
   // new ones. Returns the slots it removed, added, and the surviving slots that lost deps.
+  // The removed tasks keep their data until the next set_config, so the change can be undone.
   struct Change {
     std::vector<int> removed, added, touched;
   };
   Change set_config(int op, const OpConfig& config);
+  // Reverts the last set_config exactly: the same slots, links and order as before it.
+  void undo_last();
 
   // All slots, live or not (check Task::live).
   const std::vector<Task>& tasks() const { return tasks_; }
   std::vector<Task>& tasks() { return tasks_; }
   // Number of live tasks.
   int live_count() const { return live_; }
+  // The slots of the live tasks (in no particular order).
+  const std::vector<int>& live_slots() const;
   const Strategy& strategy() const { return strategy_; }
   const DeviceTopology& topology() const { return topo_; }
   const Graph& graph() const { return graph_; }
@@ -109,6 +116,8 @@ class TaskGraph {
   void build_op(int op);
   void build_edge(size_t edge);
   void remove_slot(int slot, Change* change);
+  void save_links(int slot);
+  void commit();
   void account_memory(int op, int64_t sign);
   double compute_ms(int op, int part, bool backward, double flops, double bytes) const;
   double transfer_ms(int from_gpu, int to_gpu, double bytes, int messages, uint64_t order) const;
@@ -121,12 +130,45 @@ class TaskGraph {
   std::vector<Task> tasks_;
   std::vector<int> free_;
   int live_ = 0;
+  mutable std::vector<int> live_slots_;
+  mutable bool live_slots_valid_ = false;
   std::vector<OpUnit> op_units_;
   std::vector<EdgeUnit> edges_;
   std::vector<std::vector<size_t>> edges_of_op_;   // edges touching each op
   std::vector<std::vector<int>> fwd_slot_, bwd_slot_;   // per op, per part
   std::vector<int64_t> memory_;
   Change* change_ = nullptr;
+  // What the last set_config changed, kept until the next one so that it can be undone.
+  struct SavedLinks { int slot; SmallVector<int, 4> deps, succs; };
+  struct Pending {
+    bool active = false;
+    int op = -1;
+    int live = 0;
+    OpConfig old_config;
+    std::vector<int> removed, added, unit_slots, fwd, bwd;
+    std::vector<std::vector<int>> edge_slots;
+    std::vector<Box> outs;
+    std::vector<BoxList> ins;
+    std::vector<SavedLinks> links;
+    // Empties it, keeping the storage (set_config runs thousands of times per second).
+    void reset() {
+      active = false;
+      op = -1;
+      removed.clear();
+      added.clear();
+      unit_slots.clear();
+      fwd.clear();
+      bwd.clear();
+      for (auto& e : edge_slots) e.clear();
+      edge_count = 0;
+      outs.clear();
+      ins.clear();
+      link_count = 0;
+    }
+    size_t edge_count = 0, link_count = 0;   // entries of edge_slots / links in use
+  } pending_;
+  std::vector<uint32_t> saved_mark_;   // slot -> epoch in which its links were saved
+  uint32_t save_epoch_ = 0;
   std::vector<std::vector<Box>> out_boxes_;      // per op, per part: what it writes
   std::vector<std::vector<BoxList>> in_boxes_;   // per op, per part and input: what it reads
   std::vector<int64_t> scratch_overlap_;         // build_edge: overlap per producer part

@@ -168,7 +168,7 @@ TEST_CASE("every named strategy of the lecture models gives a valid timeline") {
   }
 }
 
-TEST_CASE("delta simulation equals full simulation over thousands of random moves") {
+TEST_CASE("delta simulation equals full simulation over thousands of random moves and undos") {
   struct Case { const char* model; const char* cluster; int moves; };
   const Case cases[] = {{"alexnet", "lecture:2x4", 1500}, {"dlrm", "lecture:2x4", 1500}, {"elm", "lecture:1x4", 800},
                         {"transformer:layers=2,seq=64", "lecture:2x2", 600}, {"dlrm", "lecture:4x8", 300}};
@@ -189,18 +189,31 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
     for (int m = 0; m < k.moves; ++m) {
       int op = int(rng.below(g.value().ops.size()));
       const OpConfig& cfg = space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))];
+      const OpConfig old = s.ops[size_t(op)];
+      const double before = delta.makespan();
       s.ops[size_t(op)] = cfg;
       double d = delta.set_config(op, cfg);
       TaskGraph fresh(g.value(), c.value(), s);
       double f = simulate_full(fresh);
       REQUIRE(d == f);   // exactly, not approximately
-      REQUIRE(delta.pending_tasks() == 0);
-      // The same timeline, task by task.
-      if (m % 50 == 0) {
+      REQUIRE(delta.last_recomputed() <= delta.task_graph().live_count());
+      // Half the moves are undone, as MCMC does with a rejected proposal.
+      const bool undo = rng.below(2) == 0;
+      if (undo) {
+        delta.undo();
+        s.ops[size_t(op)] = old;
+        REQUIRE(delta.makespan() == before);
+        REQUIRE(delta.task_graph().strategy() == s);
+      }
+      // The same timeline, task by task (after an undo: the one before the move).
+      if (m % 25 == 0) {
+        TaskGraph check(g.value(), c.value(), s);
+        simulate_full(check);
         std::map<uint64_t, std::pair<double, double>> a, b;
         for (const Task& t : delta.task_graph().tasks()) if (t.live) a[t.order] = {t.start_ms, t.end_ms};
-        for (const Task& t : fresh.tasks()) if (t.live) b[t.order] = {t.start_ms, t.end_ms};
+        for (const Task& t : check.tasks()) if (t.live) b[t.order] = {t.start_ms, t.end_ms};
         REQUIRE(a == b);
+        REQUIRE(delta.task_graph().live_count() == check.live_count());
       }
       ++total;
     }
