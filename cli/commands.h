@@ -30,6 +30,8 @@ struct Command {
 std::vector<Command> input_commands();
 // Commands of the FlexFlow half: space, simulate, search, exhaustive, accuracy, conv1d.
 std::vector<Command> flexflow_commands();
+// `bench`: throughput measurements.
+std::vector<Command> bench_commands();
 
 // Formats a count with thousands separators ("17,576").
 std::string group_digits(int64_t n);

@@ -1,0 +1,177 @@
+// `autopar bench`: simulator, delta-simulation and search throughput, and how evaluation cost
+// grows with devices and ops. Wall-clock figures (named *_per_s, as INTERFACES.md asks); run
+// on a quiet machine and compare ratios from one run.
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "cluster_spec.h"
+#include "commands.h"
+#include "mcmc.h"
+#include "models.h"
+#include "simulator.h"
+
+namespace autopar::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Repeats `fn` until at least `min_seconds` passed; returns calls per second.
+template <class Fn>
+double rate(double min_seconds, Fn fn) {
+  int64_t calls = 0;
+  auto start = Clock::now();
+  double elapsed = 0;
+  do {
+    for (int i = 0; i < 16; ++i) fn();
+    calls += 16;
+    elapsed = seconds_since(start);
+  } while (elapsed < min_seconds);
+  return double(calls) / elapsed;
+}
+
+struct Setup {
+  Graph graph;
+  Cluster cluster;
+};
+
+Result<Setup> setup(const std::string& model, const std::string& cluster) {
+  auto g = load_model(model);
+  if (!g.ok()) return g.error();
+  auto c = load_cluster(cluster);
+  if (!c.ok()) return c.error();
+  return Setup{g.value(), c.value()};
+}
+
+// Full simulations per second (task graph built and simulated) and simulations per second of
+// an already built graph, for one named strategy.
+Json simulate_rates(const Setup& s, const std::string& strategy, double seconds, std::ostringstream& t) {
+  Strategy st = load_strategy(strategy, s.graph, s.cluster).value();
+  double full = rate(seconds, [&] { TaskGraph tg(s.graph, s.cluster, st); simulate_full(tg); });
+  TaskGraph built(s.graph, s.cluster, st);
+  double sim_only = rate(seconds, [&] { simulate_full(built); });
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-9s %5d tasks  build+simulate %8.1f us   simulate only %8.1f us\n", strategy.c_str(),
+                built.live_count(), 1e6 / full, 1e6 / sim_only);
+  t << line;
+  return Json{{"strategy", strategy}, {"tasks", built.live_count()}, {"full_simulations_per_s", full}, {"simulations_of_built_graph_per_s", sim_only}};
+}
+
+// Single-op moves: delta simulation (with undo, as MCMC rejects) against building and
+// simulating each moved strategy from scratch.
+Json delta_rates(const Setup& s, double seconds, std::ostringstream& t) {
+  const int n = s.cluster.num_devices();
+  std::vector<std::vector<OpConfig>> space;
+  for (const Op& op : s.graph.ops) space.push_back(enumerate_configs(op, n));
+  Strategy base = random_strategy(s.graph, n, 7);
+  DeltaSimulator delta(s.graph, s.cluster, base);
+  Rng rng_d(3), rng_f(3);
+  auto move = [&](Rng& rng) {
+    int op = int(rng.below(space.size()));
+    return std::make_pair(op, &space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))]);
+  };
+  double delta_rate = rate(seconds, [&] {
+    auto [op, cfg] = move(rng_d);
+    delta.set_config(op, *cfg);
+    delta.undo();
+  });
+  double full_rate = rate(seconds, [&] {
+    auto [op, cfg] = move(rng_f);
+    Strategy s2 = base;
+    s2.ops[size_t(op)] = *cfg;
+    TaskGraph tg(s.graph, s.cluster, s2);
+    simulate_full(tg);
+  });
+  char line[200];
+  std::snprintf(line, sizeof line, "  delta %.0f moves/s vs full %.0f/s = %.2fx\n", delta_rate, full_rate, delta_rate / full_rate);
+  t << line;
+  return Json{{"delta_moves_per_s", delta_rate}, {"full_moves_per_s", full_rate}, {"speedup", delta_rate / full_rate}};
+}
+
+Result<Output> bench_command(const Args& a) {
+  double seconds = 0.3;
+  if (auto v = a.get("seconds")) {
+    char* end = nullptr;
+    seconds = std::strtod(v->c_str(), &end);
+    if (v->empty() || *end || !(seconds > 0 && seconds <= 60))
+      return make_error("bad_value", "--seconds is the minimum time per measurement, between 0 and 60", "--seconds");
+  }
+  std::ostringstream t;
+  Json out;
+  t << "full simulation, AlexNet on lecture:2x4 (target: at most 20 us)\n";
+  auto alex = setup("alexnet", "lecture:2x4");
+  auto dlrm = setup("dlrm", "lecture:2x4");
+  if (!alex.ok() || !dlrm.ok()) return make_error("internal", "built-in models failed to load", "");
+  Json sim = Json::object();
+  for (const char* st : {"dp", "expert", "random:1"}) sim["alexnet_2x4"].push_back(simulate_rates(alex.value(), st, seconds, t));
+  t << "full simulation, DLRM on lecture:2x4 (target: at most 60 us)\n";
+  for (const char* st : {"dp", "expert", "random:1"}) sim["dlrm_2x4"].push_back(simulate_rates(dlrm.value(), st, seconds, t));
+  out["simulation"] = sim;
+
+  t << "delta vs full simulation for single-op moves (target: delta at least 2x on DLRM 4x8)\n";
+  Json delta = Json::object();
+  for (const char* c : {"lecture:2x4", "lecture:4x8", "lecture:16x8"}) {
+    auto s = setup("dlrm", c);
+    t << " DLRM " << c << ":";
+    delta[std::string("dlrm_") + c] = delta_rates(s.value(), seconds, t);
+  }
+  out["delta"] = delta;
+
+  t << "MCMC proposals per second (target: at least 20,000 on AlexNet 2x4)\n";
+  Json mcmc = Json::object();
+  for (const char* m : {"alexnet", "dlrm"}) {
+    auto s = setup(m, "lecture:2x4");
+    SearchOptions o;
+    o.steps = 20000;
+    o.stop_when_stalled = false;
+    double elapsed_ms = 0;
+    SearchResult r = run_search(s.value().graph, s.value().cluster, load_strategy("dp", s.value().graph, s.value().cluster).value(), o, &elapsed_ms);
+    double per_s = double(r.steps) / (elapsed_ms / 1000);
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-8s %8.0f proposals/s (%lld steps, best %.3f ms)\n", m, per_s, (long long)r.steps, r.best_ms);
+    t << line;
+    mcmc[std::string(m) + "_2x4"] = Json{{"proposals_per_s", per_s}, {"steps", r.steps}};
+  }
+  out["mcmc"] = mcmc;
+
+  t << "evaluation cost vs devices (AlexNet, random strategies) and ops (transformer layers, 2x4)\n";
+  Json scaling = Json::array();
+  for (const char* c : {"lecture:1x8", "lecture:4x8", "lecture:16x8"}) {
+    auto s = setup("alexnet", c);
+    Strategy st = random_strategy(s.value().graph, s.value().cluster.num_devices(), 5);
+    TaskGraph built(s.value().graph, s.value().cluster, st);
+    double r = rate(seconds, [&] { TaskGraph tg(s.value().graph, s.value().cluster, st); simulate_full(tg); });
+    char line[160];
+    std::snprintf(line, sizeof line, "  alexnet %-13s %4d GPUs %6d tasks %9.1f us\n", c, s.value().cluster.num_devices(), built.live_count(), 1e6 / r);
+    t << line;
+    scaling.push_back(Json{{"model", "alexnet"}, {"cluster", c}, {"gpus", s.value().cluster.num_devices()}, {"ops", s.value().graph.ops.size()},
+                           {"tasks", built.live_count()}, {"full_simulations_per_s", r}});
+  }
+  for (int layers : {2, 8, 32}) {
+    std::string m = "transformer:layers=" + std::to_string(layers);
+    auto s = setup(m, "lecture:2x4");
+    Strategy st = random_strategy(s.value().graph, 8, 5);
+    TaskGraph built(s.value().graph, s.value().cluster, st);
+    double r = rate(seconds, [&] { TaskGraph tg(s.value().graph, s.value().cluster, st); simulate_full(tg); });
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-22s %4zu ops %6d tasks %9.1f us\n", m.c_str(), s.value().graph.ops.size(), built.live_count(), 1e6 / r);
+    t << line;
+    scaling.push_back(Json{{"model", m}, {"cluster", "lecture:2x4"}, {"gpus", 8}, {"ops", s.value().graph.ops.size()},
+                           {"tasks", built.live_count()}, {"full_simulations_per_s", r}});
+  }
+  out["scaling"] = scaling;
+  Output o;
+  o.json = out;
+  o.text = t.str();
+  return o;
+}
+
+}  // namespace
+
+std::vector<Command> bench_commands() {
+  return {{"bench", "measure simulator, delta-simulation and search throughput", "[--seconds S]", {{"seconds"}, {}}, bench_command}};
+}
+
+}  // namespace autopar::cli
