@@ -30,6 +30,8 @@ struct Command {
 std::vector<Command> input_commands();
 // Commands of the FlexFlow half: space, simulate, search, exhaustive, accuracy, conv1d.
 std::vector<Command> flexflow_commands();
+// Commands of the Alpa half: reshard, intra, inter.
+std::vector<Command> alpa_commands();
 // `bench`: throughput measurements.
 std::vector<Command> bench_commands();
 

@@ -13,6 +13,7 @@ namespace {
 std::vector<Command> all_commands() {
   std::vector<Command> all = input_commands();
   for (auto& c : flexflow_commands()) all.push_back(std::move(c));
+  for (auto& c : alpa_commands()) all.push_back(std::move(c));
   for (auto& c : bench_commands()) all.push_back(std::move(c));
   return all;
 }

@@ -4,6 +4,8 @@
 # system's -lglpk instead. Third-party code is compiled with -O2 and without warnings: it is not
 # ours to fix, and its objects are cached in the build tree between builds.
 
+include_guard(GLOBAL)
+
 set(AUTOPAR_THIRD_PARTY_DIR ${CMAKE_SOURCE_DIR}/third_party)
 
 # --- Dear ImGui (MIT), with imgui_stdlib (std::string text inputs) ----------------------------

@@ -1,0 +1,96 @@
+// Logical device meshes and collective costs (alpha-beta model per mesh axis).
+#include "device_mesh.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace autopar {
+
+std::string DeviceMesh::shape_string() const { return std::to_string(rows()) + "x" + std::to_string(cols()); }
+
+double all_reduce_cost(const MeshAxis& a, double bytes) {
+  if (a.size <= 1) return 0;
+  return a.alpha + 2.0 * a.beta * double(a.size - 1) / double(a.size) * bytes;
+}
+
+double all_gather_cost(const MeshAxis& a, double bytes) {
+  if (a.size <= 1) return 0;
+  return a.alpha + a.beta * double(a.size - 1) / double(a.size) * bytes;
+}
+
+double reduce_scatter_cost(const MeshAxis& a, double bytes) { return all_gather_cost(a, bytes); }
+
+double all_to_all_cost(const MeshAxis& a, double bytes) { return all_gather_cost(a, bytes); }
+
+Result<std::pair<int, int>> parse_mesh_shape(const std::string& text, const std::string& arg_path) {
+  size_t x = text.find('x');
+  auto number = [](const std::string& s, int& out) {
+    if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::atoi(s.c_str());
+    return out >= 1;
+  };
+  int r = 0, c = 0;
+  if (x == std::string::npos || !number(text.substr(0, x), r) || !number(text.substr(x + 1), c))
+    return make_error("bad_value", "mesh '" + text + "' must be RxC with R, C >= 1, e.g. 2x4", arg_path);
+  return std::make_pair(r, c);
+}
+
+namespace {
+
+std::string shapes_for(int n) {
+  std::string s;
+  for (int r = 1; r <= n; ++r)
+    if (n % r == 0) s += (s.empty() ? "" : ", ") + std::to_string(r) + "x" + std::to_string(n / r);
+  return s;
+}
+
+}  // namespace
+
+Result<DeviceMesh> mesh_from_cluster(int rows, int cols, const Cluster& cluster, const std::string& arg_path) {
+  const int n = cluster.num_devices();
+  if (int64_t(rows) * cols != n)
+    return make_error("bad_mesh", "mesh " + std::to_string(rows) + "x" + std::to_string(cols) + " has " + std::to_string(int64_t(rows) * cols) +
+                                      " devices but the cluster has " + std::to_string(n) + "; use one of " + shapes_for(n),
+                      arg_path);
+  DeviceMesh m;
+  m.axis[0].size = rows;
+  m.axis[1].size = cols;
+  const int g = cluster.gpus_per_node;
+  // Axis 1 holds consecutive devices r*C .. r*C+C-1: inside one node when C divides into G.
+  m.axis[1].crosses_nodes = !(cols <= g && g % cols == 0);
+  // Axis 0 strides by C: inside one node only when the whole mesh fits in one node.
+  m.axis[0].crosses_nodes = rows > 1 && n > g;
+  for (MeshAxis& a : m.axis) {
+    const LinkSpec& link = a.crosses_nodes ? cluster.inter_node : cluster.intra_node;
+    a.alpha = link.latency_ms();
+    a.beta = 1.0 / link.bandwidth_bytes_per_ms();
+  }
+  return m;
+}
+
+Result<DeviceMesh> mesh_from_costs(int rows, int cols, const std::string& alphas, const std::string& betas) {
+  auto pair = [](const std::string& text, const char* name, double out[2]) -> Status {
+    size_t comma = text.find(',');
+    const std::string parts[2] = {text.substr(0, comma), comma == std::string::npos ? "" : text.substr(comma + 1)};
+    for (int i = 0; i < 2; ++i) {
+      char* end = nullptr;
+      out[i] = std::strtod(parts[i].c_str(), &end);
+      if (parts[i].empty() || *end || !std::isfinite(out[i]) || out[i] < 0 || out[i] > 1e12)
+        return make_error("bad_value", std::string("--") + name + " needs two numbers >= 0 separated by a comma (axis 0, axis 1), e.g. 1,0.1; got '" + text + "'",
+                          std::string("--") + name);
+    }
+    return Ok{};
+  };
+  DeviceMesh m;
+  double a[2], b[2];
+  if (auto s = pair(alphas, "alpha", a); !s.ok()) return s.error();
+  if (auto s = pair(betas, "beta", b); !s.ok()) return s.error();
+  if (int64_t(rows) * cols > kMaxDevices)
+    return make_error("too_large", "the mesh has more than " + std::to_string(kMaxDevices) + " devices", "--mesh");
+  m.unitless = true;
+  m.axis[0] = {rows, a[0], b[0], false};
+  m.axis[1] = {cols, a[1], b[1], false};
+  return m;
+}
+
+}  // namespace autopar

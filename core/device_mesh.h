@@ -1,0 +1,51 @@
+// Alpa's logical device mesh (Zheng et al., OSDI 2022, section 4): a 2-D view of the cluster's
+// devices where each axis has a latency (alpha) and a per-byte cost (beta), and the costs of the
+// collectives along an axis (INTERFACES.md "Alpa half").
+#pragma once
+#include <string>
+
+#include "cluster.h"
+#include "result.h"
+
+namespace autopar {
+
+// One mesh axis: n devices, latency alpha and per-byte cost beta (milliseconds when the mesh
+// comes from a cluster, unitless when given with --alpha/--beta).
+struct MeshAxis {
+  int size = 1;
+  double alpha = 0;
+  double beta = 0;
+  bool crosses_nodes = false;
+};
+
+// A logical R x C mesh; position (r, c) is device r * C + c.
+struct DeviceMesh {
+  MeshAxis axis[2];
+  bool unitless = false;          // costs are plain numbers, not milliseconds
+  int rows() const { return axis[0].size; }
+  int cols() const { return axis[1].size; }
+  int devices() const { return axis[0].size * axis[1].size; }
+  // "2x4".
+  std::string shape_string() const;
+};
+
+// Collectives along one axis; `bytes` is the per-device buffer B of INTERFACES.md (all-gather:
+// the gathered output; reduce-scatter: its input; all-reduce and all-to-all: the buffer).
+// Over an axis of one device they cost nothing.
+double all_reduce_cost(const MeshAxis& a, double bytes);
+double all_gather_cost(const MeshAxis& a, double bytes);
+double reduce_scatter_cost(const MeshAxis& a, double bytes);
+double all_to_all_cost(const MeshAxis& a, double bytes);
+
+// Parses "RxC" (both at least 1).
+Result<std::pair<int, int>> parse_mesh_shape(const std::string& text, const std::string& arg_path = "--mesh");
+
+// The mesh over a cluster's devices, numbered node by node: an axis whose devices all sit in
+// one node pays the intra-node link, otherwise the inter-node link. R * C must equal the
+// cluster's device count.
+Result<DeviceMesh> mesh_from_cluster(int rows, int cols, const Cluster& cluster, const std::string& arg_path = "--mesh");
+
+// A unitless mesh from per-axis latencies and per-byte costs ("a0,a1" and "b0,b1").
+Result<DeviceMesh> mesh_from_costs(int rows, int cols, const std::string& alphas, const std::string& betas);
+
+}  // namespace autopar

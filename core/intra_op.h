@@ -1,0 +1,63 @@
+// Alpa's intra-op pass (section 4.2): the parallel algorithms of each op on a device mesh
+// (the paper's Table 3 idea: each mesh axis is given to one loop dimension of the op), their
+// communication and memory, the resharding costs on every edge, and the plan a solver picks.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "device_mesh.h"
+#include "graph.h"
+#include "intra_op_problem.h"
+#include "result.h"
+#include "sharding_spec.h"
+
+namespace autopar {
+
+// One way to run one op on the mesh.
+struct OpStrategy {
+  std::string name;                     // "data@0 column@1", "heads@1", "follow"
+  ShardingSpec output;
+  std::vector<ShardingSpec> inputs;     // data inputs first, then parameters, in the op's order
+  double forward_comm = 0;              // e.g. all-reduce of a row-parallel output
+  double backward_comm = 0;             // e.g. all-reduce of a column-parallel input gradient
+  double grad_sync = 0;                 // all-reduce of parameter gradients over the data axes
+  double input_reshard = 0;             // bringing model input data into this op's input spec
+  double memory_bytes = 0;              // per device: parameters and gradients, output activations
+  // Everything this strategy costs on its own (the ILP's node cost).
+  double cost() const { return forward_comm + backward_comm + grad_sync + input_reshard; }
+};
+
+// The spec a model input arrives in: split along its batch dimension over as many mesh axes as
+// divide it, as a data loader hands each device its own samples.
+ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh);
+
+// The strategies of every op, in graph order. Heavy ops (linear, convolution, embedding,
+// attention, mixture of experts) give every mesh axis to a loop dimension; light ops follow
+// the spec their first operand is produced in.
+std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const DeviceMesh& mesh);
+
+// Settings of the intra-op pass.
+struct IntraOpOptions {
+  std::string solver = "auto";          // auto (dp on chains, else ilp), ilp, dp, exhaustive
+  double memory_budget_bytes = 0;       // per device; 0 = none
+  double time_limit_ms = 20000;         // ILP time limit
+  std::string write_lp;                 // write the ILP here (CPLEX LP format)
+};
+
+// The chosen plan.
+struct IntraOpPlan {
+  DeviceMesh mesh;
+  std::vector<std::vector<OpStrategy>> strategies;   // per op
+  IntraProblem problem;
+  IntraSolution solution;                             // choice per op
+  double objective = 0;
+  double communication_cost = 0;                      // node costs without input resharding
+  double resharding_cost = 0;                         // edges plus model-input resharding
+  double memory_per_device = 0;
+  double solve_ms = 0;
+};
+
+// Builds the problem and solves it.
+Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options);
+
+}  // namespace autopar
