@@ -292,11 +292,12 @@ ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh) {
   return s;
 }
 
-std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const DeviceMesh& mesh) {
+std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options) {
   std::vector<std::vector<OpStrategy>> all(g.ops.size());
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const Op& op = g.ops[v];
-    const bool input_is_data = op.producers[0] < 0;
+    const bool input_is_data = op.producers[0] < 0 && std::find(options.gradient_inputs.begin(), options.gradient_inputs.end(),
+                                                                op.inputs[0].name) == options.gradient_inputs.end();
     switch (op.spec.kind) {
       case OpKind::linear:
       case OpKind::conv1d:
@@ -308,6 +309,8 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
         std::vector<ShardingSpec> candidates;
         if (input_is_data) {
           candidates.push_back(input_data_spec(op.inputs[0].shape, mesh));
+        } else if (op.producers[0] < 0) {
+          candidates = all_specs(op.inputs[0].shape, mesh);   // a stage's activation: any layout it arrives in
         } else {
           for (const OpStrategy& s : all[size_t(op.producers[0])])
             if (std::find(candidates.begin(), candidates.end(), s.output) == candidates.end()) candidates.push_back(s.output);
@@ -315,9 +318,21 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
         all[v] = follower_strategies(op, mesh, candidates);
       }
     }
+    if (options.data_parallel_only) {
+      // No operator parallelism: keep the strategies that split nothing but the batch.
+      std::vector<OpStrategy> kept;
+      for (const OpStrategy& s : all[v])
+        if (s.name.find("row") == std::string::npos && s.name.find("column") == std::string::npos &&
+            s.name.find("heads") == std::string::npos && s.name.find("expert") == std::string::npos)
+          kept.push_back(s);
+      if (!kept.empty()) all[v] = kept;
+    }
+    for (OpStrategy& s : all[v]) s.grad_sync *= options.grad_sync_scale;
     // Model input data arrives in its loader spec; moving it costs (forward only: no gradient).
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       if (op.producers[k] >= 0) continue;
+      // A pipeline stage's activations arrive as the previous stage sends them (costed there).
+      if (std::find(options.gradient_inputs.begin(), options.gradient_inputs.end(), op.inputs[k].name) != options.gradient_inputs.end()) continue;
       const ShardingSpec loaded = input_data_spec(op.inputs[k].shape, mesh);
       for (OpStrategy& s : all[v])
         s.input_reshard += reshard(loaded, s.inputs[k], op.inputs[k].shape, dtype_bytes(op.inputs[k].dtype), mesh).cost;
@@ -330,7 +345,7 @@ Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const 
   const auto start = std::chrono::steady_clock::now();
   IntraOpPlan plan;
   plan.mesh = mesh;
-  plan.strategies = enumerate_strategies(g, mesh);
+  plan.strategies = enumerate_strategies(g, mesh, options);
   IntraProblem& p = plan.problem;
   p.memory_budget = options.memory_budget_bytes;
   for (const auto& ss : plan.strategies) {
@@ -379,7 +394,10 @@ Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const 
     plan.communication_cost += s.forward_comm + s.backward_comm + s.grad_sync;
     plan.resharding_cost += s.input_reshard;
     plan.memory_per_device += s.memory_bytes;
+    plan.activation_memory_per_device += per_device_elements(s.output, g.ops[v].output.shape, mesh) * dtype_bytes(g.ops[v].output.dtype);
+    plan.grad_sync_cost += options.grad_sync_scale > 0 ? s.grad_sync / options.grad_sync_scale : 0;
   }
+  plan.param_memory_per_device = plan.memory_per_device - plan.activation_memory_per_device;
   for (const auto& e : p.edges)
     plan.resharding_cost += e.cost[size_t(plan.solution.choice[size_t(e.u)] * p.choices(e.v) + plan.solution.choice[size_t(e.v)])];
   plan.solve_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

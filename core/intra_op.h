@@ -31,18 +31,21 @@ struct OpStrategy {
 // divide it, as a data loader hands each device its own samples.
 ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh);
 
-// The strategies of every op, in graph order. Heavy ops (linear, convolution, embedding,
-// attention, mixture of experts) give every mesh axis to a loop dimension; light ops follow
-// the spec their first operand is produced in.
-std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const DeviceMesh& mesh);
-
 // Settings of the intra-op pass.
 struct IntraOpOptions {
   std::string solver = "auto";          // auto (dp on chains, else ilp), ilp, dp, exhaustive
   double memory_budget_bytes = 0;       // per device; 0 = none
   double time_limit_ms = 20000;         // ILP time limit
   std::string write_lp;                 // write the ILP here (CPLEX LP format)
+  double grad_sync_scale = 1;           // weight of gradient sync (1 / micro-batches in a pipeline stage)
+  bool data_parallel_only = false;      // heavy ops may only split their batch (no operator parallelism)
+  std::vector<std::string> gradient_inputs;   // model inputs that do need a gradient (a stage's activations)
 };
+
+// The strategies of every op, in graph order. Heavy ops (linear, convolution, embedding,
+// attention, mixture of experts) give every mesh axis to a loop dimension; light ops follow
+// the spec their first operand is produced in.
+std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options = {});
 
 // The chosen plan.
 struct IntraOpPlan {
@@ -54,6 +57,9 @@ struct IntraOpPlan {
   double communication_cost = 0;                      // node costs without input resharding
   double resharding_cost = 0;                         // edges plus model-input resharding
   double memory_per_device = 0;
+  double param_memory_per_device = 0;                 // parameters and gradients
+  double activation_memory_per_device = 0;            // outputs kept for the backward pass
+  double grad_sync_cost = 0;                          // unscaled gradient sync of the chosen plan
   double solve_ms = 0;
 };
 

@@ -258,7 +258,7 @@ std::vector<BuiltinModel> build_registry() {
                 {"out", 1024, 1, kMaxSize, "output features"}, dtype_param()},
                build_mlp});
   const std::vector<ModelParam> gpt = {
-      {"layers", 4, 1, 2000, "transformer layers"}, {"batch", 8, 1, kMaxSize, "sequences per batch"},
+      {"layers", 4, 1, 2000, "transformer layers"}, {"batch", 64, 1, kMaxSize, "sequences per batch (32 micro-batches of 2 by default)"},
       {"seq", 512, 1, kMaxSize, "sequence length"}, {"hidden", 1024, 1, kMaxSize, "hidden size"},
       {"heads", 16, 1, 65536, "attention heads (divide hidden)"}, {"vocab", 0, 0, kMaxSize, "vocabulary (0: no embedding or head)"}};
   auto with = [](std::vector<ModelParam> v, std::vector<ModelParam> more) {

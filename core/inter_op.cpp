@@ -1,0 +1,442 @@
+// Alpa's inter-op dynamic programming (section 5.2) and the stage costs it reads.
+#include "inter_op.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "device_mesh.h"
+#include "intra_op.h"
+
+namespace autopar {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+std::vector<Submesh> alpa_submeshes(int nodes, int gpus_per_node) {
+  std::vector<Submesh> out;
+  for (int m = 1; m < gpus_per_node; m *= 2) out.push_back({1, m});
+  out.push_back({1, gpus_per_node});
+  for (int n = 2; n <= nodes; ++n) out.push_back({n, gpus_per_node});
+  return out;
+}
+
+void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
+  layers = l;
+  nodes = n;
+  gpus_per_node = g;
+  submeshes = std::move(s);
+  const size_t size = size_t(l) * size_t(l) * submeshes.size();
+  latency.assign(size, kInf);
+  max_succ_stages.assign(size, -1);
+  logical_mesh.assign(size, "");
+}
+
+Result<InterOpPlan> solve_inter_op(const StageCostTable& t, int microbatches) {
+  const int L = t.layers, D = t.nodes * t.gpus_per_node, M = int(t.submeshes.size());
+  if (L < 1) return make_error("bad_value", "there are no layers to slice", "layers");
+  // Candidate t_max: the distinct finite stage latencies, ascending.
+  std::vector<double> candidates;
+  for (double x : t.latency) if (std::isfinite(x)) candidates.push_back(x);
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  InterOpPlan best;
+  best.total_latency = kInf;
+  best.t_max_candidates = int(candidates.size());
+  const int S = std::min(L, D);
+  // F[s][k][d]: least sum of latencies slicing layers k.. into s stages on d devices, every
+  // stage at most t_max; choice[...] remembers (last layer, sub-mesh) for the plan.
+  const size_t per_s = size_t(L + 1) * size_t(D + 1);
+  std::vector<double> F(size_t(S + 1) * per_s);
+  std::vector<std::pair<int, int>> choice(F.size());
+  auto at = [&](int s, int k, int d) { return size_t(s) * per_s + size_t(k) * size_t(D + 1) + size_t(d); };
+  for (double t_max : candidates) {
+    // T*(t_max) >= (B - 1) * t_max: no larger t_max can beat the best found (early stopping).
+    if (double(microbatches - 1) * t_max >= best.total_latency) break;
+    ++best.t_max_tried;
+    std::fill(F.begin(), F.end(), kInf);
+    F[at(0, L, 0)] = 0;
+    for (int s = 1; s <= S; ++s)
+      for (int k = L - 1; k >= 0; --k)
+        for (int d = 1; d <= D; ++d) {
+          double bestF = kInf;
+          std::pair<int, int> arg{-1, -1};
+          for (int i = k; i < L; ++i)
+            for (int m = 0; m < M; ++m) {
+              const int size = t.submeshes[size_t(m)].devices();
+              if (size > d) continue;
+              const size_t idx = t.index(k, i, m);
+              const double lat = t.latency[idx];
+              if (!(lat <= t_max)) continue;
+              // 1F1B: this stage holds the activations of the s - 1 stages after it.
+              if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < s - 1) continue;
+              const double rest = F[at(s - 1, i + 1, d - size)];
+              if (lat + rest < bestF) {
+                bestF = lat + rest;
+                arg = {i, m};
+              }
+            }
+          F[at(s, k, d)] = bestF;
+          choice[at(s, k, d)] = arg;
+        }
+    for (int s = 1; s <= S; ++s) {
+      const double sum = F[at(s, 0, D)];
+      if (!std::isfinite(sum)) continue;
+      const double total = sum + double(microbatches - 1) * t_max;
+      if (total < best.total_latency) {
+        best.total_latency = total;
+        best.t_max = t_max;
+        best.stages.clear();
+        int k = 0, d = D;
+        for (int r = s; r >= 1; --r) {
+          auto [i, m] = choice[at(r, k, d)];
+          const size_t idx = t.index(k, i, m);
+          best.stages.push_back({k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx]});
+          d -= t.submeshes[size_t(m)].devices();
+          k = i + 1;
+        }
+      }
+    }
+  }
+  if (!std::isfinite(best.total_latency))
+    return make_error("infeasible", "no pipeline plan covers every layer on sub-meshes that tile the cluster within the memory limit; "
+                                    "add devices, micro-batches or memory, or give stage costs for more layer ranges", "stages");
+  // The largest stage latency of the plan itself (t_max is only an upper bound).
+  double mx = 0;
+  for (const auto& st : best.stages) mx = std::max(mx, st.latency);
+  best.t_max = mx;
+  return best;
+}
+
+Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatches) {
+  const int L = t.layers, D = t.nodes * t.gpus_per_node, M = int(t.submeshes.size());
+  if (L > 12 || M > 8) return make_error("too_large", "brute force is for small tables (at most 12 layers and 8 sub-meshes)", "layers");
+  InterOpPlan best;
+  best.total_latency = kInf;
+  std::vector<PipelineStage> cur;
+  // Depth-first over (next stage's last layer, its sub-mesh).
+  std::function<void(int, int)> go = [&](int k, int d) {
+    if (k == L) {
+      if (d != 0) return;
+      double sum = 0, mx = 0;
+      for (size_t r = 0; r < cur.size(); ++r) {
+        const int after = int(cur.size() - 1 - r);
+        int idx_m = 0;
+        while (!(t.submeshes[size_t(idx_m)] == cur[r].submesh)) ++idx_m;
+        const size_t idx = t.index(cur[r].first, cur[r].last, idx_m);
+        if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < after) return;
+        sum += cur[r].latency;
+        mx = std::max(mx, cur[r].latency);
+      }
+      const double total = sum + double(microbatches - 1) * mx;
+      if (total < best.total_latency) {
+        best.total_latency = total;
+        best.t_max = mx;
+        best.stages = cur;
+      }
+      return;
+    }
+    for (int i = k; i < L; ++i)
+      for (int m = 0; m < M; ++m) {
+        const int size = t.submeshes[size_t(m)].devices();
+        const size_t idx = t.index(k, i, m);
+        if (size > d || !std::isfinite(t.latency[idx])) continue;
+        cur.push_back({k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx]});
+        go(i + 1, d - size);
+        cur.pop_back();
+      }
+  };
+  go(0, D);
+  if (!std::isfinite(best.total_latency)) return make_error("infeasible", "no pipeline plan exists for this table", "stages");
+  return best;
+}
+
+Result<StageCostTable> stage_costs_from_json(const Json& j) {
+  auto need_int = [&](const Json& o, const char* key, const std::string& path, int lo, int hi) -> Result<int> {
+    if (!o.is_object() || !o.contains(key)) return make_error("missing_field", "missing field '" + std::string(key) + "'", path + key);
+    const Json& v = o[key];
+    if (!v.is_number_integer()) return make_error("wrong_type", path + key + " must be an integer", path + key);
+    int64_t x = v.get<int64_t>();
+    if (x < lo || x > hi)
+      return make_error("out_of_range", path + key + " is " + std::to_string(x) + "; it must be between " + std::to_string(lo) + " and " + std::to_string(hi), path + key);
+    return int(x);
+  };
+  if (!j.is_object()) return make_error("wrong_type", "stage costs must be an object with layers, cluster, submeshes and stages", "");
+  auto layers = need_int(j, "layers", "", 1, 512);
+  if (!layers.ok()) return layers.error();
+  if (!j.contains("cluster") || !j["cluster"].is_object()) return make_error("missing_field", "missing field 'cluster' ({\"nodes\":N,\"gpus_per_node\":G})", "cluster");
+  auto nodes = need_int(j["cluster"], "nodes", "cluster.", 1, 1024);
+  if (!nodes.ok()) return nodes.error();
+  auto gpus = need_int(j["cluster"], "gpus_per_node", "cluster.", 1, 64);
+  if (!gpus.ok()) return gpus.error();
+  if (nodes.value() * gpus.value() > 1024) return make_error("too_large", "the cluster has more than 1024 devices", "cluster");
+  std::vector<Submesh> subs;
+  if (j.contains("submeshes")) {
+    if (!j["submeshes"].is_array()) return make_error("wrong_type", "submeshes must be an array of [n, m] pairs", "submeshes");
+    for (size_t k = 0; k < j["submeshes"].size(); ++k) {
+      const Json& s = j["submeshes"][k];
+      std::string p = "submeshes[" + std::to_string(k) + "]";
+      if (!s.is_array() || s.size() != 2 || !s[0].is_number_integer() || !s[1].is_number_integer())
+        return make_error("wrong_type", p + " must be [nodes, gpus]", p);
+      Submesh m{int(s[0].get<int64_t>()), int(s[1].get<int64_t>())};
+      if (m.nodes < 1 || m.nodes > nodes.value() || m.gpus < 1 || m.gpus > gpus.value())
+        return make_error("out_of_range", p + " does not fit in the cluster of " + std::to_string(nodes.value()) + "x" + std::to_string(gpus.value()), p);
+      if (std::find(subs.begin(), subs.end(), m) == subs.end()) subs.push_back(m);
+    }
+  } else {
+    subs = alpa_submeshes(nodes.value(), gpus.value());
+  }
+  if (subs.empty()) return make_error("missing_field", "no sub-meshes given", "submeshes");
+  StageCostTable t;
+  t.reset(layers.value(), nodes.value(), gpus.value(), subs);
+  if (!j.contains("stages") || !j["stages"].is_array()) return make_error("missing_field", "missing field 'stages' (an array)", "stages");
+  if (j["stages"].size() > 1000000) return make_error("too_large", "more than a million stage entries", "stages");
+  std::vector<bool> covered(size_t(layers.value()), false);
+  for (size_t k = 0; k < j["stages"].size(); ++k) {
+    const Json& s = j["stages"][k];
+    std::string p = "stages[" + std::to_string(k) + "].";
+    auto first = need_int(s, "first", p, 0, layers.value() - 1);
+    if (!first.ok()) return first.error();
+    auto last = need_int(s, "last", p, first.value(), layers.value() - 1);
+    if (!last.ok()) return last.error();
+    if (!s.contains("submesh") || !s["submesh"].is_array() || s["submesh"].size() != 2 || !s["submesh"][0].is_number_integer() ||
+        !s["submesh"][1].is_number_integer())
+      return make_error("wrong_type", p + "submesh must be [nodes, gpus]", p + "submesh");
+    Submesh m{int(s["submesh"][0].get<int64_t>()), int(s["submesh"][1].get<int64_t>())};
+    auto it = std::find(subs.begin(), subs.end(), m);
+    if (it == subs.end())
+      return make_error("bad_value", p + "submesh [" + std::to_string(m.nodes) + "," + std::to_string(m.gpus) + "] is not in 'submeshes'", p + "submesh");
+    if (!s.contains("latency") || !s["latency"].is_number()) return make_error("wrong_type", p + "latency must be a number", p + "latency");
+    double lat = s["latency"].get<double>();
+    if (!std::isfinite(lat) || lat < 0) return make_error("out_of_range", p + "latency must be a finite number >= 0", p + "latency");
+    int succ = -1;
+    if (s.contains("max_succ_stages")) {
+      auto v = need_int(s, "max_succ_stages", p, 0, 1 << 20);
+      if (!v.ok()) return v.error();
+      succ = v.value();
+    }
+    const size_t idx = t.index(first.value(), last.value(), int(it - subs.begin()));
+    t.latency[idx] = lat;
+    t.max_succ_stages[idx] = succ;
+    for (int l = first.value(); l <= last.value(); ++l) covered[size_t(l)] = true;
+  }
+  for (int l = 0; l < layers.value(); ++l)
+    if (!covered[size_t(l)])
+      return make_error("gap", "no stage entry covers layer " + std::to_string(l) + "; every layer must belong to at least one (range, submesh) entry", "stages");
+  return t;
+}
+
+Json stage_costs_to_json(const StageCostTable& t) {
+  Json subs = Json::array();
+  for (const Submesh& m : t.submeshes) subs.push_back(Json::array({m.nodes, m.gpus}));
+  Json stages = Json::array();
+  for (int f = 0; f < t.layers; ++f)
+    for (int l = f; l < t.layers; ++l)
+      for (size_t m = 0; m < t.submeshes.size(); ++m) {
+        const size_t idx = t.index(f, l, int(m));
+        if (!std::isfinite(t.latency[idx])) continue;
+        Json s{{"first", f}, {"last", l}, {"submesh", Json::array({t.submeshes[m].nodes, t.submeshes[m].gpus})}, {"latency", t.latency[idx]}};
+        if (t.max_succ_stages[idx] >= 0) s["max_succ_stages"] = t.max_succ_stages[idx];
+        stages.push_back(s);
+      }
+  return Json{{"layers", t.layers}, {"cluster", Json{{"nodes", t.nodes}, {"gpus_per_node", t.gpus_per_node}}}, {"submeshes", subs}, {"stages", stages}};
+}
+
+std::vector<std::pair<int, int>> cluster_layers(const Graph& g, int max_layers) {
+  const int n = int(g.ops.size());
+  // Last consumer of each op's output; a cut after op k is clean when exactly one output of
+  // ops <= k is still needed later.
+  std::vector<int> last_use(size_t(n), -1);
+  for (int v = 0; v < n; ++v)
+    for (int p : g.ops[size_t(v)].producers)
+      if (p >= 0) last_use[size_t(p)] = std::max(last_use[size_t(p)], v);
+  std::vector<std::pair<int, int>> units;
+  int start = 0;
+  for (int k = 0; k < n; ++k) {
+    int crossing = 0;
+    for (int p = 0; p <= k; ++p) crossing += last_use[size_t(p)] > k;
+    if (k == n - 1 || crossing == 1) {
+      units.push_back({start, k});
+      start = k + 1;
+    }
+  }
+  // Merge neighbours, smallest combined FLOPs first, until there are few enough.
+  auto flops = [&](std::pair<int, int> r) {
+    double f = 0;
+    for (int v = r.first; v <= r.second; ++v) f += g.ops[size_t(v)].forward_flops;
+    return f;
+  };
+  while (int(units.size()) > std::max(1, max_layers)) {
+    size_t best = 0;
+    double best_f = kInf;
+    for (size_t k = 0; k + 1 < units.size(); ++k) {
+      double f = flops({units[k].first, units[k + 1].second});
+      if (f < best_f) { best_f = f; best = k; }
+    }
+    units[best].second = units[best + 1].second;
+    units.erase(units.begin() + long(best) + 1);
+  }
+  return units;
+}
+
+Result<Graph> microbatch_graph(const Graph& g, int microbatches) {
+  if (microbatches < 1 || microbatches > 65536) return make_error("out_of_range", "--microbatches must be between 1 and 65536", "--microbatches");
+  ModelSpec spec = g.spec;
+  for (Tensor& t : spec.inputs) {
+    if (t.shape[0] % microbatches != 0)
+      return make_error("bad_value", "the batch of input '" + t.name + "' (" + std::to_string(t.shape[0]) + ") does not divide into " +
+                                         std::to_string(microbatches) + " micro-batches; pick a divisor", "--microbatches");
+    t.shape[0] /= microbatches;
+  }
+  for (OpSpec& o : spec.ops) o.shape.reset();   // re-inferred for the smaller batch
+  return build_graph(spec);
+}
+
+namespace {
+
+// The graph of ops [first, last]: tensors from outside become its inputs.
+Graph layer_subgraph(const Graph& g, int first, int last, std::vector<std::string>& activations) {
+  ModelSpec spec;
+  spec.name = g.name() + "[" + std::to_string(first) + ".." + std::to_string(last) + "]";
+  spec.dtype = g.spec.dtype;
+  std::set<std::string> declared;
+  for (int v = first; v <= last; ++v) {
+    const Op& op = g.ops[size_t(v)];
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const int p = op.producers[k];
+      if ((p < first || p > last) && declared.insert(op.inputs[k].name).second) {
+        spec.inputs.push_back(op.inputs[k]);
+        if (p >= 0) activations.push_back(op.inputs[k].name);   // comes from an earlier layer: needs a gradient
+      }
+    }
+    OpSpec s = op.spec;
+    s.shape.reset();
+    spec.ops.push_back(s);
+  }
+  return build_graph(spec).value();   // a valid graph's slice is valid
+}
+
+// A structural fingerprint: identical layers (the blocks of a transformer) share their plans.
+std::string layer_signature(const Graph& g, int first, int last) {
+  std::string s;
+  for (int v = first; v <= last; ++v) {
+    const Op& op = g.ops[size_t(v)];
+    s += op_kind_name(op.spec.kind);
+    s += op.spec.activation;
+    for (const auto& [k, val] : op.spec.attrs) s += k + std::to_string(val);
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const int p = op.producers[k];
+      s += p >= first && p <= last ? "<" + std::to_string(p - first) : "<in" + shape_to_string(op.inputs[k].shape) + dtype_name(op.inputs[k].dtype);
+    }
+    s += shape_to_string(op.output.shape) + ";";
+  }
+  return s;
+}
+
+// Roofline compute time of ops [first, last] (forward and backward) split evenly over `devices`.
+double compute_ms(const Graph& g, int first, int last, int devices, const Cluster& c) {
+  double t = 0;
+  for (int v = first; v <= last; ++v) {
+    const Op& op = g.ops[size_t(v)];
+    t += 2 * c.gpu.kernel_overhead_ms() +
+         std::max((op.forward_flops + op.backward_flops) / devices / c.gpu.peak_flops_per_ms(),
+                  3.0 * double(op.forward_bytes()) / devices / c.gpu.memory_bandwidth_bytes_per_ms());
+  }
+  return t;
+}
+
+struct LayerPlan {
+  double latency = kInf;
+  double param_memory = 0, activation_memory = 0;
+  ShardingSpec out_spec, in_spec;   // of the tensor leaving / entering the layer
+};
+
+}  // namespace
+
+Result<StageCostTable> stage_costs_from_model(const Graph& g, const Cluster& cluster, const InterOpOptions& options,
+                                             std::vector<std::pair<int, int>>* layers_out) {
+  std::vector<std::pair<int, int>> layers = cluster_layers(g, options.max_layers);
+  if (layers_out) *layers_out = layers;
+  const int L = int(layers.size());
+  StageCostTable table;
+  table.reset(L, cluster.nodes, cluster.gpus_per_node, alpa_submeshes(cluster.nodes, cluster.gpus_per_node));
+  IntraOpOptions intra;
+  intra.solver = "auto";
+  intra.grad_sync_scale = 1.0 / options.microbatches;   // synchronised once per iteration, not per micro-batch
+  intra.data_parallel_only = options.mode == "inter-only";
+  const double capacity = cluster.gpu.memory_capacity_bytes();
+  std::map<std::string, LayerPlan> memo;
+  for (size_t m = 0; m < table.submeshes.size(); ++m) {
+    const Submesh sm = table.submeshes[m];
+    if (options.mode == "intra-only" && !(sm.nodes == cluster.nodes && sm.gpus == cluster.gpus_per_node)) continue;
+    Cluster sub = cluster;
+    sub.nodes = sm.nodes;
+    sub.gpus_per_node = sm.gpus;
+    for (int r = 1; r <= sm.devices(); ++r) {
+      if (sm.devices() % r) continue;
+      auto mesh = mesh_from_cluster(r, sm.devices() / r, sub);
+      if (!mesh.ok()) return mesh.error();
+      // Each layer on this logical mesh.
+      std::vector<LayerPlan> plans(static_cast<size_t>(L));
+      for (int l = 0; l < L; ++l) {
+        const auto [first, last] = layers[size_t(l)];
+        const std::string key = layer_signature(g, first, last) + "|" + mesh.value().shape_string() + "|" + std::to_string(sm.nodes) + "x" + std::to_string(sm.gpus);
+        auto it = memo.find(key);
+        if (it == memo.end()) {
+          std::vector<std::string> activations;
+          Graph sg = layer_subgraph(g, first, last, activations);
+          IntraOpOptions o = intra;
+          o.gradient_inputs = activations;
+          LayerPlan lp;
+          auto plan = plan_intra_op(sg, mesh.value(), o);
+          if (plan.ok()) {
+            const auto& p = plan.value();
+            lp.latency = compute_ms(sg, 0, int(sg.ops.size()) - 1, sm.devices(), cluster) + p.objective;
+            lp.param_memory = p.param_memory_per_device;
+            lp.activation_memory = p.activation_memory_per_device;
+            lp.out_spec = p.strategies.back()[size_t(p.solution.choice.back())].output;
+            lp.in_spec = p.strategies.front()[size_t(p.solution.choice.front())].inputs.front();
+          }
+          it = memo.emplace(key, lp).first;
+        }
+        plans[size_t(l)] = it->second;
+      }
+      // Stages: sums of their layers plus resharding between consecutive layers.
+      for (int f = 0; f < L; ++f) {
+        if (options.mode == "intra-only" && f != 0) break;
+        double lat = 0, pmem = 0, amem = 0;
+        for (int l = f; l < L; ++l) {
+          const LayerPlan& lp = plans[size_t(l)];
+          lat += lp.latency;
+          if (l > f) {
+            const Op& entry = g.ops[size_t(layers[size_t(l)].first)];
+            const Tensor& t = entry.inputs[0];
+            if (lp.in_spec.dims.size() == t.shape.size() && plans[size_t(l - 1)].out_spec.dims.size() == t.shape.size())
+              lat += reshard(plans[size_t(l - 1)].out_spec, lp.in_spec, t.shape, dtype_bytes(t.dtype), mesh.value()).cost +
+                     reshard(lp.in_spec, plans[size_t(l - 1)].out_spec, t.shape, dtype_bytes(t.dtype), mesh.value()).cost;
+          }
+          pmem += lp.param_memory;
+          amem += lp.activation_memory;
+          if (options.mode == "intra-only" && l != L - 1) continue;
+          if (!std::isfinite(lat) || pmem > capacity) continue;
+          const size_t idx = table.index(f, l, int(m));
+          if (lat < table.latency[idx]) {
+            table.latency[idx] = lat;
+            // 1F1B: with s stages after it, a stage keeps s micro-batches of activations.
+            const double room = capacity - pmem - amem;
+            table.max_succ_stages[idx] = amem > 0 ? int(std::min(1e6, std::floor(room / amem))) : -1;
+            if (table.max_succ_stages[idx] < 0) table.latency[idx] = kInf;
+            table.logical_mesh[idx] = mesh.value().shape_string();
+          }
+        }
+      }
+    }
+  }
+  return table;
+}
+
+}  // namespace autopar
