@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "cluster_spec.h"
+#include "inter_op.h"
+#include "intra_op.h"
 #include "commands.h"
 #include "mcmc.h"
 #include "models.h"
@@ -162,6 +164,50 @@ Result<Output> bench_command(const Args& a) {
                            {"tasks", built.live_count()}, {"full_simulations_per_s", r}});
   }
   out["scaling"] = scaling;
+
+  t << "Alpa planning (targets: chain <= 20 ms, 24-layer ILP <= 2 s, 4x8 inter-op plan <= 5 s)\n";
+  Json alpa = Json::object();
+  {
+    auto s = setup("transformer-chain", "lecture:2x4");
+    DeviceMesh mesh = mesh_from_cluster(2, 4, s.value().cluster).value();
+    double per_s = rate(seconds, [&] { plan_intra_op(s.value().graph, mesh, IntraOpOptions{}); });
+    char line[160];
+    std::snprintf(line, sizeof line, "  transformer-chain 2x4 (chain DP): %.2f ms per plan\n", 1000 / per_s);
+    t << line;
+    alpa["chain_plans_per_s"] = per_s;
+  }
+  Json growth = Json::array();
+  for (int layers : {1, 4, 12, 24, 48}) {
+    auto s = setup("transformer:layers=" + std::to_string(layers), "lecture:2x4");
+    DeviceMesh mesh = mesh_from_cluster(2, 4, s.value().cluster).value();
+    auto start = Clock::now();
+    auto plan = plan_intra_op(s.value().graph, mesh, IntraOpOptions{"ilp"});
+    const double solve_s = seconds_since(start);
+    if (!plan.ok()) return plan.error();
+    char line[200];
+    std::snprintf(line, sizeof line, "  ILP transformer:layers=%-3d %4zu ops: %6d variables %6d constraints %9.1f ms\n", layers, s.value().graph.ops.size(),
+                  plan.value().solution.variables, plan.value().solution.constraints, solve_s * 1000);
+    t << line;
+    growth.push_back(Json{{"layers", layers}, {"ops", s.value().graph.ops.size()}, {"variables", plan.value().solution.variables},
+                          {"constraints", plan.value().solution.constraints}, {"ilp_solves_per_s", 1 / solve_s}});
+  }
+  alpa["ilp_growth"] = growth;
+  {
+    auto s = setup("transformer:layers=24", "lecture:4x8");
+    auto start = Clock::now();
+    Graph micro = microbatch_graph(s.value().graph, 32).value();
+    InterOpOptions o;
+    auto table = stage_costs_from_model(micro, s.value().cluster, o);
+    if (!table.ok()) return table.error();
+    auto plan = solve_inter_op(table.value(), 32);
+    if (!plan.ok()) return plan.error();
+    const double secs = seconds_since(start);
+    char line[200];
+    std::snprintf(line, sizeof line, "  inter-op transformer:layers=24 on 4x8, 32 micro-batches: %.2f s, %zu stages\n", secs, plan.value().stages.size());
+    t << line;
+    alpa["inter_op_plans_per_s"] = 1 / secs;
+  }
+  out["alpa"] = alpa;
   Output o;
   o.json = out;
   o.text = t.str();
