@@ -32,6 +32,8 @@ std::vector<Command> input_commands();
 std::vector<Command> flexflow_commands();
 // Commands of the Alpa half: reshard, intra, inter.
 std::vector<Command> alpa_commands();
+// Commands using both planners: export, compare.
+std::vector<Command> plan_commands();
 // `bench`: throughput measurements.
 std::vector<Command> bench_commands();
 

@@ -14,6 +14,7 @@ std::vector<Command> all_commands() {
   std::vector<Command> all = input_commands();
   for (auto& c : flexflow_commands()) all.push_back(std::move(c));
   for (auto& c : alpa_commands()) all.push_back(std::move(c));
+  for (auto& c : plan_commands()) all.push_back(std::move(c));
   for (auto& c : bench_commands()) all.push_back(std::move(c));
   return all;
 }
