@@ -36,6 +36,14 @@ std::vector<Command> alpa_commands();
 std::vector<Command> plan_commands();
 // `bench`: throughput measurements.
 std::vector<Command> bench_commands();
+// `scenario`: the lecture's demos.
+std::vector<Command> scenario_commands();
+
+// Every command, in the order `autopar help` lists them.
+const std::vector<Command>& all_commands();
+// Runs a command from its words ("simulate", "--model", "alexnet", ...); the Output holds both
+// the JSON and the text rendering.
+Result<Output> run_command(const std::vector<std::string>& words);
 
 // Formats a count with thousands separators ("17,576").
 std::string group_digits(int64_t n);

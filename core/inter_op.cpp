@@ -337,16 +337,11 @@ std::string layer_signature(const Graph& g, int first, int last) {
   return s;
 }
 
-// Roofline compute time of ops [first, last] (forward and backward) split evenly over `devices`.
-double compute_ms(const Graph& g, int first, int last, int devices, const Cluster& c) {
-  double t = 0;
-  for (int v = first; v <= last; ++v) {
-    const Op& op = g.ops[size_t(v)];
-    t += 2 * c.gpu.kernel_overhead_ms() +
-         std::max((op.forward_flops + op.backward_flops) / devices / c.gpu.peak_flops_per_ms(),
-                  3.0 * double(op.forward_bytes()) / devices / c.gpu.memory_bandwidth_bytes_per_ms());
-  }
-  return t;
+// Roofline compute time of an op (forward and backward) when `split` devices share its work.
+double op_compute_ms(const Op& op, int64_t split, const Cluster& c) {
+  return 2 * c.gpu.kernel_overhead_ms() +
+         std::max((op.forward_flops + op.backward_flops) / double(split) / c.gpu.peak_flops_per_ms(),
+                  3.0 * double(op.forward_bytes()) / double(split) / c.gpu.memory_bandwidth_bytes_per_ms());
 }
 
 struct LayerPlan {
@@ -395,7 +390,9 @@ Result<StageCostTable> stage_costs_from_model(const Graph& g, const Cluster& clu
           auto plan = plan_intra_op(sg, mesh.value(), o);
           if (plan.ok()) {
             const auto& p = plan.value();
-            lp.latency = compute_ms(sg, 0, int(sg.ops.size()) - 1, sm.devices(), cluster) + p.objective;
+            lp.latency = p.objective;
+            for (size_t v = 0; v < sg.ops.size(); ++v)
+              lp.latency += op_compute_ms(sg.ops[v], work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh.value()), cluster);
             lp.param_memory = p.param_memory_per_device;
             lp.activation_memory = p.activation_memory_per_device;
             lp.out_spec = p.strategies.back()[size_t(p.solution.choice.back())].output;

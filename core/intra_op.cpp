@@ -282,6 +282,14 @@ std::vector<OpStrategy> follower_strategies(const Op& op, const DeviceMesh& mesh
 
 }  // namespace
 
+int64_t work_split(const OpStrategy& s, const DeviceMesh& mesh) {
+  AxisMask used = 0;
+  for (AxisMask m : s.output.dims) used |= m;
+  for (const ShardingSpec& in : s.inputs)
+    for (AxisMask m : in.dims) used |= m;
+  return mask_ways(used, mesh);
+}
+
 ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh) {
   ShardingSpec s = spec_of_rank(shape.size());
   for (AxisMask m : {AxisMask(3), AxisMask(2), AxisMask(1)})

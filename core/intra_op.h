@@ -27,6 +27,10 @@ struct OpStrategy {
   double cost() const { return forward_comm + backward_comm + grad_sync + input_reshard; }
 };
 
+// How many devices share the op's work under a strategy: the mesh axes any of its tensors is
+// split along (an axis no tensor uses runs the op replicated).
+int64_t work_split(const OpStrategy& s, const DeviceMesh& mesh);
+
 // The spec a model input arrives in: split along its batch dimension over as many mesh axes as
 // divide it, as a data loader hands each device its own samples.
 ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh);

@@ -1,0 +1,31 @@
+// The table of all CLI commands and running one of them from a word list, shared by main(),
+// the lecture scenarios and the page's flat JSON API.
+#include "commands.h"
+
+namespace autopar::cli {
+
+const std::vector<Command>& all_commands() {
+  static const std::vector<Command> all = [] {
+    std::vector<Command> v = input_commands();
+    for (auto* group : {&flexflow_commands, &alpa_commands, &plan_commands, &scenario_commands, &bench_commands})
+      for (auto& c : (*group)()) v.push_back(std::move(c));
+    return v;
+  }();
+  return all;
+}
+
+Result<Output> run_command(const std::vector<std::string>& words) {
+  if (words.empty()) return make_error("missing_argument", "no command given; `autopar help` lists them", "");
+  const Command* cmd = nullptr;
+  for (const auto& c : all_commands()) if (c.name == words[0]) cmd = &c;
+  if (!cmd) {
+    std::string names;
+    for (const auto& c : all_commands()) names += (names.empty() ? "" : ", ") + c.name;
+    return make_error("unknown_command", "unknown command '" + words[0] + "'; commands: " + names, words[0]);
+  }
+  auto args = parse_args(cmd->name, std::vector<std::string>(words.begin() + 1, words.end()), cmd->syntax);
+  if (!args.ok()) return args.error();
+  return cmd->run(args.value());
+}
+
+}  // namespace autopar::cli

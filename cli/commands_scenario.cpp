@@ -1,0 +1,367 @@
+// `autopar scenario`: every demo of lecture 15 as a named scenario, run through the same
+// commands a reader would type, with a short explanation tied to its section and the numbers
+// it produces. examples/scenarios/ lists the same scenarios as files (scripts/make-examples.sh).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <sstream>
+
+#include "commands.h"
+
+namespace autopar::cli {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Runs one CLI command (with --json) and returns its JSON.
+Result<Json> run(std::vector<std::string> words) {
+  words.push_back("--json");
+  auto out = run_command(words);
+  if (!out.ok()) return out.error();
+  return out.value().json;
+}
+
+#define TRY_RUN(var, ...)                     \
+  auto var##_r = run({__VA_ARGS__});          \
+  if (!var##_r.ok()) return var##_r.error();  \
+  const Json& var = var##_r.value()
+
+// A scenario: what it shows and how to compute it. `run` fills the results and findings.
+struct Scenario {
+  std::string name, section, title, explanation;
+  std::function<Status(Json& results, std::vector<std::string>& findings)> run;
+};
+
+std::vector<Scenario> scenarios() {
+  std::vector<Scenario> s;
+  s.push_back({"conv1d-splits", "2.2", "One convolution, six ways to split it",
+               "A 1-D convolution (n=8, c_in=16, c_out=32, L=64, k=3) split over 4 GPUs along Sample, Attribute and Parameter: "
+               "every split gives the single-GPU result, but costs differ: sample splits replicate the weights (and sync their "
+               "gradients), parameter splits read the whole input, attribute splits also read a halo of k-1 positions.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_RUN(j, "conv1d", "--gpus", "4");
+                 r["conv1d"] = j;
+                 for (const auto& x : j["splits"])
+                   f.push_back(x["name"].get<std::string>() + ": input " + std::to_string(x["input_elements_per_device"].get<int64_t>()) +
+                               ", weights " + std::to_string(x["weight_elements_per_device"].get<int64_t>()) + ", halo " +
+                               std::to_string(x["halo_elements_per_device"].get<int64_t>()) + " per device; max |diff| " +
+                               fmt("%.1e", x["max_abs_diff"].get<double>()));
+                 return Ok{};
+               }});
+  s.push_back({"space-sizes", "2.3", "How large the SOAP space is",
+               "Degrees are powers of two and parts go to aligned blocks of devices; even so AlexNet (8 ops) and DLRM (16 ops) on 8 "
+               "GPUs have astronomically many strategies (the lecture's code counts 3.3e11 and 3.7e22 with slightly different op "
+               "dimensions).",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* m : {"alexnet", "dlrm"}) {
+                   TRY_RUN(j, "space", "--model", m, "--cluster", "lecture:2x4");
+                   r[m] = j;
+                   f.push_back(std::string(m) + ": 10^" + fmt("%.2f", j["log10_strategies"].get<double>()) + " strategies");
+                 }
+                 return Ok{};
+               }});
+  s.push_back({"alexnet-strategies", "2.3", "AlexNet under data parallel, model parallel, expert and random strategies",
+               "Batch 256 on 2 nodes x 4 GPUs: data parallelism all-reduces 244 MB of weights across the slow network, model "
+               "parallelism serialises the layers, the expert strategy (convolutions data parallel, fully connected layers split "
+               "by parameter inside a node) is several times faster; random strategies land in between. Good strategies are rare.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* st : {"dp", "mp", "expert", "random:1", "random:2", "random:3"}) {
+                   TRY_RUN(j, "simulate", "--model", "alexnet", "--cluster", "lecture:2x4", "--strategy", st);
+                   r[st] = Json{{"makespan_ms", j["makespan_ms"]}, {"compute_ms", j["compute_ms"]}, {"activation_transfer_ms", j["activation_transfer_ms"]},
+                                {"param_sync_ms", j["param_sync_ms"]}};
+                   f.push_back(std::string(st) + ": " + fmt("%.1f ms", j["makespan_ms"].get<double>()));
+                 }
+                 return Ok{};
+               }});
+  s.push_back({"task-graph", "3.2", "The task graph of embedding -> linear -> linear (FlexFlow Fig. 5)",
+               "The three-layer network of the FlexFlow paper on 2 GPUs: the embedding whole on GPU 0, the first linear split by "
+               "sample over both GPUs, the second whole on GPU 1. Every compute task, transfer task on a link and parameter-sync "
+               "task is listed with its ready, start and end time, by the simulation rule of Algorithm 1.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 // The strategy file is built here so that the scenario needs no file on disk.
+                 const char* path = "/tmp/autopar-fig5-strategy.json";
+                 {
+                   FILE* out = std::fopen(path, "w");
+                   if (!out) return make_error("io", "cannot write a temporary strategy file", "");
+                   std::fputs("{\"ops\":[{\"name\":\"embed\",\"degrees\":{},\"devices\":[0]},"
+                              "{\"name\":\"linear1\",\"degrees\":{\"sample\":2},\"devices\":[0,1]},"
+                              "{\"name\":\"linear2\",\"degrees\":{},\"devices\":[1]}]}", out);
+                   std::fclose(out);
+                 }
+                 const char* tasks = "/tmp/autopar-fig5-tasks.json";
+                 TRY_RUN(j, "simulate", "--model", "elm", "--cluster", "lecture:1x2", "--strategy", path, "--taskgraph", tasks);
+                 r["simulate"] = j;
+                 TRY_RUN(model, "ops", "--model", "elm");
+                 (void)model;
+                 auto body = read_text_file(tasks);
+                 if (!body.ok()) return body.error();
+                 auto tg = parse_json_text(body.value(), "task graph");
+                 if (!tg.ok()) return tg.error();
+                 r["tasks"] = tg.value()["tasks"];
+                 for (const auto& t : tg.value()["tasks"])
+                   f.push_back(t["name"].get<std::string>() + " on " + t["device"].get<std::string>() + ": ready " + fmt("%.4f", t["ready_ms"].get<double>()) +
+                               ", start " + fmt("%.4f", t["start_ms"].get<double>()) + ", end " + fmt("%.4f ms", t["end_ms"].get<double>()));
+                 return Ok{};
+               }});
+  s.push_back({"simulator-accuracy", "3.4", "How accurate the simulator is, and where it matters",
+               "300 random strategies simulated by the ideal simulator, by a calibrated one (message-size-aware bandwidth), and by a "
+               "finer 'real execution' model (jittered compute, 20 us per task, bandwidth efficiency bytes/(bytes + 1 MB)). AlexNet's "
+               "large messages keep the ranking; DLRM's best strategies are made of small messages, exactly where the ideal "
+               "simulator is wrong, and calibration restores the ranking of the best.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* m : {"alexnet", "dlrm"})
+                   for (bool cal : {false, true}) {
+                     std::vector<std::string> w{"accuracy", "--model", m, "--cluster", "lecture:2x4", "--samples", "300", "--seed", "1"};
+                     if (cal) w.push_back("--calibrated");
+                     auto j = run(w);
+                     if (!j.ok()) return j.error();
+                     Json res = j.value();
+                     res.erase("points");
+                     r[std::string(m) + (cal ? "_calibrated" : "_ideal")] = res;
+                     f.push_back(std::string(m) + (cal ? " calibrated" : " ideal") + ": mean error " + fmt("%.1f%%", 100 * res["mean_rel_error"].get<double>()) +
+                                 ", tau " + fmt("%.2f", res["kendall_tau"].get<double>()) + ", tau among the best " +
+                                 fmt("%.2f", res["top_kendall_tau"].get<double>()) + ", simulator's favourite is really #" +
+                                 std::to_string(res["sim_best_true_rank"].get<int>()));
+                   }
+                 return Ok{};
+               }});
+  s.push_back({"simulator-speed", "3.5", "How fast the simulator is compared with the iteration it simulates",
+               "The simulator evaluates a strategy in microseconds while the simulated training iteration takes milliseconds: "
+               "the ratio is what lets a search try thousands of strategies.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* m : {"alexnet", "dlrm"}) {
+                   TRY_RUN(j, "simulate", "--model", m, "--cluster", "lecture:2x4", "--strategy", "expert");
+                   auto start = std::chrono::steady_clock::now();
+                   int runs = 0;
+                   double elapsed = 0;
+                   while (elapsed < 200) {
+                     auto k = run({"simulate", "--model", m, "--cluster", "lecture:2x4", "--strategy", "expert"});
+                     if (!k.ok()) return k.error();
+                     ++runs;
+                     elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                   }
+                   const double per_s = runs / (elapsed / 1000);
+                   r[m] = Json{{"simulated_ms", j["makespan_ms"]}, {"evaluations_per_s", per_s}};
+                   f.push_back(std::string(m) + ": simulated iteration " + fmt("%.2f ms", j["makespan_ms"].get<double>()) + ", evaluated " +
+                               fmt("%.0f times per second", per_s) + " (including loading the model)");
+                 }
+                 return Ok{};
+               }});
+  for (const char* m : {"alexnet", "dlrm"}) {
+    std::string model = m;
+    s.push_back({"mcmc-" + model, "4.2", "MCMC search on " + model + " with the time breakdown",
+                 model == "alexnet" ? "From data parallel, Metropolis-Hastings finds a strategy faster than the expert one: convolutions "
+                                      "split, fully connected layers no longer replicated on all 8 GPUs, trading parameter sync for "
+                                      "some activation transfer."
+                                    : "Data parallelism all-reduces 2 GB of embedding tables across the network; the search keeps each "
+                                      "table unreplicated and moves only the looked-up rows.",
+                 [model](Json& r, std::vector<std::string>& f) -> Status {
+                   TRY_RUN(dp, "simulate", "--model", model, "--cluster", "lecture:2x4", "--strategy", "dp");
+                   TRY_RUN(ex, "simulate", "--model", model, "--cluster", "lecture:2x4", "--strategy", "expert");
+                   TRY_RUN(se, "search", "--model", model, "--cluster", "lecture:2x4", "--beta", "500", "--steps", "3000", "--seed", "1", "--init", "dp");
+                   r["dp"] = dp;
+                   r["expert"] = ex;
+                   r["search"] = se;
+                   for (const auto* x : {&dp, &ex}) {
+                     const Json& j = *x;
+                     f.push_back(std::string(x == &dp ? "data parallel" : "expert") + ": " + fmt("%.2f ms", j["makespan_ms"].get<double>()) + " (compute " +
+                                 fmt("%.1f", j["compute_ms"].get<double>()) + ", activations " + fmt("%.1f", j["activation_transfer_ms"].get<double>()) +
+                                 ", parameter sync " + fmt("%.1f ms", j["param_sync_ms"].get<double>()) + ")");
+                   }
+                   const Json& b = se["breakdown"];
+                   f.push_back("MCMC: " + fmt("%.2f ms", se["best_ms"].get<double>()) + " (compute " + fmt("%.1f", b["compute_ms"].get<double>()) +
+                               ", activations " + fmt("%.1f", b["activation_transfer_ms"].get<double>()) + ", parameter sync " +
+                               fmt("%.1f ms", b["param_sync_ms"].get<double>()) + "), " + fmt("%.1fx", dp["makespan_ms"].get<double>() / se["best_ms"].get<double>()) +
+                               " faster than data parallel");
+                   int replicated = 0;
+                   for (const auto& op : se["strategy"]["ops"])
+                     if (op["name"].get<std::string>().rfind("emb", 0) == 0 && op["devices"].size() > 1) ++replicated;
+                   if (model == "dlrm") f.push_back(std::to_string(replicated) + " of 8 embedding tables are split or replicated in the search result");
+                   return Ok{};
+                 }});
+  }
+  s.push_back({"mcmc-vs-exhaustive", "4.4", "Does MCMC find the optimum? Three linear layers on 8 GPUs",
+               "17,576 strategies are few enough to enumerate: the global optimum is known, and 10 MCMC runs of 1,500 steps (under a "
+               "tenth of the space) are compared with it.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_RUN(ex, "exhaustive", "--model", "mlp3", "--cluster", "lecture:1x8");
+                 const double best = ex["best_ms"].get<double>();
+                 r["exhaustive"] = Json{{"best_ms", best}, {"strategies_evaluated", ex["strategies_evaluated"]}};
+                 Json runs = Json::array();
+                 int exact = 0, near = 0;
+                 for (int seed = 1; seed <= 10; ++seed) {
+                   TRY_RUN(j, "search", "--model", "mlp3", "--cluster", "lecture:1x8", "--beta", "500", "--steps", "1500", "--seed", std::to_string(seed), "--init", "random");
+                   const double ratio = j["best_ms"].get<double>() / best;
+                   exact += ratio <= 1 + 1e-9;
+                   near += ratio <= 1.02;
+                   runs.push_back(Json{{"seed", seed}, {"best_ms", j["best_ms"]}, {"ratio", ratio}});
+                 }
+                 r["mcmc"] = runs;
+                 r["exact"] = exact;
+                 r["within_2_percent"] = near;
+                 f.push_back("optimum " + fmt("%.4f ms", best) + " over 17,576 strategies; MCMC found it in " + std::to_string(exact) + "/10 runs, within 2% in " +
+                             std::to_string(near) + "/10");
+                 return Ok{};
+               }});
+  s.push_back({"beta-sweep", "4.4", "What beta does",
+               "AlexNet from data parallel, 2,000 steps, 5 seeds per beta: a small beta accepts almost anything (a random walk), a "
+               "large one is greedy. The mean best time per beta is plotted in the page's Lecture panel.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 Json sweep = Json::array();
+                 for (const char* beta : {"1", "10", "50", "200", "500", "2000", "10000"}) {
+                   double sum = 0;
+                   for (int seed = 1; seed <= 5; ++seed) {
+                     TRY_RUN(j, "search", "--model", "alexnet", "--cluster", "lecture:2x4", "--beta", beta, "--steps", "2000", "--seed", std::to_string(seed), "--init", "dp");
+                     sum += j["best_ms"].get<double>();
+                   }
+                   sweep.push_back(Json{{"beta", std::stod(beta)}, {"mean_best_ms", sum / 5}});
+                   f.push_back("beta " + std::string(beta) + ": mean best " + fmt("%.2f ms", sum / 5));
+                 }
+                 r["sweep"] = sweep;
+                 return Ok{};
+               }});
+  s.push_back({"resharding-table", "5.2", "Resharding between sharding specs on a 2 x 4 mesh",
+               "Comparing source and target mesh axis by mesh axis gives each resharding's collectives (Alpa Table 2); the same "
+               "operation along axis 0, which crosses nodes, costs an order of magnitude more than along axis 1.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_RUN(j, "reshard", "--mesh", "2x4", "--cluster", "lecture:2x4", "--table", "--shape", "1024x1024");
+                 r["table"] = j;
+                 for (const char* pair : {"S0R>RR", "RS0>RR", "S0S1>S0R", "S0R>RS0", "S0S1>S01R", "RR>S0S1"}) {
+                   std::string p = pair;
+                   std::string from = p.substr(0, p.find('>')), to = p.substr(p.find('>') + 1);
+                   for (const auto& row : j["table"])
+                     if (row["from"] == from && row["to"] == to) f.push_back(from + " -> " + to + ": " + fmt("%.3f ms", row["cost"].get<double>()));
+                 }
+                 return Ok{};
+               }});
+  s.push_back({"linear-nine", "5.3", "The nine ways to run one Linear layer on a 2 x 4 mesh",
+               "Y[b,j] = sum_i X[b,i] W[i,j], 8,192 tokens x 4096 -> 4096: each mesh axis goes to b (data parallel), i (row) or j "
+               "(column). The plan puts data parallelism on the slow axis 0 and tensor parallelism on the fast axis 1.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_RUN(j, "intra", "--model", "mlp:layers=1,batch=8192,in=4096,hidden=4096,out=4096", "--cluster", "lecture:2x4", "--mesh", "2x4", "--solver", "exhaustive");
+                 r["plan"] = j;
+                 f.push_back("chosen: " + j["ops"][0]["strategy"].get<std::string>() + " (input " + j["ops"][0]["input_specs"][0].get<std::string>() +
+                             ", weight " + j["ops"][0]["input_specs"][1].get<std::string>() + "), objective " + fmt("%.2f ms", j["objective"].get<double>()));
+                 return Ok{};
+               }});
+  s.push_back({"megatron", "5.5", "Megatron-LM rediscovered, logical meshes compared, and the 2-node surprise",
+               "One transformer layer as a chain on one node of 8 GPUs: the intra-op pass finds QKV by column, attention by heads, "
+               "output projection by row, FFN1 by column, FFN2 by row, with zero resharding. On 2 nodes x 8 GPUs it puts tensor "
+               "parallelism across the nodes: a micro-batch's activations are small next to the layer's 200M weights.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_RUN(one, "intra", "--model", "transformer-chain", "--cluster", "lecture:1x8", "--mesh", "1x8");
+                 TRY_RUN(all, "intra", "--model", "transformer-chain", "--cluster", "lecture:1x8", "--all-meshes");
+                 TRY_RUN(two, "intra", "--model", "transformer-chain", "--cluster", "lecture:2x8", "--mesh", "2x8");
+                 r["one_node"] = one;
+                 r["all_meshes"] = Json{{"best_mesh", all["best_mesh"]}};
+                 r["two_nodes"] = two;
+                 std::string plan;
+                 for (const auto& op : one["ops"]) plan += (plan.empty() ? "" : ", ") + op["name"].get<std::string>() + " " + op["strategy"].get<std::string>();
+                 f.push_back("1x8: " + plan + "; resharding " + fmt("%.3g", one["resharding_cost"].get<double>()));
+                 for (const auto& m : all["meshes"]) f.push_back("mesh " + m["mesh"].get<std::string>() + ": objective " + fmt("%.2f ms", m["objective"].get<double>()));
+                 f.push_back("2x8: QKV " + two["ops"][0]["strategy"].get<std::string>() + " (axis 0 crosses nodes)");
+                 return Ok{};
+               }});
+  s.push_back({"gpt-pipeline", "6.3", "Inter-op plan of a GPT-style model on 4 x 8 GPUs",
+               "24 transformer layers, 32 micro-batches: the DP slices the layers into pipeline stages on sub-meshes and picks each "
+               "stage's logical mesh; stages stay inside nodes, where tensor and data parallelism are cheap.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_RUN(j, "inter", "--model", "transformer:layers=24", "--cluster", "lecture:4x8", "--microbatches", "32");
+                 r["plan"] = j;
+                 f.push_back(std::to_string(j["stages"].size()) + " stages, total " + fmt("%.1f ms", j["total_latency"].get<double>()));
+                 for (const auto& st : j["stages"])
+                   f.push_back("layers " + std::to_string(st["layers"][0].get<int>()) + "-" + std::to_string(st["layers"][1].get<int>()) + " on (" +
+                               std::to_string(st["submesh"][0].get<int>()) + "," + std::to_string(st["submesh"][1].get<int>()) + ") as " +
+                               st["logical_mesh"].get<std::string>() + ": " + fmt("%.2f ms", st["latency"].get<double>()));
+                 return Ok{};
+               }});
+  s.push_back({"wide-resnet", "6.3", "Wide-ResNet: data parallel early, channels split late; weak scaling",
+               "Early layers have large activations and small weights (data parallel), late layers the reverse (channel splits). "
+               "Weak scaling from 1 to 4 nodes with a fixed batch per node compares inter + intra (Alpa), intra-only and inter-only.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_RUN(intra, "intra", "--model", "wide-resnet", "--cluster", "lecture:1x8", "--mesh", "1x8");
+                 r["intra_1x8"] = intra;
+                 std::string early = intra["ops"][1]["strategy"], late = intra["ops"][intra["ops"].size() - 6]["strategy"];
+                 f.push_back("one node: " + intra["ops"][1]["name"].get<std::string>() + " " + early + ", " +
+                             intra["ops"][intra["ops"].size() - 6]["name"].get<std::string>() + " " + late);
+                 Json scaling = Json::array();
+                 double base[3] = {0, 0, 0};
+                 for (int nodes : {1, 2, 4}) {
+                   const std::string model = "wide-resnet:batch=" + std::to_string(64 * nodes);
+                   const std::string cluster = "lecture:" + std::to_string(nodes) + "x8";
+                   Json row{{"nodes", nodes}};
+                   std::string line = std::to_string(nodes) + " node" + (nodes > 1 ? "s" : "") + ":";
+                   const char* modes[3] = {"alpa", "intra-only", "inter-only"};
+                   for (int k = 0; k < 3; ++k) {
+                     TRY_RUN(j, "inter", "--model", model, "--cluster", cluster, "--microbatches", "8", "--mode", modes[k]);
+                     // Throughput per GPU relative to one node (batch grows with the nodes).
+                     const double per_gpu = double(64 * nodes) / j["total_latency"].get<double>() / (8 * nodes);
+                     if (nodes == 1) base[k] = per_gpu;
+                     row[modes[k]] = Json{{"total_latency", j["total_latency"]}, {"efficiency", per_gpu / base[k]}};
+                     line += " " + std::string(modes[k]) + " " + fmt("%.0f%%", 100 * per_gpu / base[k]);
+                   }
+                   scaling.push_back(row);
+                   f.push_back(line);
+                 }
+                 r["weak_scaling"] = scaling;
+                 return Ok{};
+               }});
+  s.push_back({"flexflow-vs-alpa", "7", "FlexFlow and Alpa on the same model and cluster",
+               "MCMC over the flat SOAP space against Alpa's exact intra-op solve, both plans simulated by the same simulator.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* m : {"alexnet", "transformer:layers=4"}) {
+                   TRY_RUN(j, "compare", "--model", m, "--cluster", "lecture:2x4", "--seed", "1");
+                   r[m] = Json{{"flexflow_ms", j["flexflow"]["makespan_ms"]}, {"alpa_ms", j["alpa"]["makespan_ms"]}};
+                   f.push_back(std::string(m) + ": FlexFlow " + fmt("%.2f ms", j["flexflow"]["makespan_ms"].get<double>()) + ", Alpa " +
+                               fmt("%.2f ms", j["alpa"]["makespan_ms"].get<double>()));
+                 }
+                 return Ok{};
+               }});
+  return s;
+}
+
+Result<Output> scenario_command(const Args& a) {
+  const auto all = scenarios();
+  Output out;
+  if (a.has("list") || a.positional.empty()) {
+    Json list = Json::array();
+    std::ostringstream t;
+    for (const auto& s : all) {
+      list.push_back(Json{{"name", s.name}, {"section", s.section}, {"title", s.title}, {"explanation", s.explanation}});
+      t << pad(s.section, 5) << pad(s.name, 22) << s.title << "\n";
+    }
+    out.json = Json{{"scenarios", list}};
+    out.text = t.str();
+    return out;
+  }
+  const Scenario* sc = nullptr;
+  for (const auto& s : all) if (s.name == a.positional[0]) sc = &s;
+  if (!sc) {
+    std::string names;
+    for (const auto& s : all) names += (names.empty() ? "" : ", ") + s.name;
+    return make_error("unknown_scenario", "unknown scenario '" + a.positional[0] + "'; scenarios: " + names, a.positional[0]);
+  }
+  Json results = Json::object();
+  std::vector<std::string> findings;
+  if (auto st = sc->run(results, findings); !st.ok()) return st.error();
+  out.json = Json{{"name", sc->name}, {"section", sc->section}, {"title", sc->title}, {"explanation", sc->explanation},
+                  {"findings", findings}, {"results", results}};
+  std::ostringstream t;
+  t << "Lecture " << sc->section << ": " << sc->title << "\n\n" << sc->explanation << "\n\n";
+  for (const auto& f : findings) t << "  " << f << "\n";
+  out.text = t.str();
+  return out;
+}
+
+}  // namespace
+
+std::vector<Command> scenario_commands() {
+  return {{"scenario", "run one of the lecture's demos (scenario --list shows them)", "NAME | --list", {{}, {"list"}, 1}, scenario_command}};
+}
+
+}  // namespace autopar::cli
