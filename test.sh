@@ -19,6 +19,18 @@ cmake --build build -j2
 step "unit tests"
 ctest --test-dir build --output-on-failure
 
+step "sanitizers and fuzzing (clang: AddressSanitizer, UndefinedBehaviorSanitizer, libFuzzer)"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOPAR_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j2 --target autopar_tests fuzz_model fuzz_cluster fuzz_strategy fuzz_stage_costs fuzz_spec
+build-fuzz/autopar_tests
+for t in model cluster strategy stage_costs spec; do
+  work=$(mktemp -d)   # new inputs land here, not in the committed seed corpus
+  build-fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-15}" -timeout=10 -rss_limit_mb=2048 "$work" "tests/fuzz/corpus/$t" 2>"$work.log" ||
+    { tail -40 "$work.log"; echo "fuzz_$t found a crash (input saved by libFuzzer above)"; exit 1; }
+  echo "fuzz_$t: $(grep -E '^Done' "$work.log")"
+  rm -rf "$work" "$work.log"
+done
+
 step "WebAssembly build"
 emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-wasm -j2
@@ -29,12 +41,13 @@ tests/parity/run.sh
 step "browser end-to-end"
 node tests/e2e/page.test.mjs
 
-# The contract checks of the issues resolved so far. Checks that time two runs against each
-# other (delta speedup, WASM vs native) are benchmarks, run by hand: `../shared/checks/run-all 3-`.
+# The contract checks. Those that time runs against each other (delta speedup, WASM vs native,
+# planning speed) are benchmarks, run by hand: `../shared/checks/run-all`.
 if [ -d ../shared/checks ]; then
   step "contract checks"
   for c in 2-models-and-clusters 3-space-counts 3-conv1d-demo 3-strategy-roundtrip 3-delta-equals-full \
-           3-lecture-findings 3-mcmc-vs-exhaustive 3-accuracy-study; do
+           3-lecture-findings 3-mcmc-vs-exhaustive 3-accuracy-study 4-linear-nine-strategies \
+           4-megatron-rediscovered 5-exports 6-compare 6-scenarios; do
     [ -x "../shared/checks/$c" ] || continue
     ../shared/checks/run-all "$c"
   done

@@ -1,0 +1,84 @@
+// libFuzzer targets for everything autopar reads from users: model, cluster, strategy and
+// stage-cost JSON, and sharding-spec strings. Each target must return normally for any input
+// (an Error is fine; a crash, an abort, a sanitizer report or a hang is a bug).
+// Built with clang when AUTOPAR_FUZZ is on; FUZZ_TARGET selects the reader.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cluster_spec.h"
+#include "inter_op.h"
+#include "json_io.h"
+#include "models.h"
+#include "sharding_spec.h"
+#include "simulator.h"
+#include "soap.h"
+
+using namespace autopar;
+
+namespace {
+
+// A model that parses and builds is also simulated with a random strategy, so that what a
+// file can express reaches the planners too.
+void exercise_model(const std::string& text) {
+  auto j = parse_json_text(text, "fuzz");
+  if (!j.ok()) return;
+  auto spec = model_from_json(j.value());
+  if (!spec.ok()) return;
+  auto g = build_graph(spec.value());
+  if (!g.ok()) return;
+  ops_table_json(g.value());
+  model_to_json(g.value());
+  if (g.value().ops.size() > 64) return;
+  Cluster c = cluster_presets()[0].cluster;
+  count_space(g.value(), c.num_devices());
+  TaskGraph tg(g.value(), c, random_strategy(g.value(), c.num_devices(), 1));
+  simulate_full(tg);
+}
+
+void exercise_cluster(const std::string& text) {
+  auto j = parse_json_text(text, "fuzz");
+  if (!j.ok()) return;
+  auto c = cluster_from_json(j.value());
+  if (!c.ok() || c.value().num_devices() > 64) return;
+  auto g = load_model("mlp3:batch=8,hidden=64");
+  TaskGraph tg(g.value(), c.value(), data_parallel(g.value(), c.value().num_devices()));
+  simulate_full(tg);
+}
+
+void exercise_strategy(const std::string& text) {
+  static const Graph g = load_model("alexnet").value();
+  static const Cluster c = cluster_presets()[0].cluster;
+  auto j = parse_json_text(text, "fuzz");
+  if (!j.ok()) return;
+  auto s = strategy_from_json(j.value(), g, c.num_devices());
+  if (!s.ok()) return;
+  TaskGraph tg(g, c, s.value());
+  simulate_full(tg);
+}
+
+void exercise_stage_costs(const std::string& text) {
+  auto j = parse_json_text(text, "fuzz");
+  if (!j.ok()) return;
+  auto t = stage_costs_from_json(j.value());
+  if (!t.ok() || t.value().layers > 16 || t.value().nodes * t.value().gpus_per_node > 64) return;
+  solve_inter_op(t.value(), 4);
+}
+
+void exercise_spec(const std::string& text) {
+  auto s = parse_spec(text);
+  if (!s.ok()) return;
+  DeviceMesh m = mesh_from_costs(2, 4, "1,1", "1,1").value();
+  Shape shape(s.value().dims.size(), 8);
+  if (!validate_spec(s.value(), shape, m, "x").ok()) return;
+  for (const ShardingSpec& t : all_specs(shape, m)) reshard(s.value(), t, shape, 4, m);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 1 << 16) return 0;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  FUZZ_TARGET(text);
+  return 0;
+}
