@@ -38,6 +38,9 @@ cmake --build build-wasm -j2
 step "WASM parity"
 tests/parity/run.sh
 
+step "bad inputs (native and WebAssembly)"
+tests/bad-inputs/run.sh
+
 step "browser end-to-end"
 node tests/e2e/page.test.mjs
 
