@@ -102,9 +102,13 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
       if (p != int(c)) edges_of_op_[c].push_back(edges_.size());
       edges_.push_back(e);
     }
+  // Room for every task up front: growing the vector would move every task's link lists.
+  // Compute and sync tasks: 3 per part; transfers: at most 2 per (producer part, consumer part).
   size_t estimate = 0;
   for (size_t i = 0; i < n; ++i) estimate += size_t(strategy.ops[i].parts()) * 3;
-  tasks_.reserve(estimate + edges_.size() * 4);
+  for (const EdgeUnit& e : edges_)
+    estimate += 2 * size_t(std::min(strategy.ops[size_t(e.producer)].parts() * strategy.ops[size_t(e.consumer)].parts(), 4096));
+  tasks_.reserve(estimate);
   for (size_t i = 0; i < n; ++i) {
     build_op(int(i));
     account_memory(int(i), +1);

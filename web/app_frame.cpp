@@ -1,6 +1,5 @@
-// One frame of the playground: the layout of the fixed windows, the main menu bar, the notice
-// bar and the About window. The Model and Cluster panels live in panel_model.cpp and
-// panel_cluster.cpp.
+// One frame of the playground: the layout of the fixed windows, the main menu bar, the tab
+// strip, the notice bar and the About window. The panels live in panel_*.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,24 +11,83 @@
 
 namespace autopar::web {
 
-AppLayout compute_layout(ImVec2 display, float menu_height, float notice_height, float ui_scale) {
+AppLayout compute_layout(ImVec2 display, float menu_height, float tabs_height, float notice_height, float ui_scale) {
   AppLayout l;
-  const float top = menu_height;
-  const float body_h = std::max(1.0f, display.y - menu_height - notice_height);
+  const float top = menu_height + tabs_height;
+  const float body_h = std::max(1.0f, display.y - top - notice_height);
+  l.tabs = {ImVec2(0, menu_height), ImVec2(display.x, tabs_height)};
   l.notice = {ImVec2(0, display.y - notice_height), ImVec2(display.x, notice_height)};
+  l.search = {ImVec2(0, top), ImVec2(display.x, body_h)};
+  l.accuracy = l.search;
   if (display.x < 960.0f * ui_scale) {
-    // Narrow: Model on top, Cluster below.
+    // Narrow: each tab's windows stacked.
     const float model_h = std::floor(body_h * 0.55f);
     l.model = {ImVec2(0, top), ImVec2(display.x, model_h)};
     l.cluster = {ImVec2(0, top + model_h), ImVec2(display.x, body_h - model_h)};
+    const float strategy_h = std::floor(body_h * 0.5f);
+    l.strategy = {ImVec2(0, top), ImVec2(display.x, strategy_h)};
+    l.timeline = {ImVec2(0, top + strategy_h), ImVec2(display.x, body_h - strategy_h)};
   } else {
     // Wide: Model (with the wide op table) on the left, Cluster on the right.
     const float cluster_w = std::clamp(std::floor(display.x * 0.40f), 380.0f * ui_scale, 620.0f * ui_scale);
     const float model_w = display.x - cluster_w;
     l.model = {ImVec2(0, top), ImVec2(model_w, body_h)};
     l.cluster = {ImVec2(model_w, top), ImVec2(cluster_w, body_h)};
+    // The strategy editor on the left, the timeline (which needs width) on the right.
+    const float strategy_w = std::clamp(std::floor(display.x * 0.38f), 430.0f * ui_scale, 600.0f * ui_scale);
+    l.strategy = {ImVec2(0, top), ImVec2(strategy_w, body_h)};
+    l.timeline = {ImVec2(strategy_w, top), ImVec2(display.x - strategy_w, body_h)};
   }
   return l;
+}
+
+namespace {
+
+// The tabs, in panel_tab order, with the panel each one brings to the front.
+struct TabInfo {
+  const char* title;
+  const char* first_panel;
+};
+const TabInfo kTabs[] = {{"Model & Cluster", "model"},
+                         {"Strategy & Timeline", "strategy"},
+                         {"Search", "search"},
+                         {"Accuracy", "accuracy"}};
+
+}  // namespace
+
+void draw_tab_strip(AppState& state, const PanelRect& rect) {
+  ImGui::SetNextWindowPos(rect.pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(rect.size, ImGuiCond_Always);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ImGui::GetStyle().WindowPadding.x, ImGui::GetStyle().FramePadding.y));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.105f, 0.115f, 0.14f, 1.0f));
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                 ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoScrollbar;
+  const int wanted = panel_tab(state.settings.panel);
+  int selected = -1;
+  if (ImGui::Begin("##tabs", nullptr, flags)) {
+    if (ImGui::BeginTabBar("##main_tabs", ImGuiTabBarFlags_NoTooltip | ImGuiTabBarFlags_FittingPolicyScroll)) {
+      for (int i = 0; i < 4; ++i) {
+        const ImGuiTabItemFlags f = (wanted != state.shown_tab && i == wanted) ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(kTabs[i].title, nullptr, f)) {
+          selected = i;
+          ImGui::EndTabItem();
+        }
+      }
+      ImGui::EndTabBar();
+    }
+  }
+  ImGui::End();
+  ImGui::PopStyleColor();
+  ImGui::PopStyleVar(3);
+  // A click on another tab (while the tab strip already showed the wanted one) switches panels.
+  if (selected >= 0 && selected != wanted && state.shown_tab == wanted) {
+    state.settings.panel = kTabs[selected].first_panel;
+    state.focus_panel_pending = true;
+  }
+  state.shown_tab = selected;
 }
 
 void apply_from_ui(AppState& state, const Settings& next, const std::string& done) {
@@ -76,7 +134,9 @@ float draw_menu_bar(AppState& state) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    for (const auto& [title, key] : {std::pair{kModelWindow, "model"}, std::pair{kClusterWindow, "cluster"}}) {
+    for (const auto& [title, key] :
+         {std::pair{kModelWindow, "model"}, std::pair{kClusterWindow, "cluster"}, std::pair{kStrategyWindow, "strategy"},
+          std::pair{kTimelineWindow, "timeline"}, std::pair{kSearchWindow, "search"}, std::pair{kAccuracyWindow, "accuracy"}}) {
       if (ImGui::MenuItem((std::string(title) + " panel").c_str(), nullptr, state.settings.panel == key)) {
         state.settings.panel = key;
         state.focus_panel_pending = true;
@@ -155,7 +215,7 @@ void draw_about_window(AppState& state) {
     ImGui::Text("nlohmann/json (MIT)");
     ImGui::Separator();
     ImGui::TextUnformatted("License: GPL-3.0-or-later");
-    ImGui::TextDisabled("Scripting: window.autopar.getState(), setState({...}), result(), message()");
+    ImGui::TextDisabled("Scripting: window.autopar.getState(), setState({...}), result(), message(), exportTrace()");
   }
   ImGui::End();
 }
@@ -165,9 +225,21 @@ void draw_about_window(AppState& state) {
 void draw_app_frame(AppState& state, float ui_scale) {
   const float menu_h = draw_menu_bar(state);
   const float notice_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
-  const AppLayout layout = compute_layout(ImGui::GetIO().DisplaySize, menu_h, notice_h, ui_scale);
-  draw_model_panel(state, layout.model);
-  draw_cluster_panel(state, layout.cluster);
+  const float tabs_h = ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.y * 2.0f;
+  const AppLayout layout = compute_layout(ImGui::GetIO().DisplaySize, menu_h, tabs_h, notice_h, ui_scale);
+  draw_tab_strip(state, layout.tabs);
+  switch (state.shown_tab < 0 ? panel_tab(state.settings.panel) : state.shown_tab) {
+    case 1:
+      draw_strategy_panel(state, layout.strategy);
+      draw_timeline_panel(state, layout.timeline);
+      break;
+    case 2: draw_search_panel(state, layout.search); break;
+    case 3: draw_accuracy_panel(state, layout.accuracy); break;
+    default:
+      draw_model_panel(state, layout.model);
+      draw_cluster_panel(state, layout.cluster);
+      break;
+  }
   draw_notice_bar(state, layout.notice);
   draw_about_window(state);
   if (state.show_imgui_demo) ImGui::ShowDemoWindow(&state.show_imgui_demo);

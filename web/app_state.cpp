@@ -2,23 +2,16 @@
 // the notice. See app_state.h.
 #include "app_state.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "cluster_spec.h"
+#include "strategy_text.h"
 
 namespace autopar::web {
 namespace {
-
-// Strategies the FlexFlow half names on the CLI; "random:SEED" takes a non-negative integer.
-bool is_known_strategy(const std::string& s) {
-  if (s == "dp" || s == "mp" || s == "expert") return true;
-  const std::string prefix = "random:";
-  if (s.rfind(prefix, 0) != 0 || s.size() == prefix.size()) return false;
-  for (size_t i = prefix.size(); i < s.size(); ++i)
-    if (s[i] < '0' || s[i] > '9') return false;
-  return s.size() - prefix.size() <= 18;
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -67,14 +60,32 @@ Result<int64_t> read_int(const Json& v, const std::string& field, int64_t lo, in
   return x;
 }
 
+// The search configuration the settings describe.
+SearchConfig search_config_of(const Settings& s) {
+  SearchConfig c;
+  c.beta = s.beta;
+  c.steps = s.search.steps;
+  c.budget_ms = s.search.budget_ms;
+  c.seed = uint64_t(s.seed);
+  c.init = s.search.init;
+  return c;
+}
+
 // apply_settings, with `load_all` forcing the model and cluster to be loaded (first load).
 Status apply_settings_impl(AppState& state, const Settings& next, bool load_all);
 
 }  // namespace
 
 const std::vector<std::string>& panel_names() {
-  static const std::vector<std::string> names = {"model", "cluster"};
+  static const std::vector<std::string> names = {"model", "cluster", "strategy", "timeline", "search", "accuracy"};
   return names;
+}
+
+int panel_tab(const std::string& panel) {
+  if (panel == "strategy" || panel == "timeline") return 1;
+  if (panel == "search") return 2;
+  if (panel == "accuracy") return 3;
+  return 0;
 }
 
 Status init_app_state(AppState& state) {
@@ -88,7 +99,7 @@ Status apply_settings(AppState& state, const Settings& next) { return apply_sett
 
 namespace {
 Status apply_settings_impl(AppState& state, const Settings& next, bool load_all) {
-  const Settings& prev = state.settings;
+  const Settings prev = state.settings;   // a copy: state.settings is replaced on commit
   auto fail = [&](const Error& e) -> Status {
     notify_error(state, e);
     return e;
@@ -118,29 +129,69 @@ Status apply_settings_impl(AppState& state, const Settings& next, bool load_all)
                                " devices but the cluster has " + std::to_string(new_cluster.num_devices()) +
                                "; use one of " + join(mesh_shapes(new_cluster.num_devices()), ", "),
                            "mesh"));
-  if (!is_known_strategy(next.strategy))
-    return fail(make_error("bad_value", "strategy \"" + next.strategy + "\" is unknown; use dp, mp, expert or random:SEED",
-                           "strategy"));
-  if (!(std::isfinite(next.beta) && next.beta > 0))
-    return fail(make_error("out_of_range", "beta must be a positive number", "beta"));
+  // The strategy, resolved on the new graph and cluster. Edits that no longer fit a changed
+  // model or cluster (and were not given anew) are dropped, keeping the named base.
+  const Graph& new_graph = graph ? *graph : state.graph;
+  std::string strategy_text = next.strategy;
+  std::string dropped_edits;
+  auto strategy = resolve_strategy(strategy_text, new_graph, new_cluster);
+  if (!strategy.ok() && (graph || cluster) && next.strategy == prev.strategy && strategy_base(next.strategy) != next.strategy) {
+    dropped_edits = strategy.error().message;
+    strategy_text = strategy_base(next.strategy);
+    strategy = resolve_strategy(strategy_text, new_graph, new_cluster);
+  }
+  if (!strategy.ok()) return fail(strategy.error());
+  if (!(std::isfinite(next.beta) && next.beta > 0 && next.beta <= 1e9))
+    return fail(make_error("out_of_range", "beta must be a positive number (at most 1e9)", "beta"));
   if (next.seed < 0) return fail(make_error("out_of_range", "seed must be a non-negative integer", "seed"));
   if (next.microbatches < 1) return fail(make_error("out_of_range", "microbatches must be at least 1", "microbatches"));
-  if (next.search.steps < 0) return fail(make_error("out_of_range", "search.steps must be non-negative", "search.steps"));
-  if (next.search.running)
-    return fail(make_error("not_available",
-                           "the MCMC search is not part of this build yet; search.running must stay false",
-                           "search.running"));
+  if (next.search.steps < 1 || next.search.steps > kMaxSearchSteps)
+    return fail(make_error("out_of_range", "search.steps must be between 1 and " + std::to_string(kMaxSearchSteps), "search.steps"));
+  if (!(std::isfinite(next.search.budget_ms) && next.search.budget_ms >= 0 && next.search.budget_ms <= 1e9))
+    return fail(make_error("out_of_range", "search.budget_ms must be a number of milliseconds >= 0 (0 = no time budget)",
+                           "search.budget_ms"));
+  if (next.search.init != "dp" && next.search.init != "expert" && next.search.init != "mp" && next.search.init != "random")
+    return fail(make_error("bad_value", "search.init \"" + next.search.init + "\" is unknown; use dp, expert, mp or random",
+                           "search.init"));
+  if (next.accuracy.samples < 2 || next.accuracy.samples > kMaxAccuracySamples)
+    return fail(make_error("out_of_range", "accuracy.samples must be between 2 and " + std::to_string(kMaxAccuracySamples),
+                           "accuracy.samples"));
   bool known_panel = false;
   for (const auto& p : panel_names()) known_panel = known_panel || p == next.panel;
   if (!known_panel)
     return fail(make_error("bad_value", "panel \"" + next.panel + "\" is unknown; use one of " + join(panel_names(), ", "),
                            "panel"));
 
-  // Everything is valid: commit.
-  if (next.panel != prev.panel) state.focus_panel_pending = true;
+  // Everything is valid: commit. The derived views refer to the graph and cluster: drop them
+  // before those are replaced.
+  const bool inputs_changed = graph || cluster;
+  if (inputs_changed) {
+    clear_flexflow(state.flexflow);
+    search_reset(state.search);
+  }
+  const bool accuracy_was_started = state.accuracy.started;
+  if (inputs_changed || next.seed != prev.seed || next.accuracy.samples != prev.accuracy.samples) accuracy_reset(state.accuracy);
+  if (panel_tab(next.panel) != panel_tab(prev.panel) || next.panel != prev.panel) state.focus_panel_pending = true;
   if (graph) state.graph = std::move(*graph);
   if (cluster) state.cluster = std::move(*cluster);
+  const bool strategy_changed = strategy_text != prev.strategy;
   state.settings = next;
+  state.settings.strategy = strategy_text;
+  if (inputs_changed || strategy_changed || !state.flexflow.task_graph)
+    rebuild_flexflow(state.flexflow, state.graph, state.cluster, strategy.value());
+
+  // The search follows its inputs: a changed input discards it; running starts one.
+  const SearchConfig config = search_config_of(state.settings);
+  if (state.search.search && state.search.config != config) search_reset(state.search);
+  if (state.settings.search.running && (!state.search.search || (search_finished(state.search) && !prev.search.running))) {
+    if (auto st = search_start(state.search, state.graph, state.cluster, config); !st.ok()) {
+      state.settings.search.running = false;
+      notify_error(state, st.error());
+    }
+  }
+  if (accuracy_was_started && !state.accuracy.started) accuracy_start(state.accuracy, state.settings.accuracy.samples, uint64_t(state.settings.seed));
+  if (!dropped_edits.empty())
+    notify_info(state, "The strategy's edits do not fit the new model or cluster (" + dropped_edits + "); back to " + strategy_text + ".");
   return Ok{};
 }
 }  // namespace
@@ -183,8 +234,29 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
       if (!v.is_string()) return fail(wrong_type("mesh", "a string such as \"2x4\""));
       next.mesh = v.get<std::string>();
     } else if (key == "strategy") {
-      if (!v.is_string()) return fail(wrong_type("strategy", "a string: dp, mp, expert or random:SEED"));
-      next.strategy = v.get<std::string>();
+      if (v.is_string()) {
+        next.strategy = v.get<std::string>();
+      } else if (v.is_object()) {
+        // A strategy object as `autopar simulate --json` prints it (or a whole simulate/search
+        // output holding one): stored as edits relative to data parallel.
+        const Json& body = v.contains("strategy") && v["strategy"].is_object() ? v["strategy"] : v;
+        // The model and cluster it is meant for are those of this same call, if given.
+        Settings target = next;
+        if (j.contains("model") && j["model"].is_string()) target.model = j["model"].get<std::string>();
+        auto g = load_model_field(target.model);
+        if (!g.ok()) return fail(g.error());
+        auto c = load_cluster_field(target);
+        if (!c.ok()) return fail(c.error());
+        auto parsed_strategy = strategy_from_json(body, g.value(), c.value().num_devices());
+        if (!parsed_strategy.ok()) {
+          Error e = parsed_strategy.error();
+          e.path = "strategy." + e.path;
+          return fail(e);
+        }
+        next.strategy = encode_strategy("dp", parsed_strategy.value(), g.value(), c.value());
+      } else {
+        return fail(wrong_type("strategy", "a string (dp, mp, expert, random:SEED, plus ;OP=DEGREES@DEVICES edits) or a strategy object"));
+      }
     } else if (key == "beta") {
       if (!v.is_number()) return fail(wrong_type("beta", "a number"));
       next.beta = v.get<double>();
@@ -197,18 +269,37 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
       if (!x.ok()) return fail(x.error());
       next.microbatches = x.value();
     } else if (key == "search") {
-      if (!v.is_object()) return fail(wrong_type("search", "an object {running, steps}"));
+      if (!v.is_object()) return fail(wrong_type("search", "an object {running, steps, budget_ms, init}"));
       for (auto s = v.begin(); s != v.end(); ++s) {
         if (s.key() == "running") {
           if (!s.value().is_boolean()) return fail(wrong_type("search.running", "true or false"));
           next.search.running = s.value().get<bool>();
         } else if (s.key() == "steps") {
-          auto x = read_int(s.value(), "search.steps", 0, INT64_C(1) << 40);
+          auto x = read_int(s.value(), "search.steps", 1, kMaxSearchSteps);
           if (!x.ok()) return fail(x.error());
           next.search.steps = x.value();
+        } else if (s.key() == "budget_ms") {
+          if (!s.value().is_number()) return fail(wrong_type("search.budget_ms", "a number of milliseconds (0 = none)"));
+          next.search.budget_ms = s.value().get<double>();
+        } else if (s.key() == "init") {
+          if (!s.value().is_string()) return fail(wrong_type("search.init", "a string: dp, expert, mp or random"));
+          next.search.init = s.value().get<std::string>();
         } else {
-          return fail(make_error("unknown_field", "search has no field \"" + s.key() + "\"; known: running, steps",
+          return fail(make_error("unknown_field",
+                                 "search has no field \"" + s.key() + "\"; known: running, steps, budget_ms, init",
                                  "search." + s.key()));
+        }
+      }
+    } else if (key == "accuracy") {
+      if (!v.is_object()) return fail(wrong_type("accuracy", "an object {samples}"));
+      for (auto a = v.begin(); a != v.end(); ++a) {
+        if (a.key() == "samples") {
+          auto x = read_int(a.value(), "accuracy.samples", 2, kMaxAccuracySamples);
+          if (!x.ok()) return fail(x.error());
+          next.accuracy.samples = int(x.value());
+        } else {
+          return fail(make_error("unknown_field", "accuracy has no field \"" + a.key() + "\"; known: samples",
+                                 "accuracy." + a.key()));
         }
       }
     } else if (key == "panel") {
@@ -217,7 +308,7 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
     } else {
       return fail(make_error("unknown_field",
                              "the state has no field \"" + key +
-                                 "\"; known: model, cluster, mesh, strategy, beta, seed, microbatches, search, panel",
+                                 "\"; known: model, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel",
                              key));
     }
   }
@@ -255,10 +346,26 @@ Json settings_to_json(const Settings& s) {
   j["beta"] = s.beta;
   j["seed"] = s.seed;
   j["microbatches"] = s.microbatches;
-  j["search"] = Json{{"running", s.search.running}, {"steps", s.search.steps}};
+  j["search"] = Json{{"running", s.search.running}, {"steps", s.search.steps}, {"budget_ms", s.search.budget_ms},
+                     {"init", s.search.init}};
+  j["accuracy"] = Json{{"samples", s.accuracy.samples}};
   j["panel"] = s.panel;
   return j;
 }
+
+namespace {
+// result().frame_ms: median and max over the recent frames of the whole frame and of the app's
+// own work, in ms.
+Json frame_stats_json(const FrameStats& stats) {
+  if (stats.total_ms.empty()) return nullptr;
+  std::vector<float> total = stats.total_ms, work = stats.work_ms;
+  std::sort(total.begin(), total.end());
+  std::sort(work.begin(), work.end());
+  return Json{{"median", total[total.size() / 2]}, {"max", total.back()},
+              {"work_median", work[work.size() / 2]}, {"work_max", work.back()},
+              {"samples", total.size()}, {"frames", stats.frames}};
+}
+}  // namespace
 
 Json result_to_json(const AppState& state) {
   Json j;
@@ -271,11 +378,89 @@ Json result_to_json(const AppState& state) {
   j["total_param_bytes"] = state.graph.total_param_bytes();
   j["total_param_elements"] = state.graph.total_param_elements();
   j["num_devices"] = state.cluster.num_devices();
-  j["makespan_ms"] = nullptr;
+  j.update(flexflow_result_json(state.flexflow));
+  j["strategy"] = state.settings.strategy;
+  j["strategy_json"] = state.flexflow.task_graph ? strategy_to_json(state.graph, state.flexflow.strategy) : Json(nullptr);
+  j["timeline"] = Json{{"t0_ms", state.timeline.t0_ms},
+                       {"t1_ms", state.timeline.t1_ms},
+                       {"fit", state.timeline.fit},
+                       {"lanes", state.flexflow.lanes.devices.size()}};
   j["objective"] = nullptr;
   j["total_latency"] = nullptr;
-  j["search"] = Json{{"step", 0}, {"best_ms", nullptr}};
+  j["search"] = search_result_json(state.search, state.settings.search.running);
+  j["accuracy"] = accuracy_result_json(state.accuracy);
+  j["frame_ms"] = frame_stats_json(state.frame_stats);
   return j;
+}
+
+void record_frame_time(FrameStats& stats, double total_ms, double work_ms) {
+  if (stats.total_ms.size() < kFrameStatsSize) {
+    stats.total_ms.push_back(float(total_ms));
+    stats.work_ms.push_back(float(work_ms));
+  } else {
+    stats.total_ms[stats.next] = float(total_ms);
+    stats.work_ms[stats.next] = float(work_ms);
+  }
+  stats.next = (stats.next + 1) % kFrameStatsSize;
+  ++stats.frames;
+}
+
+void advance_background_work(AppState& state, double budget_ms) {
+  const bool searching = state.settings.search.running && state.search.search;
+  const bool studying = state.accuracy.started && !state.accuracy.complete;
+  const double share = searching && studying ? budget_ms / 2 : budget_ms;
+  if (searching) {
+    search_advance(state.search, kMaxSearchSteps, share);
+    if (search_finished(state.search)) {
+      state.settings.search.running = false;
+      const SearchResult& r = state.search.search->result();
+      char text[256];
+      std::snprintf(text, sizeof text, "Search finished: best %.3f ms after %lld proposals (from %.3f ms, %.2fx)%s.", r.best_ms,
+                    static_cast<long long>(r.steps), r.init_ms, r.init_ms / r.best_ms,
+                    state.search.stopped_by_budget ? ", stopped by the time budget" : "");
+      notify_info(state, text);
+    }
+  }
+  if (studying) accuracy_advance(state.accuracy, state.graph, state.cluster, share);
+}
+
+void ensure_accuracy_started(AppState& state) {
+  if (!state.accuracy.started) accuracy_start(state.accuracy, state.settings.accuracy.samples, uint64_t(state.settings.seed));
+}
+
+void restart_accuracy(AppState& state) {
+  accuracy_start(state.accuracy, state.settings.accuracy.samples, uint64_t(state.settings.seed));
+}
+
+void search_single_step(AppState& state) {
+  if (!state.search.search || search_finished(state.search)) {
+    if (auto st = search_start(state.search, state.graph, state.cluster, search_config_of(state.settings)); !st.ok()) {
+      notify_error(state, st.error());
+      return;
+    }
+  }
+  search_advance(state.search, 1, 1e9);
+}
+
+void reset_search(AppState& state) {
+  search_reset(state.search);
+  state.settings.search.running = false;
+}
+
+bool use_best_strategy(AppState& state) {
+  if (!state.search.search) {
+    notify_error(state, make_error("no_search", "run the search first: there is no best strategy yet", "search"));
+    return false;
+  }
+  const SearchResult& r = state.search.search->result();
+  Settings next = state.settings;
+  next.strategy = encode_strategy(state.search.init_strategy, r.best, state.graph, state.cluster);
+  if (!apply_settings(state, next).ok()) return false;
+  char text[200];
+  std::snprintf(text, sizeof text, "Applied the best strategy found (%.3f ms, step %lld) to the Strategy panel.", r.best_ms,
+                static_cast<long long>(r.best_step));
+  notify_info(state, text);
+  return true;
 }
 
 void notify_info(AppState& state, const std::string& text) {

@@ -13,13 +13,29 @@
 #include "json_io.h"
 #include "models.h"
 #include "result.h"
+#include "accuracy_job.h"
+#include "flexflow_view.h"
+#include "search_job.h"
 
 namespace autopar::web {
 
-// Progress of the FlexFlow MCMC search as the user controls it.
+// The FlexFlow MCMC search as the user controls it (getState().search).
 struct SearchSettings {
-  bool running = false;
-  int64_t steps = 0;
+  bool running = false;          // true: the search advances a little every frame
+  int64_t steps = 2000;          // proposal budget (1 .. kMaxSearchSteps)
+  double budget_ms = 0;          // compute-time budget in ms; 0 = none
+  std::string init = "dp";       // initial strategy: dp, expert, mp or random (seeded with `seed`)
+  bool operator==(const SearchSettings& o) const {
+    return running == o.running && steps == o.steps && budget_ms == o.budget_ms && init == o.init;
+  }
+};
+
+// Largest proposal budget a search accepts.
+constexpr int64_t kMaxSearchSteps = 100000000;
+
+// The simulator-accuracy study as the user sets it up (getState().accuracy).
+struct AccuracySettings {
+  int samples = 100;             // random strategies (2 .. kMaxAccuracySamples)
 };
 
 // Everything the user chooses; serialised by settings_to_json, read by settings_from_json.
@@ -28,12 +44,20 @@ struct Settings {
   std::string cluster = "lecture:2x4";       // "PRESET:NxG", as on the CLI
   std::optional<Cluster> custom_cluster;     // set when the user edited numbers: overrides `cluster`
   std::string mesh = "2x4";                  // "RxC": logical device mesh of the Alpa half
-  std::string strategy = "dp";               // dp, mp, expert or random:SEED
+  std::string strategy = "dp";               // dp, mp, expert or random:SEED, plus ";OP=DEG@DEV" edits (strategy_text.h)
   double beta = 500;                         // MCMC acceptance sharpness
-  int64_t seed = 1;
+  int64_t seed = 1;                          // seeds the search and the accuracy study
   int64_t microbatches = 32;
   SearchSettings search;
+  AccuracySettings accuracy;
   std::string panel = "model";               // the panel in front
+};
+
+// The visible range of the timeline and whether it follows the whole iteration.
+struct TimelineViewState {
+  double t0_ms = 0, t1_ms = 1;   // visible range
+  bool fit = true;               // true: the range tracks [0, makespan] of every new timeline
+  uint64_t revision = 0;         // FlexflowView::revision the range was last fitted to
 };
 
 // How loud a notice is.
@@ -47,6 +71,20 @@ struct Notice {
   std::string path;     // JSON path or argument of the culprit; may be empty
 };
 
+// Recent frame durations measured by main.cpp: the whole frame() call, and the app's own work
+// in it (background slice, UI, ImGui::Render) without the WebGL submission, which under a
+// software renderer (SwiftShader) blocks on the GPU process. result().frame_ms reports both.
+struct FrameStats {
+  std::vector<float> total_ms, work_ms;   // ring buffers of the last kFrameStatsSize frames
+  size_t next = 0;                        // where the next sample goes
+  int64_t frames = 0;                     // frames measured so far
+};
+// Frames FrameStats keeps.
+constexpr size_t kFrameStatsSize = 120;
+
+// Records one frame: its whole duration and the app's own work in it, in ms.
+void record_frame_time(FrameStats& stats, double total_ms, double work_ms);
+
 // The whole app state the panels draw and edit. Invariant: `graph` and `cluster` always hold a
 // successfully loaded model and cluster that match `settings`.
 struct AppState {
@@ -54,6 +92,13 @@ struct AppState {
   Graph graph;
   Cluster cluster;
   Notice notice;
+  FlexflowView flexflow;             // the current strategy, simulated (always built after init)
+  SearchJob search;                  // the MCMC search, if one was started
+  AccuracyJob accuracy;              // the accuracy study, if one was started
+  TimelineViewState timeline;
+  int64_t random_strategy_seed = 1;  // the Strategy panel's seed for the Random button
+  int shown_tab = -1;                // the tab the tab strip showed last frame (panel_tab numbering)
+  FrameStats frame_stats;
   bool focus_panel_pending = true;   // bring settings.panel to the front on the next frame
   bool show_about = false;
   bool show_imgui_demo = false;
@@ -78,6 +123,29 @@ Json settings_to_json(const Settings& settings);
 
 // The numbers the page shows (`window.autopar.result()`); planner fields are null until run.
 Json result_to_json(const AppState& state);
+
+// The tab a panel lives in: 0 Model & Cluster, 1 Strategy & Timeline, 2 Search, 3 Accuracy.
+int panel_tab(const std::string& panel);
+
+// Advances the background work (the running search, an unfinished accuracy study) by about
+// `budget_ms` of wall time in total; call once per frame. Stops the search when it finishes.
+void advance_background_work(AppState& state, double budget_ms);
+
+// Starts the accuracy study for the current settings unless it already runs or is complete.
+void ensure_accuracy_started(AppState& state);
+
+// Restarts the accuracy study for the current settings.
+void restart_accuracy(AppState& state);
+
+// Makes one search proposal (starting a search first when none is in progress).
+void search_single_step(AppState& state);
+
+// Discards the search and stops it.
+void reset_search(AppState& state);
+
+// Applies the best strategy found by the search as the current strategy; false (with a notice)
+// when there is none.
+bool use_best_strategy(AppState& state);
 
 // Shows an info notice.
 void notify_info(AppState& state, const std::string& text);

@@ -42,6 +42,29 @@ std::string format_count(double count) {
   return s;
 }
 
+std::string format_ms(double ms) {
+  char buf[64];
+  const double a = std::fabs(ms);
+  if (a == 0)
+    std::snprintf(buf, sizeof buf, "0 ms");
+  else if (a < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3g ns", ms * 1e6);
+  else if (a < 1.0)
+    std::snprintf(buf, sizeof buf, "%.3g \xc2\xb5s", ms * 1e3);
+  else if (a < 1000.0)
+    std::snprintf(buf, sizeof buf, a < 10 ? "%.3f ms" : a < 100 ? "%.2f ms" : "%.1f ms", ms);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g s", ms / 1000.0);
+  return buf;
+}
+
+std::string format_percent(double fraction) {
+  char buf[64];
+  const double p = fraction * 100.0;
+  std::snprintf(buf, sizeof buf, std::fabs(p) >= 10 ? "%.1f%%" : std::fabs(p) >= 0.1 ? "%.2f%%" : "%.2g%%", p);
+  return buf;
+}
+
 std::string format_number(double value, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, value);

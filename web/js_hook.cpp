@@ -78,4 +78,11 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_message() {
   return out.c_str();
 }
 
+// The Perfetto/Chrome trace JSON of the current timeline (window.autopar.exportTrace).
+EMSCRIPTEN_KEEPALIVE const char* autopar_export_trace() {
+  static std::string out;
+  out = g_state ? autopar::web::flexflow_trace_text(g_state->flexflow) : "";
+  return out.c_str();
+}
+
 }  // extern "C"

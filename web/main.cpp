@@ -8,6 +8,7 @@
 #include <emscripten/html5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "app_state.h"
@@ -25,6 +26,9 @@ using namespace autopar::web;
 // Frames drawn with the default example before the page is told it is ready (ImGui needs a
 // couple of frames to size its windows and tables).
 constexpr int kFramesBeforeReady = 3;
+
+// Wall time per frame given to the search and the accuracy study (a 60 Hz frame is 16.7 ms).
+constexpr double kBackgroundWorkMsPerFrame = 8.0;
 
 // Everything the main loop owns.
 struct MainLoop {
@@ -45,12 +49,25 @@ EM_JS(void, fit_canvas_to_css_size, (), {
   if (canvas.width !== w || canvas.height !== h) Module['setCanvasSize'](w, h);
 });
 
+// Emscripten 3.1.6's GLFW passes the browser's raw wheel deltas to the scroll callback: pixels
+// (about 100 per notch) with the browser's sign (positive = down), where native GLFW and Dear
+// ImGui expect notches with positive = up. Converts before handing them to ImGui's backend.
+void scroll_callback(GLFWwindow* window, double dx, double dy) {
+  auto notches = [](double pixels) {
+    if (pixels == 0) return 0.0;
+    const double n = -pixels / (std::fabs(pixels) >= 10 ? 100.0 : 1.0);
+    return std::clamp(n, -5.0, 5.0);
+  };
+  ImGui_ImplGlfw_ScrollCallback(window, notches(dx), notches(dy));
+}
+
 float device_pixel_ratio() {
   return float(std::clamp(emscripten_get_device_pixel_ratio(), 1.0, 3.0));
 }
 
 void frame(void* arg) {
   MainLoop& m = *static_cast<MainLoop*>(arg);
+  const double frame_start = emscripten_get_now();
   fit_canvas_to_css_size();
   if (const float dpr = device_pixel_ratio(); dpr != m.ui_scale) {
     m.ui_scale = dpr;
@@ -58,11 +75,14 @@ void frame(void* arg) {
   }
 
   glfwPollEvents();
+  // Long work (the MCMC search, the accuracy study) gets a bounded slice of every frame.
+  advance_background_work(m.state, kBackgroundWorkMsPerFrame);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   draw_app_frame(m.state, m.ui_scale);
   ImGui::Render();
+  const double work_end = emscripten_get_now();   // the app's own work ends here; GL submission follows
 
   int width = 0, height = 0;
   glfwGetFramebufferSize(m.window, &width, &height);
@@ -71,6 +91,7 @@ void frame(void* arg) {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
+  record_frame_time(m.state.frame_stats, emscripten_get_now() - frame_start, work_end - frame_start);
   if (++m.frames == kFramesBeforeReady) js_hook_signal_ready();
 }
 
@@ -97,6 +118,7 @@ int main() {
   ImGui::GetIO().IniFilename = nullptr;   // fixed layout: nothing to remember
   ImGui_ImplGlfw_InitForOpenGL(m.window, true);
   ImGui_ImplOpenGL3_Init("#version 300 es");
+  glfwSetScrollCallback(m.window, scroll_callback);
 
   // The default example, then a state from the page link if there is one.
   if (auto s = init_app_state(m.state); !s.ok())

@@ -3,6 +3,16 @@
 
 namespace autopar::web {
 
+ImU32 task_kind_color(TaskKind kind) {
+  switch (kind) {
+    case TaskKind::forward: return IM_COL32(78, 142, 222, 255);    // blue
+    case TaskKind::backward: return IM_COL32(64, 176, 128, 255);   // green
+    case TaskKind::transfer: return IM_COL32(232, 160, 58, 255);   // amber
+    case TaskKind::sync: return IM_COL32(206, 84, 112, 255);       // rose
+  }
+  return kFoldedMixedColor;
+}
+
 bool begin_panel(AppState& state, const char* title, const char* panel_key, const PanelRect& rect) {
   ImGui::SetNextWindowPos(rect.pos, ImGuiCond_Always);
   ImGui::SetNextWindowSize(rect.size, ImGuiCond_Always);

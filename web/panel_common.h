@@ -3,6 +3,7 @@
 #include <string>
 
 #include "app_state.h"
+#include "task_graph.h"
 #include "imgui.h"
 #include "panels.h"
 
@@ -16,6 +17,11 @@ inline const ImVec4 kNoticeBg = ImVec4(0.11f, 0.12f, 0.14f, 1.0f);
 inline const ImVec4 kSampleColor = ImVec4(0.45f, 0.72f, 1.00f, 1.0f);     // SOAP sample
 inline const ImVec4 kAttributeColor = ImVec4(0.50f, 0.86f, 0.50f, 1.0f);  // SOAP attribute
 inline const ImVec4 kParameterColor = ImVec4(1.00f, 0.70f, 0.35f, 1.0f);  // SOAP parameter
+
+// Task kinds in the timeline, the breakdown and the legend (distinct in hue and brightness).
+ImU32 task_kind_color(TaskKind kind);
+// Folded boxes whose spans are of several kinds.
+inline const ImU32 kFoldedMixedColor = IM_COL32(132, 136, 150, 255);
 
 // Begins a fixed panel window at `rect`; brings it to the front when `panel_key` is the pending
 // settings.panel and records it as settings.panel when the user focuses it. Always pair with End.

@@ -1,7 +1,8 @@
 // The playground's UI: each panel is a free function that draws one window from the app state
 // and edits it through apply_settings (never by poking the loaded graph or cluster directly).
-// draw_app_frame lays them out: menu bar on top, Model panel on the left, Cluster panel on the
-// right, notice bar at the bottom, all fixed windows sized to the viewport.
+// draw_app_frame lays them out: menu bar on top, a tab strip under it (Model & Cluster |
+// Strategy & Timeline | Search | Accuracy), the windows of the tab in front, and the notice bar
+// at the bottom, all fixed windows sized to the viewport.
 #pragma once
 #include "app_state.h"
 #include "imgui.h"
@@ -14,16 +15,37 @@ struct PanelRect {
   ImVec2 size;
 };
 
-// The window layout for a display of `display` pixels: menu bar of `menu_height`, notice bar
-// of `notice_height`, Model left and Cluster right (stacked when the display is narrow).
+// The window layout for a display of `display` pixels: menu bar of `menu_height`, tab strip of
+// `tabs_height`, notice bar of `notice_height`; per tab its windows side by side (stacked when
+// the display is narrow).
 struct AppLayout {
-  PanelRect model;
-  PanelRect cluster;
+  PanelRect tabs;
+  PanelRect model, cluster;        // tab "Model & Cluster"
+  PanelRect strategy, timeline;    // tab "Strategy & Timeline"
+  PanelRect search;                // tab "Search"
+  PanelRect accuracy;              // tab "Accuracy"
   PanelRect notice;
 };
 
 // Computes the layout; `ui_scale` is the UI scale (device pixel ratio) used for minimum widths.
-AppLayout compute_layout(ImVec2 display, float menu_height, float notice_height, float ui_scale);
+AppLayout compute_layout(ImVec2 display, float menu_height, float tabs_height, float notice_height, float ui_scale);
+
+// The tab strip: shows the tab of settings.panel and switches settings.panel when clicked.
+void draw_tab_strip(AppState& state, const PanelRect& rect);
+
+// The FlexFlow Strategy panel: named strategies, the per-op configuration editor, the cost
+// breakdown and memory per GPU against capacity.
+void draw_strategy_panel(AppState& state, const PanelRect& rect);
+
+// The Timeline panel: a Gantt chart of the simulated iteration, one lane per GPU and per used
+// link; wheel zoom around the cursor, drag to pan, fit, hover tooltips, folded narrow spans.
+void draw_timeline_panel(AppState& state, const PanelRect& rect);
+
+// The Search panel: MCMC settings, Run / Pause / Step / Reset, live cost plot and statistics.
+void draw_search_panel(AppState& state, const PanelRect& rect);
+
+// The Simulator accuracy panel: simulated vs "real" time for N random strategies.
+void draw_accuracy_panel(AppState& state, const PanelRect& rect);
 
 // Draws the whole UI for one frame (between ImGui::NewFrame and ImGui::Render).
 void draw_app_frame(AppState& state, float ui_scale);
@@ -43,6 +65,10 @@ void draw_notice_bar(AppState& state, const PanelRect& rect);
 // Window titles, also the ImGui IDs used to bring a panel to the front.
 inline constexpr const char* kModelWindow = "Model";
 inline constexpr const char* kClusterWindow = "Cluster";
+inline constexpr const char* kStrategyWindow = "FlexFlow strategy";
+inline constexpr const char* kTimelineWindow = "Timeline";
+inline constexpr const char* kSearchWindow = "MCMC search";
+inline constexpr const char* kAccuracyWindow = "Simulator accuracy";
 
 // Applies `next` and, on success, shows `done` as an info notice (errors become the notice).
 void apply_from_ui(AppState& state, const Settings& next, const std::string& done);

@@ -57,6 +57,7 @@ void apply_ui_style(float scale) {
   c[ImGuiCol_TitleBgActive] = ImVec4(0.16f, 0.25f, 0.40f, 1.0f);
   c[ImGuiCol_TableHeaderBg] = ImVec4(0.15f, 0.17f, 0.21f, 1.0f);
   c[ImGuiCol_TableRowBgAlt] = ImVec4(1.0f, 1.0f, 1.0f, 0.035f);
+  c[ImGuiCol_PlotHistogram] = ImVec4(0.23f, 0.47f, 0.75f, 1.0f);   // progress bars: calm blue, not yellow
   style.ScaleAllSizes(scale);
   ImGui::GetStyle() = style;
 
