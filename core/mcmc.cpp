@@ -31,6 +31,7 @@ McmcSearch::McmcSearch(const Graph& graph, const Cluster& cluster, const Strateg
 
 double McmcSearch::evaluate(int op, const OpConfig& config) {
   if (delta_) return delta_->set_config(op, config);
+  // The baseline delta simulation is measured against: a new task graph for every proposal.
   Strategy s = current_;
   s.ops[size_t(op)] = config;
   TaskGraph tg(graph_, cluster_, s);

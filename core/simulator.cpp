@@ -232,13 +232,13 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
       // Remember what is about to be overwritten, so that a rejected proposal costs a copy.
       if (state_[size_t(s)] != kNew) saved_times_.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
       state_[size_t(s)] = kSuffix;
+      suffix_.push_back(s);
       ++rerun;
     }
   }
   ReadyQueue queue(heap_);
-  for (int s : tg_.live_slots()) {
+  for (int s : suffix_) {
     Task& t = tasks[size_t(s)];
-    if (state_[size_t(s)] != kSuffix) continue;
     t.ready_ms = 0;
     t.pending = 0;
     for (int d : t.deps) {
@@ -249,8 +249,9 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   }
   queue.heapify();
   makespan = std::max(makespan, run_queue(tasks, queue, device_end_));
-  for (int s : tg_.live_slots()) state_[size_t(s)] = kOld;
+  for (int s : suffix_) state_[size_t(s)] = kOld;
   for (int s : change.removed) state_[size_t(s)] = kOld;
+  suffix_.clear();
   last_recomputed_ = rerun;
   makespan_ = makespan;
   return makespan_;

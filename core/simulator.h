@@ -68,7 +68,7 @@ class DeltaSimulator {
   // Scratch space reused across calls.
   std::vector<uint8_t> state_;
   std::vector<double> lb_, device_end_;
-  std::vector<int> stack_;
+  std::vector<int> stack_, suffix_;
   std::vector<QueueItem> heap_;
 };
 

@@ -102,18 +102,35 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
       if (p != int(c)) edges_of_op_[c].push_back(edges_.size());
       edges_.push_back(e);
     }
+  build_all();
+}
+
+void TaskGraph::build_all() {
+  const size_t n = graph_.ops.size();
   // Room for every task up front: growing the vector would move every task's link lists.
   // Compute and sync tasks: 3 per part; transfers: at most 2 per (producer part, consumer part).
   size_t estimate = 0;
-  for (size_t i = 0; i < n; ++i) estimate += size_t(strategy.ops[i].parts()) * 3;
+  for (size_t i = 0; i < n; ++i) estimate += size_t(strategy_.ops[i].parts()) * 3;
   for (const EdgeUnit& e : edges_)
-    estimate += 2 * size_t(std::min(strategy.ops[size_t(e.producer)].parts() * strategy.ops[size_t(e.consumer)].parts(), 4096));
+    estimate += 2 * size_t(std::min(strategy_.ops[size_t(e.producer)].parts() * strategy_.ops[size_t(e.consumer)].parts(), 4096));
   tasks_.reserve(estimate);
   for (size_t i = 0; i < n; ++i) {
     build_op(int(i));
     account_memory(int(i), +1);
   }
   for (size_t e = 0; e < edges_.size(); ++e) build_edge(e);
+}
+
+void TaskGraph::rebuild(const Strategy& strategy) {
+  strategy_ = strategy;
+  pending_.reset();
+  free_.clear();
+  live_ = 0;
+  used_ = 0;
+  live_slots_valid_ = false;
+  for (Task& t : tasks_) t.live = false;
+  std::fill(memory_.begin(), memory_.end(), 0);
+  build_all();
 }
 
 const std::vector<int>& TaskGraph::live_slots() const {
@@ -131,10 +148,14 @@ int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int dev
   if (!free_.empty()) {
     slot = free_.back();
     free_.pop_back();
+    tasks_[size_t(slot)] = Task{};   // keeps the link lists' storage
+  } else if (used_ < tasks_.size()) {
+    slot = int(used_++);             // a slot left from before rebuild()
     tasks_[size_t(slot)] = Task{};
   } else {
     slot = int(tasks_.size());
     tasks_.emplace_back();
+    ++used_;
   }
   Task& t = tasks_[size_t(slot)];
   t.order = order;

@@ -91,6 +91,9 @@ class TaskGraph {
   Change set_config(int op, const OpConfig& config);
   // Reverts the last set_config exactly: the same slots, links and order as before it.
   void undo_last();
+  // Builds the tasks of another strategy from scratch, reusing this graph's storage (what a
+  // search without delta simulation does at every step).
+  void rebuild(const Strategy& strategy);
 
   // All slots, live or not (check Task::live).
   const std::vector<Task>& tasks() const { return tasks_; }
@@ -113,6 +116,7 @@ class TaskGraph {
 
   int new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes);
   void add_dep(int from, int to);
+  void build_all();
   void build_op(int op);
   void build_edge(size_t edge);
   void remove_slot(int slot, Change* change);
@@ -129,6 +133,7 @@ class TaskGraph {
   CostSettings cost_;
   std::vector<Task> tasks_;
   std::vector<int> free_;
+  size_t used_ = 0;                  // slots handed out since construction or rebuild()
   int live_ = 0;
   mutable std::vector<int> live_slots_;
   mutable bool live_slots_valid_ = false;
