@@ -240,12 +240,11 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
         // A strategy object as `autopar simulate --json` prints it (or a whole simulate/search
         // output holding one): stored as edits relative to data parallel.
         const Json& body = v.contains("strategy") && v["strategy"].is_object() ? v["strategy"] : v;
-        // The model and cluster it is meant for are those of this same call, if given.
-        Settings target = next;
-        if (j.contains("model") && j["model"].is_string()) target.model = j["model"].get<std::string>();
-        auto g = load_model_field(target.model);
+        // It is read for the model and cluster of this same call: JSON objects iterate in key
+        // order, so "cluster" and "model" are already in `next`.
+        auto g = load_model_field(next.model);
         if (!g.ok()) return fail(g.error());
-        auto c = load_cluster_field(target);
+        auto c = load_cluster_field(next);
         if (!c.ok()) return fail(c.error());
         auto parsed_strategy = strategy_from_json(body, g.value(), c.value().num_devices());
         if (!parsed_strategy.ok()) {

@@ -269,6 +269,7 @@ async function flexflowChecks(page, browser) {
         applied.makespan_ms === done.search.best_ms && applied.strategy.startsWith('dp;') &&
         (await page.evaluate(() => window.autopar.getState().panel)) === 'strategy',
         `${applied.makespan_ms} vs ${done.search.best_ms}, strategy ${applied.strategy}`);
+  await page.mouse.move(700, 845);   // out of the way: no tooltip in the screenshot
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-strategy-best.png') });
   const refBest = existsSync(CLI) ? (() => {
@@ -305,6 +306,7 @@ async function flexflowChecks(page, browser) {
           ['mean_rel_error', 'max_rel_error', 'kendall_tau', 'top_kendall_tau', 'sim_best_true_rank'].every((k) => got[k] === ref[k]),
           `page ${JSON.stringify(got)} CLI tau ${ref.kendall_tau}`);
   }
+  await page.mouse.move(700, 845);
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-accuracy.png') });
 

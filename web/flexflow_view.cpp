@@ -1,0 +1,63 @@
+// Building and summarising the page's simulated strategy. See flexflow_view.h.
+#include "flexflow_view.h"
+
+#include <chrono>
+
+#include "trace_export.h"
+
+namespace autopar::web {
+
+void rebuild_flexflow(FlexflowView& view, const Graph& graph, const Cluster& cluster, const Strategy& strategy) {
+  const auto start = std::chrono::steady_clock::now();
+  view.strategy = strategy;
+  view.task_graph = std::make_unique<TaskGraph>(graph, cluster, strategy);
+  simulate_full(*view.task_graph);
+  view.summary = summarize(*view.task_graph);
+  view.lanes = build_timeline_lanes(*view.task_graph);
+  view.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  view.memory_capacity_bytes = cluster.gpu.memory_capacity_bytes();
+  const Strategy dp = data_parallel(graph, cluster.num_devices());
+  if (dp == strategy) {
+    view.data_parallel_ms = view.summary.makespan_ms;
+  } else {
+    TaskGraph reference(graph, cluster, dp);
+    view.data_parallel_ms = simulate_full(reference);
+  }
+  ++view.revision;
+}
+
+void clear_flexflow(FlexflowView& view) {
+  view.task_graph.reset();
+  view.lanes = TimelineLanes{};
+  view.summary = SimSummary{};
+  ++view.revision;
+}
+
+Json flexflow_result_json(const FlexflowView& view) {
+  Json j = Json::object();
+  if (!view.task_graph) {
+    for (const char* k : {"makespan_ms", "compute_ms", "activation_transfer_ms", "param_sync_ms", "activation_bytes",
+                          "param_sync_bytes", "tasks", "peak_memory_bytes", "memory_capacity_bytes", "over_capacity_devices"})
+      j[k] = nullptr;
+    return j;
+  }
+  const SimSummary& s = view.summary;
+  j["makespan_ms"] = s.makespan_ms;
+  j["compute_ms"] = s.compute_ms;
+  j["activation_transfer_ms"] = s.activation_transfer_ms;
+  j["param_sync_ms"] = s.param_sync_ms;
+  j["activation_bytes"] = s.activation_bytes;
+  j["param_sync_bytes"] = s.param_sync_bytes;
+  j["tasks"] = s.tasks;
+  j["peak_memory_bytes"] = s.peak_memory_bytes;
+  j["memory_capacity_bytes"] = view.memory_capacity_bytes;
+  j["over_capacity_devices"] = s.over_capacity_devices;
+  return j;
+}
+
+std::string flexflow_trace_text(const FlexflowView& view) {
+  if (!view.task_graph) return "";
+  return perfetto_trace(*view.task_graph).dump();
+}
+
+}  // namespace autopar::web

@@ -1,0 +1,310 @@
+// The Search panel (FlexFlow section 6, lecture 4): Metropolis-Hastings over the SOAP space.
+// Settings (beta on a log slider, step and time budget, initial strategy, seed), Run / Pause /
+// Step / Reset, a live plot of the best and the current cost against the proposals made, the
+// acceptance counts and the evaluation rate, and the best strategy found, which "Use best"
+// applies to the Strategy panel. The search itself advances in advance_background_work, a
+// bounded slice per frame, so the page stays responsive.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "format_units.h"
+#include "imgui.h"
+#include "panel_common.h"
+#include "panels.h"
+#include "plot_canvas.h"
+#include "strategy_text.h"
+
+namespace autopar::web {
+namespace {
+
+const ImU32 kBestColor = IM_COL32(96, 178, 255, 255);
+const ImU32 kCurrentColor = IM_COL32(190, 192, 204, 170);
+const ImU32 kInitColor = IM_COL32(255, 150, 90, 200);
+
+void apply_search(AppState& state, const Settings& next, const std::string& what) { apply_from_ui(state, next, what); }
+
+void draw_settings(AppState& state) {
+  const float font = ImGui::GetFontSize();
+  if (!ImGui::BeginTable("##search_form", 2, ImGuiTableFlags_SizingStretchProp)) return;
+  ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, font * 7.5f);
+  ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
+
+  form_label("beta", "Acceptance sharpness: a worse proposal is accepted with probability exp(-beta * (cost(S*) - cost(S)) / "
+                     "cost(S0)). Small beta wanders at random, large beta is greedy. The lecture finds beta = 500 best for "
+                     "AlexNet.");
+  float beta = float(state.settings.beta);
+  if (ImGui::SliderFloat("##beta", &beta, 1.0f, 100000.0f, "%.0f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
+    Settings next = state.settings;
+    next.beta = std::round(double(beta));
+    apply_search(state, next, "");
+  }
+
+  form_label("Step budget", "Proposals to make. The search also stops once half the budget brought no improvement.");
+  int64_t steps = state.settings.search.steps;
+  const int64_t step_small = 100, step_big = 1000;
+  if (ImGui::InputScalar("##steps", ImGuiDataType_S64, &steps, &step_small, &step_big, "%lld")) {
+    Settings next = state.settings;
+    next.search.steps = std::clamp<int64_t>(steps, 1, kMaxSearchSteps);
+    apply_search(state, next, "");
+  }
+
+  form_label("Time budget", "Compute time the search may use, in ms (0 = none: then the result depends only on the seed and "
+                            "equals `autopar search`). Stops early after half of it without improvement.");
+  double budget = state.settings.search.budget_ms;
+  ImGui::SetNextItemWidth(-font * 2.0f);
+  if (ImGui::InputDouble("##budget", &budget, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
+    if (budget != state.settings.search.budget_ms) {
+      Settings next = state.settings;
+      next.search.budget_ms = std::clamp(budget, 0.0, 1e9);
+      apply_search(state, next, "");
+    }
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("ms");
+
+  form_label("Start from", "The initial strategy S0: data parallel, the expert strategy, model parallel, or a random one "
+                           "(seeded with the search seed).");
+  static const char* const kInits[] = {"dp", "expert", "mp", "random"};
+  static const char* const kInitNames[] = {"data parallel (dp)", "expert", "model parallel (mp)", "random"};
+  int current = 0;
+  for (int i = 0; i < 4; ++i)
+    if (state.settings.search.init == kInits[i]) current = i;
+  if (ImGui::Combo("##init", &current, kInitNames, 4)) {
+    Settings next = state.settings;
+    next.search.init = kInits[current];
+    apply_search(state, next, "");
+  }
+
+  form_label("Seed", "Seeds the proposals and acceptances (and the random initial strategy).");
+  int64_t seed = state.settings.seed;
+  const int64_t one = 1, ten = 10;
+  if (ImGui::InputScalar("##seed", ImGuiDataType_S64, &seed, &one, &ten, "%lld")) {
+    Settings next = state.settings;
+    next.seed = std::max<int64_t>(0, seed);
+    apply_search(state, next, "");
+  }
+  ImGui::EndTable();
+}
+
+void draw_controls(AppState& state) {
+  const bool running = state.settings.search.running;
+  const bool has = state.search.search != nullptr;
+  const bool finished = search_finished(state.search);
+  const float font = ImGui::GetFontSize();
+  const ImVec2 button(font * 5.2f, 0);
+  if (!running) {
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.16f, 0.42f, 0.26f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.20f, 0.52f, 0.32f, 1.0f));
+    if (ImGui::Button(has && !finished ? "Resume" : "Run", button)) {
+      Settings next = state.settings;
+      next.search.running = true;
+      apply_search(state, next, has && !finished ? "Search resumed." : "Search started.");
+    }
+    ImGui::PopStyleColor(2);
+  } else if (ImGui::Button("Pause", button)) {
+    Settings next = state.settings;
+    next.search.running = false;
+    apply_search(state, next, "Search paused.");
+  }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(running);
+  if (ImGui::Button("Step", button)) search_single_step(state);
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("Make one proposal.");
+  ImGui::SameLine();
+  ImGui::EndDisabled();
+  ImGui::BeginDisabled(!has);
+  if (ImGui::Button("Reset", button)) {
+    reset_search(state);
+    notify_info(state, "Search discarded.");
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!has);
+  if (ImGui::Button("Use best", button) && use_best_strategy(state)) {
+    state.settings.panel = "strategy";
+    state.focus_panel_pending = true;
+  }
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Apply the best strategy found to the Strategy panel and its timeline.");
+  ImGui::EndDisabled();
+
+  const int64_t step = has ? state.search.search->result().steps : 0;
+  const float fraction = float(double(step) / double(std::max<int64_t>(1, state.settings.search.steps)));
+  char overlay[96];
+  std::snprintf(overlay, sizeof overlay, "%lld / %lld proposals%s", static_cast<long long>(step),
+                static_cast<long long>(state.settings.search.steps),
+                finished ? (state.search.stopped_by_budget ? " (time budget)" : (fraction < 1 ? " (stalled: stopped)" : " (done)"))
+                         : running ? "  running" : "");
+  ImGui::ProgressBar(finished ? 1.0f : fraction, ImVec2(-FLT_MIN, 0), overlay);
+}
+
+void draw_stats(const AppState& state) {
+  const SearchJob& job = state.search;
+  const float font = ImGui::GetFontSize();
+  if (!job.search) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("No search yet. Run starts one from the chosen initial strategy; its cost is the simulated "
+                        "makespan, so every proposal is one (delta) simulation.");
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const SearchResult& r = job.search->result();
+  if (!ImGui::BeginTable("##stats", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, font * 8.5f);
+  ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+  auto row = [](const char* k, const std::string& v, const ImVec4* color = nullptr) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextDisabled("%s", k);
+    ImGui::TableSetColumnIndex(1);
+    if (color)
+      ImGui::TextColored(*color, "%s", v.c_str());
+    else
+      ImGui::TextUnformatted(v.c_str());
+  };
+  const ImVec4 best_color = ImGui::ColorConvertU32ToFloat4(kBestColor);
+  char buf[128];
+  row("best", format_ms(r.best_ms) + "  (step " + std::to_string(r.best_step) + ")", &best_color);
+  row("current", format_ms(r.current_ms));
+  row("initial", format_ms(r.init_ms) + "  (" + job.init_strategy + ")");
+  std::snprintf(buf, sizeof buf, "%.2fx", r.best_ms > 0 ? r.init_ms / r.best_ms : 0.0);
+  row("speedup", buf);
+  row("proposals", std::to_string(r.steps));
+  std::snprintf(buf, sizeof buf, "%lld  (%s)", static_cast<long long>(r.accepted),
+                format_percent(r.steps ? double(r.accepted) / double(r.steps) : 0).c_str());
+  row("accepted", buf);
+  row("rejected", std::to_string(r.steps - r.accepted));
+  row("evaluations/s", format_count(search_evals_per_s(job)));
+  row("compute time", format_ms(job.compute_ms));
+  ImGui::EndTable();
+}
+
+void draw_plot(const AppState& state, ImVec2 size, bool log_y) {
+  const SearchJob& job = state.search;
+  const int n = int(job.trace_step.size());
+  if (n == 0) {
+    // No search yet: an empty frame with a hint, no made-up axes.
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(size);
+    dl->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), IM_COL32(22, 24, 29, 255));
+    dl->AddRect(p, ImVec2(p.x + size.x, p.y + size.y), IM_COL32(70, 76, 90, 255));
+    const char* hint = "Press Run: the best (blue) and the current (grey) cost appear here as the chain moves.";
+    const ImVec2 ts = ImGui::CalcTextSize(hint);
+    dl->AddText(ImVec2(p.x + (size.x - ts.x) * 0.5f, p.y + (size.y - ts.y) * 0.5f), IM_COL32(150, 155, 170, 255), hint);
+    return;
+  }
+  double x1 = std::max<double>(10, job.trace_step.back());
+  double y0 = *std::min_element(job.trace_best.begin(), job.trace_best.end());
+  double y1 = std::max<double>(*std::max_element(job.trace_current.begin(), job.trace_current.end()), job.search->result().init_ms);
+  pad_range(y0, y1, log_y);
+  if (!log_y) y0 = std::max(0.0, y0);
+  const PlotFrame f = begin_plot("##trace", size, 0, x1, y0, y1, false, log_y, "proposals", "cost (simulated makespan, ms)", "%g", "%g");
+  // The initial cost as a reference line.
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float yi = f.to_screen(0, job.search->result().init_ms).y;
+  dl->AddLine(ImVec2(f.min.x, yi), ImVec2(f.max.x, yi), kInitColor, 1.0f);
+  plot_line(f, job.trace_step.data(), job.trace_current.data(), n, kCurrentColor, 1.5f);
+  plot_line(f, job.trace_step.data(), job.trace_best.data(), n, kBestColor, 2.5f);
+  // Hover: read the trace at the cursor.
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (ImGui::IsItemHovered() && f.contains(m)) {
+    const double step = f.x_at(m.x);
+    auto it = std::lower_bound(job.trace_step.begin(), job.trace_step.end(), float(step));
+    const size_t k = std::min(size_t(it - job.trace_step.begin()), size_t(n - 1));
+    dl->AddLine(ImVec2(m.x, f.min.y), ImVec2(m.x, f.max.y), IM_COL32(255, 255, 255, 60));
+    ImGui::SetTooltip("step %.0f\nbest %s\ncurrent %s", double(job.trace_step[k]), format_ms(job.trace_best[k]).c_str(),
+                      format_ms(job.trace_current[k]).c_str());
+  }
+  end_plot();
+}
+
+// "sample=2 channel=4 @ 0-7": the split degrees above 1 and the GPUs.
+std::string describe_config(const Op& op, const OpConfig& c) {
+  std::string dims;
+  for (size_t j = 0; j < op.split_dims.size() && j < c.degrees.size(); ++j)
+    if (c.degrees[j] > 1) dims += (dims.empty() ? "" : " ") + op.split_dims[j].name + "=" + std::to_string(c.degrees[j]);
+  return (dims.empty() ? "whole" : dims) + " @ " + format_devices(c.devices);
+}
+
+void draw_best_strategy(const AppState& state) {
+  const SearchJob& job = state.search;
+  const Graph& g = state.graph;
+  if (!job.search) {
+    ImGui::TextDisabled("(none yet)");
+    return;
+  }
+  const SearchResult& r = job.search->result();
+  auto init = load_strategy(job.init_strategy, g, state.cluster, "search.init");
+  const float font = ImGui::GetFontSize();
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("##best", 3, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthFixed, font * 7.0f);
+  ImGui::TableSetupColumn("best configuration (degrees @ GPUs)", ImGuiTableColumnFlags_WidthFixed, font * 19.0f);
+  ImGui::TableSetupColumn("initial configuration", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  for (size_t i = 0; i < g.ops.size() && i < r.best.ops.size(); ++i) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted(g.ops[i].name().c_str());
+    ImGui::TableSetColumnIndex(1);
+    const std::string text = describe_config(g.ops[i], r.best.ops[i]);
+    const bool changed = init.ok() && init.value().ops[i] != r.best.ops[i];
+    if (changed)
+      ImGui::TextColored(kAccentText, "%s", text.c_str());
+    else
+      ImGui::TextUnformatted(text.c_str());
+    ImGui::TableSetColumnIndex(2);
+    if (init.ok()) ImGui::TextDisabled("%s", changed ? describe_config(g.ops[i], init.value().ops[i]).c_str() : "(unchanged)");
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_search_panel(AppState& state, const PanelRect& rect) {
+  if (!begin_panel(state, kSearchWindow, "search", rect)) {
+    ImGui::End();
+    return;
+  }
+  const float font = ImGui::GetFontSize();
+  const float left_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.34f, font * 24.0f, font * 30.0f);
+  ImGui::BeginChild("##search_left", ImVec2(left_w, 0), false);
+  section_header("MCMC settings");
+  draw_settings(state);
+  ImGui::Spacing();
+  draw_controls(state);
+  section_header("Progress");
+  draw_stats(state);
+  ImGui::Spacing();
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled(
+      "Each proposal gives one random op a random configuration and simulates the result (delta simulation). A better "
+      "strategy is always accepted, a worse one with probability exp(-beta * increase / initial cost), so the chain can "
+      "leave local optima. The search stops at the step budget, or when half of it brought no improvement.");
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+  ImGui::SameLine(0, font);
+
+  ImGui::BeginChild("##search_right", ImVec2(0, 0), false);
+  static bool log_y = false;   // widget scratch: a view option only
+  legend_item(kBestColor, "best", true);
+  ImGui::SameLine(0, font);
+  legend_item(kCurrentColor, "current (chain)", true);
+  ImGui::SameLine(0, font);
+  legend_item(kInitColor, "initial", true);
+  ImGui::SameLine(0, font * 2);
+  ImGui::Checkbox("log scale", &log_y);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  draw_plot(state, ImVec2(avail.x, std::max(font * 12, avail.y * 0.58f)), log_y);
+  section_header("Best strategy found");
+  draw_best_strategy(state);
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+}  // namespace autopar::web
