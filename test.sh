@@ -42,7 +42,7 @@ step "bad inputs (native and WebAssembly)"
 tests/bad-inputs/run.sh
 
 step "browser end-to-end"
-node tests/e2e/page.test.mjs
+for f in tests/e2e/*.test.mjs; do node "$f"; done
 
 # The contract checks. Those that time runs against each other (delta speedup, WASM vs native,
 # planning speed) are benchmarks, run by hand: `../shared/checks/run-all`.
