@@ -49,6 +49,8 @@ Result<Output> run_command(const std::vector<std::string>& words);
 std::string group_digits(int64_t n);
 // Formats FLOPs or bytes with a unit prefix ("1.23 G").
 std::string si(double v);
+// Formats one number with a printf format ("%.2f ms").
+std::string fmt(const char* format, double v);
 // Pads or truncates to a column width.
 std::string pad(const std::string& s, size_t width, bool right = false);
 

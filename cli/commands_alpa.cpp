@@ -14,11 +14,6 @@
 namespace autopar::cli {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // --mesh RxC with --cluster (costs from the links) or with --alpha/--beta (unitless).
 Result<DeviceMesh> mesh_of(const Args& a, const std::string& fallback_cluster) {

@@ -61,11 +61,6 @@ Status write_file(const std::string& path, const std::string& text, const std::s
   return out.good() ? Status(Ok{}) : Status(make_error("io", "writing '" + path + "' failed", option));
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // The breakdown of a simulated timeline, as `simulate` prints it.
 Json summary_json(const SimSummary& s, const Cluster& c) {

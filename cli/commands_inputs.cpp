@@ -27,6 +27,12 @@ std::string si(double v) {
   return buf;
 }
 
+std::string fmt(const char* format, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
 std::string pad(const std::string& s, size_t width, bool right) {
   if (s.size() >= width) return s;
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');

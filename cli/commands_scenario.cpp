@@ -12,11 +12,6 @@
 namespace autopar::cli {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // Runs one CLI command (with --json) and returns its JSON.
 Result<Json> run(std::vector<std::string> words) {

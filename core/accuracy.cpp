@@ -24,21 +24,18 @@ double kendall_tau(const std::vector<double>& a, const std::vector<double>& b) {
   return double(concordant - discordant) / (double(n) * double(n - 1) / 2);
 }
 
-AccuracyResult accuracy_study(const Graph& graph, const Cluster& cluster, int samples, uint64_t seed, CostMode simulator) {
+AccuracySample accuracy_sample(const Graph& graph, const Cluster& cluster, uint64_t strategy_seed) {
+  Strategy s = random_strategy(graph, cluster.num_devices(), strategy_seed);
+  TaskGraph ideal(graph, cluster, s, CostSettings{CostMode::ideal, 0});
+  TaskGraph calibrated(graph, cluster, s, CostSettings{CostMode::calibrated, 0});
+  TaskGraph fine(graph, cluster, s, CostSettings{CostMode::fine, strategy_seed});
+  return AccuracySample{simulate_full(ideal), simulate_full(calibrated), simulate_full(fine)};
+}
+
+AccuracyResult summarize_accuracy(const std::vector<double>& sim, const std::vector<double>& real) {
   AccuracyResult r;
+  const int samples = int(std::min(sim.size(), real.size()));
   r.samples = samples;
-  Rng rng(seed);
-  const int n = cluster.num_devices();
-  std::vector<double> sim, real;
-  for (int i = 0; i < samples; ++i) {
-    const uint64_t strategy_seed = rng.next();
-    Strategy s = random_strategy(graph, n, strategy_seed);
-    TaskGraph ideal(graph, cluster, s, CostSettings{simulator, 0});
-    TaskGraph fine(graph, cluster, s, CostSettings{CostMode::fine, strategy_seed});
-    sim.push_back(simulate_full(ideal));
-    real.push_back(simulate_full(fine));
-    r.points.push_back({sim.back(), real.back()});
-  }
   double sum = 0;
   for (int i = 0; i < samples; ++i) {
     double e = std::fabs(sim[size_t(i)] - real[size_t(i)]) / real[size_t(i)];
@@ -59,9 +56,24 @@ AccuracyResult accuracy_study(const Graph& graph, const Cluster& cluster, int sa
   }
   r.top_kendall_tau = kendall_tau(top_sim, top_real);
   if (samples > 0) {
-    int favourite = int(std::min_element(sim.begin(), sim.end()) - sim.begin());
+    int favourite = int(std::min_element(sim.begin(), sim.begin() + samples) - sim.begin());
     r.sim_best_true_rank = int(std::find(by_real.begin(), by_real.end(), favourite) - by_real.begin()) + 1;
   }
+  return r;
+}
+
+AccuracyResult accuracy_study(const Graph& graph, const Cluster& cluster, int samples, uint64_t seed, CostMode simulator) {
+  Rng rng(seed);
+  std::vector<double> sim, real;
+  std::vector<AccuracyPoint> points;
+  for (int i = 0; i < samples; ++i) {
+    AccuracySample a = accuracy_sample(graph, cluster, rng.next());
+    sim.push_back(simulator == CostMode::calibrated ? a.calibrated_ms : a.ideal_ms);
+    real.push_back(a.real_ms);
+    points.push_back({sim.back(), real.back()});
+  }
+  AccuracyResult r = summarize_accuracy(sim, real);
+  r.points = std::move(points);
   return r;
 }
 

@@ -33,8 +33,19 @@ struct AccuracyResult {
 // Kendall's tau-a of two equally long sequences (ties count as neither concordant nor discordant).
 double kendall_tau(const std::vector<double>& a, const std::vector<double>& b);
 
-// Runs the study on `samples` random strategies drawn with `seed`; `simulator` is
-// CostMode::ideal or CostMode::calibrated, compared against CostMode::fine.
+// One random strategy (the one `strategy_seed` draws; it also seeds the fine model's jitter)
+// under the three cost models.
+struct AccuracySample {
+  double ideal_ms = 0, calibrated_ms = 0, real_ms = 0;
+};
+AccuracySample accuracy_sample(const Graph& graph, const Cluster& cluster, uint64_t strategy_seed);
+
+// The study's summary of simulated vs real times (errors, Kendall tau overall and among the
+// best tenth by real time, the true rank of the simulator's favourite); no points.
+AccuracyResult summarize_accuracy(const std::vector<double>& simulated_ms, const std::vector<double>& real_ms);
+
+// Runs the study on `samples` random strategies, the i-th drawn with the i-th output of
+// Rng(seed); `simulator` is CostMode::ideal or CostMode::calibrated, against CostMode::fine.
 AccuracyResult accuracy_study(const Graph& graph, const Cluster& cluster, int samples, uint64_t seed, CostMode simulator);
 
 }  // namespace autopar

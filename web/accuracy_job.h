@@ -17,15 +17,8 @@ namespace autopar::web {
 // Largest study the page runs.
 constexpr int kMaxAccuracySamples = 5000;
 
-// The summary numbers of one simulator against the fine model (as accuracy_study reports).
-struct AccuracySummary {
-  double mean_rel_error = 0;
-  double max_rel_error = 0;
-  double kendall_tau = 0;
-  double top_kendall_tau = 0;
-  int top_count = 0;
-  int sim_best_true_rank = 0;
-};
+// The page shows core's summary of the study.
+using AccuracySummary = AccuracyResult;
 
 // A study in progress. Holds no references: the graph and cluster are passed to each advance;
 // reset it whenever they change.
@@ -49,10 +42,6 @@ void accuracy_start(AccuracyJob& job, int samples, uint64_t seed);
 // Simulates strategies for roughly `budget_ms` of wall time (at least one); computes the
 // summaries when the last one is done. Returns true when the study is complete.
 bool accuracy_advance(AccuracyJob& job, const Graph& graph, const Cluster& cluster, double budget_ms);
-
-// Relative errors, Kendall tau over all and over the best tenth (at least 10) by real time, and
-// the true rank of the simulator's favourite: the same rules as the core's accuracy_study.
-AccuracySummary summarize_accuracy(const std::vector<double>& simulated_ms, const std::vector<double>& real_ms);
 
 // result().accuracy: {samples, done, complete, seed, ideal:{...}, calibrated:{...}}; the
 // summaries are null until complete; null when no study was started.
