@@ -47,6 +47,8 @@ Result<ShardingSpec> parse_spec(const std::string& text, const std::string& path
     }
   }
   if (s.dims.empty()) return make_error("bad_spec", "the sharding spec is empty; give one token per tensor dimension, e.g. S0R", path);
+  // Tensors have at most 6 dimensions; longer specs would only make the enumerations slow.
+  if (s.dims.size() > 6) return make_error("bad_spec", "sharding spec '" + text + "' has " + std::to_string(s.dims.size()) + " tokens; tensors have at most 6 dimensions", path);
   return s;
 }
 
