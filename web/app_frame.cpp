@@ -19,6 +19,7 @@ AppLayout compute_layout(ImVec2 display, float menu_height, float tabs_height, f
   l.notice = {ImVec2(0, display.y - notice_height), ImVec2(display.x, notice_height)};
   l.search = {ImVec2(0, top), ImVec2(display.x, body_h)};
   l.accuracy = l.search;
+  l.lecture = l.exercises = l.compare = l.search;
   if (display.x < 960.0f * ui_scale) {
     // Narrow: each tab's windows stacked.
     const float model_h = std::floor(body_h * 0.55f);
@@ -51,7 +52,13 @@ struct TabInfo {
 const TabInfo kTabs[] = {{"Model & Cluster", "model"},
                          {"Strategy & Timeline", "strategy"},
                          {"Search", "search"},
-                         {"Accuracy", "accuracy"}};
+                         {"Accuracy", "accuracy"},
+                         {"Lecture", "lecture"},
+                         {"Exercises", "exercises"},
+                         {"Compare", "compare"},
+                         {"Alpa intra-op", "intra"},
+                         {"Alpa inter-op", "inter"}};
+constexpr int kTabCount = int(sizeof kTabs / sizeof kTabs[0]);
 
 }  // namespace
 
@@ -69,7 +76,7 @@ void draw_tab_strip(AppState& state, const PanelRect& rect) {
   int selected = -1;
   if (ImGui::Begin("##tabs", nullptr, flags)) {
     if (ImGui::BeginTabBar("##main_tabs", ImGuiTabBarFlags_NoTooltip | ImGuiTabBarFlags_FittingPolicyScroll)) {
-      for (int i = 0; i < 4; ++i) {
+      for (int i = 0; i < kTabCount; ++i) {
         const ImGuiTabItemFlags f = (wanted != state.shown_tab && i == wanted) ? ImGuiTabItemFlags_SetSelected : 0;
         if (ImGui::BeginTabItem(kTabs[i].title, nullptr, f)) {
           selected = i;
@@ -133,10 +140,14 @@ float draw_menu_bar(AppState& state) {
     }
     ImGui::EndMenu();
   }
+  draw_lecture_menu(state);
+  draw_export_menu(state);
   if (ImGui::BeginMenu("View")) {
     for (const auto& [title, key] :
          {std::pair{kModelWindow, "model"}, std::pair{kClusterWindow, "cluster"}, std::pair{kStrategyWindow, "strategy"},
-          std::pair{kTimelineWindow, "timeline"}, std::pair{kSearchWindow, "search"}, std::pair{kAccuracyWindow, "accuracy"}}) {
+          std::pair{kTimelineWindow, "timeline"}, std::pair{kSearchWindow, "search"}, std::pair{kAccuracyWindow, "accuracy"},
+          std::pair{kLectureWindow, "lecture"}, std::pair{kExercisesWindow, "exercises"}, std::pair{kCompareWindow, "compare"},
+          std::pair{kIntraWindow, "intra"}, std::pair{kInterWindow, "inter"}}) {
       if (ImGui::MenuItem((std::string(title) + " panel").c_str(), nullptr, state.settings.panel == key)) {
         state.settings.panel = key;
         state.focus_panel_pending = true;
@@ -235,12 +246,18 @@ void draw_app_frame(AppState& state, float ui_scale) {
       break;
     case 2: draw_search_panel(state, layout.search); break;
     case 3: draw_accuracy_panel(state, layout.accuracy); break;
+    case 4: draw_lecture_panel(state, layout.lecture); break;
+    case 5: draw_exercises_panel(state, layout.exercises); break;
+    case 6: draw_compare_panel(state, layout.compare); break;
+    case 7: draw_intra_panel(state, layout.search); break;
+    case 8: draw_inter_panel(state, layout.search); break;
     default:
       draw_model_panel(state, layout.model);
       draw_cluster_panel(state, layout.cluster);
       break;
   }
   draw_notice_bar(state, layout.notice);
+  draw_export_window(state);
   draw_about_window(state);
   if (state.show_imgui_demo) ImGui::ShowDemoWindow(&state.show_imgui_demo);
 }

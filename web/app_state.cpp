@@ -77,7 +77,8 @@ Status apply_settings_impl(AppState& state, const Settings& next, bool load_all)
 }  // namespace
 
 const std::vector<std::string>& panel_names() {
-  static const std::vector<std::string> names = {"model", "cluster", "strategy", "timeline", "search", "accuracy"};
+  static const std::vector<std::string> names = {"model", "cluster", "strategy", "timeline", "search", "accuracy",
+                                                  "lecture", "exercises", "compare", "intra", "inter"};
   return names;
 }
 
@@ -85,6 +86,11 @@ int panel_tab(const std::string& panel) {
   if (panel == "strategy" || panel == "timeline") return 1;
   if (panel == "search") return 2;
   if (panel == "accuracy") return 3;
+  if (panel == "lecture") return 4;
+  if (panel == "exercises") return 5;
+  if (panel == "compare") return 6;
+  if (panel == "intra") return 7;
+  if (panel == "inter") return 8;
   return 0;
 }
 
@@ -172,6 +178,10 @@ Status apply_settings_impl(AppState& state, const Settings& next, bool load_all)
   const bool accuracy_was_started = state.accuracy.started;
   if (inputs_changed || next.seed != prev.seed || next.accuracy.samples != prev.accuracy.samples) accuracy_reset(state.accuracy);
   if (panel_tab(next.panel) != panel_tab(prev.panel) || next.panel != prev.panel) state.focus_panel_pending = true;
+  if (next.scenario != prev.scenario) {
+    state.lecture = LectureState{};
+    state.lecture.compute_pending = scenario_is_light(next.scenario);
+  }
   if (graph) state.graph = std::move(*graph);
   if (cluster) state.cluster = std::move(*cluster);
   const bool strategy_changed = strategy_text != prev.strategy;
@@ -208,10 +218,34 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
 
   Settings next = state.settings;
   const bool mesh_given = j.contains("mesh");
+  // {exercise: {number, answer}}: shows exercise `number` with `answer` typed and checked.
+  int exercise_number = 0;
+  std::string exercise_answer;
+  bool exercise_has_answer = false;
+  if (j.contains("exercise")) {
+    const Json& e = j["exercise"];
+    if (!e.is_object() || !e.contains("number") || !e["number"].is_number_integer())
+      return fail(wrong_type("exercise", "an object {number: 1..8, answer: \"text\"}"));
+    exercise_number = e["number"].get<int>();
+    if (exercise_number < 1 || exercise_number > kExerciseCount)
+      return fail(make_error("out_of_range", "exercise.number must be between 1 and 8", "exercise.number"));
+    if (e.contains("answer")) {
+      if (!e["answer"].is_string()) return fail(wrong_type("exercise.answer", "a string such as \"0.37\""));
+      exercise_answer = e["answer"].get<std::string>();
+      exercise_has_answer = true;
+    }
+  }
+  // A scenario sets the page up first; the other fields given with it override its set-up.
+  if (j.contains("scenario")) {
+    if (!j["scenario"].is_string()) return fail(wrong_type("scenario", "a scenario name such as \"alexnet-strategies\""));
+    if (auto st = apply_scenario_setup(j["scenario"].get<std::string>(), next); !st.ok()) return fail(st.error());
+  }
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const Json& v = it.value();
-    if (key == "model") {
+    if (key == "scenario" || key == "exercise") {
+      continue;
+    } else if (key == "model") {
       if (!v.is_string()) return fail(wrong_type("model", "a spec string such as \"mlp:layers=6\""));
       next.model = v.get<std::string>();
     } else if (key == "cluster") {
@@ -307,7 +341,7 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
     } else {
       return fail(make_error("unknown_field",
                              "the state has no field \"" + key +
-                                 "\"; known: model, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel",
+                                 "\"; known: model, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel, scenario, exercise",
                              key));
     }
   }
@@ -322,6 +356,13 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
       next.mesh = std::to_string(c.value().nodes) + "x" + std::to_string(c.value().gpus_per_node);
   }
   Status applied = apply_settings(state, next);
+  if (applied.ok() && exercise_number > 0) {
+    state.exercises.shown = exercise_number;
+    if (exercise_has_answer) {
+      state.exercises.answers[size_t(exercise_number - 1)][0] = exercise_answer;
+      state.exercises.checked[size_t(exercise_number - 1)] = true;
+    }
+  }
   if (applied.ok()) {
     std::string what;
     for (auto it = j.begin(); it != j.end(); ++it)
@@ -349,6 +390,7 @@ Json settings_to_json(const Settings& s) {
                      {"init", s.search.init}};
   j["accuracy"] = Json{{"samples", s.accuracy.samples}};
   j["panel"] = s.panel;
+  j["scenario"] = s.scenario;
   return j;
 }
 
@@ -365,6 +407,18 @@ Json frame_stats_json(const FrameStats& stats) {
               {"samples", total.size()}, {"frames", stats.frames}};
 }
 }  // namespace
+
+AlpaInputs alpa_inputs(const AppState& state) {
+  AlpaInputs in;
+  in.model = state.settings.model;
+  in.cluster = state.settings.custom_cluster ? cluster_to_json(*state.settings.custom_cluster).dump() : state.settings.cluster;
+  in.mesh = state.settings.mesh;
+  in.solver = state.alpa.intra.solver;
+  in.microbatches = int(state.settings.microbatches);
+  return in;
+}
+
+void refresh_intra_plan(AppState& state) { refresh_intra_plan(state.alpa.intra, alpa_inputs(state), state.graph, state.cluster); }
 
 Json result_to_json(const AppState& state) {
   Json j;
@@ -384,10 +438,12 @@ Json result_to_json(const AppState& state) {
                        {"t1_ms", state.timeline.t1_ms},
                        {"fit", state.timeline.fit},
                        {"lanes", state.flexflow.lanes.devices.size()}};
-  j["objective"] = nullptr;
-  j["total_latency"] = nullptr;
+  j.update(alpa_result_json(state.alpa, alpa_inputs(state), state.graph));
   j["search"] = search_result_json(state.search, state.settings.search.running);
   j["accuracy"] = accuracy_result_json(state.accuracy);
+  j["scenario"] = lecture_result_json(state.lecture);
+  j["compare"] = compare_result_json(state.compare);
+  j["exercise"] = exercise_result_json(state.exercises);
   j["frame_ms"] = frame_stats_json(state.frame_stats);
   return j;
 }

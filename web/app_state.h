@@ -16,6 +16,10 @@
 #include "accuracy_job.h"
 #include "flexflow_view.h"
 #include "search_job.h"
+#include "exercises.h"
+#include "lecture_state.h"
+#include "alpa_view.h"
+#include "plan_export.h"
 
 namespace autopar::web {
 
@@ -51,6 +55,7 @@ struct Settings {
   SearchSettings search;
   AccuracySettings accuracy;
   std::string panel = "model";               // the panel in front
+  std::string scenario;                      // the lecture scenario shown in the Lecture tab; empty = none
 };
 
 // The visible range of the timeline and whether it follows the whole iteration.
@@ -95,6 +100,11 @@ struct AppState {
   FlexflowView flexflow;             // the current strategy, simulated (always built after init)
   SearchJob search;                  // the MCMC search, if one was started
   AccuracyJob accuracy;              // the accuracy study, if one was started
+  LectureState lecture;              // the Lecture tab's computed scenario
+  CompareState compare;              // the Compare tab's FlexFlow-vs-Alpa result
+  ExercisesState exercises;          // the Exercises tab's inputs and answers
+  AlpaView alpa;                     // the Alpa intra-op and inter-op plans (alpa_view.h)
+  ExportView export_view;            // the text last exported through the Export menu
   TimelineViewState timeline;
   int64_t random_strategy_seed = 1;  // the Strategy panel's seed for the Random button
   int shown_tab = -1;                // the tab the tab strip showed last frame (panel_tab numbering)
@@ -124,8 +134,14 @@ Json settings_to_json(const Settings& settings);
 // The numbers the page shows (`window.autopar.result()`); planner fields are null until run.
 Json result_to_json(const AppState& state);
 
-// The tab a panel lives in: 0 Model & Cluster, 1 Strategy & Timeline, 2 Search, 3 Accuracy.
+// The tab a panel lives in: 0 Model & Cluster, 1 Strategy & Timeline, 2 Search, 3 Accuracy,
+// 4 Lecture, 5 Exercises, 6 Compare, 7 Alpa intra-op, 8 Alpa inter-op.
 int panel_tab(const std::string& panel);
+
+// The inputs of the Alpa plans in the current settings.
+AlpaInputs alpa_inputs(const AppState& state);
+// Recomputes the intra-op plan if the model, cluster, mesh or solver changed since the last one.
+void refresh_intra_plan(AppState& state);
 
 // Advances the background work (the running search, an unfinished accuracy study) by about
 // `budget_ms` of wall time in total; call once per frame. Stops the search when it finishes.

@@ -12,6 +12,12 @@ AppState* g_state = nullptr;   // bound once by main() before the first frame
 
 void js_hook_bind(AppState* state) { g_state = state; }
 
+void js_hook_download(const std::string& file_name, const std::string& text) {
+  EM_ASM({
+    if (typeof Module['autoparDownload'] === 'function') Module['autoparDownload'](UTF8ToString($0), UTF8ToString($1));
+  }, file_name.c_str(), text.c_str());
+}
+
 void js_hook_signal_ready() {
   EM_ASM({
     if (typeof Module['autoparReady'] === 'function') Module['autoparReady']();
@@ -67,6 +73,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_set_state(const char* json_text) {
 // The numbers the page shows, as a JSON object (window.autopar.result).
 EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
   static std::string out;
+  if (g_state) autopar::web::refresh_intra_plan(*g_state);
   out = g_state ? autopar::web::result_to_json(*g_state).dump() : "null";
   return out.c_str();
 }
@@ -82,6 +89,30 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_message() {
 EMSCRIPTEN_KEEPALIVE const char* autopar_export_trace() {
   static std::string out;
   out = g_state ? autopar::web::flexflow_trace_text(g_state->flexflow) : "";
+  return out.c_str();
+}
+
+// Plans the pipeline (Alpa's inter-op pass) for the current state now; returns result() after.
+EMSCRIPTEN_KEEPALIVE const char* autopar_plan_inter() {
+  static std::string out;
+  if (!g_state) return "null";
+  autopar::web::plan_inter(g_state->alpa.inter, autopar::web::alpa_inputs(*g_state), g_state->graph, g_state->cluster);
+  autopar::web::refresh_intra_plan(*g_state);
+  out = autopar::web::result_to_json(*g_state).dump();
+  return out.c_str();
+}
+
+// The text of one Export menu format (window.autopar.exportPlan): {"ok":true,"text":...} or
+// {"ok":false,"error":{...}}.
+EMSCRIPTEN_KEEPALIVE const char* autopar_export_plan(const char* format) {
+  static std::string out;
+  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  auto text = autopar::web::export_plan_text(*g_state, format ? format : "");
+  autopar::Json j;
+  j["ok"] = text.ok();
+  if (text.ok()) j["text"] = text.value();
+  else j["error"] = autopar::error_to_json(text.error());
+  out = j.dump();
   return out.c_str();
 }
 

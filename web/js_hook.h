@@ -10,6 +10,9 @@ namespace autopar::web {
 // Binds the state the exported functions use; call once before the main loop starts.
 void js_hook_bind(AppState* state);
 
+// Offers `text` as a file download named `file_name` (a Blob and a clicked <a download>).
+void js_hook_download(const std::string& file_name, const std::string& text);
+
 // Tells the page the first frame with the default example is drawn (window.autopar.ready).
 void js_hook_signal_ready();
 

@@ -1,11 +1,12 @@
 // The playground's UI: each panel is a free function that draws one window from the app state
 // and edits it through apply_settings (never by poking the loaded graph or cluster directly).
 // draw_app_frame lays them out: menu bar on top, a tab strip under it (Model & Cluster |
-// Strategy & Timeline | Search | Accuracy), the windows of the tab in front, and the notice bar
+// Strategy & Timeline | Search | Accuracy | Lecture | Exercises | Compare), the windows of the tab in front, and the notice bar
 // at the bottom, all fixed windows sized to the viewport.
 #pragma once
 #include "app_state.h"
 #include "imgui.h"
+#include "sharding_spec.h"
 
 namespace autopar::web {
 
@@ -24,6 +25,7 @@ struct AppLayout {
   PanelRect strategy, timeline;    // tab "Strategy & Timeline"
   PanelRect search;                // tab "Search"
   PanelRect accuracy;              // tab "Accuracy"
+  PanelRect lecture, exercises, compare;  // tabs "Lecture", "Exercises", "Compare" (full width)
   PanelRect notice;
 };
 
@@ -69,6 +71,44 @@ inline constexpr const char* kStrategyWindow = "FlexFlow strategy";
 inline constexpr const char* kTimelineWindow = "Timeline";
 inline constexpr const char* kSearchWindow = "MCMC search";
 inline constexpr const char* kAccuracyWindow = "Simulator accuracy";
+inline constexpr const char* kLectureWindow = "Lecture 15";
+inline constexpr const char* kExercisesWindow = "Exercises (lecture section 11)";
+inline constexpr const char* kCompareWindow = "FlexFlow vs Alpa";
+
+// The Lecture menu of the menu bar: the scenarios by section, the exercises and the comparison.
+void draw_lecture_menu(AppState& state);
+
+// Sets the page up for scenario `name` and shows it in the Lecture tab (errors become the notice).
+void open_scenario(AppState& state, const std::string& name);
+
+// The Lecture panel: the scenarios by section; the chosen one's explanation, set-up and numbers.
+void draw_lecture_panel(AppState& state, const PanelRect& rect);
+
+// The Exercises panel: lecture section 11's exercises, each with inputs, an answer box and a check.
+void draw_exercises_panel(AppState& state, const PanelRect& rect);
+
+// The Compare panel: FlexFlow's and Alpa's plans simulated by the same simulator, side by side.
+void draw_compare_panel(AppState& state, const PanelRect& rect);
+
+inline constexpr const char* kIntraWindow = "Alpa intra-op";
+inline constexpr const char* kInterWindow = "Alpa inter-op";
+
+// The Alpa intra-op panel: mesh and per-axis costs, solver and time, per op the chosen algorithm
+// with its sharding specs drawn on the mesh and its cost, totals, and a resharding table.
+void draw_intra_panel(AppState& state, const PanelRect& rect);
+
+// The Alpa inter-op panel: micro-batches, Plan (on demand), the stages on the cluster, stage
+// latencies, and the GPipe and 1F1B schedules as Gantt charts with their bubble fractions.
+void draw_inter_panel(AppState& state, const PanelRect& rect);
+
+// A sharding spec drawn as its label over a rows x cols device grid (colour = shard held).
+void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell);
+
+// The Export menu of the menu bar (trace, strategy, engine plans); opens the export window.
+void draw_export_menu(AppState& state);
+
+// The export window: the exported text, read-only and copyable, with Download and Copy.
+void draw_export_window(AppState& state);
 
 // Applies `next` and, on success, shows `done` as an info notice (errors become the notice).
 void apply_from_ui(AppState& state, const Settings& next, const std::string& done);

@@ -1,0 +1,262 @@
+// Browser end-to-end test of the page's Alpa half and its exports (index.html +
+// build-wasm/web/autopar-web.*): window.autopar.run() runs CLI commands in the page with the
+// CLI's numbers; result().objective (intra-op plan of the current model on the current mesh)
+// and result().total_latency (inter-op plan, after planning) equal `autopar intra` and
+// `autopar inter`; the per-op strategies show the Megatron split; exportPlan() gives the engine
+// plans; no console errors. Screenshots of the Alpa tabs go to build-wasm/screenshots/.
+// Run: node tests/e2e/alpa.test.mjs   (exit status 0 when every check passes)
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shotDir = path.join(root, 'build-wasm', 'screenshots');
+const READY_TIMEOUT_MS = 60_000;
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const CLI = path.join(root, 'build', 'autopar');
+
+// Runs the native CLI with --json and parses its output; null when build/autopar is missing.
+function cli(args) {
+  if (!existsSync(CLI)) return null;
+  return JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+// The native CLI's plain output (export prints text).
+function cliText(args) {
+  if (!existsSync(CLI)) return null;
+  return execFileSync(CLI, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+}
+
+const results = [];
+function check(name, ok, detail = '') {
+  results.push({ name, ok });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} - ${name}${detail ? ` (${detail})` : ''}`);
+  return ok;
+}
+
+// A static file server for the project root (correct MIME type for .wasm: streaming compile).
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+               '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
+               '.css': 'text/css', '.data': 'application/octet-stream' };
+function startServer() {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    let rel = decodeURIComponent(url.pathname);
+    if (rel.endsWith('/')) rel += 'index.html';
+    const file = path.resolve(root, '.' + rel);
+    if (!file.startsWith(root + path.sep)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
+                           'Cache-Control': 'no-store' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// Waits for two animation frames so the app has drawn the latest state.
+const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+async function alpaChecks(page) {
+  const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);
+  const res = () => page.evaluate(() => window.autopar.result());
+  const haveCli = existsSync(CLI);
+
+  // run(): any CLI command in the page, with the CLI's numbers.
+  const simWords = ['simulate', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--strategy', 'expert'];
+  const sim = await page.evaluate((w) => window.autopar.run(w), simWords);
+  const simRef = cli(simWords);
+  check('run(["simulate", ... "expert"]).result.makespan_ms equals the native CLI',
+        sim.ok === true && (!simRef || sim.result.makespan_ms === simRef.makespan_ms),
+        `page ${sim.result?.makespan_ms}, CLI ${simRef?.makespan_ms}`);
+  const bad = await page.evaluate(() => window.autopar.run(['simulate', '--model', 'nosuchmodel']));
+  check('run() reports bad input as {ok:false, error}', bad.ok === false && typeof bad.error?.message === 'string',
+        JSON.stringify(bad.error));
+  const notArray = await page.evaluate(() => window.autopar.run('models'));
+  check('run() refuses words that are not an array', notArray.ok === false, JSON.stringify(notArray.error));
+
+  // Intra-op objective equals `autopar intra --json` for the same model, cluster and mesh.
+  for (const [model, cluster, mesh] of [['transformer-chain', 'lecture:1x8', '1x8'], ['mlp', 'lecture:2x4', '2x4'],
+                                        ['alexnet', 'lecture:2x4', '1x8']]) {
+    const set = await st({ model, cluster, mesh, panel: 'intra' });
+    const r = await res();
+    const ref = cli(['intra', '--model', model, '--cluster', cluster, '--mesh', mesh]);
+    check(`result().objective for ${model} on ${cluster} mesh ${mesh} equals the CLI's intra`,
+          set.ok === true && typeof r.objective === 'number' && (!ref || r.objective === ref.objective),
+          `page ${r.objective}, CLI ${ref?.objective}`);
+    if (ref) {
+      const same = r.intra_ops.length === ref.ops.length && r.intra_ops.every((o, i) =>
+        o.name === ref.ops[i].name && o.strategy === ref.ops[i].strategy && o.output_spec === ref.ops[i].output_spec &&
+        JSON.stringify(o.input_specs) === JSON.stringify(ref.ops[i].input_specs) && o.cost === ref.ops[i].cost);
+      check(`result().intra_ops for ${model} mesh ${mesh} list the CLI's algorithms and specs`, same);
+    }
+  }
+
+  // The Megatron split of a transformer layer on 8 GPUs inside one node: QKV and FFN1 split their
+  // weight's output columns (column parallel), the output projection and FFN2 their rows.
+  await st({ model: 'transformer-chain', cluster: 'lecture:1x8', mesh: '1x8', panel: 'intra' });
+  await nextFrames(page);
+  const chain = await res();
+  const specOf = (name) => chain.intra_ops.find((o) => o.name === name);
+  const ops = chain.intra_ops.map((o) => `${o.name}:${o.strategy}:${o.input_specs.join(',')}->${o.output_spec}`).join(' | ');
+  const colParallel = chain.intra_ops.filter((o) => /column/.test(o.strategy)).length;
+  const rowParallel = chain.intra_ops.filter((o) => /row/.test(o.strategy)).length;
+  check('the intra-op tab shows the Megatron split for transformer-chain on 1x8 (column- then row-parallel)',
+        colParallel >= 2 && rowParallel >= 2 && chain.intra_ops.length === 5, ops);
+  check('the Megatron plan keeps the layer\'s input and output replicated (all-reduce after the row-parallel ops)',
+        specOf(chain.intra_ops[4].name)?.output_spec.replace(/R/g, '') === '', ops);
+  await page.mouse.move(10, 850);
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'tab-alpa-intra.png') });
+
+  // Drawing the intra-op tab (plan cached, grids, resharding table) stays within a frame, also
+  // for a 73-op transformer.
+  await st({ model: 'transformer:layers=8', cluster: 'lecture:2x4', mesh: '2x4', panel: 'intra' });
+  await page.waitForTimeout(1500);
+  const fm = (await res()).frame_ms;
+  check('the intra-op tab draws a 73-op transformer within 16 ms of work per frame (median)',
+        fm && fm.work_median < 16, JSON.stringify(fm));
+  await page.screenshot({ path: path.join(shotDir, 'tab-alpa-intra-transformer.png') });
+
+  await st({ model: 'mlp', cluster: 'lecture:2x4', mesh: '2x4', panel: 'intra' });
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'tab-alpa-intra-mlp-2x4.png') });
+
+  // Inter-op: null until planned, then the CLI's total latency.
+  const interSet = await st({ model: 'transformer:layers=8', cluster: 'lecture:2x4', mesh: '2x4', microbatches: 16, panel: 'inter' });
+  const before = await res();
+  check('result().total_latency is null until the inter-op plan is computed', interSet.ok === true && before.total_latency === null,
+        String(before.total_latency));
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter-unplanned.png') });
+  const planned = await page.evaluate(() => window.autopar.planInter());
+  const interRef = cli(['inter', '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4', '--microbatches', '16']);
+  check('after planning, result().total_latency equals the CLI\'s inter',
+        typeof planned.total_latency === 'number' && (!interRef || planned.total_latency === interRef.total_latency),
+        `page ${planned.total_latency}, CLI ${interRef?.total_latency}`);
+  if (interRef)
+    check('the planned stages equal the CLI\'s (layers, sub-mesh, latency)',
+          JSON.stringify(planned.stages.map((s) => [s.layers, s.submesh, s.latency])) ===
+          JSON.stringify(interRef.stages.map((s) => [s.layers, s.submesh, s.latency])));
+  check('the GPipe and 1F1B bubble fractions are shown and lie in [0, 1)',
+        planned.bubble_fraction && planned.bubble_fraction.gpipe >= 0 && planned.bubble_fraction.gpipe < 1 &&
+        planned.bubble_fraction['1f1b'] >= 0 && planned.bubble_fraction['1f1b'] < 1, JSON.stringify(planned.bubble_fraction));
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter.png') });
+  await st({ microbatches: 8 });
+  check('changing micro-batches makes the inter-op plan stale (total_latency null)', (await res()).total_latency === null);
+
+  // The Plan button through the UI (real mouse click): "planning..." first, then the CLI's plan.
+  await page.mouse.click(239, 119);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
+  const during = await res();
+  await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter-planning.png') });
+  const t0 = Date.now();
+  let after = await res();
+  while (after.total_latency === null && Date.now() - t0 < 20_000) {
+    await page.waitForTimeout(50);
+    after = await res();
+  }
+  const ref8 = cli(['inter', '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4', '--microbatches', '8']);
+  check('clicking Plan shows "planning..." and then the CLI\'s total latency for 8 micro-batches',
+        (during.inter_planning === true || during.total_latency !== null) && typeof after.total_latency === 'number' &&
+        (!ref8 || after.total_latency === ref8.total_latency), `page ${after.total_latency}, CLI ${ref8?.total_latency}`);
+  await st({ microbatches: 16 });
+  await page.evaluate(() => window.autopar.planInter());
+  const again = await res();
+  check('re-planning with the same inputs gives the same total latency', again.total_latency === planned.total_latency);
+
+  // Exports.
+  const meg = await page.evaluate(() => window.autopar.exportPlan('megatron'));
+  check('exportPlan("megatron") contains --tensor-model-parallel-size', /--tensor-model-parallel-size/.test(meg), meg.slice(0, 200));
+  const megRef = cliText(['export', '--format', 'megatron', '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4']);
+  if (megRef !== null) check('exportPlan("megatron") equals `autopar export --format megatron`', meg === megRef);
+  for (const f of ['dtensor', 'jax', 'torchtitan']) {
+    const text = await page.evaluate((x) => window.autopar.exportPlan(x), f);
+    const ref = cliText(['export', '--format', f, '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4']);
+    check(`exportPlan("${f}") equals the CLI's export`, text.length > 0 && (ref === null || text === ref), `${text.length} chars`);
+  }
+  const strategyText = await page.evaluate(() => window.autopar.exportPlan('strategy'));
+  const stratOk = (() => { try { return typeof JSON.parse(strategyText) === 'object'; } catch { return false; } })();
+  check('exportPlan("strategy") is the strategy JSON', stratOk && strategyText === JSON.stringify((JSON.parse(strategyText)), null, 2) + '\n');
+  const trace = await page.evaluate(() => window.autopar.exportPlan('perfetto'));
+  check('exportPlan("perfetto") is the timeline trace', trace === (await page.evaluate(() => window.autopar.exportTrace())));
+  const unknown = await page.evaluate(() => { try { window.autopar.exportPlan('nope'); return 'no error'; } catch (e) { return String(e); } });
+  check('exportPlan of an unknown format throws a readable error', /format/.test(unknown), unknown);
+  void haveCli;
+
+  // The Export menu through the UI: Export > Megatron-LM flags opens a read-only text window.
+  await page.mouse.click(179, 11);
+  await nextFrames(page);
+  await page.mouse.move(240, 40);
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'menu-export.png') });
+  await page.mouse.move(240, 130);
+  await nextFrames(page);
+  await page.mouse.click(240, 130);
+  await nextFrames(page);
+  const msg = await page.evaluate(() => window.autopar.message());
+  check('Export > Megatron-LM flags opens the export window', /Exported Megatron-LM/.test(msg), msg);
+  await page.mouse.move(10, 850);
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'window-export-megatron.png') });
+  // Its Download button hands the text to the browser as a file.
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.mouse.click(313, 190)]);
+  const body = await readFile(await download.path(), 'utf8');
+  check('the export window\'s Download button downloads autopar_megatron.sh with the exported text',
+        download.suggestedFilename() === 'autopar_megatron.sh' && body === meg, download.suggestedFilename());
+}
+
+async function main() {
+  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
+    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
+    return;
+  }
+  await mkdir(shotDir, { recursive: true });
+  const server = await startServer();
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync', '--disable-quic',
+           '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 860 }, acceptDownloads: true });
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await page.goto(base + 'index.html');
+    let ready = true;
+    try {
+      await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
+    } catch { ready = false; }
+    if (!check('window.autopar.ready becomes true within 60 s', ready)) return;
+    await alpaChecks(page);
+    check('no console errors or page errors', consoleErrors.length === 0, consoleErrors.join(' | '));
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.log('FAIL - alpa.test.mjs did not finish within 240 s');
+  process.exit(1);
+}, 240_000);
+try {
+  await main();
+} catch (e) {
+  check('the test ran without an exception', false, e?.stack || String(e));
+}
+clearTimeout(watchdog);
+const failed = results.filter((r) => !r.ok).length;
+console.log(`${failed ? 'FAIL' : 'ok  '} - alpa.test.mjs: ${results.length - failed}/${results.length} checks passed; screenshots in build-wasm/screenshots/`);
+process.exit(failed || results.length === 0 ? 1 : 0);

@@ -1,0 +1,260 @@
+// Browser end-to-end test of the lecture companion (issue 6): the Lecture tab and menu, the
+// interactive exercises and the FlexFlow-vs-Alpa Compare tab. Serves the project root, drives
+// Debian's Chromium (WebGL 2 through SwiftShader) with playwright-core and checks through
+// window.autopar: every scenario opens from setState({scenario}) without errors, a light
+// scenario's findings equal `build/autopar scenario NAME --json`, exercise 2 marks a right answer
+// right and a wrong one wrong, and Compare's makespans equal `build/autopar compare`. Screenshots
+// of the Lecture tab, two exercises and Compare go to build-wasm/screenshots/.
+// Run: node tests/e2e/lecture.test.mjs   (exit status 0 when every check passes)
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shotDir = path.join(root, 'build-wasm', 'screenshots');
+const READY_TIMEOUT_MS = 60_000;
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const CLI = path.join(root, 'build', 'autopar');
+
+// Runs the native CLI with --json and parses its output; null when build/autopar is missing.
+function cli(args) {
+  if (!existsSync(CLI)) return null;
+  return JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+const results = [];
+function check(name, ok, detail = '') {
+  results.push({ name, ok });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} - ${name}${detail ? ` (${detail})` : ''}`);
+  return ok;
+}
+
+// A static file server for the project root (correct MIME type for .wasm: streaming compile).
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+               '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
+               '.css': 'text/css', '.data': 'application/octet-stream' };
+function startServer() {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    let rel = decodeURIComponent(url.pathname);
+    if (rel.endsWith('/')) rel += 'index.html';
+    const file = path.resolve(root, '.' + rel);
+    if (!file.startsWith(root + path.sep)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
+                           'Cache-Control': 'no-store' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// Waits for two animation frames so the app has drawn the latest state.
+const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+// Waits until `pred(result())` holds (polling), or `timeoutMs` passes; returns the last result().
+async function waitForResult(page, pred, timeoutMs) {
+  const t0 = Date.now();
+  let r = await page.evaluate(() => window.autopar.result());
+  while (!pred(r) && Date.now() - t0 < timeoutMs) {
+    await page.waitForTimeout(50);
+    r = await page.evaluate(() => window.autopar.result());
+  }
+  return r;
+}
+
+// A click Dear ImGui sees: hover for a frame, press for a frame, release.
+async function clickAt(page, x, y) {
+  await page.mouse.move(x, y);
+  await nextFrames(page);
+  await page.mouse.down();
+  await nextFrames(page);
+  await page.mouse.up();
+  await nextFrames(page);
+}
+
+async function lectureChecks(page, consoleErrors) {
+  const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);
+  const res = () => page.evaluate(() => window.autopar.result());
+  const state = () => page.evaluate(() => window.autopar.getState());
+
+  // Every scenario opens from setState without errors (names from the CLI, or the page's own list).
+  const listed = cli(['scenario', '--list']);
+  const names = listed ? listed.scenarios.map((s) => s.name)
+    : ['conv1d-splits', 'space-sizes', 'alexnet-strategies', 'task-graph', 'simulator-accuracy', 'simulator-speed',
+       'mcmc-alexnet', 'mcmc-dlrm', 'mcmc-vs-exhaustive', 'beta-sweep', 'resharding-table', 'linear-nine', 'megatron',
+       'gpt-pipeline', 'wide-resnet', 'flexflow-vs-alpa'];
+  const failedOpen = [];
+  for (const name of names) {
+    const before = consoleErrors.length;
+    const r = await st({ scenario: name });
+    await nextFrames(page);
+    await nextFrames(page);
+    const s = await state();
+    if (!(r.ok === true && s.scenario === name && s.panel === 'lecture' && consoleErrors.length === before))
+      failedOpen.push(`${name}: ${JSON.stringify(r)} panel=${s.panel}`);
+  }
+  check(`all ${names.length} scenarios open from setState({scenario}) without errors`, failedOpen.length === 0, failedOpen.join('; '));
+
+  const bad = await st({ scenario: 'no-such-demo' });
+  check('an unknown scenario is refused and named', bad.ok === false && /no-such-demo/.test(bad.error?.message || ''),
+        JSON.stringify(bad.error));
+
+  // Set-ups: alexnet-strategies -> alexnet, lecture:2x4, expert; task-graph -> Fig. 5 on elm; mcmc-dlrm -> beta 500.
+  await st({ scenario: 'alexnet-strategies' });
+  let s = await state();
+  check('alexnet-strategies sets up alexnet on lecture:2x4 with the expert strategy',
+        s.model === 'alexnet' && s.cluster === 'lecture:2x4' && s.strategy === 'expert', JSON.stringify(s));
+  await st({ scenario: 'mcmc-dlrm' });
+  s = await state();
+  check('mcmc-dlrm sets up dlrm with beta 500', s.model === 'dlrm' && s.beta === 500, `${s.model} beta ${s.beta}`);
+  await st({ scenario: 'simulator-accuracy' });
+  s = await state();
+  check('simulator-accuracy sets up 300 samples', s.accuracy?.samples === 300, JSON.stringify(s.accuracy));
+
+  // task-graph: the Fig. 5 strategy, whose makespan equals the scenario's simulate result.
+  await st({ scenario: 'task-graph' });
+  s = await state();
+  let r = await waitForResult(page, (x) => x.scenario?.name === 'task-graph', 10_000);
+  const tgRef = cli(['scenario', 'task-graph']);
+  check('task-graph sets up elm on lecture:1x2 with the Fig. 5 strategy',
+        s.model === 'elm' && s.cluster === 'lecture:1x2' && /linear1=2x1@0/.test(s.strategy) &&
+        (!tgRef || r.makespan_ms === tgRef.results.simulate.makespan_ms),
+        `${s.strategy}: page ${r.makespan_ms} ms, CLI ${tgRef?.results.simulate.makespan_ms}`);
+  check('task-graph findings equal `autopar scenario task-graph --json`',
+        !!r.scenario && (!tgRef || JSON.stringify(r.scenario.findings) === JSON.stringify(tgRef.findings)),
+        `${r.scenario?.findings?.length} findings`);
+
+  // A light scenario's numbers equal the native CLI's (computed when it opens).
+  await st({ scenario: 'alexnet-strategies' });
+  r = await waitForResult(page, (x) => x.scenario?.name === 'alexnet-strategies', 10_000);
+  const ref = cli(['scenario', 'alexnet-strategies']);
+  check('alexnet-strategies findings equal `autopar scenario alexnet-strategies --json`',
+        !!r.scenario && (!ref || JSON.stringify(r.scenario.findings) === JSON.stringify(ref.findings)),
+        (r.scenario?.findings || []).join(' | '));
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'lecture-alexnet-strategies.png') });
+  // beta-sweep (35 searches) runs in the page a slice per frame: click "Compute the numbers" and wait.
+  await st({ scenario: 'beta-sweep' });
+  await nextFrames(page);
+  await clickAt(page, 300, 283);
+  await page.waitForTimeout(300);
+  await page.mouse.move(700, 700);
+  await page.screenshot({ path: path.join(shotDir, 'lecture-beta-sweep-running.png') });
+  const t0 = Date.now();
+  r = await waitForResult(page, (x) => x.scenario?.name === 'beta-sweep', 150_000);
+  const sweepRef = cli(['scenario', 'beta-sweep']);
+  check('beta-sweep runs in the page and its findings equal `autopar scenario beta-sweep --json`',
+        !!r.scenario && (!sweepRef || JSON.stringify(r.scenario.findings) === JSON.stringify(sweepRef.findings)),
+        `${Date.now() - t0} ms in the page; ${(r.scenario?.findings || []).join(' | ')}; frame work max ${r.frame_ms?.work_max} ms`);
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'lecture-beta-sweep.png') });
+
+  // Exercise 2: beta 0.1 / ms, 100 ms -> 110 ms: exp(-1) = 0.3679.
+  let e = await st({ panel: 'exercises', exercise: { number: 2, answer: '0.37' } });
+  await nextFrames(page);
+  r = await res();
+  check('exercise 2 marks 0.37 right for exp(0.1 x (100 - 110))', e.ok === true && r.exercise?.number === 2 &&
+        r.exercise?.correct === true && Math.abs(r.exercise.expected - Math.exp(-1)) < 1e-12, JSON.stringify(r.exercise));
+  await page.screenshot({ path: path.join(shotDir, 'exercise-2-right.png') });
+  e = await st({ exercise: { number: 2, answer: '0.9' } });
+  await nextFrames(page);
+  r = await res();
+  check('exercise 2 marks 0.9 wrong', e.ok === true && r.exercise?.correct === false, JSON.stringify(r.exercise));
+  await page.screenshot({ path: path.join(shotDir, 'exercise-2-wrong.png') });
+  const badEx = await st({ exercise: { number: 9 } });
+  check('exercise 9 is refused', badEx.ok === false && /exercise/.test(badEx.error?.path || ''), JSON.stringify(badEx.error));
+
+  // Exercise 1: 64 samples / 4 x 1024 inputs = 16384 input elements per GPU.
+  e = await st({ exercise: { number: 1, answer: '16384' } });
+  await nextFrames(page);
+  r = await res();
+  check('exercise 1 marks (b/s) x n = 16384 right', r.exercise?.correct === true && r.exercise?.expected === 16384,
+        JSON.stringify(r.exercise));
+  await page.screenshot({ path: path.join(shotDir, 'exercise-1.png') });
+
+  // The other exercises draw without errors; screenshots of the delta-simulation and DP ones.
+  await st({ model: 'alexnet', cluster: 'lecture:2x4', strategy: 'expert' });
+  for (const n of [3, 4, 5, 6, 7, 8]) {
+    const before = consoleErrors.length;
+    await st({ exercise: { number: n } });
+    await nextFrames(page);
+    await nextFrames(page);
+    check(`exercise ${n} draws without errors`, consoleErrors.length === before, consoleErrors.slice(before).join(' | '));
+    if (n === 5) await clickAt(page, 388, 194);   // "All rows" of the DP table
+    if (n === 6) await clickAt(page, 385, 231);   // "All" t_max candidates
+    if (n === 5 || n === 6) { await page.mouse.move(700, 840); await nextFrames(page); }
+    if (n === 4 || n === 7 || n === 8) {   // answered (first box) and checked: the verdicts and explanations
+      await st({ exercise: { number: n, answer: n === 4 ? '0' : n === 7 ? '3' : '100' } });
+      await nextFrames(page);
+    }
+    await page.screenshot({ path: path.join(shotDir, `exercise-${n}.png`) });
+  }
+
+  // Compare: both makespans equal `autopar compare --json` for alexnet on lecture:2x4, seed 1.
+  await st({ model: 'alexnet', cluster: 'lecture:2x4', seed: 1, strategy: 'dp', panel: 'compare' });
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'compare-running.png') });
+  r = await waitForResult(page, (x) => x.compare !== null, 60_000);
+  const cmp = cli(['compare', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--seed', '1']);
+  check('Compare shows FlexFlow and Alpa makespans equal to `autopar compare --json`',
+        !!r.compare && (!cmp || (r.compare.flexflow_ms === cmp.flexflow.makespan_ms && r.compare.alpa_ms === cmp.alpa.makespan_ms)),
+        `page ${r.compare?.flexflow_ms} / ${r.compare?.alpa_ms} ms, CLI ${cmp?.flexflow.makespan_ms} / ${cmp?.alpa.makespan_ms} ms`);
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'compare.png') });
+}
+
+async function main() {
+  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
+    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
+    return;
+  }
+  await mkdir(shotDir, { recursive: true });
+  const server = await startServer();
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync', '--disable-quic',
+           '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await page.goto(base + 'index.html');
+    let ready = true;
+    try {
+      await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
+    } catch { ready = false; }
+    if (!check('window.autopar.ready becomes true within 60 s', ready)) return;
+    await lectureChecks(page, consoleErrors);
+    check('no console errors or page errors', consoleErrors.length === 0, consoleErrors.join(' | '));
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.log('FAIL - the test did not finish within 240 s');
+  process.exit(1);
+}, 240_000);
+try {
+  await main();
+} catch (e) {
+  check('the test ran without an exception', false, e?.stack || String(e));
+}
+clearTimeout(watchdog);
+const failed = results.filter((r) => !r.ok).length;
+console.log(`${failed ? 'FAIL' : 'ok  '} - lecture.test.mjs: ${results.length - failed}/${results.length} checks passed; screenshots in build-wasm/screenshots/`);
+process.exit(failed || results.length === 0 ? 1 : 0);

@@ -1,0 +1,104 @@
+// The Alpa half as the page shows it (Zheng et al., OSDI 2022, sections 4 and 5): the intra-op
+// plan of the current model on the current logical mesh (recomputed whenever its inputs change),
+// the inter-op pipeline plan (computed on demand: it can take a second on large models), and the
+// GPipe / 1F1B schedules of that pipeline as boxes for a Gantt chart. No ImGui in here.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "device_mesh.h"
+#include "graph.h"
+#include "inter_op.h"
+#include "intra_op.h"
+#include "json_io.h"
+#include "result.h"
+
+namespace autopar::web {
+
+// The intra-op plan of the current model on the current mesh, cached by its inputs.
+struct IntraOpView {
+  std::string solver = "auto";         // auto, ilp, dp or exhaustive (the CLI's --solver)
+  std::string key;                     // inputs the plan (or error) was computed for
+  std::optional<IntraOpPlan> plan;     // set when planning succeeded
+  std::optional<Error> error;          // set when planning failed
+  int reshard_op = -1;                 // op whose output tensor the resharding table shows (-1: first heavy op)
+};
+
+// The inter-op plan, computed only when asked for.
+struct InterOpView {
+  std::string key;                     // inputs the plan (or error) was computed for
+  bool pending = false;                // planning starts once "planning..." has been drawn
+  int notice_frames_left = 0;          // frames still to draw the "planning..." notice before planning
+  std::optional<InterOpPlan> plan;     // set when planning succeeded
+  std::optional<Error> error;          // set when planning failed
+  std::vector<std::string> layer_first_op, layer_last_op;   // per layer: names of its first and last op
+  double elapsed_ms = 0;               // wall time of the last planning
+};
+
+// Both plans.
+struct AlpaView {
+  IntraOpView intra;
+  InterOpView inter;
+};
+
+// Identifies the inputs of the Alpa plans: model, cluster (spec string or edited cluster JSON),
+// mesh, micro-batches and intra-op solver.
+struct AlpaInputs {
+  std::string model, cluster, mesh, solver;
+  int microbatches = 1;
+};
+
+// The key the intra-op plan is cached under.
+std::string intra_key(const AlpaInputs& in);
+// The key the inter-op plan is valid for.
+std::string inter_key(const AlpaInputs& in);
+
+// Recomputes the intra-op plan of `graph` on the `mesh` ("RxC") of `cluster` when the key changed.
+void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
+
+// Plans the pipeline now (like `autopar inter --model M --cluster C --microbatches B`).
+void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
+
+// The inter-op plan when it matches the current inputs, else nullptr (stale or never planned).
+const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in);
+
+// result() fields of the Alpa half: objective, communication_cost, resharding_cost, solver,
+// intra_ops [{name, strategy, output_spec, input_specs, cost}], total_latency, t_max, stages.
+Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& graph);
+
+// Which shard of a tensor with sharding `dims` (one axis mask per dimension) mesh device (r, c)
+// holds, numbered 0 .. shards-1 in row-major order over the tensor's dimensions.
+int shard_of_device(const std::vector<uint8_t>& dims, int r, int c, int rows, int cols);
+// How many distinct shards a tensor with sharding `dims` is cut into on a rows x cols mesh.
+int shard_count(const std::vector<uint8_t>& dims, int rows, int cols);
+
+// The two pipeline schedules of the lecture.
+enum class PipelineKind { gpipe, one_f_one_b };
+
+// One box of a pipeline schedule: stage `stage` runs the forward or backward pass of a
+// micro-batch from start_ms to end_ms.
+struct PipelineBox {
+  int stage = 0, microbatch = 0;
+  bool forward = true;
+  double start_ms = 0, end_ms = 0;
+};
+
+// A schedule: its boxes, makespan and bubble fraction (idle share of stages x makespan).
+struct PipelineSchedule {
+  std::vector<PipelineBox> boxes;
+  double makespan_ms = 0;
+  double bubble_fraction = 0;
+};
+
+// Schedules `microbatches` micro-batches over stages with these per-micro-batch latencies
+// (forward + backward; the forward pass takes a third, the backward two thirds), a stage
+// running one box at a time, forward of stage s after stage s-1, backward after stage s+1.
+PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, int microbatches, PipelineKind kind);
+
+// Where each stage's sub-mesh sits on a nodes x gpus cluster: per stage its first node and GPU
+// (first fit, node by node); stages that do not fit are placed at the next free devices.
+std::vector<std::pair<int, int>> place_submeshes(const std::vector<Submesh>& submeshes, int nodes, int gpus_per_node);
+
+}  // namespace autopar::web

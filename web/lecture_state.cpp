@@ -1,0 +1,281 @@
+// The lecture companion's state: scenario list, set-ups and findings, and the comparison of the
+// two planners, all computed through the CLI's commands (cli/commands.h).
+#include "lecture_state.h"
+
+#include "app_state.h"
+#include "commands.h"
+#include "cluster_spec.h"
+#include "models.h"
+#include "soap.h"
+#include "device_mesh.h"
+#include "engine_export.h"
+#include "intra_op.h"
+#include "simulator.h"
+#include "sharding_spec.h"
+#include "task_graph.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace autopar::web {
+
+Result<Json> run_cli_json(std::vector<std::string> words) {
+  words.push_back("--json");
+  auto out = cli::run_command(words);
+  if (!out.ok()) return out.error();
+  return out.value().json;
+}
+
+const std::vector<ScenarioInfo>& scenario_list() {
+  static const std::vector<ScenarioInfo> list = [] {
+    std::vector<ScenarioInfo> l;
+    auto j = run_cli_json({"scenario", "--list"});
+    if (!j.ok()) return l;
+    for (const auto& s : j.value()["scenarios"])
+      l.push_back({s.value("name", ""), s.value("section", ""), s.value("title", ""), s.value("explanation", "")});
+    return l;
+  }();
+  return list;
+}
+
+const ScenarioInfo* find_scenario(const std::string& name) {
+  for (const auto& s : scenario_list())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+bool scenario_is_light(const std::string& name) {
+  for (const char* n : {"conv1d-splits", "space-sizes", "alexnet-strategies", "task-graph", "resharding-table", "linear-nine", "megatron"})
+    if (name == n) return true;
+  return false;
+}
+
+std::string scenario_cli_command(const std::string& name) { return "autopar scenario " + name; }
+
+std::string scenario_demo_panel(const std::string& name) {
+  if (name == "alexnet-strategies" || name == "task-graph" || name == "simulator-speed") return "strategy";
+  if (name == "mcmc-alexnet" || name == "mcmc-dlrm" || name == "beta-sweep" || name == "mcmc-vs-exhaustive") return "search";
+  if (name == "simulator-accuracy") return "accuracy";
+  if (name == "flexflow-vs-alpa") return "compare";
+  if (name == "space-sizes" || name == "conv1d-splits") return "model";
+  if (name == "resharding-table" || name == "linear-nine" || name == "megatron") return "intra";
+  if (name == "gpt-pipeline" || name == "wide-resnet") return "inter";
+  return "cluster";
+}
+
+Status apply_scenario_setup(const std::string& name, Settings& next) {
+  if (name.empty()) {
+    next.scenario.clear();
+    return Ok{};
+  }
+  if (!find_scenario(name)) {
+    std::string names;
+    for (const auto& s : scenario_list()) names += (names.empty() ? "" : ", ") + s.name;
+    return make_error("bad_value", "scenario \"" + name + "\" is unknown; use one of " + names, "scenario");
+  }
+  next.scenario = name;
+  auto set = [&](const char* model, const char* cluster, const char* mesh, const char* strategy) {
+    next.model = model;
+    next.cluster = cluster;
+    next.custom_cluster.reset();
+    next.mesh = mesh;
+    next.strategy = strategy;
+  };
+  if (name == "task-graph") {
+    set("elm", "lecture:1x2", "1x2", "mp;embed=1x1@0;linear1=2x1@0;linear2=1x1@1");
+  } else if (name == "mcmc-dlrm") {
+    set("dlrm", "lecture:2x4", "2x4", "dp");
+    next.beta = 500;
+  } else if (name == "mcmc-alexnet" || name == "beta-sweep") {
+    set("alexnet", "lecture:2x4", "2x4", "dp");
+    next.beta = 500;
+  } else if (name == "mcmc-vs-exhaustive") {
+    set("mlp3", "lecture:2x4", "2x4", "dp");
+  } else if (name == "simulator-accuracy") {
+    set("alexnet", "lecture:2x4", "2x4", "dp");
+    next.accuracy.samples = 300;
+  } else if (name == "space-sizes") {
+    set("dlrm", "lecture:2x4", "2x4", "dp");
+  } else if (name == "conv1d-splits") {
+    set("conv1d", "lecture:1x4", "1x4", "dp");
+  } else if (name == "gpt-pipeline") {
+    set("transformer", "lecture:4x8", "4x8", "dp");
+  } else if (name == "wide-resnet") {
+    set("wide-resnet", "lecture:4x8", "4x8", "dp");
+  } else if (name == "megatron" || name == "linear-nine") {
+    set("transformer-chain", "lecture:2x4", "2x4", "dp");
+  } else {
+    set("alexnet", "lecture:2x4", "2x4", name == "alexnet-strategies" ? "expert" : "dp");
+  }
+  next.panel = "lecture";
+  return Ok{};
+}
+
+void compute_scenario(LectureState& lecture, const std::string& name) {
+  lecture.findings.clear();
+  lecture.results = Json();
+  lecture.error.clear();
+  lecture.computed_name = name;
+  auto j = run_cli_json({"scenario", name});
+  if (!j.ok()) {
+    lecture.error = j.error().message;
+    return;
+  }
+  for (const auto& f : j.value()["findings"]) lecture.findings.push_back(f.get<std::string>());
+  lecture.results = j.value()["results"];
+}
+
+const std::vector<std::string>& beta_sweep_betas() {
+  static const std::vector<std::string> betas = {"1", "10", "50", "200", "500", "2000", "10000"};
+  return betas;
+}
+
+namespace {
+// Starts the search of the sweep's current (beta, seed).
+void start_sweep_search(BetaSweepJob& job) {
+  SearchOptions o;
+  o.beta = std::stod(beta_sweep_betas()[size_t(job.beta_index)]);
+  o.steps = 2000;
+  o.seed = uint64_t(job.seed);
+  job.search = std::make_unique<McmcSearch>(*job.graph, *job.cluster, data_parallel(*job.graph, job.cluster->num_devices()), o);
+}
+}  // namespace
+
+void beta_sweep_start(LectureState& lecture) {
+  auto job = std::make_shared<BetaSweepJob>();
+  auto g = load_model("alexnet");
+  auto c = load_cluster("lecture:2x4");
+  if (!g.ok() || !c.ok()) {
+    lecture.error = !g.ok() ? g.error().message : c.error().message;
+    return;
+  }
+  job->graph = std::make_unique<Graph>(std::move(g.value()));
+  job->cluster = std::make_unique<Cluster>(std::move(c.value()));
+  job->running = true;
+  start_sweep_search(*job);
+  lecture.sweep = job;
+  lecture.computed_name.clear();
+  lecture.findings.clear();
+  lecture.error.clear();
+}
+
+int beta_sweep_done(const BetaSweepJob& job) { return job.beta_index * kBetaSweepSeeds + job.seed - 1; }
+
+void beta_sweep_advance(LectureState& lecture, double budget_ms) {
+  if (!lecture.sweep || !lecture.sweep->running) return;
+  BetaSweepJob& job = *lecture.sweep;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
+  while (job.running && elapsed() < budget_ms) {
+    job.search->step(50);
+    if (!job.search->result().finished) continue;
+    job.sum_best_ms += job.search->result().best_ms;
+    if (++job.seed > kBetaSweepSeeds) {
+      job.mean_best_ms.push_back(job.sum_best_ms / kBetaSweepSeeds);
+      job.sum_best_ms = 0;
+      job.seed = 1;
+      if (++job.beta_index == int(beta_sweep_betas().size())) {
+        job.running = false;
+        job.search.reset();
+        break;
+      }
+    }
+    start_sweep_search(job);
+  }
+  if (job.running) return;
+  // Done: the findings in the CLI's words.
+  lecture.computed_name = "beta-sweep";
+  lecture.findings.clear();
+  Json sweep = Json::array();
+  for (size_t i = 0; i < job.mean_best_ms.size(); ++i) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.2f ms", job.mean_best_ms[i]);
+    lecture.findings.push_back("beta " + beta_sweep_betas()[i] + ": mean best " + buf);
+    sweep.push_back(Json{{"beta", std::stod(beta_sweep_betas()[i])}, {"mean_best_ms", job.mean_best_ms[i]}});
+  }
+  lecture.results = Json{{"sweep", sweep}};
+}
+
+void compare_start(CompareState& compare, const std::string& model, const std::string& cluster, int64_t seed) {
+  compare.error.clear();
+  compare.output = Json();
+  compare.inputs = model + " on " + cluster + ", seed " + std::to_string(seed);
+  compare.job.reset();
+  auto g = load_model(model);
+  auto c = load_cluster(cluster);
+  if (!g.ok() || !c.ok()) {
+    compare.error = !g.ok() ? g.error().message : c.error().message;
+    return;
+  }
+  auto job = std::make_shared<CompareJob>();
+  job->graph = std::make_unique<Graph>(std::move(g.value()));
+  job->cluster = std::make_unique<Cluster>(std::move(c.value()));
+  job->model = model;
+  job->cluster_spec = cluster;
+  // As `autopar compare`: 2,000 proposals from data parallel with the seed (cli flexflow_plan).
+  SearchOptions o;
+  o.steps = 2000;
+  o.seed = uint64_t(seed);
+  job->search = std::make_unique<McmcSearch>(*job->graph, *job->cluster, data_parallel(*job->graph, job->cluster->num_devices()), o);
+  compare.job = job;
+}
+
+int64_t compare_search_steps(const CompareState& compare) {
+  return compare.job && compare.job->search ? compare.job->search->result().steps : 0;
+}
+
+void compare_advance(CompareState& compare, double budget_ms) {
+  if (!compare.job) return;
+  CompareJob& job = *compare.job;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
+  while (!job.search->result().finished && elapsed() < budget_ms) job.search->step(50);
+  job.search_ms += elapsed();
+  if (!job.search->result().finished) return;
+  const Graph& g = *job.graph;
+  const SearchResult& ff = job.search->result();
+  TaskGraph ff_tg(g, *job.cluster, ff.best);
+  simulate_full(ff_tg);
+  const SimSummary ff_sum = summarize(ff_tg);
+  const auto a0 = std::chrono::steady_clock::now();
+  auto mesh = mesh_from_cluster(job.cluster->nodes, job.cluster->gpus_per_node, *job.cluster);
+  auto intra = mesh.ok() ? plan_intra_op(g, mesh.value(), IntraOpOptions{}) : Result<IntraOpPlan>(mesh.error());
+  if (!intra.ok()) {
+    compare.error = intra.error().message;
+    compare.job.reset();
+    return;
+  }
+  const double alpa_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a0).count();
+  const Strategy alpa_strategy = alpa_plan_to_strategy(g, intra.value());
+  TaskGraph alpa_tg(g, *job.cluster, alpa_strategy);
+  simulate_full(alpa_tg);
+  const SimSummary alpa_sum = summarize(alpa_tg);
+  auto breakdown = [](const SimSummary& s) {
+    return Json{{"compute_ms", s.compute_ms}, {"activation_transfer_ms", s.activation_transfer_ms}, {"param_sync_ms", s.param_sync_ms},
+                {"activation_bytes", s.activation_bytes}, {"param_sync_bytes", s.param_sync_bytes}, {"peak_memory_bytes", s.peak_memory_bytes}};
+  };
+  Json plan = Json::array();
+  for (size_t v = 0; v < g.ops.size(); ++v) {
+    const OpStrategy& s = intra.value().strategies[v][size_t(intra.value().solution.choice[v])];
+    plan.push_back(Json{{"name", g.ops[v].name()}, {"strategy", s.name}, {"output_spec", spec_to_string(s.output)}});
+  }
+  compare.output = Json{{"model", job.model + " on " + job.cluster_spec},
+                        {"flexflow", Json{{"makespan_ms", ff_sum.makespan_ms}, {"search_steps", ff.steps}, {"elapsed_ms", job.search_ms},
+                                          {"breakdown", breakdown(ff_sum)}, {"strategy", strategy_to_json(g, ff.best)}}},
+                        {"alpa", Json{{"makespan_ms", alpa_sum.makespan_ms}, {"mesh", intra.value().mesh.shape_string()},
+                                      {"objective", intra.value().objective}, {"solve_ms", alpa_ms}, {"breakdown", breakdown(alpa_sum)},
+                                      {"plan", plan}, {"strategy", strategy_to_json(g, alpa_strategy)}}}};
+  compare.job.reset();
+}
+
+Json lecture_result_json(const LectureState& lecture) {
+  if (lecture.computed_name.empty() || !lecture.error.empty()) return nullptr;
+  return Json{{"name", lecture.computed_name}, {"findings", lecture.findings}};
+}
+
+Json compare_result_json(const CompareState& compare) {
+  if (!compare.output.is_object()) return nullptr;
+  return Json{{"flexflow_ms", compare.output["flexflow"]["makespan_ms"]}, {"alpa_ms", compare.output["alpa"]["makespan_ms"]}};
+}
+
+}  // namespace autopar::web

@@ -1,0 +1,128 @@
+// The lecture companion's state (issue 6): the scenarios of `autopar scenario` as the Lecture tab
+// shows them, the page set-up that demonstrates each one, its computed findings, and the
+// FlexFlow-vs-Alpa comparison of the Compare tab. The numbers come from the CLI's own commands
+// (cli/commands.h run_command), so the page shows what `autopar scenario NAME` prints; the beta
+// sweep and the comparison run the same core calls in slices across frames. No ImGui.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "graph.h"
+#include "json_io.h"
+#include "mcmc.h"
+#include "result.h"
+
+namespace autopar::web {
+
+struct Settings;
+
+// One scenario as `autopar scenario --list --json` lists it.
+struct ScenarioInfo {
+  std::string name, section, title, explanation;
+};
+
+// The beta sweep of scenario beta-sweep run in the page: 7 betas x 5 seeds of 2,000-step MCMC
+// searches on AlexNet from data parallel, advanced a slice per frame (the same searches as the CLI).
+struct BetaSweepJob {
+  std::unique_ptr<Graph> graph;           // alexnet (owned: the searches refer to it)
+  std::unique_ptr<Cluster> cluster;       // lecture:2x4
+  std::unique_ptr<McmcSearch> search;     // the search in progress
+  int beta_index = 0;                     // into beta_sweep_betas()
+  int seed = 1;                           // 1 .. 5
+  double sum_best_ms = 0;                 // over the seeds of the current beta
+  std::vector<double> mean_best_ms;       // per finished beta
+  bool running = false;
+};
+
+// The betas of the sweep, as the CLI's scenario writes them.
+const std::vector<std::string>& beta_sweep_betas();
+
+// Searches in the whole sweep (betas x seeds).
+constexpr int kBetaSweepSeeds = 5;
+
+// The Lecture tab: the scenario shown and its computed findings.
+struct LectureState {
+  std::string computed_name;              // scenario whose findings are below; empty when none
+  std::vector<std::string> findings;      // the scenario's findings, as the CLI prints them
+  Json results;                           // the scenario's `results` object
+  std::string error;                      // why computing failed; empty when it did not
+  bool compute_pending = false;           // true: compute the shown scenario on the next frame
+  bool pending_drawn = false;             // the pending request was shown ("Computing...") once
+  std::shared_ptr<BetaSweepJob> sweep;    // the beta sweep, while it runs or once it ran
+};
+
+// Starts the beta sweep (replacing a previous one).
+void beta_sweep_start(LectureState& lecture);
+
+// Advances a running sweep for about `budget_ms`; when it finishes, its findings and results
+// become the lecture's (equal to `autopar scenario beta-sweep`).
+void beta_sweep_advance(LectureState& lecture, double budget_ms);
+
+// Searches finished so far in the sweep (0 .. betas x seeds).
+int beta_sweep_done(const BetaSweepJob& job);
+
+// The comparison in progress: FlexFlow's MCMC search advanced a slice per frame, then Alpa's
+// plan (one frame) and both simulated, as `autopar compare` does.
+struct CompareJob {
+  std::unique_ptr<Graph> graph;           // owned: the search refers to it
+  std::unique_ptr<Cluster> cluster;
+  std::string model, cluster_spec;        // spec strings
+  std::unique_ptr<McmcSearch> search;
+  double search_ms = 0;                   // wall time spent in the search
+};
+
+// The Compare tab: FlexFlow's MCMC plan and Alpa's plan, simulated by the same simulator.
+struct CompareState {
+  Json output;                            // `autopar compare --json` output; null until computed
+  std::string inputs;                     // "model on cluster, seed N" the output belongs to
+  std::string error;                      // why computing failed; empty when it did not
+  bool compute_pending = false;           // true: start the comparison on this frame
+  std::shared_ptr<CompareJob> job;        // the comparison in progress; null when none
+};
+
+// Every scenario, in lecture order (computed once).
+const std::vector<ScenarioInfo>& scenario_list();
+
+// The scenario called `name`, or nullptr.
+const ScenarioInfo* find_scenario(const std::string& name);
+
+// True when the scenario computes in well under 50 ms natively (run in the page synchronously);
+// the others are shown with the exact CLI command.
+bool scenario_is_light(const std::string& name);
+
+// The exact CLI command that prints the scenario's findings.
+std::string scenario_cli_command(const std::string& name);
+
+// Sets `next` up to demonstrate scenario `name` (model, cluster, mesh, strategy, beta, samples)
+// and records it in next.scenario; the panel becomes "lecture". "" clears the scenario; unknown
+// names are an error.
+Status apply_scenario_setup(const std::string& name, Settings& next);
+
+// The tab (panel name) where the scenario's set-up is best seen, e.g. "strategy" or "search".
+std::string scenario_demo_panel(const std::string& name);
+
+// Runs scenario `name` through the CLI's scenario command and stores its findings in `lecture`.
+void compute_scenario(LectureState& lecture, const std::string& name);
+
+// Starts the comparison in slices (compare_advance finishes it); errors go to compare.error.
+void compare_start(CompareState& compare, const std::string& model, const std::string& cluster, int64_t seed);
+
+// Advances a started comparison by about `budget_ms`; when the search finishes, plans with Alpa,
+// simulates both and stores the output (the same JSON as `autopar compare --json`).
+void compare_advance(CompareState& compare, double budget_ms);
+
+// Proposals made so far by the comparison's search (0 when none runs).
+int64_t compare_search_steps(const CompareState& compare);
+
+// Runs any CLI command (words without --json) and returns its JSON output.
+Result<Json> run_cli_json(std::vector<std::string> words);
+
+// result().scenario: {name, findings} when computed, else null.
+Json lecture_result_json(const LectureState& lecture);
+
+// result().compare: {flexflow_ms, alpa_ms} when computed, else null.
+Json compare_result_json(const CompareState& compare);
+
+}  // namespace autopar::web

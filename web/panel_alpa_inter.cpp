@@ -1,0 +1,293 @@
+// The Alpa inter-op panel (Alpa section 5): micro-batches, the pipeline stages drawn on the
+// cluster with their sub-meshes and layer ranges, stage latencies, total latency and t_max, and
+// the pipeline schedule of the plan as a Gantt chart for GPipe and for 1F1B with the bubble
+// fraction. The plan can take about a second on large models: it is computed only when asked
+// for, one frame after a "planning..." notice is drawn.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "format_units.h"
+#include "imgui.h"
+#include "panel_common.h"
+#include "panels.h"
+
+namespace autopar::web {
+namespace {
+
+// Frames drawn with the "planning..." notice before the (blocking) plan runs.
+constexpr int kPlanningNoticeFrames = 2;
+
+const ImU32 kForwardColor = IM_COL32(86, 156, 230, 255);
+const ImU32 kBackwardColor = IM_COL32(236, 150, 70, 255);
+
+ImU32 stage_color(int k, int n, float value = 0.85f) {
+  float r, g, b;
+  // Hues away from the schedule's forward blue and backward orange: greens, purples, pinks, teals.
+  static const float kHues[] = {0.36f, 0.78f, 0.92f, 0.47f, 0.70f, 0.22f, 0.85f, 0.52f};
+  ImGui::ColorConvertHSVtoRGB(kHues[size_t(k) % 8], k < 8 ? 0.50f : 0.30f, value, r, g, b);
+  (void)n;
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
+}
+
+void draw_cluster_stages(const AppState& state, const InterOpPlan& plan, float width) {
+  const int nodes = state.cluster.nodes, gpus = state.cluster.gpus_per_node;
+  std::vector<Submesh> subs;
+  for (const auto& s : plan.stages) subs.push_back(s.submesh);
+  const auto places = place_submeshes(subs, nodes, gpus);
+  const float font = ImGui::GetFontSize();
+  const float label_w = font * 4.5f;
+  const float cell = std::clamp((width - label_w) / float(std::max(gpus, 1)), font * 2.2f, font * 5.0f);
+  const float cell_h = font * 2.6f;
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (int n = 0; n < nodes; ++n) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "node %d", n);
+    dl->AddText(ImVec2(p.x, p.y + float(n) * cell_h + cell_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+    for (int g = 0; g < gpus; ++g) {
+      const ImVec2 a(p.x + label_w + float(g) * cell, p.y + float(n) * cell_h);
+      dl->AddRect(ImVec2(a.x + 2, a.y + 2), ImVec2(a.x + cell - 2, a.y + cell_h - 2), IM_COL32(90, 96, 110, 255), 3.0f);
+    }
+  }
+  for (size_t k = 0; k < plan.stages.size(); ++k) {
+    const auto& st = plan.stages[k];
+    const auto [n0, g0] = places[k];
+    const ImVec2 a(p.x + label_w + float(g0) * cell + 3, p.y + float(n0) * cell_h + 3);
+    const ImVec2 b(p.x + label_w + float(g0 + st.submesh.gpus) * cell - 3, p.y + float(n0 + st.submesh.nodes) * cell_h - 3);
+    dl->AddRectFilled(a, b, stage_color(int(k), int(plan.stages.size())), 4.0f);
+    // Thin gaps between the GPUs of the sub-mesh.
+    for (int g = g0 + 1; g < g0 + st.submesh.gpus; ++g) {
+      const float x = p.x + label_w + float(g) * cell;
+      dl->AddLine(ImVec2(x, a.y + 4), ImVec2(x, b.y - 4), IM_COL32(20, 24, 30, 90), 1.5f);
+    }
+    for (int n = n0 + 1; n < n0 + st.submesh.nodes; ++n) {
+      const float y = p.y + float(n) * cell_h;
+      dl->AddLine(ImVec2(a.x + 4, y), ImVec2(b.x - 4, y), IM_COL32(20, 24, 30, 90), 1.5f);
+    }
+    for (int n = n0; n < n0 + st.submesh.nodes; ++n)
+      for (int g = g0; g < g0 + st.submesh.gpus; ++g) {
+        char dev[16];
+        std::snprintf(dev, sizeof dev, "%d", n * gpus + g);
+        dl->AddText(ImVec2(p.x + label_w + float(g) * cell + 6, p.y + float(n) * cell_h + 4), IM_COL32(20, 24, 30, 170), dev);
+      }
+    char label[64];
+    std::snprintf(label, sizeof label, "stage %zu: L%d-%d", k, st.first, st.last);
+    const ImVec2 ts = ImGui::CalcTextSize(label);
+    const ImVec2 mid((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f + font * 0.3f);
+    if (ts.x < b.x - a.x - 4)
+      dl->AddRectFilled(ImVec2(mid.x - ts.x * 0.5f - 4, mid.y - ts.y * 0.5f - 1), ImVec2(mid.x + ts.x * 0.5f + 4, mid.y + ts.y * 0.5f + 1),
+                        stage_color(int(k), int(plan.stages.size())), 3.0f);
+    if (ts.x < b.x - a.x - 4)
+      dl->AddText(ImVec2((a.x + b.x - ts.x) * 0.5f, (a.y + b.y - ts.y) * 0.5f + font * 0.3f), IM_COL32(15, 18, 24, 255), label);
+    else {
+      std::snprintf(label, sizeof label, "S%zu", k);
+      const ImVec2 t2 = ImGui::CalcTextSize(label);
+      dl->AddText(ImVec2((a.x + b.x - t2.x) * 0.5f, (a.y + b.y - t2.y) * 0.5f + font * 0.3f), IM_COL32(15, 18, 24, 255), label);
+    }
+  }
+  ImGui::Dummy(ImVec2(label_w + float(gpus) * cell, float(nodes) * cell_h));
+}
+
+void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
+  const InterOpView& view = state.alpa.inter;
+  if (!ImGui::BeginTable("##stages", 6, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
+  ImGui::TableSetupColumn("stage");
+  ImGui::TableSetupColumn("layers");
+  ImGui::TableSetupColumn("ops", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("sub-mesh");
+  ImGui::TableSetupColumn("logical mesh");
+  ImGui::TableSetupColumn("latency");
+  ImGui::TableHeadersRow();
+  for (size_t k = 0; k < plan.stages.size(); ++k) {
+    const auto& st = plan.stages[k];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::ColorButton("##c", ImGui::ColorConvertU32ToFloat4(stage_color(int(k), int(plan.stages.size()))),
+                       ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoDragDrop, ImVec2(ImGui::GetFontSize(), ImGui::GetFontSize()));
+    ImGui::SameLine();
+    ImGui::Text("%zu", k);
+    ImGui::TableNextColumn();
+    ImGui::Text("%d - %d", st.first, st.last);
+    ImGui::TableNextColumn();
+    if (size_t(st.last) < view.layer_last_op.size())
+      ImGui::Text("%s .. %s", view.layer_first_op[size_t(st.first)].c_str(), view.layer_last_op[size_t(st.last)].c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%d x %d", st.submesh.nodes, st.submesh.gpus);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(st.logical_mesh.c_str());
+    ImGui::TableNextColumn();
+    const bool is_max = st.latency >= plan.t_max * (1 - 1e-12);
+    if (is_max) ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+    ImGui::TextUnformatted(format_ms(st.latency).c_str());
+    if (is_max) ImGui::PopStyleColor();
+  }
+  ImGui::EndTable();
+}
+
+// One pipeline Gantt: stages as lanes, micro-batches as boxes; `t_end` is the shared time scale.
+void draw_schedule(const char* title, const PipelineSchedule& sched, int stages, double t_end, float height) {
+  const float font = ImGui::GetFontSize();
+  ImGui::Text("%s", title);
+  ImGui::SameLine();
+  ImGui::TextDisabled("makespan %s, bubble %s", format_ms(sched.makespan_ms).c_str(), format_percent(sched.bubble_fraction).c_str());
+  const float label_w = font * 4.0f;
+  const float width = std::max(50.0f, ImGui::GetContentRegionAvail().x);
+  const float lane_h = std::clamp((height - font * 1.6f) / float(std::max(stages, 1)), font * 0.9f, font * 3.0f);
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float plot_w = width - label_w - font;
+  const double scale = t_end > 0 ? plot_w / t_end : 0;
+  for (int s = 0; s < stages; ++s) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "stage %d", s);
+    const float y = p.y + float(s) * lane_h;
+    dl->AddRectFilled(ImVec2(p.x + label_w, y + 1), ImVec2(p.x + label_w + plot_w, y + lane_h - 1), IM_COL32(30, 33, 40, 255));
+    dl->AddText(ImVec2(p.x, y + lane_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+  }
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const PipelineBox* hovered = nullptr;
+  for (const PipelineBox& b : sched.boxes) {
+    const float x0 = p.x + label_w + float(b.start_ms * scale), x1 = p.x + label_w + float(b.end_ms * scale);
+    const float y0 = p.y + float(b.stage) * lane_h + 2, y1 = y0 + lane_h - 4;
+    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(std::max(x1 - 1, x0 + 1), y1), b.forward ? kForwardColor : kBackwardColor, 2.0f);
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%d", b.microbatch);
+    const ImVec2 ts = ImGui::CalcTextSize(buf);
+    if (ts.x + 4 < x1 - x0 && ts.y <= y1 - y0 + 2)
+      dl->AddText(ImVec2((x0 + x1 - ts.x) * 0.5f, (y0 + y1 - ts.y) * 0.5f), IM_COL32(12, 14, 20, 255), buf);
+    if (mouse.x >= x0 && mouse.x < x1 && mouse.y >= y0 && mouse.y < y1) hovered = &b;
+  }
+  // Time axis.
+  const float axis_y = p.y + float(stages) * lane_h + 2;
+  for (int i = 0; i <= 4; ++i) {
+    const float x = p.x + label_w + plot_w * float(i) / 4.0f;
+    dl->AddLine(ImVec2(x, axis_y), ImVec2(x, axis_y + 4), IM_COL32(120, 124, 136, 255));
+    const std::string t = format_ms(t_end * i / 4.0);
+    const float tw = ImGui::CalcTextSize(t.c_str()).x;
+    dl->AddText(ImVec2(std::min(x - tw * 0.5f, p.x + label_w + plot_w - tw), axis_y + 4), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                t.c_str());
+  }
+  ImGui::Dummy(ImVec2(width, float(stages) * lane_h + font * 1.5f));
+  if (hovered && ImGui::IsWindowHovered())
+    ImGui::SetTooltip("stage %d, micro-batch %d, %s\nstart %s, duration %s", hovered->stage, hovered->microbatch,
+                      hovered->forward ? "forward" : "backward", format_ms(hovered->start_ms).c_str(),
+                      format_ms(hovered->end_ms - hovered->start_ms).c_str());
+}
+
+}  // namespace
+
+void draw_inter_panel(AppState& state, const PanelRect& rect) {
+  if (!begin_panel(state, kInterWindow, "inter", rect)) {
+    ImGui::End();
+    return;
+  }
+  InterOpView& view = state.alpa.inter;
+  const AlpaInputs in = alpa_inputs(state);
+  const float font = ImGui::GetFontSize();
+  ImGui::TextDisabled("Alpa's inter-op pass: slice the layers into pipeline stages on sub-meshes, minimising "
+                      "sum of stage latencies + (B - 1) x t_max for B micro-batches.");
+  // Settings row.
+  int mb = int(state.settings.microbatches);
+  ImGui::SetNextItemWidth(font * 7);
+  if (ImGui::InputInt("Micro-batches", &mb, 1, 8, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
+    mb = std::clamp(mb, 1, 65536);
+    if (mb != state.settings.microbatches) {
+      Settings next = state.settings;
+      next.microbatches = mb;
+      apply_from_ui(state, next, "");
+    }
+  }
+  ImGui::SameLine();
+  const bool busy = view.pending;
+  if (busy) ImGui::BeginDisabled();
+  if (ImGui::Button("Plan")) {
+    view.pending = true;
+    view.notice_frames_left = kPlanningNoticeFrames;
+  }
+  if (busy) ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Example: transformer:layers=8 on lecture:2x4, 16 micro-batches")) {
+    Settings next = state.settings;
+    next.model = "transformer:layers=8";
+    next.cluster = "lecture:2x4";
+    next.custom_cluster.reset();
+    next.mesh = "2x4";
+    next.microbatches = 16;
+    if (apply_settings(state, next).ok()) {
+      notify_info(state, "Loaded transformer:layers=8 on lecture:2x4 with 16 micro-batches.");
+      view.pending = true;
+      view.notice_frames_left = kPlanningNoticeFrames;
+    }
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s on %s", state.settings.model.c_str(), in.cluster.size() > 40 ? "an edited cluster" : in.cluster.c_str());
+
+  if (view.pending) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+    ImGui::TextUnformatted("planning... (each layer range is planned with the intra-op pass on every sub-mesh)");
+    ImGui::PopStyleColor();
+    if (view.notice_frames_left-- <= 0) {
+      plan_inter(view, in, state.graph, state.cluster);
+      if (view.error) notify_error(state, *view.error);
+      else notify_info(state, "Planned the pipeline in " + format_ms(view.elapsed_ms) + ".");
+    }
+  }
+  const InterOpPlan* plan = current_inter_plan(view, in);
+  if (!plan) {
+    if (!view.pending) {
+      if (view.error && view.key == inter_key(in)) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
+        ImGui::TextWrapped("Planning failed: %s", view.error->message.c_str());
+        ImGui::PopStyleColor();
+      } else {
+        ImGui::TextWrapped(view.plan ? "The model, cluster or micro-batches changed since the last plan: press Plan to plan again."
+                                     : "Press Plan to compute the pipeline stages (this can take a second on large models).");
+      }
+    }
+    ImGui::End();
+    return;
+  }
+  // Summary.
+  section_header("Plan");
+  ImGui::Text("total latency %s", format_ms(plan->total_latency).c_str());
+  ImGui::SameLine(0, font * 2);
+  ImGui::Text("t_max %s", format_ms(plan->t_max).c_str());
+  ImGui::SameLine(0, font * 2);
+  ImGui::Text("%zu stage%s", plan->stages.size(), plan->stages.size() == 1 ? "" : "s");
+  ImGui::SameLine(0, font * 2);
+  ImGui::TextDisabled("%d of %d t_max candidates tried, planned in %s", plan->t_max_tried, plan->t_max_candidates,
+                      format_ms(view.elapsed_ms).c_str());
+  if (ImGui::BeginTable("##inter_top", 2, ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("cluster", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+    ImGui::TableSetupColumn("stages", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("Stages on the cluster (nodes x GPUs)");
+    draw_cluster_stages(state, *plan, ImGui::GetContentRegionAvail().x);
+    ImGui::TableNextColumn();
+    draw_stage_table(state, *plan);
+    ImGui::EndTable();
+  }
+  // Schedules.
+  std::vector<double> lat;
+  for (const auto& s : plan->stages) lat.push_back(s.latency);
+  const PipelineSchedule gpipe = pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe);
+  const PipelineSchedule f1b = pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b);
+  section_header("Pipeline schedule");
+  ImGui::SameLine();
+  ImGui::ColorButton("##fwd", ImGui::ColorConvertU32ToFloat4(kForwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
+  ImGui::SameLine();
+  ImGui::TextUnformatted("forward");
+  ImGui::SameLine();
+  ImGui::ColorButton("##bwd", ImGui::ColorConvertU32ToFloat4(kBackwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
+  ImGui::SameLine();
+  ImGui::TextUnformatted("backward (numbers: micro-batch; forward = 1/3 of a stage's latency)");
+  const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
+  const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
+  draw_schedule("GPipe (all forwards, then all backwards)", gpipe, int(lat.size()), t_end, h);
+  draw_schedule("1F1B (one forward, one backward: fewer activations kept)", f1b, int(lat.size()), t_end, h);
+  ImGui::End();
+}
+
+}  // namespace autopar::web

@@ -1,0 +1,314 @@
+// The Alpa intra-op panel (Alpa section 4): the logical mesh and its per-axis costs, the solver
+// and its time, per op the chosen parallel algorithm with its input and output sharding specs
+// drawn on the device mesh, the plan's totals, and the resharding costs of a chosen tensor
+// between every pair of specs (the paper's Table 2 priced on this mesh).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "format_units.h"
+#include "imgui.h"
+#include "panel_common.h"
+#include "panels.h"
+#include "sharding_spec.h"
+
+namespace autopar::web {
+namespace {
+
+const char* const kSolvers[] = {"auto", "ilp", "dp", "exhaustive"};
+
+// Colour of shard `i` of `n` (one hue per shard; a replicated tensor is slate blue).
+ImU32 shard_color(int i, int n) {
+  if (n <= 1) return IM_COL32(96, 118, 150, 255);
+  float r, g, b;
+  ImGui::ColorConvertHSVtoRGB(std::fmod(0.58f + float(i) / float(n), 1.0f), 0.55f, 0.92f, r, g, b);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
+}
+
+}  // namespace
+
+void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell) {
+  const int n = shard_count(spec.dims, rows, cols);
+  ImGui::BeginGroup();
+  const std::string label = spec_to_string(spec);
+  ImGui::TextUnformatted(label.c_str());
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const int shard = shard_of_device(spec.dims, r, c, rows, cols);
+      const ImVec2 a(p.x + float(c) * cell, p.y + float(r) * cell);
+      dl->AddRectFilled(ImVec2(a.x + 1, a.y + 1), ImVec2(a.x + cell - 1, a.y + cell - 1), shard_color(shard, n), 2.0f);
+    }
+  ImGui::Dummy(ImVec2(float(cols) * cell, float(rows) * cell));
+  ImGui::EndGroup();
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%s: %d shard%s on a %dx%d mesh", label.c_str(), n, n == 1 ? " (replicated)" : "s", rows, cols);
+    for (int r = 0; r < rows; ++r) {
+      std::string line;
+      for (int c = 0; c < cols; ++c) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%sdev %d: shard %d", c ? ",  " : "", r * cols + c, shard_of_device(spec.dims, r, c, rows, cols));
+        line += buf;
+      }
+      ImGui::TextDisabled("%s", line.c_str());
+    }
+    ImGui::EndTooltip();
+  }
+}
+
+namespace {
+
+void draw_mesh_section(AppState& state, const IntraOpPlan* plan) {
+  section_header("Logical device mesh");
+  const std::vector<std::string> shapes = mesh_shapes(state.cluster.num_devices());
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  if (ImGui::BeginCombo("Mesh shape", state.settings.mesh.c_str())) {
+    for (const auto& m : shapes)
+      if (ImGui::Selectable(m.c_str(), m == state.settings.mesh)) {
+        Settings next = state.settings;
+        next.mesh = m;
+        apply_from_ui(state, next, "Mesh " + m + ".");
+      }
+    ImGui::EndCombo();
+  }
+  help_marker("The cluster's devices viewed as rows x columns. Devices are numbered node by node, so an axis whose devices "
+              "sit in different nodes pays the inter-node link.");
+  if (!plan) return;
+  const DeviceMesh& mesh = plan->mesh;
+  if (ImGui::BeginTable("##axes", 5, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("axis");
+    ImGui::TableSetupColumn("devices");
+    ImGui::TableSetupColumn("alpha (latency)");
+    ImGui::TableSetupColumn("beta (bandwidth)");
+    ImGui::TableSetupColumn("link");
+    ImGui::TableHeadersRow();
+    for (int a = 0; a < 2; ++a) {
+      const MeshAxis& ax = mesh.axis[a];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d (%s)", a, a == 0 ? "rows" : "cols");
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", ax.size);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(mesh.unitless ? format_number(ax.alpha).c_str() : format_ms(ax.alpha).c_str());
+      ImGui::TableNextColumn();
+      if (mesh.unitless || ax.beta <= 0) ImGui::TextUnformatted(format_number(ax.beta).c_str());
+      else ImGui::Text("%s GB/s", format_number(1e-6 / ax.beta, 3).c_str());
+      ImGui::TableNextColumn();
+      if (ax.size <= 1) ImGui::TextDisabled("(single device)");
+      else ImGui::TextUnformatted(ax.crosses_nodes ? "across nodes" : "inside a node");
+    }
+    ImGui::EndTable();
+  }
+}
+
+void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
+  section_header("Solver and totals");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  if (ImGui::BeginCombo("Solver", state.alpa.intra.solver.c_str())) {
+    for (const char* s : kSolvers)
+      if (ImGui::Selectable(s, state.alpa.intra.solver == s)) state.alpa.intra.solver = s;
+    ImGui::EndCombo();
+  }
+  help_marker("auto: dynamic programming on chains, the ILP (GLPK) otherwise. exhaustive enumerates every assignment "
+              "(small models only). All give the optimum of the same objective.");
+  if (!plan) return;
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s, %s, solved in %s", plan->solution.solver.c_str(), plan->solution.status.c_str(),
+                      format_ms(plan->solve_ms).c_str());
+  auto cost = [&](double v) { return plan->mesh.unitless ? format_number(v) : format_ms(v); };
+  if (ImGui::BeginTable("##totals", 4, ImGuiTableFlags_SizingStretchSame)) {
+    const std::pair<const char*, std::string> cells[] = {{"objective", cost(plan->objective)},
+                                                         {"communication", cost(plan->communication_cost)},
+                                                         {"resharding", cost(plan->resharding_cost)},
+                                                         {"memory / device", format_bytes(plan->memory_per_device)}};
+    for (const auto& [label, value] : cells) {
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", label);
+      ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+      ImGui::TextUnformatted(value.c_str());
+      ImGui::PopStyleColor();
+    }
+    ImGui::EndTable();
+  }
+}
+
+void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
+  const int rows = plan.mesh.rows(), cols = plan.mesh.cols();
+  const float cell = std::clamp(ImGui::GetFontSize() * 0.8f * 8.0f / float(std::max(rows, cols)), ImGui::GetFontSize() * 0.45f,
+                                ImGui::GetFontSize() * 0.8f);
+  const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+  // A new table per plan, so that the fixed column widths follow the new names.
+  ImGui::PushID(state.alpa.intra.key.c_str());
+  const bool open = ImGui::BeginTable("##intra_ops", 5, flags, ImVec2(0, height));
+  ImGui::PopID();
+  if (!open) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  const Graph& g = state.graph;
+  float name_w = ImGui::CalcTextSize("op").x, algo_w = ImGui::CalcTextSize("algorithm").x;
+  for (size_t v = 0; v < g.ops.size() && v < plan.strategies.size(); ++v) {
+    name_w = std::max(name_w, ImGui::CalcTextSize(g.ops[v].name().c_str()).x);
+    algo_w = std::max(algo_w, ImGui::CalcTextSize(plan.strategies[v][size_t(plan.solution.choice[v])].name.c_str()).x);
+  }
+  const float pad = ImGui::GetStyle().CellPadding.x * 2 + 2;
+  const float grid_w = std::max(float(cols) * cell, ImGui::CalcTextSize("S01S01R").x);
+  ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthFixed, name_w + pad);
+  ImGui::TableSetupColumn("algorithm", ImGuiTableColumnFlags_WidthFixed, algo_w + pad);
+  ImGui::TableSetupColumn("inputs (data, then parameters)", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("output", ImGuiTableColumnFlags_WidthFixed, grid_w + pad);
+  ImGui::TableSetupColumn("cost", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("000.000 ms").x + pad);
+  ImGui::TableHeadersRow();
+  for (size_t v = 0; v < g.ops.size() && v < plan.strategies.size(); ++v) {
+    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
+    ImGui::PushID(int(v));
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const bool selected = state.alpa.intra.reshard_op == int(v);
+    if (ImGui::Selectable(g.ops[v].name().c_str(), selected, ImGuiSelectableFlags_None)) state.alpa.intra.reshard_op = int(v);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s, %zu candidate algorithms. Click: show the resharding table of its output.",
+                                                  op_kind_name(g.ops[v].spec.kind), plan.strategies[v].size());
+    ImGui::TableNextColumn();
+    const bool follows = s.name.rfind("follow", 0) == 0;
+    if (follows) ImGui::TextDisabled("%s", s.name.c_str());
+    else ImGui::TextUnformatted(s.name.c_str());
+    ImGui::TableNextColumn();
+    for (size_t i = 0; i < s.inputs.size(); ++i) {
+      if (i) ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
+      draw_spec_grid(s.inputs[i], rows, cols, cell);
+      if (i + 1 == g.ops[v].inputs.size() && i + 1 < s.inputs.size()) {
+        // Between the data inputs and the parameters.
+        ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
+        ImGui::TextDisabled("|");
+      }
+    }
+    ImGui::TableNextColumn();
+    draw_spec_grid(s.output, rows, cols, cell);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(plan.mesh.unitless ? format_number(s.cost()).c_str() : format_ms(s.cost()).c_str());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("forward %s\nbackward %s\ngradient sync %s\ninput resharding %s", format_number(s.forward_comm).c_str(),
+                        format_number(s.backward_comm).c_str(), format_number(s.grad_sync).c_str(), format_number(s.input_reshard).c_str());
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+}
+
+int default_reshard_op(const Graph& g) {
+  for (size_t v = 0; v < g.ops.size(); ++v)
+    if (g.ops[v].output.shape.size() == 2) return int(v);
+  return g.ops.empty() ? -1 : 0;
+}
+
+void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) {
+  const Graph& g = state.graph;
+  int& op = state.alpa.intra.reshard_op;
+  if (op < 0 || op >= int(g.ops.size())) op = default_reshard_op(g);
+  if (op < 0) return;
+  const Tensor& t = g.ops[size_t(op)].output;
+  section_header("Resharding costs");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+  if (ImGui::BeginCombo("Tensor", g.ops[size_t(op)].name().c_str())) {
+    for (size_t v = 0; v < g.ops.size(); ++v)
+      if (ImGui::Selectable(g.ops[v].name().c_str(), int(v) == op)) op = int(v);
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  const std::vector<ShardingSpec> specs = all_specs(t.shape, plan.mesh);
+  const ShardingSpec& chosen = plan.strategies[size_t(op)][size_t(plan.solution.choice[size_t(op)])].output;
+  ImGui::TextDisabled("output %s, %s, %zu specs; rows: from, columns: to; the plan's spec %s is highlighted", shape_to_string(t.shape).c_str(),
+                      format_bytes(double(num_elements(t.shape)) * dtype_bytes(t.dtype)).c_str(), specs.size(),
+                      spec_to_string(chosen).c_str());
+  const int n = int(specs.size());
+  if (n == 0 || n > 48) return;
+  std::vector<double> cost(size_t(n) * size_t(n));
+  std::vector<std::string> how(size_t(n) * size_t(n));
+  double max_cost = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      ReshardPlan p = reshard(specs[size_t(i)], specs[size_t(j)], t.shape, dtype_bytes(t.dtype), plan.mesh);
+      cost[size_t(i * n + j)] = p.cost;
+      std::string& h = how[size_t(i * n + j)];
+      for (const ReshardStep& st : p.steps) {
+        if (!h.empty()) h += " + ";
+        h += st.collective;
+        if (!st.axes.empty()) h += " (axis " + std::to_string(st.axes[0]) + ")";
+      }
+      max_cost = std::max(max_cost, p.cost);
+    }
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("##reshard", n + 1, flags, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  ImGui::TableSetupColumn("from \\ to");
+  for (const auto& s : specs) ImGui::TableSetupColumn(spec_to_string(s).c_str());
+  ImGui::TableHeadersRow();
+  for (int i = 0; i < n; ++i) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const bool is_chosen = specs[size_t(i)] == chosen;
+    if (is_chosen) ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, IM_COL32(60, 90, 140, 255));
+    ImGui::TextUnformatted(spec_to_string(specs[size_t(i)]).c_str());
+    for (int j = 0; j < n; ++j) {
+      ImGui::TableNextColumn();
+      const double c = cost[size_t(i * n + j)];
+      if (max_cost > 0 && c > 0) {
+        const float heat = float(std::sqrt(c / max_cost));
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, IM_COL32(int(40 + 150 * heat), int(52 + 40 * (1 - heat)), 60, 255));
+      } else if (is_chosen) {
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, IM_COL32(40, 60, 90, 255));
+      }
+      if (i == j) ImGui::TextDisabled("-");
+      else if (c == 0) ImGui::TextDisabled("0");
+      else ImGui::TextUnformatted(plan.mesh.unitless ? format_number(c, 3).c_str() : format_ms(c).c_str());
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s -> %s: %s", spec_to_string(specs[size_t(i)]).c_str(), spec_to_string(specs[size_t(j)]).c_str(),
+                          how[size_t(i * n + j)].c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_intra_panel(AppState& state, const PanelRect& rect) {
+  if (!begin_panel(state, kIntraWindow, "intra", rect)) {
+    ImGui::End();
+    return;
+  }
+  refresh_intra_plan(state);
+  const IntraOpView& view = state.alpa.intra;
+  const IntraOpPlan* plan = view.plan ? &*view.plan : nullptr;
+  ImGui::TextDisabled("Alpa's intra-op pass: each op picks a parallel algorithm (a sharding of its loop dimensions over the mesh "
+                      "axes) so that communication plus resharding is smallest.");
+  if (ImGui::BeginTable("##intra_top", 2, ImGuiTableFlags_SizingStretchSame)) {
+    ImGui::TableNextColumn();
+    draw_mesh_section(state, plan);
+    ImGui::TableNextColumn();
+    draw_solver_section(state, plan);
+    ImGui::EndTable();
+  }
+  if (view.error) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
+    ImGui::TextWrapped("Planning failed: %s", view.error->message.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (plan) {
+    section_header("Per op: chosen algorithm and sharding specs");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("Each grid is the %s device mesh; a device's colour says which shard of the tensor it holds (one colour = "
+                        "replicated). S0 splits a dimension along mesh axis 0, S1 along axis 1, S01 along both. Click an op for "
+                        "its resharding table.", plan->mesh.shape_string().c_str());
+    ImGui::PopStyleColor();
+    const float avail = ImGui::GetContentRegionAvail().y;
+    const float reshard_h = std::max(ImGui::GetFrameHeightWithSpacing() * 6, avail * 0.36f);
+    draw_ops_table(state, *plan, std::max(ImGui::GetFrameHeight() * 4, avail - reshard_h - ImGui::GetFrameHeightWithSpacing() * 2.5f));
+    draw_reshard_table(state, *plan, 0);
+  }
+  ImGui::End();
+}
+
+}  // namespace autopar::web

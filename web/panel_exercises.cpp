@@ -1,0 +1,667 @@
+// The Exercises tab: the eight exercises of lecture 15, section 11, each with inputs the reader
+// changes, answer boxes, a Check button and an explanation computed by the page (exercises.h):
+// 1 a split Linear layer, 2 the Metropolis-Hastings acceptance probability, 3 delta simulation on
+// a timeline, 4 S0S1 -> RR in both orders, 5 the chain DP, 6 the t_max enumeration, 7 DLRM, 8
+// overlap vs an additive cost.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "device_mesh.h"
+#include "exercises.h"
+#include "format_units.h"
+#include "imgui.h"
+#include "lecture_state.h"
+#include "panel_common.h"
+#include "panels.h"
+
+namespace autopar::web {
+namespace {
+
+const ImVec4 kRight = ImVec4(0.45f, 0.85f, 0.45f, 1.0f);
+const ImVec4 kWrong = ImVec4(1.0f, 0.50f, 0.45f, 1.0f);
+
+const char* kTitles[kExerciseCount] = {
+    "1  A split Linear layer",        "2  Acceptance probability", "3  Delta simulation",  "4  S0S1 -> RR, in which order?",
+    "5  The chain DP (Viterbi)",      "6  Enumerating t_max",      "7  DLRM: data parallel vs placement",
+    "8  Overlap vs an additive cost"};
+
+std::string fmt(const char* f, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string count(double v) { return format_count(v); }
+
+// An answer box: label, the text field (index `slot` of the exercise's answers).
+void answer_box(ExercisesState& ex, int slot, const char* label, const char* hint) {
+  std::string& text = ex.answers[size_t(ex.shown - 1)][size_t(slot)];
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s", text.c_str());
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
+  const std::string id = std::string(label) + "##ans" + std::to_string(slot);
+  if (ImGui::InputTextWithHint(id.c_str(), hint, buf, sizeof buf)) {
+    text = buf;
+    ex.checked[size_t(ex.shown - 1)] = false;
+  }
+}
+
+// The Check button; true when the verdict should be shown.
+bool check_button(ExercisesState& ex) {
+  if (ImGui::Button("Check")) ex.checked[size_t(ex.shown - 1)] = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Show the answer")) {
+    ex.checked[size_t(ex.shown - 1)] = true;
+    for (auto& a : ex.answers[size_t(ex.shown - 1)])
+      if (a.empty()) a = "?";
+  }
+  return ex.checked[size_t(ex.shown - 1)];
+}
+
+// One verdict line for a numeric answer.
+void verdict(const std::string& text, double expected, double rel, double abs_tol, const std::string& what) {
+  double v = 0;
+  if (!parse_answer(text, v)) {
+    ImGui::TextColored(kWrong, "%s: no number typed; the page computes %s.", what.c_str(), format_number(expected, 6).c_str());
+  } else if (answer_matches(v, expected, rel, abs_tol)) {
+    ImGui::TextColored(kRight, "Right: %s = %s.", what.c_str(), format_number(expected, 6).c_str());
+  } else {
+    ImGui::TextColored(kWrong, "Wrong: %s is %s, not %s.", what.c_str(), format_number(expected, 6).c_str(), text.c_str());
+  }
+}
+
+void explanation(const char* text) {
+  ImGui::Spacing();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.80f, 0.82f, 0.88f, 1.0f));
+  ImGui::TextWrapped("%s", text);
+  ImGui::PopStyleColor();
+}
+
+void question(const char* text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+  ImGui::TextWrapped("%s", text);
+  ImGui::PopStyleColor();
+  ImGui::Spacing();
+}
+
+// Power-of-two degree picker.
+void degree_combo(const char* label, int& value, int max_value) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
+  if (ImGui::BeginCombo(label, std::to_string(value).c_str())) {
+    for (int d = 1; d <= max_value; d *= 2)
+      if (ImGui::Selectable(std::to_string(d).c_str(), d == value)) value = d;
+    ImGui::EndCombo();
+  }
+}
+
+void exercise1(ExercisesState& ex) {
+  question("A Linear layer Y = X W (X: b x n, W: n x m) is split in SOAP along the sample dimension and along the parameter "
+           "(output-channel) dimension and placed on s x p GPUs. How many input elements does each GPU read, how many "
+           "weight elements does it store, and what must be synchronised at the end of the iteration?");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+  ImGui::InputInt("b (batch)", &ex.ex1_batch, 0);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+  ImGui::InputInt("n (in)", &ex.ex1_in, 0);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+  ImGui::InputInt("m (out)", &ex.ex1_out, 0);
+  ex.ex1_batch = std::clamp(ex.ex1_batch, 1, 1 << 20);
+  ex.ex1_in = std::clamp(ex.ex1_in, 1, 1 << 20);
+  ex.ex1_out = std::clamp(ex.ex1_out, 1, 1 << 20);
+  degree_combo("sample degree s", ex.ex1_sample_degree, 8);
+  ImGui::SameLine();
+  degree_combo("parameter degree p", ex.ex1_param_degree, 8);
+  if (ex.ex1_batch % ex.ex1_sample_degree || ex.ex1_out % ex.ex1_param_degree) {
+    ImGui::TextColored(kWrong, "The degrees must divide b and m.");
+    return;
+  }
+  const LinearSplitNumbers n = linear_split_numbers(ex.ex1_batch, ex.ex1_in, ex.ex1_out, ex.ex1_sample_degree, ex.ex1_param_degree);
+  ImGui::TextDisabled("%d GPUs in total", ex.ex1_sample_degree * ex.ex1_param_degree);
+  ImGui::Spacing();
+  answer_box(ex, 0, "input elements per GPU", "e.g. 16384");
+  answer_box(ex, 1, "weight elements per GPU", "");
+  answer_box(ex, 2, "gradient elements all-reduced per group", "0 if none");
+  if (!check_button(ex)) return;
+  const auto& a = ex.answers[0];
+  verdict(a[0], double(n.input_elements), 1e-9, 0.5, "input per GPU (b/s) x n");
+  verdict(a[1], double(n.weight_elements), 1e-9, 0.5, "weights per GPU n x (m/p)");
+  verdict(a[2], double(n.sync_elements), 1e-9, 0.5, "gradient all-reduce per group");
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "Each GPU handles b/%d samples and m/%d output channels: it reads (b/%d) x n = %s input elements and stores "
+                "n x (m/%d) = %s weights. Each weight shard has %d copies (one per sample part), so at the end of the "
+                "iteration the %d GPUs holding one shard all-reduce its %s gradient elements (%d such groups).%s",
+                ex.ex1_sample_degree, ex.ex1_param_degree, ex.ex1_sample_degree, count(double(n.input_elements)).c_str(),
+                ex.ex1_param_degree, count(double(n.weight_elements)).c_str(), n.sync_group, n.sync_group,
+                count(double(n.sync_elements)).c_str(), n.sync_groups,
+                n.sync_group == 1 ? " With s = 1 nothing is replicated and nothing needs synchronising." : "");
+  explanation(text);
+}
+
+void exercise2(ExercisesState& ex) {
+  question("FlexFlow accepts a proposal with probability min(1, exp(beta (cost(S) - cost(S*)))). The current strategy takes "
+           "cost(S) ms, the proposed one cost(S*) ms. What is the acceptance probability? Why does the right beta depend "
+           "on the scale of the cost?");
+  const float w = ImGui::GetFontSize() * 7.0f;
+  ImGui::SetNextItemWidth(w);
+  ImGui::InputDouble("current cost(S), ms", &ex.ex2_current_ms, 0, 0, "%.4g");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(w);
+  ImGui::InputDouble("proposed cost(S*), ms", &ex.ex2_proposed_ms, 0, 0, "%.4g");
+  ImGui::SetNextItemWidth(w);
+  ImGui::InputDouble("beta (per ms)", &ex.ex2_beta, 0, 0, "%.4g");
+  ImGui::SameLine();
+  ImGui::Checkbox("divide the difference by the initial cost", &ex.ex2_normalize);
+  if (ex.ex2_normalize) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(w);
+    ImGui::InputDouble("initial cost, ms", &ex.ex2_initial_ms, 0, 0, "%.4g");
+    if (!(ex.ex2_initial_ms > 0)) ex.ex2_initial_ms = 1;
+  }
+  ImGui::Spacing();
+  answer_box(ex, 0, "acceptance probability", "e.g. 0.5");
+  if (!check_button(ex)) return;
+  const double p = exercise2_expected(ex);
+  verdict(ex.answers[1][0], p, 0.02, 5e-4, "the acceptance probability");
+  const double scale = ex.ex2_normalize ? ex.ex2_initial_ms : 1.0;
+  const double in_seconds = acceptance_probability(ex.ex2_current_ms / 1000, ex.ex2_proposed_ms / 1000, ex.ex2_beta, ex.ex2_normalize ? ex.ex2_initial_ms / 1000 : 1.0);
+  char text[640];
+  std::snprintf(text, sizeof text,
+                "exp(%g x (%g - %g)%s) = %s. %s  The same beta with the costs in seconds gives %s: a raw difference "
+                "carries the unit, so beta has to be re-tuned for every model and cluster. %s",
+                ex.ex2_beta, ex.ex2_current_ms, ex.ex2_proposed_ms, ex.ex2_normalize ? fmt(" / %g", scale).c_str() : "",
+                format_number(p, 4).c_str(),
+                ex.ex2_proposed_ms <= ex.ex2_current_ms ? "An improvement is always accepted." : "A worse proposal is accepted sometimes, less often the worse it is and the larger beta is.",
+                format_number(in_seconds, 4).c_str(),
+                ex.ex2_normalize ? "Dividing by the initial cost makes beta unitless: seconds or ms give the same probability, and beta "
+                                   "means 'how many relative units of slowdown make acceptance e times less likely' (the page's "
+                                   "search and the CLI do this)."
+                                 : "Tick 'divide by the initial cost' to see what the code does: the difference becomes relative and "
+                                   "beta unitless.");
+  explanation(text);
+  // The lecture's two cases side by side, for the costs above.
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("##ex2", 3, flags)) {
+    for (const char* h : {"beta", "costs in ms", "costs in s"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    std::vector<double> betas = {0.1, 1.0};   // the lecture's two cases, then the reader's beta
+    if (ex.ex2_beta != 0.1 && ex.ex2_beta != 1.0) betas.push_back(ex.ex2_beta);
+    for (double b : betas) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::Text("%g%s", b, b == ex.ex2_beta ? " (yours)" : "");
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(format_number(acceptance_probability(ex.ex2_current_ms, ex.ex2_proposed_ms, b, scale), 4).c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(format_number(acceptance_probability(ex.ex2_current_ms / 1000, ex.ex2_proposed_ms / 1000, b,
+                                                                  ex.ex2_normalize ? ex.ex2_initial_ms / 1000 : 1.0), 4).c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
+void draw_delta_timeline(const DeltaMove& m) {
+  const float font = ImGui::GetFontSize();
+  const float lane_h = font * 1.15f;
+  const float label_w = font * 7.0f;
+  const float width = std::max(100.0f, ImGui::GetContentRegionAvail().x);
+  const float height = lane_h * float(m.lane_names.size()) + font * 0.5f;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const double span = std::max(1e-9, m.new_ms);
+  const float x0 = p0.x + label_w, x1 = p0.x + width - font * 0.5f;
+  for (size_t l = 0; l < m.lane_names.size(); ++l) {
+    const float y = p0.y + lane_h * float(l);
+    dl->AddText(ImVec2(p0.x, y), IM_COL32(200, 200, 210, 255), m.lane_names[l].c_str());
+    dl->AddLine(ImVec2(x0, y + lane_h - 1), ImVec2(x1, y + lane_h - 1), IM_COL32(60, 64, 72, 255));
+  }
+  const float kx = float((x1 - x0) / span);
+  const float cut = x0 + float(m.earliest_changed_ms) * kx;
+  for (const auto& b : m.boxes) {
+    const float y = p0.y + lane_h * float(b.lane) + 2;
+    const float a = x0 + float(b.start_ms) * kx, e = std::max(a + 1.0f, x0 + float(b.end_ms) * kx);
+    dl->AddRectFilled(ImVec2(a, y), ImVec2(e, y + lane_h - 4), b.changed ? IM_COL32(255, 150, 60, 235) : IM_COL32(90, 120, 170, 200));
+  }
+  dl->AddLine(ImVec2(cut, p0.y), ImVec2(cut, p0.y + height), IM_COL32(255, 230, 120, 255), 2.0f);
+  dl->AddText(ImVec2(cut + 3, p0.y + height - font), IM_COL32(255, 230, 120, 255), "earliest change");
+  ImGui::Dummy(ImVec2(width, height + font * 0.3f));
+  ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.25f, 1.0f), "orange: tasks with new times (or new tasks)");
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(0.45f, 0.6f, 0.85f, 1.0f), "  blue: tasks that kept their times");
+}
+
+void exercise3(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  question("Why does FlexFlow's delta simulation give exactly the full simulation's result, and when does it save the least? "
+           "Below, each op of the current strategy is moved once (to 'whole on GPU 0', or split over all GPUs if it already is) "
+           "with the core's DeltaSimulator. Which op's move recomputes the most tasks?");
+  if (!state.flexflow.task_graph) return;
+  if (ex.ex3_revision != state.flexflow.revision || ex.ex3_moves.size() != state.graph.ops.size()) {
+    ex.ex3_moves.clear();
+    for (int op = 0; op < int(state.graph.ops.size()); ++op)
+      ex.ex3_moves.push_back(delta_move(state.graph, state.cluster, state.flexflow.strategy, op));
+    ex.ex3_revision = state.flexflow.revision;
+    ex.ex3_op = int(ex.ex3_moves.size()) - 1;   // the last op: the move that keeps the most tasks
+  }
+  ImGui::TextDisabled("%s on %s, strategy %s (change them in the other tabs)", state.settings.model.c_str(),
+                      state.settings.cluster.c_str(), state.settings.strategy.c_str());
+  answer_box(ex, 0, "op name", "e.g. conv1");
+  const bool show = check_button(ex);
+  int worst = 0;
+  for (size_t i = 0; i < ex.ex3_moves.size(); ++i)
+    if (ex.ex3_moves[i].recomputed > ex.ex3_moves[size_t(worst)].recomputed) worst = int(i);
+  if (show) {
+    const std::string& typed = ex.answers[2][0];
+    const std::string& name = state.graph.ops[size_t(worst)].name();
+    const int recomputed = ex.ex3_moves[size_t(worst)].recomputed;
+    bool right = typed == name;
+    for (const auto& m : ex.ex3_moves)   // ties: any op with the maximum is right
+      if (m.recomputed == recomputed && state.graph.ops[size_t(m.op)].name() == typed) right = true;
+    if (right)
+      ImGui::TextColored(kRight, "Right: %s's move recomputes %d tasks, the most.", typed.c_str(), recomputed);
+    else
+      ImGui::TextColored(kWrong, "Wrong: %s's move recomputes the most (%d tasks).", name.c_str(), recomputed);
+    explanation("Delta simulation starts from the old timeline, queues the changed tasks and keeps propagating as long as a "
+                "task's ready or start time changes (like Bellman-Ford), keeping the FIFO order per device: its fixed point is the "
+                "full simulation's result (the 'full' column equals 'after'). Every task processed before the earliest changed "
+                "(ready time, order) key keeps its times by construction. A move early on the critical path shifts almost "
+                "everything after it, so it saves the least; the more GPUs and ops, the smaller the share one move touches "
+                "(2.2x to 6.9x in the paper).");
+  }
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("##ex3", 7, flags)) {
+    for (const char* h : {"op", "move to", "tasks", "recomputed", "kept", "before -> after", "full simulation"})
+      ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < ex.ex3_moves.size(); ++i) {
+      const DeltaMove& m = ex.ex3_moves[i];
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      if (ImGui::Selectable((state.graph.ops[i].name() + "##ex3op").c_str(), ex.ex3_op == int(i), ImGuiSelectableFlags_SpanAllColumns))
+        ex.ex3_op = int(i);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(m.move.c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::Text("%d", m.tasks);
+      ImGui::TableSetColumnIndex(3);
+      ImGui::Text("%d (%.0f%%)", m.recomputed, m.tasks ? 100.0 * m.recomputed / m.tasks : 0.0);
+      ImGui::TableSetColumnIndex(4);
+      ImGui::Text("%d", m.kept);
+      ImGui::TableSetColumnIndex(5);
+      ImGui::Text("%s -> %s", format_ms(m.old_ms).c_str(), format_ms(m.new_ms).c_str());
+      ImGui::TableSetColumnIndex(6);
+      ImGui::Text("%s%s", format_ms(m.full_ms).c_str(), std::fabs(m.full_ms - m.new_ms) <= 1e-9 * std::max(1.0, m.full_ms) ? " (same)" : " (differs!)");
+    }
+    ImGui::EndTable();
+  }
+  if (ex.ex3_op >= 0 && ex.ex3_op < int(ex.ex3_moves.size())) {
+    const DeltaMove& m = ex.ex3_moves[size_t(ex.ex3_op)];
+    ImGui::Spacing();
+    ImGui::Text("Timeline after moving %s to %s: %d of %d tasks end before the earliest change at %s and keep their times.",
+                state.graph.ops[size_t(m.op)].name().c_str(), m.move.c_str(), m.kept_before_earliest, m.tasks,
+                format_ms(m.earliest_changed_ms).c_str());
+    draw_delta_timeline(m);
+  }
+}
+
+void exercise4(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  question("A tensor is sharded S0S1 on the 2 x 4 mesh (rows over axis 0, columns over axis 1). Write the communication that "
+           "turns it into RR (replicated). Both axes need an all-gather; which order is cheaper, and how many bytes cross "
+           "the slow axis in each order?");
+  auto mesh = mesh_from_cluster(2, 4, state.cluster);
+  if (!mesh.ok()) {
+    ImGui::TextWrapped("This exercise needs 8 GPUs (a 2 x 4 mesh); load lecture:2x4 (Examples > Clusters). %s",
+                       mesh.error().message.c_str());
+    return;
+  }
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+  ImGui::InputInt("rows", &ex.ex4_rows, 0);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+  ImGui::InputInt("cols", &ex.ex4_cols, 0);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.0f);
+  ImGui::InputInt("bytes per element", &ex.ex4_dtype_bytes, 0);
+  ex.ex4_rows = std::clamp(ex.ex4_rows, 2, 1 << 20);
+  ex.ex4_cols = std::clamp(ex.ex4_cols, 4, 1 << 20);
+  ex.ex4_dtype_bytes = std::clamp(ex.ex4_dtype_bytes, 1, 8);
+  const double bytes = double(ex.ex4_rows) * ex.ex4_cols * ex.ex4_dtype_bytes;
+  const MeshAxis& a0 = mesh.value().axis[0];
+  const MeshAxis& a1 = mesh.value().axis[1];
+  ImGui::TextDisabled("axis 0: %d GPUs, %s, %s/byte;  axis 1: %d GPUs, %s, %s/byte;  tensor %s", a0.size,
+                      a0.crosses_nodes ? "across nodes" : "inside a node", format_ms(a0.beta).c_str(), a1.size,
+                      a1.crosses_nodes ? "across nodes" : "inside a node", format_ms(a1.beta).c_str(), format_bytes(bytes).c_str());
+  const ReshardOrder slow_first = reshard_order(mesh.value(), 0, bytes);
+  const ReshardOrder fast_first = reshard_order(mesh.value(), 1, bytes);
+  answer_box(ex, 0, "cheaper order: 0 = axis 0 first, 1 = axis 1 first", "0 or 1");
+  answer_box(ex, 1, "bytes per GPU over axis 0 when axis 0 goes first", "");
+  answer_box(ex, 2, "bytes per GPU over axis 0 when axis 1 goes first", "");
+  if (!check_button(ex)) return;
+  const auto& a = ex.answers[3];
+  verdict(a[0], slow_first.total_ms() <= fast_first.total_ms() ? 0 : 1, 0, 0.1, "the cheaper order (0 = axis 0 first)");
+  verdict(a[1], slow_first.slow_axis_bytes, 0.01, 0.5, "axis-0 bytes, axis 0 first");
+  verdict(a[2], fast_first.slow_axis_bytes, 0.01, 0.5, "axis-0 bytes, axis 1 first");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("##ex4", 5, flags)) {
+    for (const char* h : {"order", "step 1", "step 2", "bytes on axis 0 / axis 1", "time"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const ReshardOrder* r : {&slow_first, &fast_first}) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(r == &slow_first ? "axis 0 first" : "axis 1 first");
+      ImGui::TableSetColumnIndex(1);
+      ImGui::Text("all-gather on %s: %s, %s", r->first_axis_name.c_str(), format_bytes(r->first_bytes).c_str(), format_ms(r->first_ms).c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::Text("all-gather on %s: %s, %s", r->second_axis_name.c_str(), format_bytes(r->second_bytes).c_str(), format_ms(r->second_ms).c_str());
+      ImGui::TableSetColumnIndex(3);
+      ImGui::Text("%s / %s", format_bytes(r->slow_axis_bytes).c_str(), format_bytes(r->fast_axis_bytes).c_str());
+      ImGui::TableSetColumnIndex(4);
+      ImGui::Text("%s", format_ms(r->total_ms()).c_str());
+    }
+    ImGui::EndTable();
+  }
+  explanation("Gathering along an axis of n GPUs moves (n-1)/n of the gathered buffer to each GPU. Going first, an axis gathers "
+              "the small 1/8 shards into 1/4 (axis 0) or 1/2 (axis 1) of the tensor; going second it gathers the whole tensor. "
+              "The total is the same, but on the slow axis it is not: gather on the slow axis first, while the data is still "
+              "small, and leave the larger step to the fast axis. (The planner's rule applies the axes in the fixed order 0, 1: "
+              "a simplification, which here happens to be the cheaper order.)");
+}
+
+void exercise5(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  question("Why does Alpa's intra-op objective have the quadratic term s_v^T R_vu s_u, and why is a chain solved exactly by "
+           "dynamic programming? Fill in the DP of one transformer layer as a chain (QKV -> attention -> output projection -> "
+           "FFN1 -> FFN2) on the current mesh: best[v][j] = cost[v][j] + min_i (best[v-1][i] + R[i][j]).");
+  const std::string key = state.settings.cluster + "|" + state.settings.mesh + "|" + std::to_string(state.cluster.num_devices());
+  if (ex.ex5_key != key) {
+    ex.ex5_key = key;
+    ex.ex5_error.clear();
+    ex.ex5_ops.clear();
+    ex.ex5_strategy_names.clear();
+    ex.ex5_dp = ChainDp{};
+    ex.ex5_rows_shown = 1;
+    auto g = load_model("transformer-chain");
+    auto shape = parse_mesh(state.settings.mesh);
+    if (!g.ok() || !shape) {
+      ex.ex5_error = g.ok() ? "bad mesh" : g.error().message;
+    } else {
+      auto mesh = mesh_from_cluster(shape->first, shape->second, state.cluster);
+      IntraOpOptions o;
+      o.solver = "dp";
+      auto plan = mesh.ok() ? plan_intra_op(g.value(), mesh.value(), o) : Result<IntraOpPlan>(mesh.error());
+      if (!plan.ok()) {
+        ex.ex5_error = plan.error().message;
+      } else if (!is_chain(plan.value().problem)) {
+        ex.ex5_error = "the problem is not a chain";
+      } else {
+        ex.ex5_dp = chain_dp(plan.value().problem);
+        for (size_t v = 0; v < g.value().ops.size(); ++v) {
+          ex.ex5_ops.push_back(g.value().ops[v].name());
+          std::vector<std::string> names;
+          for (const auto& s : plan.value().strategies[v]) names.push_back(s.name);
+          ex.ex5_strategy_names.push_back(names);
+        }
+        if (std::fabs(ex.ex5_dp.objective - plan.value().objective) > 1e-9 * std::max(1.0, plan.value().objective))
+          ex.ex5_error = "the page's DP (" + format_ms(ex.ex5_dp.objective) + ") differs from the core's plan (" +
+                         format_ms(plan.value().objective) + ")";
+      }
+    }
+  }
+  if (!ex.ex5_error.empty()) {
+    ImGui::TextColored(kWrong, "%s", ex.ex5_error.c_str());
+    return;
+  }
+  const int rows = int(ex.ex5_dp.best.size());
+  ImGui::TextDisabled("transformer-chain on mesh %s of %s; costs in ms", state.settings.mesh.c_str(), state.settings.cluster.c_str());
+  if (ImGui::Button("Next row") && ex.ex5_rows_shown < rows) ++ex.ex5_rows_shown;
+  ImGui::SameLine();
+  if (ImGui::Button("All rows")) ex.ex5_rows_shown = rows;
+  ImGui::SameLine();
+  if (ImGui::Button("Restart")) ex.ex5_rows_shown = 1;
+  if (ex.ex5_rows_shown < rows) {
+    ImGui::SameLine();
+    const std::string label = "min of row " + ex.ex5_ops[size_t(ex.ex5_rows_shown)] + " (next)";
+    answer_box(ex, 0, label.c_str(), "ms");
+    if (check_button(ex)) {
+      const auto& row = ex.ex5_dp.best[size_t(ex.ex5_rows_shown)];
+      verdict(ex.answers[4][0], *std::min_element(row.begin(), row.end()), 0.01, 1e-6, "the smallest best[" + ex.ex5_ops[size_t(ex.ex5_rows_shown)] + "][j]");
+    }
+  }
+  size_t width = 0;
+  for (const auto& r : ex.ex5_dp.best) width = std::max(width, r.size());
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("##ex5", int(width) + 1, flags)) {
+    ImGui::TableSetupColumn("op \\ strategy j");
+    for (size_t j = 0; j < width; ++j) ImGui::TableSetupColumn(("j=" + std::to_string(j)).c_str());
+    ImGui::TableHeadersRow();
+    for (int v = 0; v < rows; ++v) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(ex.ex5_ops[size_t(v)].c_str());
+      for (size_t j = 0; j < ex.ex5_dp.best[size_t(v)].size(); ++j) {
+        ImGui::TableSetColumnIndex(int(j) + 1);
+        const bool chosen = v < int(ex.ex5_dp.choice.size()) && ex.ex5_dp.choice[size_t(v)] == int(j) && ex.ex5_rows_shown == rows;
+        if (v < ex.ex5_rows_shown) {
+          if (chosen) ImGui::PushStyleColor(ImGuiCol_Text, kRight);
+          ImGui::Text("%.3f", ex.ex5_dp.best[size_t(v)][j]);
+          if (chosen) ImGui::PopStyleColor();
+          ImGui::TextDisabled("%s", ex.ex5_strategy_names[size_t(v)][j].c_str());
+          if (ImGui::IsItemHovered() && v > 0)
+            ImGui::SetTooltip("from %s's strategy %d (%s)", ex.ex5_ops[size_t(v - 1)].c_str(), ex.ex5_dp.from[size_t(v)][j],
+                              ex.ex5_strategy_names[size_t(v - 1)][size_t(ex.ex5_dp.from[size_t(v)][j])].c_str());
+        } else {
+          ImGui::TextDisabled("?");
+        }
+      }
+    }
+    ImGui::EndTable();
+  }
+  if (ex.ex5_rows_shown == rows)
+    ImGui::TextColored(kRight, "Objective %s (green: the traced-back choice); equal to the core's plan.", format_ms(ex.ex5_dp.objective).c_str());
+  explanation("The resharding cost of an edge depends on what both of its ops chose: a product of two choice variables, hence the "
+              "quadratic term. On a chain, the best cost of the first k ops with op k taking j depends only on op k-1's choice "
+              "(the Markov property), so the rows can be filled one after another and the minimum of the last row traced back "
+              "(Viterbi). A general graph branches and merges, which breaks this: hence the ILP.");
+}
+
+void exercise6(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  question("Alpa's inter-op objective is sum t_i + (B - 1) max t_j. Why enumerate t_max first? Walk the enumeration on a 4-layer "
+           "model on 1 node x 2 GPUs: a stage on 1 GPU costs the sum of its layers, on 2 GPUs 60 % of it.");
+  for (int l = 0; l < 4; ++l) {
+    if (l) ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
+    ImGui::InputFloat(("L" + std::to_string(l + 1) + " ms").c_str(), &ex.ex6_layer_ms[size_t(l)], 0, 0, "%.2f");
+    ex.ex6_layer_ms[size_t(l)] = std::clamp(ex.ex6_layer_ms[size_t(l)], 0.01f, 1000.0f);
+  }
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
+  ImGui::InputInt("micro-batches B", &ex.ex6_microbatches, 0);
+  ex.ex6_microbatches = std::clamp(ex.ex6_microbatches, 1, 1024);
+  const StageCostTable table = small_stage_table(ex.ex6_layer_ms);
+  const auto steps = tmax_walk(table, ex.ex6_microbatches);
+  auto core = solve_inter_op(table, ex.ex6_microbatches);
+  const int n = int(steps.size());
+  if (ImGui::Button("Next t_max") && ex.ex6_steps_shown < n) ++ex.ex6_steps_shown;
+  ImGui::SameLine();
+  if (ImGui::Button("All")) ex.ex6_steps_shown = n;
+  ImGui::SameLine();
+  if (ImGui::Button("Restart##ex6")) ex.ex6_steps_shown = 1;
+  ex.ex6_steps_shown = std::clamp(ex.ex6_steps_shown, 1, std::max(1, n));
+  answer_box(ex, 0, "best total latency (ms)", "");
+  const bool show = check_button(ex);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& s : steps) best = std::min(best, s.total_ms);
+  if (ImGui::BeginTable("##ex6", 5, flags)) {
+    for (const char* h : {"t_max", "best sum t_i with every t_i <= t_max", "+ (B-1) t_max = total", "stages", "note"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    double running = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < std::min(n, ex.ex6_steps_shown); ++i) {
+      const TmaxStep& s = steps[size_t(i)];
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::Text("%.3f", s.t_max);
+      ImGui::TableSetColumnIndex(1);
+      if (s.stopped) ImGui::TextDisabled("-");
+      else if (std::isfinite(s.sum_ms)) ImGui::Text("%.3f", s.sum_ms);
+      else ImGui::TextDisabled("infeasible");
+      ImGui::TableSetColumnIndex(2);
+      if (std::isfinite(s.total_ms)) ImGui::Text("%.3f", s.total_ms);
+      ImGui::TableSetColumnIndex(3);
+      ImGui::TextUnformatted(s.stages.c_str());
+      ImGui::TableSetColumnIndex(4);
+      if (s.stopped) {
+        ImGui::TextColored(kWrong, "stop: (B-1) t_max = %.3f >= best %.3f", (ex.ex6_microbatches - 1) * s.t_max, running);
+      } else if (std::isfinite(s.total_ms) && s.total_ms < running) {
+        ImGui::TextColored(kRight, "new best");
+      }
+      running = std::min(running, s.total_ms);
+    }
+    ImGui::EndTable();
+  }
+  if (core.ok())
+    ImGui::TextDisabled("The core's solve_inter_op: total %.3f ms, t_max %.3f, %d of %d candidates tried.", core.value().total_latency,
+                        core.value().t_max, core.value().t_max_tried, core.value().t_max_candidates);
+  if (show) verdict(ex.answers[5][0], best, 0.005, 1e-3, "the best total latency");
+  explanation("The max term depends on every stage, so the objective does not split into 'best prefix + best rest': a prefix with a "
+              "smaller sum may have a larger single stage and lose on the max term. Fixing t_max makes (B-1) t_max a constant and "
+              "'every stage <= t_max' a per-stage check; the remaining sum is additive, so a DP over (first layer, devices left) "
+              "solves it. Take the best over all t_max, ascending, and stop once (B-1) t_max alone is no better than the best "
+              "total found.");
+}
+
+void exercise7(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  question("Why is data parallelism so bad on DLRM? Which SOAP configuration avoids it? Below, DLRM (8 embedding tables) on the "
+           "current cluster under data parallelism and under the expert strategy (each embedding table whole on one GPU, the MLPs "
+           "data parallel), simulated by the same simulator.");
+  if (state.settings.custom_cluster) {
+    ImGui::TextDisabled("This exercise needs a preset cluster (Examples > Clusters).");
+    return;
+  }
+  if (ex.ex7_key != state.settings.cluster) {
+    ex.ex7_key = state.settings.cluster;
+    ex.ex7_error.clear();
+    auto dp = run_cli_json({"simulate", "--model", "dlrm", "--cluster", state.settings.cluster, "--strategy", "dp"});
+    auto expert = run_cli_json({"simulate", "--model", "dlrm", "--cluster", state.settings.cluster, "--strategy", "expert"});
+    if (!dp.ok() || !expert.ok()) {
+      ex.ex7_error = !dp.ok() ? dp.error().message : expert.error().message;
+    } else {
+      ex.ex7_dp = dp.value();
+      ex.ex7_expert = expert.value();
+    }
+  }
+  if (!ex.ex7_error.empty()) {
+    ImGui::TextColored(kWrong, "%s", ex.ex7_error.c_str());
+    return;
+  }
+  answer_box(ex, 0, "how many times faster is the placement than data parallel?", "e.g. 3");
+  const double dp_ms = ex.ex7_dp.value("makespan_ms", 0.0), ex_ms = ex.ex7_expert.value("makespan_ms", 0.0);
+  const bool show = check_button(ex);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("##ex7", 3, flags)) {
+    for (const char* h : {"", "data parallel", "embedding placement (expert)"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    auto row = [&](const char* label, const char* key, bool bytes) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(label);
+      const double a = ex.ex7_dp.value(key, 0.0), b = ex.ex7_expert.value(key, 0.0);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted((bytes ? format_bytes(a) : format_ms(a)).c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted((bytes ? format_bytes(b) : format_ms(b)).c_str());
+    };
+    row("Simulated iteration", "makespan_ms", false);
+    row("compute (sum)", "compute_ms", false);
+    row("activation transfers (sum)", "activation_transfer_ms", false);
+    row("parameter sync (sum)", "param_sync_ms", false);
+    row("parameter sync bytes", "param_sync_bytes", true);
+    row("activation bytes", "activation_bytes", true);
+    ImGui::EndTable();
+  }
+  if (show && ex_ms > 0) verdict(ex.answers[6][0], dp_ms / ex_ms, 0.05, 0.05, "the speed-up of the placement");
+  explanation("The embedding tables hold most of DLRM's parameters, but each sample reads only one row of each table: little "
+              "compute, huge weights. Data parallelism replicates every table and all-reduces the gradients of the whole tables "
+              "every step, so communication swamps compute. In SOAP, give each embedding op no split and one GPU (operator "
+              "placement), or split it along its parameter (embedding) dimension: nothing is replicated and only the looked-up "
+              "vectors travel to the MLP.");
+}
+
+void exercise8(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  question("FlexFlow's simulator models overlap of compute and communication; Alpa's intra-op cost only adds up communication. "
+           "For the current strategy, what would an additive cost (every compute, transfer and sync task one after another) "
+           "be, and how does it compare with the simulated iteration?");
+  if (!state.flexflow.task_graph) return;
+  const SimSummary& s = state.flexflow.summary;
+  const double additive = s.compute_ms + s.activation_transfer_ms + s.param_sync_ms;
+  ImGui::TextDisabled("%s on %s, strategy %s", state.settings.model.c_str(), state.settings.cluster.c_str(), state.settings.strategy.c_str());
+  ImGui::Text("compute %s + activation transfers %s + parameter sync %s (sums of task durations)", format_ms(s.compute_ms).c_str(),
+              format_ms(s.activation_transfer_ms).c_str(), format_ms(s.param_sync_ms).c_str());
+  answer_box(ex, 0, "additive cost (ms)", "");
+  if (!check_button(ex)) return;
+  verdict(ex.answers[7][0], additive, 0.01, 1e-3, "the additive cost");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("##ex8", 2, flags)) {
+    ImGui::TableSetupColumn("simulator (overlap, contention, critical path)");
+    ImGui::TableSetupColumn("additive cost (nothing overlaps)");
+    ImGui::TableHeadersRow();
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::Text("makespan %s", format_ms(s.makespan_ms).c_str());
+    ImGui::TableSetColumnIndex(1);
+    ImGui::Text("%s (%.1fx the makespan)", format_ms(additive).c_str(), s.makespan_ms > 0 ? additive / s.makespan_ms : 0.0);
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("precise, but each evaluation is a simulation: only a search (MCMC) can use it");
+    ImGui::TableSetColumnIndex(1);
+    ImGui::TextUnformatted("a sum of terms: an ILP can minimise it exactly");
+    ImGui::EndTable();
+  }
+  explanation("The simulator is more faithful (overlap, contention, the critical path) but slow per evaluation and not a sum, so "
+              "it cannot go into an exact solver. Alpa's additive cost makes the ILP solvable to optimality but overestimates "
+              "communication that would overlap and ignores the critical path. A middle way: model roughly in the ILP, take "
+              "several candidate plans and rank them with a simulator or measurements (lecture 9's cost model + measurement "
+              "idea); Alpa's inter-op pass already measures each stage, which includes overlap.");
+}
+
+}  // namespace
+
+void draw_exercises_panel(AppState& state, const PanelRect& rect) {
+  ExercisesState& ex = state.exercises;
+  if (begin_panel(state, kExercisesWindow, "exercises", rect)) {
+    const float list_w = ImGui::GetFontSize() * 17.5f;
+    ImGui::BeginChild("##exercise_list", ImVec2(list_w, 0), true);
+    for (int i = 0; i < kExerciseCount; ++i)
+      if (ImGui::Selectable(kTitles[i], ex.shown == i + 1)) ex.shown = i + 1;
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##exercise_body", ImVec2(0, 0), false);
+    ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+    ImGui::Text("Exercise %s", kTitles[ex.shown - 1]);
+    ImGui::PopStyleColor();
+    ImGui::Separator();
+    ImGui::Spacing();
+    switch (ex.shown) {
+      case 1: exercise1(ex); break;
+      case 2: exercise2(ex); break;
+      case 3: exercise3(state); break;
+      case 4: exercise4(state); break;
+      case 5: exercise5(state); break;
+      case 6: exercise6(state); break;
+      case 7: exercise7(state); break;
+      default: exercise8(state); break;
+    }
+    ImGui::EndChild();
+  }
+  ImGui::End();
+}
+
+}  // namespace autopar::web

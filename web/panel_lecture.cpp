@@ -1,0 +1,223 @@
+// The Lecture tab and the Lecture menu (issue 6): every demo of lecture 15 as a scenario of
+// `autopar scenario`, listed by section. Choosing one sets the page up to demonstrate it (model,
+// cluster, strategy, beta, samples) and shows its title, section and explanation; "Compute the
+// numbers" runs it through the CLI's own scenario command (light ones in the page, the heavy
+// ones, which take seconds, are shown with the exact CLI command instead).
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "imgui.h"
+#include "lecture_state.h"
+#include "panel_common.h"
+#include "panels.h"
+#include "plot_canvas.h"
+
+namespace autopar::web {
+namespace {
+
+// Human name of the tab a panel lives in.
+const char* tab_title(const std::string& panel) {
+  switch (panel_tab(panel)) {
+    case 1: return "Strategy & Timeline";
+    case 2: return "Search";
+    case 3: return "Accuracy";
+    case 4: return "Lecture";
+    case 5: return "Exercises";
+    case 6: return "Compare";
+    case 7: return "Alpa intra-op";
+    case 8: return "Alpa inter-op";
+    default: return "Model & Cluster";
+  }
+}
+
+// What the set-up of a scenario loaded, in one line.
+std::string setup_line(const AppState& state) {
+  std::string s = state.settings.model + " on " + state.settings.cluster + ", mesh " + state.settings.mesh + ", strategy " +
+                  state.settings.strategy;
+  char beta[64];
+  std::snprintf(beta, sizeof beta, ", beta %g, %d accuracy samples", state.settings.beta, state.settings.accuracy.samples);
+  return s + beta;
+}
+
+void draw_scenario_list(AppState& state) {
+  std::string last_section;
+  for (const auto& s : scenario_list()) {
+    const std::string major = s.section.substr(0, s.section.find('.'));
+    if (major != last_section) {
+      if (!last_section.empty()) ImGui::Spacing();
+      ImGui::TextDisabled("Section %s", major.c_str());
+      last_section = major;
+    }
+    const std::string label = s.section + "  " + s.name;
+    if (ImGui::Selectable(label.c_str(), state.settings.scenario == s.name)) open_scenario(state, s.name);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.title.c_str());
+  }
+}
+
+// The beta sweep in the page: Run (a slice of the 35 searches per frame), progress, CLI command.
+void draw_beta_sweep_controls(AppState& state) {
+  LectureState& lecture = state.lecture;
+  beta_sweep_advance(lecture, 10.0);
+  const bool running = lecture.sweep && lecture.sweep->running;
+  if (!running && ImGui::Button("Compute the numbers")) beta_sweep_start(lecture);
+  if (running) {
+    const int total = int(beta_sweep_betas().size()) * kBetaSweepSeeds;
+    const int done = beta_sweep_done(*lecture.sweep);
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "search %d / %d (beta %s, seed %d)", done + 1, total,
+                  beta_sweep_betas()[size_t(lecture.sweep->beta_index)].c_str(), lecture.sweep->seed);
+    ImGui::ProgressBar(float(done) / float(total), ImVec2(ImGui::GetFontSize() * 22.0f, 0), overlay);
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("35 searches of 2,000 steps, a slice per frame; same as `build/autopar scenario beta-sweep`");
+}
+
+// Mean best time against beta (log x).
+void draw_beta_sweep_plot(const Json& sweep) {
+  std::vector<float> xs, ys;
+  double lo = 1e300, hi = -1e300;
+  for (const auto& p : sweep) {
+    xs.push_back(float(p["beta"].get<double>()));
+    ys.push_back(float(p["mean_best_ms"].get<double>()));
+    lo = std::min(lo, double(ys.back()));
+    hi = std::max(hi, double(ys.back()));
+  }
+  if (xs.size() < 2) return;
+  double x0 = xs.front(), x1 = xs.back();
+  pad_range(x0, x1, true);
+  pad_range(lo, hi, false);
+  ImGui::Spacing();
+  const float font = ImGui::GetFontSize();
+  const PlotFrame f = begin_plot("##beta_sweep", ImVec2(std::min(ImGui::GetContentRegionAvail().x, font * 40.0f), font * 16.0f), x0, x1,
+                                 lo, hi, true, false, "beta", "mean best (ms)", "%g", "%.1f");
+  plot_line(f, xs.data(), ys.data(), int(xs.size()), IM_COL32(96, 170, 255, 255), 2.0f);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (size_t i = 0; i < xs.size(); ++i) dl->AddCircleFilled(f.to_screen(xs[i], ys[i]), 3.5f, IM_COL32(255, 200, 90, 255));
+  end_plot();
+}
+
+void draw_findings(AppState& state, const ScenarioInfo& info) {
+  LectureState& lecture = state.lecture;
+  const bool light = scenario_is_light(info.name);
+  // Computing happens on the frame after the request, so "Computing..." is drawn first.
+  if (lecture.compute_pending) {
+    if (lecture.pending_drawn) {
+      compute_scenario(lecture, info.name);
+      lecture.compute_pending = false;
+      lecture.pending_drawn = false;
+    } else {
+      lecture.pending_drawn = true;
+    }
+  }
+  section_header("The numbers");
+  if (light) {
+    if (ImGui::Button("Compute the numbers")) lecture.compute_pending = true;
+    ImGui::SameLine();
+    ImGui::TextDisabled("runs `%s` in the page", scenario_cli_command(info.name).c_str());
+  } else if (info.name == "beta-sweep") {
+    draw_beta_sweep_controls(state);
+  } else {
+    ImGui::TextWrapped("This scenario takes seconds (searches, sweeps or many simulations); the page does not freeze for it. "
+                       "Run it on the CLI:");
+    const std::string cmd = "build/autopar scenario " + info.name;
+    ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+    ImGui::TextUnformatted(cmd.c_str());
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Copy")) {
+      ImGui::SetClipboardText(cmd.c_str());
+      notify_info(state, "Copied: " + cmd);
+    }
+    const std::string demo = scenario_demo_panel(info.name);
+    ImGui::TextWrapped("The %s tab works on the set-up loaded above; the CLI prints the scenario's full numbers.", tab_title(demo));
+  }
+  if (lecture.compute_pending) {
+    ImGui::TextDisabled("Computing...");
+    return;
+  }
+  if (lecture.computed_name != info.name) return;
+  if (!lecture.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
+    ImGui::TextWrapped("error: %s", lecture.error.c_str());
+    ImGui::PopStyleColor();
+    return;
+  }
+  ImGui::Spacing();
+  for (const auto& f : lecture.findings) ImGui::BulletText("%s", f.c_str());
+  if (info.name == "beta-sweep" && lecture.results.contains("sweep")) draw_beta_sweep_plot(lecture.results["sweep"]);
+}
+
+void draw_scenario_details(AppState& state) {
+  const ScenarioInfo* info = find_scenario(state.settings.scenario);
+  if (!info) {
+    ImGui::TextWrapped("Choose a scenario on the left (or in the Lecture menu): each one is a demo of lecture 15, tied to its "
+                       "section. Choosing it sets the page up to show it; its numbers are the ones `autopar scenario NAME` prints.");
+    return;
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+  ImGui::TextWrapped("Lecture %s: %s", info->section.c_str(), info->title.c_str());
+  ImGui::PopStyleColor();
+  ImGui::Separator();
+  ImGui::Spacing();
+  ImGui::TextWrapped("%s", info->explanation.c_str());
+  section_header("Set up in the page");
+  ImGui::TextWrapped("%s", setup_line(state).c_str());
+  const std::string demo = scenario_demo_panel(info->name);
+  const std::string go = std::string("Show it in the ") + tab_title(demo) + " tab";
+  if (ImGui::Button(go.c_str())) {
+    state.settings.panel = demo;
+    state.focus_panel_pending = true;
+  }
+  draw_findings(state, *info);
+}
+
+}  // namespace
+
+void open_scenario(AppState& state, const std::string& name) {
+  Settings next = state.settings;
+  if (auto st = apply_scenario_setup(name, next); !st.ok()) {
+    notify_error(state, st.error());
+    return;
+  }
+  const ScenarioInfo* info = find_scenario(name);
+  apply_from_ui(state, next, "Lecture " + info->section + ": " + info->title + ".");
+}
+
+void draw_lecture_menu(AppState& state) {
+  if (!ImGui::BeginMenu("Lecture")) return;
+  std::string last_section;
+  for (const auto& s : scenario_list()) {
+    const std::string major = s.section.substr(0, s.section.find('.'));
+    if (major != last_section && !last_section.empty()) ImGui::Separator();
+    last_section = major;
+    const std::string label = s.section + "  " + s.title;
+    if (ImGui::MenuItem(label.c_str(), nullptr, state.settings.scenario == s.name)) open_scenario(state, s.name);
+  }
+  ImGui::Separator();
+  if (ImGui::MenuItem("Exercises (section 11)")) {
+    state.settings.panel = "exercises";
+    state.focus_panel_pending = true;
+  }
+  if (ImGui::MenuItem("FlexFlow vs Alpa (section 7)")) {
+    state.settings.panel = "compare";
+    state.focus_panel_pending = true;
+  }
+  ImGui::EndMenu();
+}
+
+void draw_lecture_panel(AppState& state, const PanelRect& rect) {
+  if (begin_panel(state, kLectureWindow, "lecture", rect)) {
+    const float list_w = ImGui::GetFontSize() * 14.0f;
+    ImGui::BeginChild("##scenario_list", ImVec2(list_w, 0), true);
+    draw_scenario_list(state);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##scenario_details", ImVec2(0, 0), false);
+    draw_scenario_details(state);
+    ImGui::EndChild();
+  }
+  ImGui::End();
+}
+
+}  // namespace autopar::web

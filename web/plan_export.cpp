@@ -1,0 +1,47 @@
+// The Export menu's files (see plan_export.h): engine plans through the CLI's own `export`
+// command (cli/commands.h), so the page and `autopar export` print the same text.
+#include "plan_export.h"
+
+#include <fstream>
+
+#include "../cli/commands.h"
+#include "app_state.h"
+#include "soap.h"
+
+namespace autopar::web {
+
+const std::vector<ExportFormat>& export_formats() {
+  static const std::vector<ExportFormat> formats = {
+      {"perfetto", "Timeline as Perfetto trace (JSON)", "autopar-trace.json"},
+      {"strategy", "FlexFlow strategy (JSON)", "autopar-strategy.json"},
+      {"dtensor", "PyTorch DTensor plan (Python)", "autopar_dtensor_plan.py"},
+      {"jax", "JAX PartitionSpecs (Python)", "autopar_jax_plan.py"},
+      {"megatron", "Megatron-LM flags (shell)", "autopar_megatron.sh"},
+      {"torchtitan", "torchtitan pipeline schedule (CSV)", "autopar_torchtitan_schedule.csv"},
+  };
+  return formats;
+}
+
+Result<std::string> export_plan_text(const AppState& state, const std::string& format) {
+  if (format == "perfetto") return flexflow_trace_text(state.flexflow);
+  if (format == "strategy") {
+    if (!state.flexflow.task_graph) return make_error("not_ready", "no strategy is loaded yet", "strategy");
+    return strategy_to_json(state.graph, state.flexflow.strategy).dump(2) + "\n";
+  }
+  if (format != "dtensor" && format != "jax" && format != "megatron" && format != "torchtitan")
+    return make_error("bad_value", "export format must be perfetto, strategy, dtensor, jax, megatron or torchtitan, not '" + format + "'",
+                      "format");
+  std::string cluster = state.settings.cluster;
+  if (state.settings.custom_cluster) {
+    // An edited cluster goes to the CLI as a file in Emscripten's in-memory file system.
+    cluster = "/tmp/autopar-edited-cluster.json";
+    std::ofstream out(cluster);
+    if (!out) return make_error("io", "cannot write the edited cluster for the export", "cluster");
+    out << cluster_to_json(*state.settings.custom_cluster).dump() << "\n";
+  }
+  auto r = cli::run_command({"export", "--format", format, "--model", state.settings.model, "--cluster", cluster});
+  if (!r.ok()) return r.error();
+  return r.value().text;
+}
+
+}  // namespace autopar::web
