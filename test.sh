@@ -31,6 +31,9 @@ for t in model cluster strategy stage_costs spec; do
   rm -rf "$work" "$work.log"
 done
 
+step "lecture scenarios (key numbers)"
+python3 tests/scenarios/check.py build/autopar
+
 step "WebAssembly build"
 emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-wasm -j2

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Runs every lecture scenario with the native CLI and checks the key numbers each must show."""
+import json, subprocess, sys
+
+AP = sys.argv[1] if len(sys.argv) > 1 else "build/autopar"
+
+def run(name):
+    out = subprocess.run([AP, "scenario", name, "--json"], capture_output=True, text=True, timeout=300)
+    if out.returncode != 0:
+        raise SystemExit(f"scenario {name} failed: {out.stderr.strip()}")
+    return json.loads(out.stdout)["results"]
+
+checks = {
+    # 2.2: six splits, all equal to the single-GPU result; sample split replicates the weights.
+    "conv1d-splits": lambda r: len(r["conv1d"]["splits"]) == 6 and all(s["max_abs_diff"] <= 1e-4 for s in r["conv1d"]["splits"]),
+    # 2.3: astronomically many strategies (10^11 and 10^22 in the lecture).
+    "space-sizes": lambda r: r["alexnet"]["log10_strategies"] > 11 and r["dlrm"]["log10_strategies"] > 21,
+    # 2.3: expert < model parallel < data parallel.
+    "alexnet-strategies": lambda r: r["expert"]["makespan_ms"] < r["mp"]["makespan_ms"] < r["dp"]["makespan_ms"],
+    # 3.2: a task table whose times respect the simulation rule (start >= ready, end > start).
+    "task-graph": lambda r: len(r["tasks"]) >= 10 and all(t["start_ms"] >= t["ready_ms"] and t["end_ms"] > t["start_ms"] for t in r["tasks"]),
+    # 3.4: AlexNet ranked well; calibration restores DLRM's ranking of the best.
+    "simulator-accuracy": lambda r: r["alexnet_ideal"]["kendall_tau"] >= 0.7
+        and r["dlrm_calibrated"]["top_kendall_tau"] > r["dlrm_ideal"]["top_kendall_tau"],
+    # 3.5: evaluating is much faster than the iteration it simulates.
+    "simulator-speed": lambda r: all(r[m]["evaluations_per_s"] * r[m]["simulated_ms"] / 1000 > 1 for m in ("alexnet", "dlrm")),
+    # 4.2: MCMC beats the expert strategy on AlexNet; on DLRM it is far faster than data parallel.
+    "mcmc-alexnet": lambda r: r["search"]["best_ms"] < r["expert"]["makespan_ms"] < r["dp"]["makespan_ms"],
+    "mcmc-dlrm": lambda r: r["search"]["best_ms"] * 100 < r["dp"]["makespan_ms"],
+    # 4.4: the exhaustive optimum over 17,576 strategies; MCMC reaches it or lands within 2%.
+    "mcmc-vs-exhaustive": lambda r: r["exhaustive"]["strategies_evaluated"] == 17576 and r["exact"] >= 1 and r["within_2_percent"] >= 6,
+    # 4.4: a tiny beta is a random walk: worse than a moderate one.
+    "beta-sweep": lambda r: r["sweep"][0]["mean_best_ms"] > min(x["mean_best_ms"] for x in r["sweep"][2:]),
+    # 5.2: nine specs of a 2-D tensor, 81 pairs; crossing nodes costs more.
+    "resharding-table": lambda r: len(r["table"]["table"]) == 81,
+    # 5.3: data parallel on the slow axis 0, tensor parallel on the fast axis 1.
+    "linear-nine": lambda r: r["plan"]["ops"][0]["input_specs"][0].startswith("S0") and "S1" in r["plan"]["ops"][0]["input_specs"][1],
+    # 5.5: Megatron's split with zero resharding on one node.
+    "megatron": lambda r: [o["strategy"] for o in r["one_node"]["ops"]] == ["column@1", "heads@1", "row@1", "column@1", "row@1"]
+        and r["one_node"]["resharding_cost"] == 0,
+    # 6.3: several stages whose sub-meshes tile the 32 GPUs.
+    "gpt-pipeline": lambda r: len(r["plan"]["stages"]) >= 2 and sum(s["submesh"][0] * s["submesh"][1] for s in r["plan"]["stages"]) == 32,
+    # 6.3: Alpa scales better than intra-op only.
+    "wide-resnet": lambda r: r["weak_scaling"][-1]["alpa"]["efficiency"] > r["weak_scaling"][-1]["intra-only"]["efficiency"],
+    # 7: both plans simulated.
+    "flexflow-vs-alpa": lambda r: all(r[m]["flexflow_ms"] > 0 and r[m]["alpa_ms"] > 0 for m in r),
+}
+
+listed = [s["name"] for s in json.loads(subprocess.run([AP, "scenario", "--list", "--json"], capture_output=True, text=True).stdout)["scenarios"]]
+missing = set(listed) ^ set(checks)
+if missing:
+    raise SystemExit(f"scenarios without a check (or checks without a scenario): {sorted(missing)}")
+failed = [name for name in listed if not checks[name](run(name))]
+print(f"scenarios: {len(listed) - len(failed)}/{len(listed)} show their key numbers" + (f"; failed: {failed}" if failed else ""))
+sys.exit(1 if failed else 0)
