@@ -5,63 +5,22 @@
 // `autopar inter`; the per-op strategies show the Megatron split; exportPlan() gives the engine
 // plans; no console errors. Screenshots of the Alpa tabs go to build-wasm/screenshots/.
 // Run: node tests/e2e/alpa.test.mjs   (exit status 0 when every check passes)
-import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { root, shotDir, READY_TIMEOUT_MS, CHROMIUM, CLI, cli, results, check, startServer, nextFrames } from './harness.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shotDir = path.join(root, 'build-wasm', 'screenshots');
-const READY_TIMEOUT_MS = 60_000;
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const CLI = path.join(root, 'build', 'autopar');
 
-// Runs the native CLI with --json and parses its output; null when build/autopar is missing.
-function cli(args) {
-  if (!existsSync(CLI)) return null;
-  return JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
-}
 // The native CLI's plain output (export prints text).
 function cliText(args) {
   if (!existsSync(CLI)) return null;
   return execFileSync(CLI, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
 }
 
-const results = [];
-function check(name, ok, detail = '') {
-  results.push({ name, ok });
-  console.log(`${ok ? 'ok  ' : 'FAIL'} - ${name}${detail ? ` (${detail})` : ''}`);
-  return ok;
-}
 
-// A static file server for the project root (correct MIME type for .wasm: streaming compile).
-const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-               '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
-               '.css': 'text/css', '.data': 'application/octet-stream' };
-function startServer() {
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    let rel = decodeURIComponent(url.pathname);
-    if (rel.endsWith('/')) rel += 'index.html';
-    const file = path.resolve(root, '.' + rel);
-    if (!file.startsWith(root + path.sep)) { res.writeHead(403).end(); return; }
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
-                           'Cache-Control': 'no-store' });
-      res.end(body);
-    } catch {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-// Waits for two animation frames so the app has drawn the latest state.
-const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 async function alpaChecks(page) {
   const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);

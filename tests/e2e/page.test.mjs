@@ -7,7 +7,6 @@
 // without freezing the page, the timeline zooms and pans with the mouse, and exportTrace() gives
 // a Perfetto trace. Screenshots of every tab go to build-wasm/screenshots/.
 // Run: node tests/e2e/page.test.mjs   (exit status 0 when every check passes)
-import { createServer } from 'node:http';
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -15,56 +14,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { root, shotDir, READY_TIMEOUT_MS, CHROMIUM, CLI, cli, results, check, startServer, nextFrames } from './harness.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shotDir = path.join(root, 'build-wasm', 'screenshots');
-const READY_TIMEOUT_MS = 60_000;
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
-const CLI = path.join(root, 'build', 'autopar');
 
-// Runs the native CLI with --json and parses its output; null when build/autopar is missing.
-function cli(args) {
-  if (!existsSync(CLI)) return null;
-  return JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
-}
 
 // Reference numbers printed by build/autopar (alexnet on lecture:2x4), used when the CLI has not
 // been built: simulate --strategy dp / expert, search --steps 300 --seed 1 --beta 500.
 const FALLBACK = { dp: 352.1766329298113, expert: 56.78358320301886, search300: 31.080503154716965 };
 
-const results = [];
-function check(name, ok, detail = '') {
-  results.push({ name, ok });
-  console.log(`${ok ? 'ok  ' : 'FAIL'} - ${name}${detail ? ` (${detail})` : ''}`);
-  return ok;
-}
 
-// A static file server for the project root (correct MIME type for .wasm: streaming compile).
-const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-               '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
-               '.css': 'text/css', '.data': 'application/octet-stream' };
-function startServer() {
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    let rel = decodeURIComponent(url.pathname);
-    if (rel.endsWith('/')) rel += 'index.html';
-    const file = path.resolve(root, '.' + rel);
-    if (!file.startsWith(root + path.sep)) { res.writeHead(403).end(); return; }
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
-                           'Cache-Control': 'no-store' });
-      res.end(body);
-    } catch {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-// Waits for two animation frames so the app has drawn the latest state.
-const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 // Decodes a PNG in the page and measures it: distinct colours (quantised to 5 bits per channel)
 // and the share of pixels that differ from the most common colour (the background).

@@ -1,0 +1,55 @@
+// Shared pieces of the browser tests: the project paths, the native CLI for reference numbers,
+// check() with its results, a static file server for the project root, and frame waiting.
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const shotDir = path.join(root, 'build-wasm', 'screenshots');
+export const READY_TIMEOUT_MS = 60_000;
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const CLI = path.join(root, 'build', 'autopar');
+
+// Runs the native CLI with --json and parses its output; null when build/autopar is missing.
+export function cli(args) {
+  if (!existsSync(CLI)) return null;
+  return JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+// Every check of this test process, in order.
+export const results = [];
+// Records and prints one check; returns whether it passed.
+export function check(name, ok, detail = '') {
+  results.push({ name, ok });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} - ${name}${detail ? ` (${detail})` : ''}`);
+  return ok;
+}
+
+// A static file server for the project root (correct MIME type for .wasm: streaming compile).
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+               '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
+               '.css': 'text/css', '.data': 'application/octet-stream' };
+export function startServer() {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    let rel = decodeURIComponent(url.pathname);
+    if (rel.endsWith('/')) rel += 'index.html';
+    const file = path.resolve(root, '.' + rel);
+    if (!file.startsWith(root + path.sep)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
+                           'Cache-Control': 'no-store' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// Waits for two animation frames so the app has drawn the latest state.
+export const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
