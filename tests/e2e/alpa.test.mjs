@@ -10,8 +10,7 @@ import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { root, shotDir, READY_TIMEOUT_MS, CHROMIUM, CLI, cli, results, check, startServer, nextFrames } from './harness.mjs';
+import { root, shotDir, READY_TIMEOUT_MS, CHROMIUM, CLI, cli, results, check, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
 
 
 // The native CLI's plain output (export prints text).
@@ -180,13 +179,7 @@ async function main() {
   await mkdir(shotDir, { recursive: true });
   const server = await startServer();
   const base = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--no-first-run', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--disable-quic',
-           '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 860 }, acceptDownloads: true });
     const consoleErrors = [];
@@ -206,16 +199,4 @@ async function main() {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.log('FAIL - alpa.test.mjs did not finish within 240 s');
-  process.exit(1);
-}, 240_000);
-try {
-  await main();
-} catch (e) {
-  check('the test ran without an exception', false, e?.stack || String(e));
-}
-clearTimeout(watchdog);
-const failed = results.filter((r) => !r.ok).length;
-console.log(`${failed ? 'FAIL' : 'ok  '} - alpa.test.mjs: ${results.length - failed}/${results.length} checks passed; screenshots in build-wasm/screenshots/`);
-process.exit(failed || results.length === 0 ? 1 : 0);
+await runTest('alpa.test.mjs', main);

@@ -53,3 +53,34 @@ export function startServer() {
 
 // Waits for two animation frames so the app has drawn the latest state.
 export const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+// Launches Debian's Chromium headless with the flags of TOOLCHAIN.md (WebGL 2 through SwiftShader,
+// no background networking on this closed network).
+export async function launchChromium() {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync', '--disable-quic',
+           '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  });
+}
+
+// Runs a test's main() under a 240 s watchdog, prints the summary line and exits with 0 only
+// when every check passed.
+export async function runTest(name, main) {
+  const watchdog = setTimeout(() => {
+    console.log(`FAIL - ${name} did not finish within 240 s`);
+    process.exit(1);
+  }, 240_000);
+  try {
+    await main();
+  } catch (e) {
+    check('the test ran without an exception', false, e?.stack || String(e));
+  }
+  clearTimeout(watchdog);
+  const failed = results.filter((r) => !r.ok).length;
+  console.log(`${failed ? 'FAIL' : 'ok  '} - ${name}: ${results.length - failed}/${results.length} checks passed; screenshots in build-wasm/screenshots/`);
+  process.exit(failed || results.length === 0 ? 1 : 0);
+}
