@@ -15,7 +15,53 @@ namespace autopar {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The total of simple plans the DP also considers: q equal sub-meshes tiling the cluster, the
+// layers cut into q stages with the least largest latency (a linear partition), within the
+// 1F1B limit. An upper bound on the DP's best in well under a millisecond; it only estimates
+// how many t_max candidates the DP will try (InterOpSolver::rows_bound).
+double equal_submesh_plan_total(const StageCostTable& t, int microbatches) {
+  const int L = t.layers, D = t.nodes * t.gpus_per_node;
+  double best = kInf;
+  for (int m = 0; m < int(t.submeshes.size()); ++m) {
+    const int size = t.submeshes[size_t(m)].devices();
+    if (D % size != 0 || D / size > L) continue;
+    const int q = D / size;
+    // G[r][k]: least largest latency of stages r .. q-1 covering layers k ..; last[r][k]: stage r's last layer.
+    std::vector<double> G(size_t(q + 1) * size_t(L + 1), kInf);
+    std::vector<int> last(G.size(), -1);
+    auto at = [&](int r, int k) { return size_t(r) * size_t(L + 1) + size_t(k); };
+    G[at(q, L)] = 0;
+    for (int r = q - 1; r >= 0; --r)
+      for (int k = L - 1; k >= 0; --k)
+        for (int i = k; i < L; ++i) {
+          const size_t idx = t.index(k, i, m);
+          if (!std::isfinite(t.latency[idx])) continue;
+          if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < q - 1 - r) continue;
+          const double worst = std::max(t.latency[idx], G[at(r + 1, i + 1)]);
+          if (worst < G[at(r, k)]) {
+            G[at(r, k)] = worst;
+            last[at(r, k)] = i;
+          }
+        }
+    if (!std::isfinite(G[at(0, 0)])) continue;
+    std::vector<double> lat;
+    for (int r = 0, k = 0; r < q; ++r) {
+      const int i = last[at(r, k)];
+      lat.push_back(t.latency[t.index(k, i, m)]);
+      k = i + 1;
+    }
+    // Summed from the last stage back, as F sums, so that the DP's total at t_max = mx is <= it.
+    double sum = 0, mx = 0;
+    for (size_t r = lat.size(); r-- > 0;) {
+      sum = lat[r] + sum;
+      mx = std::max(mx, lat[r]);
+    }
+    best = std::min(best, sum + double(microbatches - 1) * mx);
+  }
+  return best;
 }
+}  // namespace
 
 std::vector<Submesh> alpa_submeshes(int nodes, int gpus_per_node) {
   std::vector<Submesh> out;
@@ -36,80 +82,136 @@ void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   logical_mesh.assign(size, "");
 }
 
-Result<InterOpPlan> solve_inter_op(const StageCostTable& t, int microbatches) {
-  const int L = t.layers, D = t.nodes * t.gpus_per_node, M = int(t.submeshes.size());
-  if (L < 1) return make_error("bad_value", "there are no layers to slice", "layers");
+InterOpSolver::InterOpSolver(StageCostTable table, int microbatches) : table_(std::move(table)), microbatches_(microbatches) {
+  best_.total_latency = kInf;
+  const int L = table_.layers, D = table_.nodes * table_.gpus_per_node;
+  if (L < 1) {
+    error_ = make_error("bad_value", "there are no layers to slice", "layers");
+    done_ = true;
+    return;
+  }
   // Candidate t_max: the distinct finite stage latencies, ascending.
-  std::vector<double> candidates;
-  for (double x : t.latency) if (std::isfinite(x)) candidates.push_back(x);
-  std::sort(candidates.begin(), candidates.end());
-  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  InterOpPlan best;
-  best.total_latency = kInf;
-  best.t_max_candidates = int(candidates.size());
-  const int S = std::min(L, D);
-  // F[s][k][d]: least sum of latencies slicing layers k.. into s stages on d devices, every
-  // stage at most t_max; choice[...] remembers (last layer, sub-mesh) for the plan.
-  const size_t per_s = size_t(L + 1) * size_t(D + 1);
-  std::vector<double> F(size_t(S + 1) * per_s);
-  std::vector<std::pair<int, int>> choice(F.size());
+  for (double x : table_.latency) if (std::isfinite(x)) candidates_.push_back(x);
+  std::sort(candidates_.begin(), candidates_.end());
+  candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+  best_.t_max_candidates = int(candidates_.size());
+  stages_max_ = std::min(L, D);
+  simple_plan_total_ = equal_submesh_plan_total(table_, microbatches_);
+  F_.resize(size_t(stages_max_ + 1) * size_t(L + 1) * size_t(D + 1));
+  choice_.resize(F_.size());
+  done_ = candidates_.empty();
+}
+
+bool InterOpSolver::step(int max_rows) {
+  for (int n = 0; n < max_rows && !done_; ++n) {
+    const double t_max = candidates_[next_];
+    if (row_ == 0) {
+      // T*(t_max) >= (B - 1) * t_max: no larger t_max can beat the best found (early stopping).
+      if (double(microbatches_ - 1) * t_max >= best_.total_latency) {
+        done_ = true;
+        break;
+      }
+      ++best_.t_max_tried;
+      std::fill(F_.begin(), F_.end(), kInf);
+      F_[at(0, table_.layers, 0)] = 0;
+    }
+    compute_row(++row_, t_max);
+    if (row_ == stages_max_) {
+      keep_best_plan(t_max);
+      row_ = 0;
+      done_ = ++next_ == candidates_.size();
+    }
+  }
+  return done_;
+}
+
+int InterOpSolver::rows_done() const { return int(next_) * stages_max_ + row_; }
+
+int InterOpSolver::rows_bound() const {
+  if (done_) return rows_done();
+  // Step's early stopping test, on the candidates not started yet. Once t_max reaches the
+  // largest stage latency of the simple plan, the DP has found it or a better one, so the
+  // simple plan's total bounds the best from there on.
+  const double bound = std::min(best_.total_latency, simple_plan_total_);
+  size_t end = row_ > 0 ? next_ + 1 : next_;
+  while (end < candidates_.size() && !(double(microbatches_ - 1) * candidates_[end] >= bound)) ++end;
+  return int(end) * stages_max_;
+}
+
+size_t InterOpSolver::at(int s, int k, int d) const {
+  const size_t D = size_t(table_.nodes) * size_t(table_.gpus_per_node);
+  return (size_t(s) * size_t(table_.layers + 1) + size_t(k)) * (D + 1) + size_t(d);
+}
+
+void InterOpSolver::compute_row(int s, double t_max) {
+  const StageCostTable& t = table_;
+  const int L = t.layers, D = t.nodes * t.gpus_per_node, M = int(t.submeshes.size());
+  const size_t per_s = size_t(L + 1) * size_t(D + 1);   // at(), kept local for the innermost loop
   auto at = [&](int s, int k, int d) { return size_t(s) * per_s + size_t(k) * size_t(D + 1) + size_t(d); };
-  for (double t_max : candidates) {
-    // T*(t_max) >= (B - 1) * t_max: no larger t_max can beat the best found (early stopping).
-    if (double(microbatches - 1) * t_max >= best.total_latency) break;
-    ++best.t_max_tried;
-    std::fill(F.begin(), F.end(), kInf);
-    F[at(0, L, 0)] = 0;
-    for (int s = 1; s <= S; ++s)
-      for (int k = L - 1; k >= 0; --k)
-        for (int d = 1; d <= D; ++d) {
-          double bestF = kInf;
-          std::pair<int, int> arg{-1, -1};
-          for (int i = k; i < L; ++i)
-            for (int m = 0; m < M; ++m) {
-              const int size = t.submeshes[size_t(m)].devices();
-              if (size > d) continue;
-              const size_t idx = t.index(k, i, m);
-              const double lat = t.latency[idx];
-              if (!(lat <= t_max)) continue;
-              // 1F1B: this stage holds the activations of the s - 1 stages after it.
-              if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < s - 1) continue;
-              const double rest = F[at(s - 1, i + 1, d - size)];
-              if (lat + rest < bestF) {
-                bestF = lat + rest;
-                arg = {i, m};
-              }
-            }
-          F[at(s, k, d)] = bestF;
-          choice[at(s, k, d)] = arg;
-        }
-    for (int s = 1; s <= S; ++s) {
-      const double sum = F[at(s, 0, D)];
-      if (!std::isfinite(sum)) continue;
-      const double total = sum + double(microbatches - 1) * t_max;
-      if (total < best.total_latency) {
-        best.total_latency = total;
-        best.t_max = t_max;
-        best.stages.clear();
-        int k = 0, d = D;
-        for (int r = s; r >= 1; --r) {
-          auto [i, m] = choice[at(r, k, d)];
+  for (int k = L - 1; k >= 0; --k)
+    for (int d = 1; d <= D; ++d) {
+      double bestF = kInf;
+      std::pair<int, int> arg{-1, -1};
+      for (int i = k; i < L; ++i)
+        for (int m = 0; m < M; ++m) {
+          const int size = t.submeshes[size_t(m)].devices();
+          if (size > d) continue;
           const size_t idx = t.index(k, i, m);
-          best.stages.push_back({k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx]});
-          d -= t.submeshes[size_t(m)].devices();
-          k = i + 1;
+          const double lat = t.latency[idx];
+          if (!(lat <= t_max)) continue;
+          // 1F1B: this stage holds the activations of the s - 1 stages after it.
+          if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < s - 1) continue;
+          const double rest = F_[at(s - 1, i + 1, d - size)];
+          if (lat + rest < bestF) {
+            bestF = lat + rest;
+            arg = {i, m};
+          }
         }
+      F_[at(s, k, d)] = bestF;
+      choice_[at(s, k, d)] = arg;
+    }
+}
+
+void InterOpSolver::keep_best_plan(double t_max) {
+  const StageCostTable& t = table_;
+  const int D = t.nodes * t.gpus_per_node;
+  for (int s = 1; s <= stages_max_; ++s) {
+    const double sum = F_[at(s, 0, D)];
+    if (!std::isfinite(sum)) continue;
+    const double total = sum + double(microbatches_ - 1) * t_max;
+    if (total < best_.total_latency) {
+      best_.total_latency = total;
+      best_.t_max = t_max;
+      best_.stages.clear();
+      int k = 0, d = D;
+      for (int r = s; r >= 1; --r) {
+        auto [i, m] = choice_[at(r, k, d)];
+        const size_t idx = t.index(k, i, m);
+        best_.stages.push_back({k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx]});
+        d -= t.submeshes[size_t(m)].devices();
+        k = i + 1;
       }
     }
   }
-  if (!std::isfinite(best.total_latency))
+}
+
+Result<InterOpPlan> InterOpSolver::finish() {
+  while (!step(std::numeric_limits<int>::max())) {}
+  if (error_) return *error_;
+  if (!std::isfinite(best_.total_latency))
     return make_error("infeasible", "no pipeline plan covers every layer on sub-meshes that tile the cluster within the memory limit; "
                                     "add devices, micro-batches or memory, or give stage costs for more layer ranges", "stages");
+  InterOpPlan plan = best_;
   // The largest stage latency of the plan itself (t_max is only an upper bound).
   double mx = 0;
-  for (const auto& st : best.stages) mx = std::max(mx, st.latency);
-  best.t_max = mx;
-  return best;
+  for (const auto& st : plan.stages) mx = std::max(mx, st.latency);
+  plan.t_max = mx;
+  return plan;
+}
+
+Result<InterOpPlan> solve_inter_op(const StageCostTable& t, int microbatches) {
+  InterOpSolver solver(t, microbatches);
+  return solver.finish();
 }
 
 Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatches) {
@@ -344,96 +446,137 @@ double op_compute_ms(const Op& op, int64_t split, const Cluster& c) {
                   3.0 * double(op.forward_bytes()) / double(split) / c.gpu.memory_bandwidth_bytes_per_ms());
 }
 
-struct LayerPlan {
-  double latency = kInf;
-  double param_memory = 0, activation_memory = 0;
-  ShardingSpec out_spec, in_spec;   // of the tensor leaving / entering the layer
-};
-
 }  // namespace
 
-Result<StageCostTable> stage_costs_from_model(const Graph& g, const Cluster& cluster, const InterOpOptions& options,
-                                             std::vector<std::pair<int, int>>* layers_out) {
-  std::vector<std::pair<int, int>> layers = cluster_layers(g, options.max_layers);
-  if (layers_out) *layers_out = layers;
-  const int L = int(layers.size());
-  StageCostTable table;
-  table.reset(L, cluster.nodes, cluster.gpus_per_node, alpa_submeshes(cluster.nodes, cluster.gpus_per_node));
-  IntraOpOptions intra;
-  intra.solver = "auto";
-  intra.grad_sync_scale = 1.0 / options.microbatches;   // synchronised once per iteration, not per micro-batch
-  intra.data_parallel_only = options.mode == "inter-only";
-  const double capacity = cluster.gpu.memory_capacity_bytes();
-  std::map<std::string, LayerPlan> memo;
-  for (size_t m = 0; m < table.submeshes.size(); ++m) {
-    const Submesh sm = table.submeshes[m];
-    if (options.mode == "intra-only" && !(sm.nodes == cluster.nodes && sm.gpus == cluster.gpus_per_node)) continue;
-    Cluster sub = cluster;
+StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOptions options)
+    : graph_(std::move(microbatch)), cluster_(std::move(cluster)), options_(std::move(options)) {
+  layers_ = cluster_layers(graph_, options_.max_layers);
+  const int L = int(layers_.size());
+  table_.reset(L, cluster_.nodes, cluster_.gpus_per_node, alpa_submeshes(cluster_.nodes, cluster_.gpus_per_node));
+  // Identical layers (the blocks of a transformer) are planned once per logical mesh.
+  std::map<std::string, int> first_with;
+  int distinct = 0;
+  for (int l = 0; l < L; ++l) {
+    auto [it, added] = first_with.emplace(layer_signature(graph_, layers_[size_t(l)].first, layers_[size_t(l)].second), l);
+    same_as_.push_back(it->second);
+    distinct += added;
+  }
+  for (size_t m = 0; m < table_.submeshes.size(); ++m) {
+    const Submesh sm = table_.submeshes[m];
+    if (options_.mode == "intra-only" && !(sm.nodes == cluster_.nodes && sm.gpus == cluster_.gpus_per_node)) continue;
+    Cluster sub = cluster_;
     sub.nodes = sm.nodes;
     sub.gpus_per_node = sm.gpus;
     for (int r = 1; r <= sm.devices(); ++r) {
       if (sm.devices() % r) continue;
       auto mesh = mesh_from_cluster(r, sm.devices() / r, sub);
-      if (!mesh.ok()) return mesh.error();
-      // Each layer on this logical mesh.
-      std::vector<LayerPlan> plans(static_cast<size_t>(L));
-      for (int l = 0; l < L; ++l) {
-        const auto [first, last] = layers[size_t(l)];
-        const std::string key = layer_signature(g, first, last) + "|" + mesh.value().shape_string() + "|" + std::to_string(sm.nodes) + "x" + std::to_string(sm.gpus);
-        auto it = memo.find(key);
-        if (it == memo.end()) {
-          std::vector<std::string> activations;
-          Graph sg = layer_subgraph(g, first, last, activations);
-          IntraOpOptions o = intra;
-          o.gradient_inputs = activations;
-          LayerPlan lp;
-          auto plan = plan_intra_op(sg, mesh.value(), o);
-          if (plan.ok()) {
-            const auto& p = plan.value();
-            lp.latency = p.objective;
-            for (size_t v = 0; v < sg.ops.size(); ++v)
-              lp.latency += op_compute_ms(sg.ops[v], work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh.value()), cluster);
-            lp.param_memory = p.param_memory_per_device;
-            lp.activation_memory = p.activation_memory_per_device;
-            lp.out_spec = p.strategies.back()[size_t(p.solution.choice.back())].output;
-            lp.in_spec = p.strategies.front()[size_t(p.solution.choice.front())].inputs.front();
-          }
-          it = memo.emplace(key, lp).first;
-        }
-        plans[size_t(l)] = it->second;
+      if (!mesh.ok()) {
+        error_ = mesh.error();
+        return;
       }
-      // Stages: sums of their layers plus resharding between consecutive layers.
-      for (int f = 0; f < L; ++f) {
-        if (options.mode == "intra-only" && f != 0) break;
-        double lat = 0, pmem = 0, amem = 0;
-        for (int l = f; l < L; ++l) {
-          const LayerPlan& lp = plans[size_t(l)];
-          lat += lp.latency;
-          if (l > f) {
-            const Op& entry = g.ops[size_t(layers[size_t(l)].first)];
-            const Tensor& t = entry.inputs[0];
-            if (lp.in_spec.dims.size() == t.shape.size() && plans[size_t(l - 1)].out_spec.dims.size() == t.shape.size())
-              lat += reshard(plans[size_t(l - 1)].out_spec, lp.in_spec, t.shape, dtype_bytes(t.dtype), mesh.value()).cost +
-                     reshard(lp.in_spec, plans[size_t(l - 1)].out_spec, t.shape, dtype_bytes(t.dtype), mesh.value()).cost;
-          }
-          pmem += lp.param_memory;
-          amem += lp.activation_memory;
-          if (options.mode == "intra-only" && l != L - 1) continue;
-          if (!std::isfinite(lat) || pmem > capacity) continue;
-          const size_t idx = table.index(f, l, int(m));
-          if (lat < table.latency[idx]) {
-            table.latency[idx] = lat;
-            // 1F1B: with s stages after it, a stage keeps s micro-batches of activations.
-            const double room = capacity - pmem - amem;
-            table.max_succ_stages[idx] = amem > 0 ? int(std::min(1e6, std::floor(room / amem))) : -1;
-            if (table.max_succ_stages[idx] < 0) table.latency[idx] = kInf;
-            table.logical_mesh[idx] = mesh.value().shape_string();
-          }
-        }
+      pairs_.push_back({m, mesh.value()});
+    }
+  }
+  // Per pair: its distinct layers, then its stage sums.
+  units_total_ = int(pairs_.size()) * (distinct + 1);
+  plans_.resize(size_t(L));
+}
+
+bool StageCostBuilder::step(int max_units) {
+  const int L = int(layers_.size());
+  for (int n = 0; n < max_units && !done(); ++n) {
+    // Repeated layers take the plan of their first occurrence (planned earlier on this pair).
+    while (layer_ < L && same_as_[size_t(layer_)] != layer_) {
+      plans_[size_t(layer_)] = plans_[size_t(same_as_[size_t(layer_)])];
+      ++layer_;
+    }
+    if (layer_ < L) {
+      plan_layer(layer_);
+      ++layer_;
+    } else {
+      add_stages(pairs_[pair_]);
+      ++pair_;
+      layer_ = 0;
+    }
+    ++units_done_;
+  }
+  return done();
+}
+
+void StageCostBuilder::plan_layer(int layer) {
+  const DeviceMesh& mesh = pairs_[pair_].mesh;
+  const auto [first, last] = layers_[size_t(layer)];
+  std::vector<std::string> activations;
+  Graph sg = layer_subgraph(graph_, first, last, activations);
+  IntraOpOptions o;
+  o.solver = "auto";
+  o.grad_sync_scale = 1.0 / options_.microbatches;   // synchronised once per iteration, not per micro-batch
+  o.data_parallel_only = options_.mode == "inter-only";
+  o.gradient_inputs = activations;
+  LayerPlan lp;
+  auto plan = plan_intra_op(sg, mesh, o);
+  if (plan.ok()) {
+    const auto& p = plan.value();
+    lp.latency = p.objective;
+    for (size_t v = 0; v < sg.ops.size(); ++v)
+      lp.latency += op_compute_ms(sg.ops[v], work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh), cluster_);
+    lp.param_memory = p.param_memory_per_device;
+    lp.activation_memory = p.activation_memory_per_device;
+    lp.out_spec = p.strategies.back()[size_t(p.solution.choice.back())].output;
+    lp.in_spec = p.strategies.front()[size_t(p.solution.choice.front())].inputs.front();
+  }
+  plans_[size_t(layer)] = lp;
+}
+
+void StageCostBuilder::add_stages(const MeshPair& pair) {
+  const Graph& g = graph_;
+  const DeviceMesh& mesh = pair.mesh;
+  const int L = int(layers_.size()), m = int(pair.submesh);
+  const double capacity = cluster_.gpu.memory_capacity_bytes();
+  const std::vector<LayerPlan>& plans = plans_;
+  StageCostTable& table = table_;
+  // Stages: sums of their layers plus resharding between consecutive layers.
+  for (int f = 0; f < L; ++f) {
+    if (options_.mode == "intra-only" && f != 0) break;
+    double lat = 0, pmem = 0, amem = 0;
+    for (int l = f; l < L; ++l) {
+      const LayerPlan& lp = plans[size_t(l)];
+      lat += lp.latency;
+      if (l > f) {
+        const Op& entry = g.ops[size_t(layers_[size_t(l)].first)];
+        const Tensor& t = entry.inputs[0];
+        if (lp.in_spec.dims.size() == t.shape.size() && plans[size_t(l - 1)].out_spec.dims.size() == t.shape.size())
+          lat += reshard(plans[size_t(l - 1)].out_spec, lp.in_spec, t.shape, dtype_bytes(t.dtype), mesh).cost +
+                 reshard(lp.in_spec, plans[size_t(l - 1)].out_spec, t.shape, dtype_bytes(t.dtype), mesh).cost;
+      }
+      pmem += lp.param_memory;
+      amem += lp.activation_memory;
+      if (options_.mode == "intra-only" && l != L - 1) continue;
+      if (!std::isfinite(lat) || pmem > capacity) continue;
+      const size_t idx = table.index(f, l, m);
+      if (lat < table.latency[idx]) {
+        table.latency[idx] = lat;
+        // 1F1B: with s stages after it, a stage keeps s micro-batches of activations.
+        const double room = capacity - pmem - amem;
+        table.max_succ_stages[idx] = amem > 0 ? int(std::min(1e6, std::floor(room / amem))) : -1;
+        if (table.max_succ_stages[idx] < 0) table.latency[idx] = kInf;
+        table.logical_mesh[idx] = mesh.shape_string();
       }
     }
   }
-  return table;
+}
+
+Result<StageCostTable> StageCostBuilder::finish() {
+  while (!step(std::numeric_limits<int>::max())) {}
+  if (error_) return *error_;
+  return table_;
+}
+
+Result<StageCostTable> stage_costs_from_model(const Graph& g, const Cluster& cluster, const InterOpOptions& options,
+                                             std::vector<std::pair<int, int>>* layers_out) {
+  StageCostBuilder builder(g, cluster, options);
+  if (layers_out) *layers_out = builder.layers();
+  return builder.finish();
 }
 
 }  // namespace autopar

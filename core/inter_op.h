@@ -3,13 +3,18 @@
 // for B micro-batches, by enumerating t_max (the largest stage latency allowed) and the
 // F(s, k, d) recurrence, with the 1F1B memory limit and sub-meshes that tile the cluster.
 #pragma once
+#include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster.h"
+#include "device_mesh.h"
 #include "graph.h"
 #include "json_io.h"
 #include "result.h"
+#include "sharding_spec.h"
 
 namespace autopar {
 
@@ -54,8 +59,47 @@ struct InterOpPlan {
   std::vector<PipelineStage> stages;
 };
 
-// The DP of the paper (exact).
+// The DP of the paper (exact); runs an InterOpSolver to the end.
 Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches);
+
+// The DP of solve_inter_op a bounded piece at a time, so that a page can spread it over
+// frames. A unit of work is one row s of the F(s, k, d) recurrence for one t_max candidate
+// (a candidate is min(layers, devices) rows); stepped to the end in slices of any size it tries
+// the same candidates in the same order and gives exactly solve_inter_op's plan.
+class InterOpSolver {
+ public:
+  // Prepares the candidates (the distinct finite stage latencies, ascending) and the DP arrays.
+  InterOpSolver(StageCostTable table, int microbatches);
+  // Computes at most `max_rows` more rows; returns done().
+  bool step(int max_rows);
+  // True when every candidate that can still improve the plan has been tried (or on bad input).
+  bool done() const { return done_; }
+  // Rows computed so far; never decreases.
+  int rows_done() const;
+  // An upper bound on the rows computed by the end (early stopping makes the exact count
+  // unknown until then): never increases, and equals rows_done() once done.
+  int rows_bound() const;
+  // The plan, or why there is none; steps to the end first when not done.
+  Result<InterOpPlan> finish();
+
+ private:
+  size_t at(int s, int k, int d) const;  // index of F[s][k][d]
+  void compute_row(int s, double t_max);
+  void keep_best_plan(double t_max);     // after the last row of a candidate
+  StageCostTable table_;
+  int microbatches_ = 1;
+  int stages_max_ = 0;                   // S = min(layers, devices): rows per candidate
+  std::vector<double> candidates_;
+  size_t next_ = 0;                      // the candidate being tried (or the next one)
+  int row_ = 0;                          // its rows computed so far
+  bool done_ = false;
+  std::vector<double> F_;                // F[s][k][d]: least sum of latencies slicing layers k.. into s stages on d devices, every stage at most t_max
+  std::vector<std::pair<int, int>> choice_;   // same indexing: the (last layer, sub-mesh) of the first of those stages
+  InterOpPlan best_;
+  double simple_plan_total_ = 0;         // a plan with equal sub-meshes: bounds the best total (for rows_bound)
+  std::optional<Error> error_;           // bad input found by the constructor
+};
+
 // Every contiguous slicing and sub-mesh assignment (small tables only): the DP's witness.
 Result<InterOpPlan> brute_force_inter_op(const StageCostTable& table, int microbatches);
 
@@ -80,8 +124,60 @@ Result<Graph> microbatch_graph(const Graph& g, int microbatches);
 
 // Stage costs of a model from the intra-op pass: each layer planned on every logical mesh of
 // every sub-mesh (identical layers solved once), a stage's latency = its layers' compute and
-// communication on its best logical mesh plus resharding between its layers.
+// communication on its best logical mesh plus resharding between its layers. Runs a
+// StageCostBuilder to the end.
 Result<StageCostTable> stage_costs_from_model(const Graph& microbatch, const Cluster& cluster, const InterOpOptions& options,
                                              std::vector<std::pair<int, int>>* layers_out = nullptr);
+
+// One layer's intra-op plan on one logical mesh, as the stage costs read it.
+struct LayerPlan {
+  double latency = std::numeric_limits<double>::infinity();   // compute + communication; infinite when the intra-op pass fails
+  double param_memory = 0, activation_memory = 0;
+  ShardingSpec out_spec, in_spec;        // of the tensor leaving / entering the layer
+};
+
+// stage_costs_from_model a bounded piece at a time, so that a page can spread it over frames.
+// A unit of work is one intra-op plan of a distinct layer on one (sub-mesh, logical mesh) pair,
+// or the stage sums of one pair once its layers are planned; stepped to the end in slices of
+// any size it does the same computations in the same order, so the table is bit-identical.
+class StageCostBuilder {
+ public:
+  // Groups the layers and lists the (sub-mesh, logical mesh) pairs; no planning yet.
+  StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOptions options);
+  // Does at most `max_units` more units of work; returns done().
+  bool step(int max_units);
+  // True when every unit is done or an error stopped the work.
+  bool done() const { return error_.has_value() || pair_ == pairs_.size(); }
+  // Units done so far; never decreases.
+  int units_done() const { return units_done_; }
+  // Units in all (known from the start; units_done() reaches it unless an error stops the work).
+  int units_total() const { return units_total_; }
+  // The layers: op ranges [first, last] of the micro-batch graph.
+  const std::vector<std::pair<int, int>>& layers() const { return layers_; }
+  // The micro-batch graph the layers index.
+  const Graph& graph() const { return graph_; }
+  // The table, or the first error; steps to the end first when not done.
+  Result<StageCostTable> finish();
+
+ private:
+  struct MeshPair {                      // one logical mesh of one sub-mesh
+    size_t submesh = 0;
+    DeviceMesh mesh;
+  };
+  void plan_layer(int layer);
+  void add_stages(const MeshPair& pair);
+  Graph graph_;
+  Cluster cluster_;
+  InterOpOptions options_;
+  std::vector<std::pair<int, int>> layers_;
+  std::vector<int> same_as_;             // per layer: the first layer with the same structure (shares its plan)
+  std::vector<MeshPair> pairs_;
+  StageCostTable table_;
+  size_t pair_ = 0;                      // the pair being planned
+  int layer_ = 0;                        // its next layer to plan; layers() size: its stage sums are next
+  std::vector<LayerPlan> plans_;         // the layers of pair_ planned so far
+  int units_done_ = 0, units_total_ = 0;
+  std::optional<Error> error_;           // why the work stopped early
+};
 
 }  // namespace autopar
