@@ -21,9 +21,9 @@ ctest --test-dir build --output-on-failure
 
 step "sanitizers and fuzzing (clang: AddressSanitizer, UndefinedBehaviorSanitizer, libFuzzer)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOPAR_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j2 --target autopar_tests fuzz_model fuzz_cluster fuzz_strategy fuzz_stage_costs fuzz_spec
+cmake --build build-fuzz -j2 --target autopar_tests fuzz_model fuzz_cluster fuzz_strategy fuzz_stage_costs fuzz_spec fuzz_share_link
 build-fuzz/autopar_tests
-for t in model cluster strategy stage_costs spec; do
+for t in model cluster strategy stage_costs spec share_link; do
   work=$(mktemp -d)   # new inputs land here, not in the committed seed corpus
   build-fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-15}" -timeout=10 -rss_limit_mb=2048 "$work" "tests/fuzz/corpus/$t" 2>"$work.log" ||
     { tail -40 "$work.log"; echo "fuzz_$t found a crash (input saved by libFuzzer above)"; exit 1; }

@@ -196,7 +196,7 @@ Result<Output> bench_command(const Args& a) {
     auto s = setup("transformer:layers=" + std::to_string(layers), "lecture:2x4");
     DeviceMesh mesh = mesh_from_cluster(2, 4, s.value().cluster).value();
     auto start = Clock::now();
-    auto plan = plan_intra_op(s.value().graph, mesh, IntraOpOptions{"ilp"});
+    auto plan = plan_intra_op(s.value().graph, mesh, [] { IntraOpOptions o; o.solver = "ilp"; return o; }());
     const double solve_s = seconds_since(start);
     if (!plan.ok()) return plan.error();
     char line[200];

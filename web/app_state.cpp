@@ -17,10 +17,36 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Loads a model spec string; errors name the state field "model".
-Result<Graph> load_model_field(const std::string& text) {
-  if (ends_with(text, ".json")) return load_model(text);
-  auto spec = builtin_model_spec(text, "model");
+// Loads the model the settings describe: the imported file's JSON, else a built-in spec
+// string. Errors name the state field ("model", or "model_json.<path>" inside a file).
+Result<Graph> load_model_field(const Settings& s) {
+  if (!s.model_json.empty()) {
+    if (s.model_json.size() > kMaxModelFileBytes)
+      return make_error("too_large", "the model file " + s.model + " is " + std::to_string(s.model_json.size() >> 10) +
+                                         " KiB; the page imports files up to " + std::to_string(kMaxModelFileBytes >> 20) + " MiB",
+                        "model_json");
+    auto j = parse_json_text(s.model_json, "model file " + s.model);
+    if (!j.ok()) {
+      Error e = j.error();
+      e.path = "model_json";
+      return e;
+    }
+    auto spec = model_from_json(j.value());
+    auto g = spec.ok() ? build_graph(spec.value()) : Result<Graph>(spec.error());
+    if (!g.ok()) {
+      Error e = g.error();
+      e.message = "model file " + s.model + ": " + e.message;
+      e.path = e.path.empty() ? "model_json" : "model_json." + e.path;
+      return e;
+    }
+    return g;
+  }
+  if (ends_with(s.model, ".json"))
+    return make_error("bad_value",
+                      "the page cannot open files by name (\"" + s.model +
+                          "\"); import the file instead: the Model panel's Import button, Ctrl+O, or drop it on the page",
+                      "model");
+  auto spec = builtin_model_spec(s.model, "model");
   if (!spec.ok()) return spec.error();
   return build_graph(spec.value());
 }
@@ -104,8 +130,11 @@ Status init_app_state(AppState& state) {
 Status apply_settings(AppState& state, const Settings& next) { return apply_settings_impl(state, next, false); }
 
 namespace {
-Status apply_settings_impl(AppState& state, const Settings& next, bool load_all) {
+Status apply_settings_impl(AppState& state, const Settings& next_given, bool load_all) {
   const Settings prev = state.settings;   // a copy: state.settings is replaced on commit
+  Settings next = next_given;
+  // Choosing another model by name (menus, scenarios, the spec field) leaves the imported file.
+  if (next.model != prev.model && next.model_json == prev.model_json) next.model_json.clear();
   auto fail = [&](const Error& e) -> Status {
     notify_error(state, e);
     return e;
@@ -113,8 +142,8 @@ Status apply_settings_impl(AppState& state, const Settings& next, bool load_all)
 
   // Model and cluster through the core (only when they changed: building is not free).
   std::optional<Graph> graph;
-  if (load_all || next.model != prev.model) {
-    auto g = load_model_field(next.model);
+  if (load_all || next.model != prev.model || next.model_json != prev.model_json) {
+    auto g = load_model_field(next);
     if (!g.ok()) return fail(g.error());
     graph = std::move(g.value());
   }
@@ -207,13 +236,19 @@ Status apply_settings_impl(AppState& state, const Settings& next, bool load_all)
 }  // namespace
 
 Status apply_settings_json(AppState& state, const std::string& json_text) {
+  auto parsed = parse_json_text(json_text, "the state object");
+  if (!parsed.ok()) {
+    notify_error(state, parsed.error());
+    return parsed.error();
+  }
+  return apply_settings_object(state, parsed.value());
+}
+
+Status apply_settings_object(AppState& state, const Json& j) {
   auto fail = [&](const Error& e) -> Status {
     notify_error(state, e);
     return e;
   };
-  auto parsed = parse_json_text(json_text, "the state object");
-  if (!parsed.ok()) return fail(parsed.error());
-  const Json& j = parsed.value();
   if (!j.is_object()) return fail(wrong_type("(state)", "an object such as {\"model\":\"mlp:layers=6\"}"));
 
   Settings next = state.settings;
@@ -248,6 +283,12 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
     } else if (key == "model") {
       if (!v.is_string()) return fail(wrong_type("model", "a spec string such as \"mlp:layers=6\""));
       next.model = v.get<std::string>();
+    } else if (key == "model_json") {
+      // An imported model file: its JSON text (or the object itself); "model" names the file.
+      if (v.is_string()) next.model_json = v.get<std::string>();
+      else if (v.is_object()) next.model_json = v.dump();
+      else return fail(wrong_type("model_json", "a model file's JSON text or object (see autopar model --json)"));
+      if (!j.contains("model")) next.model = "imported.json";
     } else if (key == "cluster") {
       if (v.is_string()) {
         next.cluster = v.get<std::string>();
@@ -276,7 +317,7 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
         const Json& body = v.contains("strategy") && v["strategy"].is_object() ? v["strategy"] : v;
         // It is read for the model and cluster of this same call: JSON objects iterate in key
         // order, so "cluster" and "model" are already in `next`.
-        auto g = load_model_field(next.model);
+        auto g = load_model_field(next);
         if (!g.ok()) return fail(g.error());
         auto c = load_cluster_field(next);
         if (!c.ok()) return fail(c.error());
@@ -341,7 +382,7 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
     } else {
       return fail(make_error("unknown_field",
                              "the state has no field \"" + key +
-                                 "\"; known: model, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel, scenario, exercise",
+                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel, scenario, exercise",
                              key));
     }
   }
@@ -374,9 +415,42 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
   return applied;
 }
 
+Status import_model_file(AppState& state, const std::string& file_name, const std::string& text) {
+  // The name is the user's file name: shown as text only, kept short and printable.
+  std::string name;
+  for (unsigned char c : file_name.substr(0, 80)) name += (c < 0x20 || c == 0x7F) ? '_' : char(c);
+  if (name.empty()) name = "imported.json";
+  if (text.size() > kMaxModelFileBytes) {
+    Error e = make_error("too_large", name + " is " + std::to_string(text.size() >> 10) + " KiB; the page imports model files up to " +
+                                          std::to_string(kMaxModelFileBytes >> 20) + " MiB",
+                         "model_json");
+    notify_error(state, e);
+    return e;
+  }
+  if (text == state.settings.model_json && !text.empty()) {   // the same file again, perhaps renamed
+    state.settings.model = name;
+    notify_info(state, "Imported " + name + " again: it is the model already shown.");
+    return Ok{};
+  }
+  Settings next = state.settings;
+  next.model = name;
+  next.model_json = text;
+  Status s = apply_settings(state, next);
+  if (s.ok())
+    notify_info(state, "Imported " + name + ": " + std::to_string(state.graph.ops.size()) + " ops. Copy link shares it with the file inside.");
+  return s;
+}
+
+bool has_background_work(const AppState& state) {
+  return (state.settings.search.running && state.search.search) || (state.accuracy.started && !state.accuracy.complete) ||
+         state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running) ||
+         state.compare.compute_pending || state.compare.job || state.alpa.inter.job.has_value();
+}
+
 Json settings_to_json(const Settings& s) {
   Json j;
   j["model"] = s.model;
+  if (!s.model_json.empty()) j["model_json"] = s.model_json;
   if (s.custom_cluster)
     j["cluster"] = cluster_to_json(*s.custom_cluster);
   else
@@ -411,6 +485,8 @@ Json frame_stats_json(const FrameStats& stats) {
 AlpaInputs alpa_inputs(const AppState& state) {
   AlpaInputs in;
   in.model = state.settings.model;
+  // An imported model is identified by its content: the same name may hold another file.
+  if (!state.settings.model_json.empty()) in.model += "#" + std::to_string(std::hash<std::string>{}(state.settings.model_json));
   in.cluster = state.settings.custom_cluster ? cluster_to_json(*state.settings.custom_cluster).dump() : state.settings.cluster;
   in.mesh = state.settings.mesh;
   in.solver = state.alpa.intra.solver;

@@ -44,7 +44,8 @@ struct AccuracySettings {
 
 // Everything the user chooses; serialised by settings_to_json, read by settings_from_json.
 struct Settings {
-  std::string model = "alexnet";             // "NAME[:key=value,...]", as on the CLI
+  std::string model = "alexnet";             // "NAME[:key=value,...]", as on the CLI; the file name when model_json is set
+  std::string model_json;                    // an imported model file's JSON text; empty = the built-in `model`
   std::string cluster = "lecture:2x4";       // "PRESET:NxG", as on the CLI
   std::optional<Cluster> custom_cluster;     // set when the user edited numbers: overrides `cluster`
   std::string mesh = "2x4";                  // "RxC": logical device mesh of the Alpa half
@@ -127,6 +128,21 @@ Status apply_settings(AppState& state, const Settings& next);
 // Applies a partial settings object given as JSON text (`window.autopar.setState`): unknown
 // fields and wrong types are errors naming the field; atomic like apply_settings.
 Status apply_settings_json(AppState& state, const std::string& json_text);
+
+// Applies a partial settings object (the parsed form of apply_settings_json); atomic likewise.
+Status apply_settings_object(AppState& state, const Json& object);
+
+// Imports a model file (file picker or drop): `file_name` labels it, `text` is its JSON. On
+// success the model is replaced and the strategy keeps only what fits; on error nothing changes
+// and the notice names the problem with its JSON path.
+Status import_model_file(AppState& state, const std::string& file_name, const std::string& text);
+
+// Largest model file the page imports (bytes); bigger ones are refused before parsing.
+constexpr size_t kMaxModelFileBytes = 2 << 20;
+
+// True while work advances frame by frame without input (a running search, an unfinished
+// accuracy study, a lecture or comparison job, a pending plan): the page must keep drawing.
+bool has_background_work(const AppState& state);
 
 // The settings as the getState object (cluster is a spec string, or an object when edited).
 Json settings_to_json(const Settings& settings);

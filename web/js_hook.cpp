@@ -5,6 +5,8 @@
 
 #include <emscripten.h>
 
+#include "share_link.h"
+
 namespace autopar::web {
 namespace {
 AppState* g_state = nullptr;   // bound once by main() before the first frame
@@ -24,26 +26,70 @@ void js_hook_signal_ready() {
   });
 }
 
-Result<std::string> js_hook_link_state() {
+namespace {
+bool g_redraw_requested = false;   // set by exported functions that change the state
+
+// A string property of a JS object left in Module by the caller, copied into C++ memory.
+std::string take_module_string(const char* name) {
   // Two calls: the length, then the UTF-8 bytes into a buffer we own (no malloc from JS).
   const int length = EM_ASM_INT({
-    var m = /^#state=(.*)$/.exec((typeof location !== 'undefined' && location.hash) || "");
-    if (!m) return 0;
-    try { Module['autoparLinkText'] = decodeURIComponent(m[1]); } catch (e) { return -1; }
-    return lengthBytesUTF8(Module['autoparLinkText']);
-  });
-  if (length < 0)
-    return make_error("bad_link", "the #state= part of the link is not valid URI encoding; copy the whole link again",
-                      "location.hash");
-  if (length == 0) return std::string();
+    var v = Module[UTF8ToString($0)];
+    return typeof v === 'string' ? lengthBytesUTF8(v) : 0;
+  }, name);
   std::string out(size_t(length) + 1, '\0');
-  EM_ASM({ stringToUTF8(Module['autoparLinkText'], $0, $1); delete Module['autoparLinkText']; }, out.data(), length + 1);
+  EM_ASM({
+    var key = UTF8ToString($0);
+    if (typeof Module[key] === 'string') stringToUTF8(Module[key], $1, $2);
+    delete Module[key];
+  }, name, out.data(), length + 1);
   out.resize(size_t(length));
   return out;
+}
+}  // namespace
+
+InitialState js_hook_initial_state() {
+  EM_ASM({
+    var s = typeof Module['autoparInitialState'] === 'function' ? Module['autoparInitialState']() : null;
+    Module['autoparInitialSource'] = s ? String(s.source) : '';
+    Module['autoparInitialFragment'] = s ? String(s.fragment) : '';
+  });
+  InitialState out;
+  out.source = take_module_string("autoparInitialSource");
+  out.fragment = take_module_string("autoparInitialFragment");
+  return out;
+}
+
+void js_hook_publish_state(const std::string& fragment) {
+  EM_ASM({
+    if (typeof Module['autoparPublishState'] === 'function') Module['autoparPublishState'](UTF8ToString($0));
+  }, fragment.c_str());
+}
+
+void js_hook_copy_link() {
+  EM_ASM({
+    if (typeof Module['autoparCopyLink'] === 'function') Module['autoparCopyLink']();
+  });
+}
+
+void js_hook_pick_model_file() {
+  EM_ASM({
+    if (typeof Module['autoparPickModelFile'] === 'function') Module['autoparPickModelFile']();
+  });
+}
+
+int js_hook_input_serial() {
+  return EM_ASM_INT({ return typeof Module['autoparInputSerial'] === 'function' ? Module['autoparInputSerial']() | 0 : 0; });
+}
+
+bool js_hook_take_redraw_request() {
+  const bool requested = g_redraw_requested;
+  g_redraw_requested = false;
+  return requested;
 }
 
 }  // namespace autopar::web
 
+using autopar::web::g_redraw_requested;
 using autopar::web::g_state;
 
 extern "C" {
@@ -62,6 +108,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_set_state(const char* json_text) {
     out = R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
     return out.c_str();
   }
+  g_redraw_requested = true;
   autopar::Status s = autopar::web::apply_settings_json(*g_state, json_text ? json_text : "");
   autopar::Json j;
   j["ok"] = s.ok();
@@ -96,6 +143,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_export_trace() {
 EMSCRIPTEN_KEEPALIVE const char* autopar_plan_inter() {
   static std::string out;
   if (!g_state) return "null";
+  g_redraw_requested = true;
   autopar::web::plan_inter(g_state->alpa.inter, autopar::web::alpa_inputs(*g_state), g_state->graph, g_state->cluster);
   autopar::web::refresh_intra_plan(*g_state);
   out = autopar::web::result_to_json(*g_state).dump();
@@ -114,6 +162,45 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_export_plan(const char* format) {
   else j["error"] = autopar::error_to_json(text.error());
   out = j.dump();
   return out.c_str();
+}
+
+// The fragment of the share link of the current state (window.autopar.shareLink).
+EMSCRIPTEN_KEEPALIVE const char* autopar_share_fragment() {
+  static std::string out;
+  out = g_state ? autopar::web::share_fragment(g_state->settings) : "";
+  return out.c_str();
+}
+
+// Imports a model file's JSON text named `file_name` (drop, file picker, window.autopar.importModel):
+// {"ok":true} or {"ok":false,"error":{...}}; the notice tells the user either way.
+EMSCRIPTEN_KEEPALIVE const char* autopar_import_model(const char* file_name, const char* text) {
+  static std::string out;
+  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  g_redraw_requested = true;
+  autopar::Status s = autopar::web::import_model_file(*g_state, file_name ? file_name : "", text ? text : "");
+  autopar::Json j;
+  j["ok"] = s.ok();
+  if (!s.ok()) j["error"] = autopar::error_to_json(s.error());
+  out = j.dump();
+  return out.c_str();
+}
+
+// Opens a share-link fragment typed into the address bar (the page's hashchange listener).
+EMSCRIPTEN_KEEPALIVE void autopar_open_fragment(const char* fragment) {
+  if (!g_state) return;
+  g_redraw_requested = true;
+  autopar::web::apply_share_fragment(*g_state, fragment ? fragment : "", "the link");
+}
+
+// Shows a notice from the page's side ("info" or "error"), e.g. the clipboard's answer.
+EMSCRIPTEN_KEEPALIVE void autopar_notify(const char* level, const char* text) {
+  if (!g_state) return;
+  g_redraw_requested = true;
+  const std::string message = text ? text : "";
+  if (level && std::string(level) == "error")
+    autopar::web::notify_error(*g_state, autopar::make_error("browser", message, ""));
+  else
+    autopar::web::notify_info(*g_state, message);
 }
 
 }  // extern "C"

@@ -16,8 +16,31 @@ void js_hook_download(const std::string& file_name, const std::string& text);
 // Tells the page the first frame with the default example is drawn (window.autopar.ready).
 void js_hook_signal_ready();
 
-// The state object encoded in the page URL ("#state=<URI-encoded JSON>"): its JSON text, empty
-// when the URL has none, or an Error when it is not valid URI encoding.
-Result<std::string> js_hook_link_state();
+// Copies the share link of the current state to the clipboard (Copy link button, Ctrl+L); the
+// outcome becomes a notice once the browser answers.
+void js_hook_copy_link();
+
+// Opens the browser's file picker for a model JSON file (Import button, Ctrl+O); the chosen file
+// is imported like a dropped one (autopar_import_model).
+void js_hook_pick_model_file();
+
+// Where the page starts from: the link's fragment (without '#') and "the link", else the last
+// session's from localStorage and "your last session"; an empty fragment when there is neither.
+struct InitialState {
+  std::string source;
+  std::string fragment;
+};
+// Reads the initial state from the page.
+InitialState js_hook_initial_state();
+
+// Puts `fragment` into the address bar (history.replaceState) and into localStorage.
+void js_hook_publish_state(const std::string& fragment);
+
+// How many input events (pointer, wheel, keys, resize, focus, drops) the page has seen.
+int js_hook_input_serial();
+
+// True (once) when an exported function changed the state since the last call: the main loop
+// must draw even without input.
+bool js_hook_take_redraw_request();
 
 }  // namespace autopar::web

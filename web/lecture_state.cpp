@@ -71,7 +71,7 @@ Status apply_scenario_setup(const std::string& name, Settings& next) {
   if (!find_scenario(name)) {
     std::string names;
     for (const auto& s : scenario_list()) names += (names.empty() ? "" : ", ") + s.name;
-    return make_error("bad_value", "scenario \"" + name + "\" is unknown; use one of " + names, "scenario");
+    return make_error("unknown_scenario", "scenario \"" + name + "\" is unknown; use one of " + names, "scenario");
   }
   next.scenario = name;
   auto set = [&](const char* model, const char* cluster, const char* mesh, const char* strategy) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "app_state.h"
 #include "imgui.h"
@@ -17,6 +18,7 @@
 #include "imgui_impl_opengl3.h"
 #include "js_hook.h"
 #include "panels.h"
+#include "share_link.h"
 #include "ui_style.h"
 
 namespace {
@@ -30,13 +32,40 @@ constexpr int kFramesBeforeReady = 3;
 // Wall time per frame given to the search and the accuracy study (a 60 Hz frame is 16.7 ms).
 constexpr double kBackgroundWorkMsPerFrame = 8.0;
 
+// Frames drawn after the last input before the page goes idle: ImGui settles hover states,
+// window sizes and the notice within a few frames; a second's worth leaves a margin.
+constexpr int kFramesAfterInput = 60;
+
 // Everything the main loop owns.
 struct MainLoop {
   GLFWwindow* window = nullptr;
   AppState state;
   float ui_scale = 0;       // device pixel ratio the style and font were built for
   int frames = 0;
+  int input_serial = -1;    // js_hook_input_serial() when last seen
+  int frames_to_draw = kFramesAfterInput;
+  int canvas_width = 0, canvas_height = 0;
+  std::string published;    // the share fragment last put into the address bar and localStorage
 };
+
+// True when this frame must be drawn: new input, a state change from JS, a resized canvas,
+// or work in the background. Otherwise the frame is skipped: an idle page draws nothing.
+bool frame_needed(MainLoop& m) {
+  const int serial = js_hook_input_serial();
+  int width = 0, height = 0;
+  glfwGetFramebufferSize(m.window, &width, &height);
+  const bool woken = js_hook_take_redraw_request();   // always taken, so it cannot linger
+  if (serial != m.input_serial || woken || width != m.canvas_width || height != m.canvas_height) {
+    m.input_serial = serial;
+    m.canvas_width = width;
+    m.canvas_height = height;
+    m.frames_to_draw = kFramesAfterInput;
+  }
+  if (has_background_work(m.state)) return true;
+  if (m.frames_to_draw <= 0) return false;
+  --m.frames_to_draw;
+  return true;
+}
 
 // Sizes the canvas backing store to its CSS size times the device pixel ratio (capped at 3);
 // Module.setCanvasSize also tells Emscripten's GLFW the new window size.
@@ -75,6 +104,7 @@ void frame(void* arg) {
   }
 
   glfwPollEvents();
+  if (!frame_needed(m)) return;
   // Long work (the MCMC search, the accuracy study) gets a bounded slice of every frame.
   advance_background_work(m.state, kBackgroundWorkMsPerFrame);
   ImGui_ImplOpenGL3_NewFrame();
@@ -93,6 +123,11 @@ void frame(void* arg) {
 
   record_frame_time(m.state.frame_stats, emscripten_get_now() - frame_start, work_end - frame_start);
   if (++m.frames == kFramesBeforeReady) js_hook_signal_ready();
+  // The address bar and localStorage follow the state (nothing is lost on reload).
+  if (std::string fragment = share_fragment(m.state.settings); fragment != m.published) {
+    js_hook_publish_state(fragment);
+    m.published = std::move(fragment);
+  }
 }
 
 }  // namespace
@@ -120,17 +155,14 @@ int main() {
   ImGui_ImplOpenGL3_Init("#version 300 es");
   glfwSetScrollCallback(m.window, scroll_callback);
 
-  // The default example, then a state from the page link if there is one.
+  // The default example, then the state of the link, else of the last session. When that
+  // cannot be restored, the notice says why and the address bar keeps the link until the user
+  // changes something, so what they pasted is not overwritten behind their back.
   if (auto s = init_app_state(m.state); !s.ok())
     std::fprintf(stderr, "autopar: the default example failed to load: %s\n", s.error().message.c_str());
-  if (auto link = js_hook_link_state(); !link.ok()) {
-    notify_error(m.state, link.error());
-  } else if (!link.value().empty()) {
-    if (apply_settings_json(m.state, link.value()).ok())
-      notify_info(m.state, "Restored the state from the link.");
-    else
-      m.state.notice.text = "The link could not be read: " + m.state.notice.text;
-  }
+  const InitialState initial = js_hook_initial_state();
+  if (!initial.fragment.empty() && !apply_share_fragment(m.state, initial.fragment, initial.source).ok())
+    m.published = share_fragment(m.state.settings);
   js_hook_bind(&m.state);
 
   emscripten_set_main_loop_arg(frame, &m, 0, false);

@@ -9,6 +9,7 @@
 #include "format_units.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "js_hook.h"
 #include "panel_common.h"
 #include "panels.h"
 
@@ -35,6 +36,11 @@ std::string format_bound(int64_t v) {
   return format_count(double(v));
 }
 
+// The built-in model shown, or none for an imported file (whatever its name says).
+BuiltinChoice builtin_choice_of(const Settings& settings) {
+  return settings.model_json.empty() ? parse_builtin_choice(settings.model) : BuiltinChoice{};
+}
+
 // The model picker and the spec string input.
 void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
   if (!ImGui::BeginTable("##model_form", 2, ImGuiTableFlags_SizingStretchProp)) return;
@@ -42,7 +48,7 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
   ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
 
   form_label("Built-in model", "The models of INTERFACES.md. Each is a function of the integer parameters below.");
-  const char* preview = choice.model ? choice.model->name.c_str() : "(custom)";
+  const char* preview = !state.settings.model_json.empty() ? "(imported file)" : choice.model ? choice.model->name.c_str() : "(custom)";
   if (ImGui::BeginCombo("##model", preview, ImGuiComboFlags_HeightLarge)) {
     for (const auto& m : builtin_models()) {
       const bool selected = choice.model == &m;
@@ -70,6 +76,21 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
   }
   spec_editing = ImGui::IsItemActive();
   ImGui::EndTable();
+
+  // Model files (`autopar model --json` writes one): picked, dropped, or Ctrl+O. The page reads
+  // them into the state, so links and reloads keep them.
+  if (ImGui::Button("Import model JSON...")) js_hook_pick_model_file();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("A model file as `autopar model --model NAME --json` writes it (format autopar-model). Ctrl+O");
+  ImGui::SameLine();
+  ImGui::TextDisabled("or drop a .json file anywhere on the page");
+  if (!state.settings.model_json.empty()) {
+    ImGui::TextColored(kAccentText, "Imported file:");
+    ImGui::SameLine();
+    ImGui::TextUnformatted(state.settings.model.c_str());   // the user's file name, drawn as text
+    ImGui::SameLine();
+    ImGui::TextDisabled("(%zu ops, %s)", state.graph.ops.size(), format_bytes(double(state.settings.model_json.size())).c_str());
+  }
 
   if (choice.model && !choice.model->description.empty()) {
     ImGui::PushTextWrapPos(0.0f);
@@ -276,8 +297,8 @@ void draw_op_table(const Graph& g, const std::string& model_key) {
 void draw_model_panel(AppState& state, const PanelRect& rect) {
   if (begin_panel(state, kModelWindow, "model", rect)) {
     // Re-parsed after the picker: it may apply a new model half-way through the frame.
-    draw_model_picker(state, parse_builtin_choice(state.settings.model));
-    draw_model_params(state, parse_builtin_choice(state.settings.model));
+    draw_model_picker(state, builtin_choice_of(state.settings));
+    draw_model_params(state, builtin_choice_of(state.settings));
     draw_model_summary(state.graph);
     draw_op_table(state.graph, state.settings.model);
   }

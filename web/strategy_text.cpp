@@ -98,8 +98,12 @@ std::string format_op_config(const OpConfig& c) {
 Result<Strategy> resolve_strategy(const std::string& text, const Graph& graph, const Cluster& cluster) {
   const std::vector<std::string> items = split(text, ';');
   const std::string& base = items[0];
+  if (!is_named_strategy(base) && base.rfind("random:", 0) == 0)
+    return bad("strategy \"" + base + "\": the seed after random: must be a whole number of 1 to 18 digits, e.g. random:7");
   if (!is_named_strategy(base))
-    return bad("strategy \"" + text + "\" must start with dp, mp, expert or random:SEED (then optional edits ;OP=DEGREES@DEVICES)");
+    return make_error("unknown_strategy",   // the CLI's code for an unknown --strategy
+                      "strategy \"" + text + "\" must start with dp, mp, expert or random:SEED (then optional edits ;OP=DEGREES@DEVICES)",
+                      kPath);
   auto loaded = load_strategy(base, graph, cluster, kPath);
   if (!loaded.ok()) return loaded.error();
   Strategy s = loaded.value();
@@ -118,7 +122,8 @@ Result<Strategy> resolve_strategy(const std::string& text, const Graph& graph, c
     } else {
       op = graph.find_op(name);
     }
-    if (op < 0) return bad("strategy edit \"" + item + "\": the model has no op \"" + name + "\"");
+    if (op < 0)
+      return make_error("unknown_op", "strategy edit \"" + item + "\": the model has no op \"" + name + "\"", kPath);
     if (!edited.insert(op).second) return bad("strategy edits op \"" + name + "\" twice; keep one edit per op");
     const std::string spec = item.substr(eq + 1);
     const size_t at = spec.find('@');

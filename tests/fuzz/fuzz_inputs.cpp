@@ -1,5 +1,5 @@
 // libFuzzer targets for everything autopar reads from users: model, cluster, strategy and
-// stage-cost JSON, and sharding-spec strings. Each target must return normally for any input
+// stage-cost JSON, sharding-spec strings, and the page's share links. Each target must return normally for any input
 // (an Error is fine; a crash, an abort, a sanitizer report or a hang is a bug).
 // Built with clang when AUTOPAR_FUZZ is on; FUZZ_TARGET selects the reader.
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include "inter_op.h"
 #include "json_io.h"
 #include "models.h"
+#include "share_link.h"
 #include "sharding_spec.h"
 #include "simulator.h"
 #include "soap.h"
@@ -72,6 +73,24 @@ void exercise_spec(const std::string& text) {
   Shape shape(s.value().dims.size(), 8);
   if (!validate_spec(s.value(), shape, m, "x").ok()) return;
   for (const ShardingSpec& t : all_specs(shape, m)) reshard(s.value(), t, shape, 4, m);
+}
+
+// A link is decoded; what decodes must encode back to a link that decodes to the same state
+// object, and applying it either succeeds or leaves the page's settings exactly as they were.
+void exercise_share_link(const std::string& text) {
+  auto decoded = web::decode_share_fragment(text);
+  if (!decoded.ok()) return;
+  auto again = web::decode_share_fragment(web::encode_share_fragment(decoded.value()));
+  if (!again.ok() || again.value() != decoded.value()) __builtin_trap();
+  static web::AppState state;
+  static bool initialised = false;
+  if (!initialised) initialised = web::init_app_state(state).ok();
+  const Json before = web::settings_to_json(state.settings);
+  if (web::apply_share_fragment(state, text, "the link").ok()) {
+    web::init_app_state(state);   // back to the default example for the next input
+  } else if (web::settings_to_json(state.settings) != before) {
+    __builtin_trap();
+  }
 }
 
 }  // namespace

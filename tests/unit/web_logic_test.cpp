@@ -2,16 +2,14 @@
 // web/accuracy_job): the compact strategy text round-trips and rejects bad edits; the search
 // advanced in small slices gives exactly run_search's result; the accuracy study computed a few
 // strategies at a time gives exactly the core's accuracy_study.
-//
-// The native build has no target for web/ (it is compiled only with Emscripten), so these three
-// ImGui-free sources are compiled into the test binary here.
+// These sources are in autopar_page_logic, the page's ImGui-free code built natively too.
 #include <doctest/doctest.h>
 
-#include "../../web/accuracy_job.cpp"
-#include "../../web/search_job.cpp"
-#include "../../web/strategy_text.cpp"
+#include "accuracy_job.h"
 #include "cluster_spec.h"
 #include "models.h"
+#include "search_job.h"
+#include "strategy_text.h"
 
 using namespace autopar;
 using namespace autopar::web;
