@@ -6,6 +6,7 @@
 
 #include "cluster.h"
 #include "glpk.h"
+#include "keyboard_shortcuts.h"
 #include "panel_common.h"
 #include "panels.h"
 
@@ -158,6 +159,7 @@ float draw_menu_bar(AppState& state) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keyboard shortcuts", "?", shortcuts_window_open())) toggle_shortcuts_window();
     ImGui::MenuItem("About autopar", nullptr, &state.show_about);
     ImGui::EndMenu();
   }
@@ -234,6 +236,7 @@ void draw_about_window(AppState& state) {
 }  // namespace
 
 void draw_app_frame(AppState& state, float ui_scale) {
+  handle_shortcuts(state);   // first: a tab switched by a key shows in this frame
   const float menu_h = draw_menu_bar(state);
   const float notice_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
   const float tabs_h = ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.y * 2.0f;
@@ -259,6 +262,7 @@ void draw_app_frame(AppState& state, float ui_scale) {
   draw_notice_bar(state, layout.notice);
   draw_export_window(state);
   draw_about_window(state);
+  draw_shortcuts_window();
   if (state.show_imgui_demo) ImGui::ShowDemoWindow(&state.show_imgui_demo);
 }
 

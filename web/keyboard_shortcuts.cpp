@@ -1,0 +1,207 @@
+// The page's keyboard shortcuts and the window listing them. See keyboard_shortcuts.h.
+//
+// Dear ImGui 1.86 keeps keys as a "down" state per GLFW key code, so a key pressed and released
+// between two frames (a quick tap, or a scripted press) never reads as pressed. Printable keys
+// are therefore taken from the typed characters, which are queued and never lost; F1, Esc and
+// the Ctrl combinations (which type nothing) from the key state.
+#include "keyboard_shortcuts.h"
+
+#include <GLFW/glfw3.h>
+#include <emscripten.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "imgui.h"
+#include "js_hook.h"
+#include "panel_common.h"
+#include "panels.h"
+
+namespace autopar::web {
+namespace {
+
+bool g_window_open = false;
+bool g_focus_window = false;   // bring the window to the front on the frame after it opens
+
+// One line of the list: keys ("A | B" for alternatives, "Ctrl+L" for a combination) and action.
+struct Shortcut {
+  const char* keys;
+  const char* action;
+};
+const Shortcut kGeneral[] = {{"? | F1", "Show or hide this list"},
+                             {"Esc", "Close this list"},
+                             {"Space", "Run or pause the search"},
+                             {"F", "Fit the timeline to the whole iteration"},
+                             {"Ctrl+L", "Copy a link to this exact state"},
+                             {"Ctrl+O", "Open a model JSON file"}};
+// The tab strip's titles (app_frame.cpp), in panel_tab order: key 1 shows the first.
+const char* const kTabTitles[] = {"Model & Cluster", "Strategy & Timeline", "Search",        "Accuracy",     "Lecture",
+                                  "Exercises",       "Compare",             "Alpa intra-op", "Alpa inter-op"};
+
+// True when `ch` was typed this frame by a fresh press of `key` (layouts that type `ch` with
+// another key also count); a key held since an earlier frame is auto-repeating and ignored.
+bool typed(ImWchar ch, int key) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeysDownDuration[key] > 0.0f) return false;
+  for (ImWchar c : io.InputQueueCharacters)
+    if (c == ch) return true;
+  return false;
+}
+
+// Brings tab `tab` (panel_tab numbering) to the front, as a click on it would.
+void show_tab(AppState& state, int tab) {
+  for (const std::string& panel : panel_names())
+    if (panel_tab(panel) == tab) {
+      state.settings.panel = panel;
+      state.focus_panel_pending = true;
+      return;
+    }
+}
+
+// Runs or pauses the search, like the Search panel's Run / Resume / Pause button.
+void toggle_search(AppState& state) {
+  Settings next = state.settings;
+  next.search.running = !next.search.running;
+  const bool resumes = state.search.search != nullptr && !search_finished(state.search);
+  apply_from_ui(state, next, !next.search.running ? "Search paused." : resumes ? "Search resumed." : "Search started.");
+}
+
+// A key drawn as a key cap: its label in a rounded box.
+void key_cap(const char* label) {
+  const float font = ImGui::GetFontSize();
+  const ImVec2 text = ImGui::CalcTextSize(label);
+  const ImVec2 size(std::max(text.x + font * 0.8f, font * 1.6f), ImGui::GetFrameHeight());   // rows line up with framed text
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), IM_COL32(56, 62, 76, 255), font * 0.25f);
+  dl->AddRect(p, ImVec2(p.x + size.x, p.y + size.y), IM_COL32(112, 120, 138, 255), font * 0.25f);
+  dl->AddText(ImVec2(p.x + (size.x - text.x) * 0.5f, p.y + (size.y - text.y) * 0.5f), IM_COL32(240, 242, 248, 255), label);
+  ImGui::Dummy(size);
+}
+
+// The keys of one shortcut: alternatives separated by "or", combinations by "+".
+void draw_keys(const std::string& keys) {
+  const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
+  size_t start = 0;
+  bool first = true;
+  while (start <= keys.size()) {
+    const size_t bar = std::min(keys.find(" | ", start), keys.size());
+    const std::string alternative = keys.substr(start, bar - start);
+    if (!first) {
+      ImGui::SameLine(0.0f, spacing);
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextDisabled("or");
+      ImGui::SameLine(0.0f, spacing);
+    }
+    first = false;
+    size_t k = 0;
+    while (k <= alternative.size()) {
+      // A "+" right after a key joins two keys; a "+" key of its own would be its first character.
+      const size_t plus = std::min(alternative.find('+', k + 1), alternative.size());
+      if (k > 0) {
+        ImGui::SameLine(0.0f, spacing);
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextDisabled("+");
+        ImGui::SameLine(0.0f, spacing);
+      }
+      key_cap(alternative.substr(k, plus - k).c_str());
+      k = plus + 1;
+    }
+    start = bar + 3;
+  }
+}
+
+// A two-column table of keys and actions under a heading, as one group (for SameLine).
+void shortcut_table(const char* heading, const Shortcut* rows, int count, float keys_width) {
+  ImGui::BeginGroup();
+  ImGui::TextColored(kAccentText, "%s", heading);
+  // NoHostExtendX: the table is as wide as its columns (the window sizes itself to its content).
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_NoHostExtendX | ImGuiTableFlags_PadOuterX;
+  if (!ImGui::BeginTable(heading, 2, flags)) {
+    ImGui::EndGroup();
+    return;
+  }
+  ImGui::TableSetupColumn("Key", ImGuiTableColumnFlags_WidthFixed, keys_width);
+  ImGui::TableSetupColumn("Action", ImGuiTableColumnFlags_WidthFixed);
+  for (int i = 0; i < count; ++i) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    draw_keys(rows[i].keys);
+    ImGui::TableSetColumnIndex(1);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(rows[i].action);
+  }
+  ImGui::EndTable();
+  ImGui::EndGroup();
+}
+
+}  // namespace
+
+void handle_shortcuts(AppState& state) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;   // the keys are typing into a text field
+  if (io.KeyCtrl || io.KeySuper) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_L, false)) js_hook_copy_link();
+    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) js_hook_pick_model_file();
+    return;
+  }
+  if (io.KeyAlt) return;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false) || typed('?', GLFW_KEY_SLASH)) toggle_shortcuts_window();
+  if (g_window_open && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) g_window_open = false;
+  for (int digit = 1; digit <= 9; ++digit)
+    if (typed(ImWchar('0' + digit), GLFW_KEY_0 + digit)) show_tab(state, digit - 1);
+  if (typed(' ', GLFW_KEY_SPACE)) toggle_search(state);
+  if (typed('f', GLFW_KEY_F) || typed('F', GLFW_KEY_F)) {
+    // Fitted, and marked as fitted to no timeline so the panel refits the range when it next draws.
+    state.timeline.fit = true;
+    state.timeline.revision = UINT64_MAX;
+    notify_info(state, "Timeline fitted to the whole iteration.");
+  }
+}
+
+void draw_shortcuts_window() {
+  if (!g_window_open) return;
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  if (g_focus_window) ImGui::SetNextWindowFocus();
+  g_focus_window = false;
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ImGui::GetFontSize() * 1.2f, ImGui::GetFontSize() * 0.9f));
+  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(ImGui::GetFontSize() * 0.5f, ImGui::GetFontSize() * 0.25f));
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove;
+  if (ImGui::Begin("Keyboard shortcuts", &g_window_open, flags)) {
+    const float font = ImGui::GetFontSize();
+    shortcut_table("General", kGeneral, int(sizeof kGeneral / sizeof kGeneral[0]), font * 6.5f);
+    ImGui::SameLine(0.0f, font * 2.0f);
+    Shortcut tabs[9];
+    char digits[9][2];
+    char titles[9][40];
+    for (int i = 0; i < 9; ++i) {
+      digits[i][0] = char('1' + i);
+      digits[i][1] = '\0';
+      std::snprintf(titles[i], sizeof titles[i], "%s tab", kTabTitles[i]);
+      tabs[i] = {digits[i], titles[i]};
+    }
+    shortcut_table("Tabs", tabs, 9, font * 2.0f);
+    ImGui::Spacing();
+    ImGui::TextDisabled("Keys are ignored while a text field has the keyboard. Ctrl is Cmd on a Mac.");
+  }
+  ImGui::End();
+  ImGui::PopStyleVar(2);
+}
+
+bool shortcuts_window_open() { return g_window_open; }
+
+void toggle_shortcuts_window() {
+  g_window_open = !g_window_open;
+  g_focus_window = g_window_open;
+}
+
+}  // namespace autopar::web
+
+// Whether the "Keyboard shortcuts" window is open, as {"open": true|false} (for the browser tests).
+extern "C" EMSCRIPTEN_KEEPALIVE const char* autopar_shortcuts_window() {
+  return autopar::web::shortcuts_window_open() ? R"({"open":true})" : R"({"open":false})";
+}

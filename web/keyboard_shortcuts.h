@@ -1,0 +1,21 @@
+// The page's keyboard shortcuts, handled in one place, and the "Keyboard shortcuts" window that
+// lists them (opened with ? or F1, or from the Help menu).
+#pragma once
+#include "app_state.h"
+
+namespace autopar::web {
+
+// Acts on this frame's shortcut keys; does nothing while a text field has keyboard focus.
+// Call once per frame before the panels are drawn.
+void handle_shortcuts(AppState& state);
+
+// Draws the "Keyboard shortcuts" window, centred, when it is open.
+void draw_shortcuts_window();
+
+// Whether the "Keyboard shortcuts" window is open.
+bool shortcuts_window_open();
+
+// Opens the "Keyboard shortcuts" window when closed, closes it when open.
+void toggle_shortcuts_window();
+
+}  // namespace autopar::web
