@@ -1,13 +1,22 @@
 // The Cluster panel: preset, nodes x GPUs, the logical device mesh, the GPU and link numbers
 // (editable: an edited cluster stops being a preset), and a drawing of the devices grouped by
-// node and coloured by their row in the mesh (Alpa: mesh position (r, c) is device r*C + c).
+// node and coloured by their row in the mesh (Alpa: mesh position (r, c) is device r*C + c), or
+// by pipeline stage when the inter-op plan is shown. Hovering a device highlights its tensor-,
+// data- and pipeline-parallel groups (web/device_groups.h); autopar_hover_groups reports them.
+#include <emscripten.h>
+#include <emscripten/html5.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "device_groups.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "json_io.h"
 #include "panel_common.h"
 #include "panels.h"
 
@@ -204,12 +213,149 @@ void draw_gpu_and_links(AppState& state) {
   }
 }
 
-// The devices, grouped by node; each GPU box shows its device number and mesh position.
+// The three group colours of the drawing and its legend (apart in hue from each other and from
+// the grey of the devices outside every group).
+const ImU32 kTensorColor = IM_COL32(226, 150, 48, 255);     // amber
+const ImU32 kDataColor = IM_COL32(48, 168, 206, 255);       // cyan
+const ImU32 kPipelineColor = IM_COL32(196, 84, 196, 255);   // magenta
+const ImU32 kOutsideColor = IM_COL32(58, 62, 72, 255);
+
+// How the drawing splits the cluster into stages, and where that split comes from.
+struct DrawingStages {
+  std::vector<PlacedStage> stages;
+  const InterOpPlan* plan = nullptr;   // set when the stages are the inter-op plan's
+  int mesh_rows = 1, mesh_cols = 1;    // the intra-op mesh (settings.mesh) when plan is null
+};
+
+// The user's choice between the inter-op plan's groups and the intra-op mesh's, when a plan exists.
+bool g_groups_of_plan = true;
+
+// What the drawing showed in its latest frame, for autopar_hover_groups (the browser tests).
+struct DrawingRecord {
+  int frame = -1;                                 // ImGui frame count when last drawn
+  std::vector<std::pair<int, ImVec4>> rects;      // device and its box (x0, y0, x1, y1), framebuffer pixels
+  std::optional<DeviceGroups> hovered;
+  bool from_plan = false;
+  int stage_count = 1;
+  std::string mesh;
+};
+DrawingRecord g_record;
+
+// The stages the drawing shows: the inter-op plan's, placed as the inter-op tab draws them, when
+// a plan for the current inputs exists and the user wants it; else the whole cluster on the mesh.
+DrawingStages drawing_stages(const AppState& state) {
+  const Cluster& c = state.cluster;
+  DrawingStages out;
+  const InterOpPlan* plan = current_inter_plan(state.alpa.inter, alpa_inputs(state));
+  if (plan && g_groups_of_plan && !plan->stages.empty()) {
+    std::vector<Submesh> subs;
+    for (const auto& s : plan->stages) subs.push_back(s.submesh);
+    out.stages = plan_stages(plan->stages, place_submeshes(subs, c.nodes, c.gpus_per_node));
+    out.plan = plan;
+    return out;
+  }
+  const MeshAxes axes = mesh_axes(c, state.settings.mesh);
+  out.mesh_rows = axes.rows;
+  out.mesh_cols = axes.cols;
+  out.stages = whole_cluster_stage(c.nodes, c.gpus_per_node, axes.rows, axes.cols);
+  return out;
+}
+
+// A filled square of `color` on the current line, the height of the text.
+void color_swatch(ImU32 color) {
+  const float s = ImGui::GetTextLineHeight();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + s * 0.15f), ImVec2(p.x + s * 0.7f, p.y + s * 0.85f), color, s * 0.12f);
+  ImGui::Dummy(ImVec2(s * 0.7f, s));
+  ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);
+}
+
+// Where the groups come from, and what each colour means.
+void draw_groups_legend(const DrawingStages& ds, bool plan_exists) {
+  if (plan_exists) {
+    ImGui::Checkbox("Groups of the inter-op plan", &g_groups_of_plan);
+    help_marker("On: the pipeline the Alpa inter-op tab planned; each stage runs on its own sub-mesh, viewed as "
+                "the logical mesh the plan chose for it. Off: the Alpa intra-op view, the whole cluster as one "
+                "mesh (the Mesh above) and no pipeline.");
+  }
+  if (ds.plan)
+    ImGui::TextDisabled("%zu pipeline stages; colour = stage, S(r,c) = stage and position in its mesh.", ds.plan->stages.size());
+  else
+    ImGui::TextDisabled("One stage, the %dx%d mesh; colour = mesh row, (r,c) = mesh position.", ds.mesh_rows, ds.mesh_cols);
+  ImGui::TextDisabled("Hover a GPU:");
+  ImGui::SameLine();
+  color_swatch(kTensorColor);
+  ImGui::TextUnformatted("tensor parallel");
+  ImGui::SameLine(0.0f, ImGui::GetFontSize());
+  color_swatch(kDataColor);
+  ImGui::TextUnformatted("data parallel");
+  ImGui::SameLine(0.0f, ImGui::GetFontSize());
+  color_swatch(kPipelineColor);
+  ImGui::TextUnformatted("pipeline");
+  help_marker("Hovering a GPU highlights its groups and lists them.\n\n"
+              "Tensor parallel: the devices of its mesh row (along mesh axis 1, inside a node when the row fits "
+              "in one). They split every heavy op's weights, as Megatron-LM does, and exchange activations.\n\n"
+              "Data parallel: the devices of its mesh column (along axis 0). They hold the same weight shard, "
+              "take different samples and all-reduce the weight gradients.\n\n"
+              "That is the usual assignment (lecture 5.3: data parallel on the slow axis 0, tensor parallel on "
+              "the fast axis 1); Alpa's intra-op pass picks per op and may use an axis the other way (see the "
+              "Alpa intra-op tab).\n\n"
+              "Pipeline: the device at the same position in every stage; a micro-batch's activations flow "
+              "through them stage by stage. Stages of different sizes wrap the position. Needs the inter-op "
+              "plan (Alpa inter-op tab).");
+  if (!plan_exists) ImGui::TextDisabled("No pipeline yet: plan one in the Alpa inter-op tab (key 9).");
+}
+
+// The tooltip of the hovered device: where it is and its groups. It goes above the line of nodes
+// holding the device (below when there is no room above), so it never hides the highlighted groups;
+// `box_center_x` and `line_top`/`line_bottom` are that device's and that line's.
+void draw_device_tooltip(const AppState& state, const DrawingStages& ds, const DeviceGroups& g, float box_center_x,
+                         float line_top, float line_bottom) {
+  const DevicePlace& p = g.place;
+  const float margin = ImGui::GetFontSize() * 0.4f;
+  const float height_guess = ImGui::GetTextLineHeightWithSpacing() * 6.0f + ImGui::GetStyle().WindowPadding.y * 2.0f;
+  const bool above = line_top - margin - height_guess >= 0.0f;
+  // The horizontal pivot follows the device across the window, keeping the tooltip inside it.
+  const ImVec2 win = ImGui::GetWindowPos();
+  const float across = std::clamp((box_center_x - win.x) / std::max(1.0f, ImGui::GetWindowWidth()), 0.0f, 1.0f);
+  ImGui::SetNextWindowPos(ImVec2(box_center_x, above ? line_top - margin : line_bottom + margin), ImGuiCond_Always,
+                          ImVec2(across, above ? 1.0f : 0.0f));
+  ImGui::BeginTooltip();
+  ImGui::Text("device %d: node %d, GPU %d (%s)", p.device, p.node, p.gpu, state.cluster.gpu.model.c_str());
+  if (ds.plan && p.stage >= 0) {
+    const PipelineStage& st = ds.plan->stages[size_t(p.stage)];
+    const PlacedStage& ps = ds.stages[size_t(p.stage)];
+    ImGui::Text("stage %d (layers %d-%d) on a %dx%d sub-mesh, logical mesh %dx%d, position (%d, %d)", p.stage, st.first,
+                st.last, ps.nodes, ps.gpus, ps.mesh_rows, ps.mesh_cols, p.mesh_row, p.mesh_col);
+  } else if (ds.plan) {
+    ImGui::TextUnformatted("idle: no stage of the plan uses it");
+  } else {
+    ImGui::Text("mesh position (%d, %d) of the %dx%d mesh", p.mesh_row, p.mesh_col, ds.mesh_rows, ds.mesh_cols);
+  }
+  ImGui::Separator();
+  auto line = [](ImU32 color, const std::string& what, const std::vector<int>& devices) {
+    color_swatch(color);
+    ImGui::Text("%s: device%s %s", what.c_str(), devices.size() == 1 ? "" : "s", device_list_text(devices).c_str());
+  };
+  line(kTensorColor, "tensor parallel (mesh row " + std::to_string(p.mesh_row) + ")", g.tensor_parallel);
+  line(kDataColor, "data parallel (mesh column " + std::to_string(p.mesh_col) + ")", g.data_parallel);
+  if (g.pipeline.size() > 1) {
+    line(kPipelineColor, "pipeline (one per stage)", g.pipeline);
+  } else {
+    color_swatch(kPipelineColor);
+    ImGui::TextDisabled(ds.plan ? "pipeline: none (the plan has one stage)" : "pipeline: none yet (plan it in the Alpa inter-op tab)");
+  }
+  ImGui::EndTooltip();
+}
+
+// The devices, grouped by node; each GPU box shows its device number and mesh position. The
+// boxes are laid out first, so the hovered device (and so its groups) is known before painting.
 void draw_devices(const AppState& state) {
   section_header("Devices");
   const Cluster& c = state.cluster;
-  const MeshAxes axes = mesh_axes(c, state.settings.mesh);
-  ImGui::TextDisabled("Colour = mesh row, (r,c) = mesh position.");
+  const bool plan_exists = current_inter_plan(state.alpa.inter, alpa_inputs(state)) != nullptr;
+  const DrawingStages ds = drawing_stages(state);
+  draw_groups_legend(ds, plan_exists);
   const float em = ImGui::GetFontSize();
   const float gap = em * 0.35f;
   const float gpu_w = em * 3.6f, gpu_h = em * 2.7f;
@@ -228,12 +374,40 @@ void draw_devices(const AppState& state) {
   ImGui::BeginChild("##devices", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, node_h + em * 2.0f)), false,
                     ImGuiWindowFlags_HorizontalScrollbar);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
+  auto node_origin = [&](int n) {
+    return ImVec2(origin.x + (n % nodes_per_line) * (node_w + em), origin.y + (n / nodes_per_line) * (node_h + em));
+  };
+  auto gpu_origin = [&](int n, int g) {
+    const ImVec2 p0 = node_origin(n);
+    return ImVec2(p0.x + pad + (g % per_row) * (gpu_w + gap), p0.y + title_h + (g / per_row) * (gpu_h + gap));
+  };
+
+  // Layout: the visible GPU boxes, and the one under the mouse.
+  g_record.rects.clear();
+  int hovered = -1;
+  for (int n = 0; n < drawn; ++n)
+    for (int g = 0; g < c.gpus_per_node; ++g) {
+      const ImVec2 g0 = gpu_origin(n, g), g1(g0.x + gpu_w, g0.y + gpu_h);
+      if (!ImGui::IsRectVisible(g0, g1)) continue;
+      const int d = n * c.gpus_per_node + g;
+      g_record.rects.push_back({d, ImVec4(g0.x, g0.y, g1.x, g1.y)});
+      if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(g0, g1)) hovered = d;
+    }
+  std::optional<DeviceGroups> groups;
+  std::vector<ImU32> highlight(size_t(c.num_devices()), 0);   // 0: no group shown
+  if (hovered >= 0) {
+    groups = device_groups(hovered, c.gpus_per_node, ds.stages);
+    for (int d : groups->pipeline) highlight[size_t(d)] = kPipelineColor;
+    for (int d : groups->data_parallel) highlight[size_t(d)] = kDataColor;
+    for (int d : groups->tensor_parallel) highlight[size_t(d)] = kTensorColor;
+  }
+
+  // Paint.
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 node_bg = IM_COL32(36, 40, 48, 255), node_border = IM_COL32(90, 98, 112, 255);
-  const ImU32 text = IM_COL32(235, 238, 245, 255), dim = IM_COL32(170, 176, 190, 255);
+  const ImU32 text = IM_COL32(235, 238, 245, 255), dim = IM_COL32(170, 176, 190, 255), dark_text = IM_COL32(20, 22, 28, 255);
   for (int n = 0; n < drawn; ++n) {
-    const ImVec2 p0(origin.x + (n % nodes_per_line) * (node_w + em), origin.y + (n / nodes_per_line) * (node_h + em));
-    const ImVec2 p1(p0.x + node_w, p0.y + node_h);
+    const ImVec2 p0 = node_origin(n), p1(p0.x + node_w, p0.y + node_h);
     if (!ImGui::IsRectVisible(p0, p1)) continue;
     dl->AddRectFilled(p0, p1, node_bg, em * 0.4f);
     dl->AddRect(p0, p1, node_border, em * 0.4f);
@@ -242,22 +416,39 @@ void draw_devices(const AppState& state) {
     dl->AddText(ImVec2(p0.x + pad, p0.y + em * 0.2f), dim, label);
     for (int g = 0; g < c.gpus_per_node; ++g) {
       const int d = n * c.gpus_per_node + g;
-      const ImVec2 g0(p0.x + pad + (g % per_row) * (gpu_w + gap), p0.y + title_h + (g / per_row) * (gpu_h + gap));
-      const ImVec2 g1(g0.x + gpu_w, g0.y + gpu_h);
-      const int r = d / axes.cols, col = d % axes.cols;
-      dl->AddRectFilled(g0, g1, kRowColors[r % 8], em * 0.25f);
+      const ImVec2 g0 = gpu_origin(n, g), g1(g0.x + gpu_w, g0.y + gpu_h);
+      const DevicePlace place = device_place(d, c.gpus_per_node, ds.stages);
+      const ImU32 normal = place.stage < 0 ? kOutsideColor : kRowColors[(ds.plan ? place.stage : place.mesh_row) % 8];
+      const bool member = groups && highlight[size_t(d)] != 0;
+      const ImU32 fill = !groups ? normal : d == hovered ? IM_COL32(245, 246, 250, 255) : member ? highlight[size_t(d)] : kOutsideColor;
+      dl->AddRectFilled(g0, g1, fill, em * 0.25f);
+      if (d == hovered) dl->AddRect(ImVec2(g0.x - 2, g0.y - 2), ImVec2(g1.x + 2, g1.y + 2), IM_COL32(255, 255, 255, 255), em * 0.3f, 0, 2.5f);
+      const bool light = groups && (d == hovered || member);
       std::snprintf(label, sizeof label, "GPU %d", d);
-      dl->AddText(ImVec2(g0.x + (gpu_w - ImGui::CalcTextSize(label).x) * 0.5f, g0.y + em * 0.25f), text, label);
-      std::snprintf(label, sizeof label, "(%d,%d)", r, col);
-      dl->AddText(ImVec2(g0.x + (gpu_w - ImGui::CalcTextSize(label).x) * 0.5f, g0.y + em * 1.3f), dim, label);
-      if (ImGui::IsMouseHoveringRect(g0, g1) && ImGui::IsWindowHovered())
-        ImGui::SetTooltip("device %d: node %d, GPU %d\nmesh position (%d, %d) of %s\n%s", d, n, g, r, col,
-                          state.settings.mesh.c_str(), c.gpu.model.c_str());
+      dl->AddText(ImVec2(g0.x + (gpu_w - ImGui::CalcTextSize(label).x) * 0.5f, g0.y + em * 0.25f), light ? dark_text : text, label);
+      if (place.stage < 0)
+        std::snprintf(label, sizeof label, "idle");
+      else if (ds.plan)
+        std::snprintf(label, sizeof label, "S%d(%d,%d)", place.stage, place.mesh_row, place.mesh_col);
+      else
+        std::snprintf(label, sizeof label, "(%d,%d)", place.mesh_row, place.mesh_col);
+      dl->AddText(ImVec2(g0.x + (gpu_w - ImGui::CalcTextSize(label).x) * 0.5f, g0.y + em * 1.3f), light ? dark_text : dim, label);
     }
+  }
+  if (groups) {
+    const int n = hovered / c.gpus_per_node;
+    const float line_top = node_origin(n).y;
+    draw_device_tooltip(state, ds, *groups, gpu_origin(n, hovered % c.gpus_per_node).x + gpu_w * 0.5f, line_top, line_top + node_h);
   }
   ImGui::Dummy(ImVec2(nodes_per_line * (node_w + em), lines * (node_h + em)));
   if (c.nodes > drawn) ImGui::TextDisabled("... and %d more nodes", c.nodes - drawn);
   ImGui::EndChild();
+
+  g_record.frame = ImGui::GetFrameCount();
+  g_record.hovered = groups;
+  g_record.from_plan = ds.plan != nullptr;
+  g_record.stage_count = int(ds.stages.size());
+  g_record.mesh = state.settings.mesh;
 }
 
 }  // namespace
@@ -272,3 +463,34 @@ void draw_cluster_panel(AppState& state, const PanelRect& rect) {
 }
 
 }  // namespace autopar::web
+
+// The Cluster drawing as the browser tests see it: whether it was drawn in the latest frame, the
+// groups' source ("mesh": the intra-op mesh as one stage; "plan": the inter-op plan's stages),
+// every visible device box in CSS pixels relative to the canvas, and the hovered device with
+// its groups (null when none). The string stays valid until the next call.
+extern "C" EMSCRIPTEN_KEEPALIVE const char* autopar_hover_groups() {
+  using autopar::Json;
+  using autopar::web::g_record;
+  static std::string out;
+  const float css = 1.0f / float(std::max(1.0, emscripten_get_device_pixel_ratio()));
+  Json j;
+  j["drawn"] = ImGui::GetCurrentContext() != nullptr && g_record.frame == ImGui::GetFrameCount();
+  j["groups_from"] = g_record.from_plan ? "plan" : "mesh";
+  j["mesh"] = g_record.mesh;
+  j["stages"] = g_record.stage_count;
+  Json boxes = Json::array();
+  for (const auto& [device, r] : g_record.rects)
+    boxes.push_back(Json{{"device", device}, {"x", r.x * css}, {"y", r.y * css}, {"w", (r.z - r.x) * css}, {"h", (r.w - r.y) * css}});
+  j["devices"] = boxes;
+  j["hovered"] = nullptr;
+  if (g_record.hovered) {
+    const autopar::web::DeviceGroups& g = *g_record.hovered;
+    j["hovered"] = Json{{"device", g.place.device},       {"node", g.place.node},
+                        {"gpu", g.place.gpu},             {"stage", g.place.stage},
+                        {"mesh_row", g.place.mesh_row},   {"mesh_col", g.place.mesh_col},
+                        {"tensor_parallel", g.tensor_parallel}, {"data_parallel", g.data_parallel},
+                        {"pipeline", g.pipeline}};
+  }
+  out = j.dump();
+  return out.c_str();
+}

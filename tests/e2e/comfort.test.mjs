@@ -1,0 +1,220 @@
+// Browser end-to-end test of the page's comforts: the keyboard shortcuts (? and F1 open the
+// "Keyboard shortcuts" window, Esc closes it, digits switch tabs, Space runs and pauses the
+// search, F fits the timeline) and the Cluster drawing's groups (hovering a device with the real
+// mouse highlights its tensor-, data- and pipeline-parallel groups). Keys go through Chromium's
+// real keyboard events; the page is observed through window.autopar and two read-only hooks of
+// the app, autopar_shortcuts_window and autopar_hover_groups (web/keyboard_shortcuts.cpp,
+// web/panel_cluster.cpp). Screenshots go to build-wasm/screenshots/comfort-*.png.
+// Run: node tests/e2e/comfort.test.mjs   (exit status 0 when every check passes)
+import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { root, shotDir, READY_TIMEOUT_MS, cli, check, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
+
+// The share of pixels that differ between two screenshots of the same size.
+async function pixelDifference(page, a, b) {
+  return page.evaluate(async ([pa, pb]) => {
+    const pixels = async (b64) => {
+      const img = new Image();
+      img.src = 'data:image/png;base64,' + b64;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width; c.height = img.height;
+      const ctx = c.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      return ctx.getImageData(0, 0, c.width, c.height).data;
+    };
+    const da = await pixels(pa), db = await pixels(pb);
+    if (da.length !== db.length) return 1;
+    let differ = 0;
+    for (let i = 0; i < da.length; i += 4)
+      if (Math.abs(da[i] - db[i]) + Math.abs(da[i + 1] - db[i + 1]) + Math.abs(da[i + 2] - db[i + 2]) > 24) ++differ;
+    return differ / (da.length / 4);
+  }, [a.toString('base64'), b.toString('base64')]);
+}
+
+const shortcutsWindow = (page) => page.evaluate(() => JSON.parse(Module.ccall('autopar_shortcuts_window', 'string', [], [])));
+const hoverGroups = (page) => page.evaluate(() => JSON.parse(Module.ccall('autopar_hover_groups', 'string', [], [])));
+const getState = (page) => page.evaluate(() => window.autopar.getState());
+const result = (page) => page.evaluate(() => window.autopar.result());
+const shot = (page, name) => page.screenshot({ path: path.join(shotDir, `comfort-${name}.png`) });
+
+// Holds a key down for a few frames: Dear ImGui 1.86 reads keys without a character (F1, Esc)
+// as a state sampled once per frame, so a press must last across a frame, as a person's does.
+async function hold(page, key) {
+  await page.keyboard.down(key);
+  await nextFrames(page);
+  await page.keyboard.up(key);
+  await nextFrames(page);
+}
+
+// Types one character (a quick press: the app reads the typed character) and lets it draw.
+async function type(page, key) {
+  await page.keyboard.press(key);
+  await nextFrames(page);
+  await nextFrames(page);
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+async function shortcutChecks(page) {
+  const before = await page.screenshot();
+  await type(page, '?');
+  const opened = await shortcutsWindow(page);
+  const withWindow = await shot(page, 'shortcuts');
+  const changed = await pixelDifference(page, before, withWindow);
+  check('? opens the Keyboard shortcuts window', opened.open === true, JSON.stringify(opened));
+  check('the Keyboard shortcuts window is drawn (screenshot differs)', changed > 0.03,
+        `${(100 * changed).toFixed(1)}% of pixels changed`);
+  await hold(page, 'Escape');
+  check('Esc closes it', (await shortcutsWindow(page)).open === false);
+  await hold(page, 'F1');
+  check('F1 opens it', (await shortcutsWindow(page)).open === true);
+  await type(page, '?');
+  check('? closes it again', (await shortcutsWindow(page)).open === false);
+
+  // The Help menu's first item opens it too (the menu bar's "Help" title is at x = 278 px).
+  await page.mouse.click(278, 11);
+  await nextFrames(page);
+  await shot(page, 'help-menu');
+  await page.mouse.click(320, 36);
+  await nextFrames(page);
+  check('Help > Keyboard shortcuts opens it', (await shortcutsWindow(page)).open === true);
+  await type(page, '?');
+
+  // Digits switch tabs (panel_tab order).
+  for (const [key, panel] of [['3', 'search'], ['2', 'strategy'], ['9', 'inter'], ['8', 'intra'], ['1', 'model']]) {
+    await type(page, key);
+    const st = await getState(page);
+    check(`${key} shows the ${panel} tab`, st.panel === panel, `panel ${st.panel}`);
+  }
+
+  // Space runs and pauses the search.
+  await type(page, '3');
+  const running0 = (await getState(page)).search.running;
+  await type(page, ' ');
+  const running1 = (await getState(page)).search.running;
+  await type(page, ' ');
+  const running2 = (await getState(page)).search.running;
+  check('Space starts the search and Space pauses it', running0 === false && running1 === true && running2 === false,
+        `${running0} -> ${running1} -> ${running2}`);
+
+  // F fits the timeline after the wheel zoomed it (the chart is on the right of the Strategy &
+  // Timeline tab).
+  await type(page, '2');
+  await page.mouse.move(1000, 300);
+  for (let k = 0; k < 3; ++k) { await page.mouse.wheel(0, -100); await nextFrames(page); }
+  const zoomed = (await result(page)).timeline;
+  await page.mouse.move(700, 845);   // off the chart, onto the notice bar
+  await type(page, 'f');
+  const fitted = (await result(page)).timeline;
+  check('F fits the zoomed timeline to the whole iteration', zoomed.fit === false && fitted.fit === true && fitted.t0_ms === 0,
+        `zoomed fit=${zoomed.fit}, after F fit=${fitted.fit} [${fitted.t0_ms}, ${fitted.t1_ms}]`);
+  await type(page, '1');
+
+  // Keys typed into a text field stay there: click the Cluster panel's GPU model field (right
+  // half, the row under "GPU"), type "3" and a space, then Esc cancels the edit.
+  await page.mouse.click(1190, 269);
+  await nextFrames(page);
+  await type(page, '3');
+  await type(page, ' ');
+  const typing = await getState(page);
+  await hold(page, 'Escape');
+  const after = await getState(page);
+  check('keys typed into a text field are not shortcuts (no tab switch, no search)',
+        (typing.panel === 'model' || typing.panel === 'cluster') && typing.search.running === false,
+        `panel ${typing.panel}, search running ${typing.search.running}`);
+  check('Esc leaves the text field without changing the cluster', after.cluster === 'lecture:2x4', JSON.stringify(after.cluster));
+}
+
+// Moves the mouse onto device `device` of the Cluster drawing; returns the hook's report.
+async function hoverDevice(page, device) {
+  const drawing = await hoverGroups(page);
+  const box = drawing.devices.find((d) => d.device === device);
+  if (!box) return { drawing, hovered: null };
+  const canvas = await page.evaluate(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return { x: r.left, y: r.top }; });
+  await page.mouse.move(canvas.x + box.x + box.w / 2, canvas.y + box.y + box.h / 2, { steps: 3 });
+  await nextFrames(page);
+  await nextFrames(page);
+  return hoverGroups(page);
+}
+
+async function groupChecks(page) {
+  const drawing = await hoverGroups(page);
+  check('the Cluster drawing shows the 8 devices of lecture:2x4', drawing.drawn === true && drawing.devices.length === 8,
+        `drawn=${drawing.drawn}, ${drawing.devices.length} boxes`);
+
+  // Mesh 2x4: device 5 is (1, 1); its row 4-7 is tensor parallel, its column {1, 5} data parallel.
+  let h = await hoverDevice(page, 5);
+  await shot(page, 'cluster-hover-2x4');
+  check('hovering device 5 reports it (node 1, GPU 1, mesh position (1, 1))',
+        h.hovered?.device === 5 && h.hovered.node === 1 && h.hovered.gpu === 1 && h.hovered.mesh_row === 1 && h.hovered.mesh_col === 1,
+        JSON.stringify(h.hovered));
+  check('on mesh 2x4 its tensor-parallel group is its mesh row 4-7 and its data-parallel group its column 1, 5',
+        h.groups_from === 'mesh' && same(h.hovered?.tensor_parallel, [4, 5, 6, 7]) && same(h.hovered?.data_parallel, [1, 5]),
+        JSON.stringify(h.hovered));
+  check('without an inter-op plan it has no pipeline partners', same(h.hovered?.pipeline, [5]), JSON.stringify(h.hovered?.pipeline));
+
+  // Mesh 4x2: device 5 is (2, 1): row {4, 5}, column {1, 3, 5, 7}.
+  const set = await page.evaluate(() => window.autopar.setState({ mesh: '4x2' }));
+  await nextFrames(page);
+  h = await hoverDevice(page, 5);
+  await shot(page, 'cluster-hover-4x2');
+  check('on mesh 4x2 the groups follow: row 4, 5 (tensor), column 1, 3, 5, 7 (data)',
+        set.ok && h.mesh === '4x2' && h.hovered?.mesh_row === 2 && same(h.hovered?.tensor_parallel, [4, 5]) &&
+        same(h.hovered?.data_parallel, [1, 3, 5, 7]), JSON.stringify(h.hovered));
+
+  // Moving off the drawing clears the hover.
+  await page.mouse.move(20, 845);
+  await nextFrames(page);
+  check('leaving the drawing clears the hovered device', (await hoverGroups(page)).hovered === null);
+
+  // The inter-op plan of alexnet on lecture:2x4 (as `autopar inter` prints it): stage 0 on a
+  // (1,4) sub-mesh (node 0), stages 1 and 2 on (1,2) (node 1, GPUs 0-1 and 2-3), meshes 1x4, 1x2,
+  // 1x2. Device 5 is index 1 of stage 1: tensor parallel with 4; pipeline partners are index 1
+  // of stages 0 and 2, devices 1 and 7.
+  const planned = await page.evaluate(() => window.autopar.planInter());
+  const stages = (planned.stages || []).map((s) => [...s.submesh, s.logical_mesh]);
+  const ref = cli(['inter', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--microbatches', '32']);
+  const refStages = ref ? ref.stages.map((s) => [...s.submesh, s.logical_mesh]) : null;
+  const expected = [[1, 4, '1x4'], [1, 2, '1x2'], [1, 2, '1x2']];
+  check('the inter-op plan has the stages the groups below are computed for', same(stages, expected) && (!refStages || same(refStages, expected)),
+        `page ${JSON.stringify(stages)}, CLI ${JSON.stringify(refStages)}`);
+  await page.mouse.move(20, 845);
+  await nextFrames(page);
+  await shot(page, 'cluster-plan');
+  h = await hoverDevice(page, 5);
+  await shot(page, 'cluster-hover-pipeline');
+  check('with the plan, device 5 is in stage 1 with tensor group 4, 5, data group 5 and pipeline group 1, 5, 7',
+        h.groups_from === 'plan' && h.stages === 3 && h.hovered?.stage === 1 && same(h.hovered?.tensor_parallel, [4, 5]) &&
+        same(h.hovered?.data_parallel, [5]) && same(h.hovered?.pipeline, [1, 5, 7]), JSON.stringify(h));
+  h = await hoverDevice(page, 2);
+  check('device 2 (stage 0, index 2) pairs with index 0 of the two-device stages: pipeline 2, 4, 6',
+        h.hovered?.stage === 0 && same(h.hovered?.tensor_parallel, [0, 1, 2, 3]) && same(h.hovered?.pipeline, [2, 4, 6]),
+        JSON.stringify(h.hovered));
+}
+
+await runTest('comfort.test.mjs', async () => {
+  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
+    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
+    return;
+  }
+  await mkdir(shotDir, { recursive: true });
+  const server = await startServer();
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    const errors = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
+    await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
+    await nextFrames(page);
+    await shortcutChecks(page);
+    await groupChecks(page);
+    check('no console errors or page errors', errors.length === 0, errors.join(' | '));
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
