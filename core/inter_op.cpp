@@ -147,7 +147,7 @@ void InterOpSolver::compute_row(int s, double t_max) {
   const StageCostTable& t = table_;
   const int L = t.layers, D = t.nodes * t.gpus_per_node, M = int(t.submeshes.size());
   const size_t per_s = size_t(L + 1) * size_t(D + 1);   // at(), kept local for the innermost loop
-  auto at = [&](int s, int k, int d) { return size_t(s) * per_s + size_t(k) * size_t(D + 1) + size_t(d); };
+  auto at = [&](int row, int k, int d) { return size_t(row) * per_s + size_t(k) * size_t(D + 1) + size_t(d); };
   for (int k = L - 1; k >= 0; --k)
     for (int d = 1; d <= D; ++d) {
       double bestF = kInf;

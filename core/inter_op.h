@@ -79,6 +79,8 @@ class InterOpSolver {
   // An upper bound on the rows computed by the end (early stopping makes the exact count
   // unknown until then): never increases, and equals rows_done() once done.
   int rows_bound() const;
+  // Rows per t_max candidate: min(layers, devices).
+  int rows_per_candidate() const { return stages_max_; }
   // The plan, or why there is none; steps to the end first when not done.
   Result<InterOpPlan> finish();
 
