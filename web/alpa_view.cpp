@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "sharding_spec.h"
 
@@ -40,38 +41,138 @@ void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& gr
   if (view.reshard_op >= int(graph.ops.size())) view.reshard_op = -1;
 }
 
-void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
-  const auto start = std::chrono::steady_clock::now();
-  view.pending = false;
-  view.key = inter_key(in);
+namespace {
+
+// The stage costs count for this share of the progress bar, the DP for the rest.
+constexpr double kStageCostShare = 0.1;
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Ends the planning in progress with a plan or an error.
+void finish_job(InterOpView& view, Result<InterOpPlan> plan) {
+  InterOpJob& job = *view.job;
+  view.key = job.key;
   view.plan.reset();
   view.error.reset();
   view.layer_first_op.clear();
   view.layer_last_op.clear();
+  if (plan.ok()) {
+    view.plan = std::move(plan.value());
+    const Graph& micro = job.costs->graph();
+    for (const auto& [first, last] : job.costs->layers()) {
+      view.layer_first_op.push_back(micro.ops[size_t(first)].name());
+      view.layer_last_op.push_back(micro.ops[size_t(last)].name());
+    }
+  } else {
+    view.error = plan.error();
+  }
+  job.timing.elapsed_ms = ms_since(job.started);
+  view.timing = job.timing;
+  view.job.reset();
+  view.pending = false;
+}
+
+// Does units of work until `budget_ms` has passed (at least one); returns true when it finished.
+bool work_on_job(InterOpView& view, double budget_ms) {
+  InterOpJob& job = *view.job;
+  const auto start = std::chrono::steady_clock::now();
+  bool finished = false;
+  do {
+    if (!job.solver) {
+      if (job.costs->step(1)) {
+        auto table = job.costs->finish();
+        if (!table.ok()) {
+          finish_job(view, table.error());
+          finished = true;
+        } else {
+          job.solver.emplace(std::move(table.value()), job.microbatches);
+        }
+      }
+    } else if (job.solver->step(1)) {
+      finish_job(view, job.solver->finish());
+      finished = true;
+    }
+  } while (!finished && ms_since(start) < budget_ms);
+  // finish_job has moved the timing into the view; count this slice there or in the job.
+  InterOpTiming& timing = finished ? view.timing : job.timing;
+  const double ms = ms_since(start);
+  timing.work_ms += ms;
+  timing.longest_slice_ms = std::max(timing.longest_slice_ms, ms);
+  ++timing.slices;
+  return finished;
+}
+
+}  // namespace
+
+void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
+  view.job.reset();
+  view.pending = false;
   auto micro = microbatch_graph(graph, in.microbatches);
   if (!micro.ok()) {
+    view.key = inter_key(in);
+    view.plan.reset();
     view.error = micro.error();
+    view.timing = InterOpTiming{};
     return;
   }
   InterOpOptions options;
   options.microbatches = in.microbatches;
-  std::vector<std::pair<int, int>> layers;
-  auto table = stage_costs_from_model(micro.value(), cluster, options, &layers);
-  if (!table.ok()) {
-    view.error = table.error();
-    return;
+  InterOpJob& job = view.job.emplace();
+  job.key = inter_key(in);
+  job.microbatches = in.microbatches;
+  job.costs.emplace(std::move(micro.value()), cluster, options);
+  job.started = std::chrono::steady_clock::now();
+  view.pending = true;
+}
+
+bool advance_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster, double budget_ms,
+                        int64_t frame) {
+  if (!view.job || view.advanced_frame == frame) return false;
+  view.advanced_frame = frame;
+  if (view.job->key != inter_key(in)) {
+    // Inputs changed back to those of the plan shown: nothing to compute.
+    if (view.key == inter_key(in) && (view.plan || view.error)) {
+      cancel_inter_plan(view);
+      return false;
+    }
+    start_inter_plan(view, in, graph, cluster);
+    if (!view.job) return true;   // the new inputs failed at once (e.g. micro-batches that do not divide)
   }
-  auto plan = solve_inter_op(table.value(), in.microbatches);
-  if (!plan.ok()) {
-    view.error = plan.error();
-    return;
-  }
-  for (const auto& [first, last] : layers) {
-    view.layer_first_op.push_back(micro.value().ops[size_t(first)].name());
-    view.layer_last_op.push_back(micro.value().ops[size_t(last)].name());
-  }
-  view.plan = std::move(plan.value());
-  view.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return work_on_job(view, budget_ms);
+}
+
+void cancel_inter_plan(InterOpView& view) {
+  view.job.reset();
+  view.pending = false;
+}
+
+bool inter_planning(const InterOpView& view) { return view.job.has_value(); }
+
+double inter_plan_elapsed_ms(const InterOpView& view) { return view.job ? ms_since(view.job->started) : view.timing.elapsed_ms; }
+
+double inter_plan_progress(const InterOpView& view) {
+  if (!view.job) return 1;
+  const InterOpJob& job = *view.job;
+  if (!job.solver) return kStageCostShare * job.costs->units_done() / std::max(1, job.costs->units_total());
+  return kStageCostShare + (1 - kStageCostShare) * job.solver->rows_done() / std::max(1, job.solver->rows_bound());
+}
+
+std::string inter_plan_status(const InterOpView& view) {
+  if (!view.job) return "";
+  const InterOpJob& job = *view.job;
+  if (!job.solver)
+    return "stage costs: " + std::to_string(job.costs->units_done()) + " of " + std::to_string(job.costs->units_total()) +
+           " intra-op plans and stage sums";
+  const int per = std::max(1, job.solver->rows_per_candidate());
+  return "pipeline DP: t_max candidate " + std::to_string((job.solver->rows_done() + per - 1) / per) + " of at most " +
+         std::to_string(job.solver->rows_bound() / per);
+}
+
+void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
+  start_inter_plan(view, in, graph, cluster);
+  if (view.job) work_on_job(view, std::numeric_limits<double>::infinity());
 }
 
 const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in) {
@@ -108,7 +209,15 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
   }
   const InterOpPlan* inter = current_inter_plan(view.inter, in);
   j["total_latency"] = inter ? Json(inter->total_latency) : Json(nullptr);
-  j["inter_planning"] = view.inter.pending;
+  j["inter_planning"] = inter_planning(view.inter);
+  // 1 once the plan (or its error) for these inputs is there, a fraction while planning.
+  const bool inter_known = view.inter.key == inter_key(in) && (view.inter.plan || view.inter.error);
+  j["inter_progress"] = inter_planning(view.inter) ? Json(inter_plan_progress(view.inter)) : inter_known ? Json(1.0) : Json(nullptr);
+  const InterOpTiming& timing = view.inter.job ? view.inter.job->timing : view.inter.timing;
+  j["inter_timing"] = Json{{"elapsed_ms", inter_plan_elapsed_ms(view.inter)},
+                           {"work_ms", timing.work_ms},
+                           {"longest_slice_ms", timing.longest_slice_ms},
+                           {"slices", timing.slices}};
   if (inter) {
     j["t_max"] = inter->t_max;
     Json stages = Json::array();

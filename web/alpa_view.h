@@ -1,8 +1,11 @@
 // The Alpa half as the page shows it (Zheng et al., OSDI 2022, sections 4 and 5): the intra-op
 // plan of the current model on the current logical mesh (recomputed whenever its inputs change),
-// the inter-op pipeline plan (computed on demand: it can take a second on large models), and the
-// GPipe / 1F1B schedules of that pipeline as boxes for a Gantt chart. No ImGui in here.
+// the inter-op pipeline plan (computed on demand, a slice per frame: it takes a second of work
+// on large models), and the GPipe / 1F1B schedules of that pipeline as boxes for a Gantt chart.
+// No ImGui in here.
 #pragma once
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,15 +29,36 @@ struct IntraOpView {
   int reshard_op = -1;                 // op whose output tensor the resharding table shows (-1: first heavy op)
 };
 
+// How long a planning took: wall time from start to end, the computing inside it, and the
+// slices (advance_inter_plan calls, one per frame) it was spread over.
+struct InterOpTiming {
+  double elapsed_ms = 0;
+  double work_ms = 0;
+  double longest_slice_ms = 0;
+  int slices = 0;
+};
+
+// A pipeline plan being computed: first the stage costs (intra-op plans of every layer on every
+// logical mesh), then the DP, a bounded amount of each per frame.
+struct InterOpJob {
+  std::string key;                                   // inputs it plans for (inter_key)
+  int microbatches = 1;
+  std::optional<StageCostBuilder> costs;             // the first phase
+  std::optional<InterOpSolver> solver;               // the second phase, once the table is complete
+  std::chrono::steady_clock::time_point started;
+  InterOpTiming timing;
+};
+
 // The inter-op plan, computed only when asked for.
 struct InterOpView {
   std::string key;                     // inputs the plan (or error) was computed for
-  bool pending = false;                // planning starts once "planning..." has been drawn
-  int notice_frames_left = 0;          // frames still to draw the "planning..." notice before planning
   std::optional<InterOpPlan> plan;     // set when planning succeeded
   std::optional<Error> error;          // set when planning failed
   std::vector<std::string> layer_first_op, layer_last_op;   // per layer: names of its first and last op
-  double elapsed_ms = 0;               // wall time of the last planning
+  std::optional<InterOpJob> job;       // the planning in progress, if any
+  bool pending = false;                // job.has_value(), for has_background_work
+  InterOpTiming timing;                // of the last planning that finished
+  int64_t advanced_frame = -1;         // the frame advance_inter_plan last worked in (once per frame)
 };
 
 // Both plans.
@@ -58,7 +82,31 @@ std::string inter_key(const AlpaInputs& in);
 // Recomputes the intra-op plan of `graph` on the `mesh` ("RxC") of `cluster` when the key changed.
 void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
 
-// Plans the pipeline now (like `autopar inter --model M --cluster C --microbatches B`).
+// Starts planning the pipeline for these inputs (like `autopar inter --model M --cluster C
+// --microbatches B`), replacing any planning in progress; advance_inter_plan does the work. The
+// last plan stays until the new one is done.
+void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
+// Works on the planning in progress for about `budget_ms` (at least one unit of work), once per
+// `frame` (a second call in the same frame does nothing, so the panel and the background work
+// may both call it). When the inputs changed since it started, it starts again for the new ones
+// (or stops, when the plan shown is for them).
+// Returns true when this call finished the planning (view.plan or view.error is then set).
+bool advance_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster, double budget_ms,
+                        int64_t frame);
+// Stops the planning in progress; the last plan stays.
+void cancel_inter_plan(InterOpView& view);
+// True while a planning is in progress.
+bool inter_planning(const InterOpView& view);
+// Wall time since the planning in progress started, else of the last planning, in ms.
+double inter_plan_elapsed_ms(const InterOpView& view);
+// How far the planning in progress is, in [0, 1]: the stage costs count for the first tenth,
+// the DP for the rest (it takes ~90% of the time on the slow cases, e.g. 24 layers on 4x8).
+double inter_plan_progress(const InterOpView& view);
+// One line on the planning in progress for the panel, e.g. "pipeline DP: t_max candidate 40 of
+// at most 131".
+std::string inter_plan_status(const InterOpView& view);
+// Plans the pipeline now, to the end (window.autopar.planInter()): start_inter_plan, then
+// advance_inter_plan until done.
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
 
 // The inter-op plan when it matches the current inputs, else nullptr (stale or never planned).

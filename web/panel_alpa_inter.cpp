@@ -1,8 +1,8 @@
 // The Alpa inter-op panel (Alpa section 5): micro-batches, the pipeline stages drawn on the
 // cluster with their sub-meshes and layer ranges, stage latencies, total latency and t_max, and
 // the pipeline schedule of the plan as a Gantt chart for GPipe and for 1F1B with the bubble
-// fraction. The plan can take about a second on large models: it is computed only when asked
-// for, one frame after a "planning..." notice is drawn.
+// fraction. The plan takes about a second of work on large models: it is computed only when
+// asked for, a slice per frame, under a progress bar with a Cancel button.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,8 +16,9 @@
 namespace autopar::web {
 namespace {
 
-// Frames drawn with the "planning..." notice before the (blocking) plan runs.
-constexpr int kPlanningNoticeFrames = 2;
+// Planning work per frame: most of a 60 Hz frame (16.7 ms), since the reader is waiting for the
+// plan, leaving room to draw the panel so the page keeps about 60 frames/s.
+constexpr double kPlanningMsPerFrame = 12.0;
 
 const ImU32 kForwardColor = IM_COL32(86, 156, 230, 255);
 const ImU32 kBackwardColor = IM_COL32(236, 150, 70, 255);
@@ -200,12 +201,9 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     }
   }
   ImGui::SameLine();
-  const bool busy = view.pending;
+  const bool busy = inter_planning(view);
   if (busy) ImGui::BeginDisabled();
-  if (ImGui::Button("Plan")) {
-    view.pending = true;
-    view.notice_frames_left = kPlanningNoticeFrames;
-  }
+  if (ImGui::Button("Plan")) start_inter_plan(view, in, state.graph, state.cluster);
   if (busy) ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Example: transformer:layers=8 on lecture:2x4, 16 micro-batches")) {
@@ -217,33 +215,46 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     next.microbatches = 16;
     if (apply_settings(state, next).ok()) {
       notify_info(state, "Loaded transformer:layers=8 on lecture:2x4 with 16 micro-batches.");
-      view.pending = true;
-      view.notice_frames_left = kPlanningNoticeFrames;
+      start_inter_plan(view, alpa_inputs(state), state.graph, state.cluster);
     }
   }
   ImGui::SameLine();
   ImGui::TextDisabled("%s on %s", state.settings.model.c_str(), in.cluster.size() > 40 ? "an edited cluster" : in.cluster.c_str());
 
-  if (view.pending) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
-    ImGui::TextUnformatted("planning... (each layer range is planned with the intra-op pass on every sub-mesh)");
-    ImGui::PopStyleColor();
-    if (view.notice_frames_left-- <= 0) {
-      plan_inter(view, in, state.graph, state.cluster);
+  if (inter_planning(view)) {
+    // The work of this frame first, so that the bar shows where it got to. Changed inputs
+    // restart the planning for them.
+    if (advance_inter_plan(view, in, state.graph, state.cluster, kPlanningMsPerFrame, state.frame_stats.frames)) {
       if (view.error) notify_error(state, *view.error);
-      else notify_info(state, "Planned the pipeline in " + format_ms(view.elapsed_ms) + ".");
+      else
+        notify_info(state, "Planned the pipeline in " + format_ms(view.timing.elapsed_ms) + " (" + format_ms(view.timing.work_ms) +
+                               " of work over " + std::to_string(view.timing.slices) + " frames).");
     }
+  }
+  if (inter_planning(view)) {
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "%.0f%%  %s", 100 * inter_plan_progress(view), format_ms(inter_plan_elapsed_ms(view)).c_str());
+    ImGui::ProgressBar(float(inter_plan_progress(view)), ImVec2(font * 18, 0), overlay);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) {
+      cancel_inter_plan(view);
+      notify_info(state, "Planning cancelled.");
+    }
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+    ImGui::TextUnformatted(inter_plan_status(view).c_str());
+    ImGui::PopStyleColor();
   }
   const InterOpPlan* plan = current_inter_plan(view, in);
   if (!plan) {
-    if (!view.pending) {
+    if (!inter_planning(view)) {
       if (view.error && view.key == inter_key(in)) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
         ImGui::TextWrapped("Planning failed: %s", view.error->message.c_str());
         ImGui::PopStyleColor();
       } else {
         ImGui::TextWrapped(view.plan ? "The model, cluster or micro-batches changed since the last plan: press Plan to plan again."
-                                     : "Press Plan to compute the pipeline stages (this can take a second on large models).");
+                                     : "Press Plan to compute the pipeline stages (a slice per frame: about a second on large models).");
       }
     }
     ImGui::End();
@@ -257,8 +268,8 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   ImGui::SameLine(0, font * 2);
   ImGui::Text("%zu stage%s", plan->stages.size(), plan->stages.size() == 1 ? "" : "s");
   ImGui::SameLine(0, font * 2);
-  ImGui::TextDisabled("%d of %d t_max candidates tried, planned in %s", plan->t_max_tried, plan->t_max_candidates,
-                      format_ms(view.elapsed_ms).c_str());
+  ImGui::TextDisabled("%d of %d t_max candidates tried, planned in %s over %d frame%s", plan->t_max_tried, plan->t_max_candidates,
+                      format_ms(view.timing.elapsed_ms).c_str(), view.timing.slices, view.timing.slices == 1 ? "" : "s");
   if (ImGui::BeginTable("##inter_top", 2, ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("cluster", ImGuiTableColumnFlags_WidthStretch, 0.42f);
     ImGui::TableSetupColumn("stages", ImGuiTableColumnFlags_WidthStretch, 0.58f);

@@ -1,11 +1,13 @@
 // Unit tests of the resumable inter-op pass (the page spreads it over frames): StageCostBuilder
 // and InterOpSolver stepped in slices of any size give bit for bit what stage_costs_from_model
-// and solve_inter_op give in one call, and their progress only moves forward and ends at its total.
+// and solve_inter_op give in one call, and their progress only moves forward and ends at its
+// total; the page's planning job (web/alpa_view.h) gives the plan of the synchronous call.
 #include <doctest/doctest.h>
 
 #include <cstring>
 #include <string>
 
+#include "alpa_view.h"
 #include "cluster_spec.h"
 #include "inter_op.h"
 #include "models.h"
@@ -178,4 +180,77 @@ TEST_CASE("the resumable passes report bad input like the one-call ones") {
   CHECK(b.done());
   CHECK(b.units_done() == b.units_total());
   CHECK(same_table(t.value(), stage_costs_from_model(micro, cluster, o).value()));
+}
+
+TEST_CASE("the page's planning job: a unit per frame gives plan_inter's plan; inputs changed mid-way restart it; Cancel stops it") {
+  using namespace autopar::web;
+  const Graph graph = load_model("transformer:layers=4").value();
+  const Cluster cluster = load_cluster("lecture:2x4").value();
+  AlpaInputs in{"transformer:layers=4", "lecture:2x4", "2x4", "auto", 8};
+  InterOpView sync;
+  plan_inter(sync, in, graph, cluster);
+  REQUIRE(sync.plan);
+  CHECK_FALSE(inter_planning(sync));
+  CHECK(sync.timing.slices == 1);
+
+  InterOpView view;
+  start_inter_plan(view, in, graph, cluster);
+  CHECK(inter_planning(view));
+  CHECK(view.pending);
+  CHECK(current_inter_plan(view, in) == nullptr);
+  int64_t frame = 0;
+  double progress = inter_plan_progress(view);
+  CHECK(progress == 0);
+  // A budget of 0 ms: one unit of work per frame.
+  while (!advance_inter_plan(view, in, graph, cluster, 0, frame)) {
+    CHECK_FALSE(advance_inter_plan(view, in, graph, cluster, 0, frame));   // once per frame
+    ++frame;
+    CHECK(inter_plan_progress(view) >= progress);
+    CHECK(inter_plan_progress(view) <= 1);
+    CHECK_FALSE(inter_plan_status(view).empty());
+    progress = inter_plan_progress(view);
+  }
+  CHECK(frame > 100);
+  CHECK_FALSE(inter_planning(view));
+  CHECK_FALSE(view.pending);
+  CHECK(view.timing.slices == frame + 1);
+  const InterOpPlan* plan = current_inter_plan(view, in);
+  REQUIRE(plan != nullptr);
+  CHECK(same_plan(*plan, *sync.plan));
+  CHECK(view.layer_first_op == sync.layer_first_op);
+  CHECK(view.layer_last_op == sync.layer_last_op);
+
+  // Micro-batches changed while planning: the job starts again for the new inputs.
+  start_inter_plan(view, in, graph, cluster);
+  for (int k = 0; k < 20; ++k) advance_inter_plan(view, in, graph, cluster, 0, ++frame);
+  AlpaInputs in4 = in;
+  in4.microbatches = 4;
+  while (!advance_inter_plan(view, in4, graph, cluster, 0, ++frame)) {}
+  InterOpView sync4;
+  plan_inter(sync4, in4, graph, cluster);
+  REQUIRE(current_inter_plan(view, in4) != nullptr);
+  CHECK(same_plan(*current_inter_plan(view, in4), *sync4.plan));
+  CHECK(current_inter_plan(view, in) == nullptr);
+
+  // Inputs changed back to those of the plan shown while planning others: the job stops.
+  start_inter_plan(view, in, graph, cluster);
+  advance_inter_plan(view, in, graph, cluster, 0, ++frame);
+  CHECK_FALSE(advance_inter_plan(view, in4, graph, cluster, 0, ++frame));
+  CHECK_FALSE(inter_planning(view));
+  CHECK(current_inter_plan(view, in4) != nullptr);
+
+  // Cancel: no job, the last plan stays; micro-batches that do not divide fail at once.
+  start_inter_plan(view, in, graph, cluster);
+  advance_inter_plan(view, in, graph, cluster, 0, ++frame);
+  cancel_inter_plan(view);
+  CHECK_FALSE(inter_planning(view));
+  CHECK_FALSE(view.pending);
+  CHECK(current_inter_plan(view, in4) != nullptr);
+  CHECK_FALSE(advance_inter_plan(view, in, graph, cluster, 0, ++frame));
+  AlpaInputs bad = in;
+  bad.microbatches = 7;
+  start_inter_plan(view, bad, graph, cluster);
+  CHECK_FALSE(inter_planning(view));
+  REQUIRE(view.error);
+  CHECK(view.error->path == "--microbatches");
 }

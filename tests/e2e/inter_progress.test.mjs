@@ -1,0 +1,142 @@
+// Browser end-to-end test of the Alpa inter-op plan as a job spread over frames (index.html +
+// build-wasm/web/autopar-web.*): pressing Plan for a 24-layer transformer on 4x8 (seconds of
+// work) keeps the page drawing while result().inter_progress climbs from below 1 to 1, and ends
+// with the CLI's plan; Cancel stops it; changing the micro-batches mid-way restarts it for the new
+// inputs; planInter() still plans at once. Timings are printed, never asserted (2 shared cores).
+// Run: node tests/e2e/inter_progress.test.mjs   (exit status 0 when every check passes)
+import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { root, shotDir, READY_TIMEOUT_MS, cli, check, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
+
+// Where the panel's buttons are on a 1400 x 860 viewport (as in alpa.test.mjs).
+const PLAN_BUTTON = [239, 119];
+const CANCEL_BUTTON = [315, 148];   // next to the progress bar, shown while planning
+
+// result() after the next animation frame.
+const resultNextFrame = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(window.autopar.result()))));
+
+// Samples result() once a frame until planning ends (or `limit_ms` passes); returns the samples.
+async function samplePlanning(page, limit_ms) {
+  const samples = [];
+  const t0 = Date.now();
+  for (;;) {
+    const r = await resultNextFrame(page);
+    samples.push(r);
+    if (!r.inter_planning || Date.now() - t0 > limit_ms) return samples;
+  }
+}
+
+const stagesOf = (stages) => JSON.stringify((stages || []).map((s) => [s.layers, s.submesh, s.latency, s.logical_mesh]));
+
+async function progressChecks(page) {
+  const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);
+  const res = () => page.evaluate(() => window.autopar.result());
+
+  // A plan of many frames: 24 layers on 4x8 (about a second of work natively).
+  const set = await st({ model: 'transformer:layers=24', cluster: 'lecture:4x8', mesh: '4x8', microbatches: 32, panel: 'inter' });
+  await nextFrames(page);
+  const before = await res();
+  check('before planning, total_latency and inter_progress are null', set.ok === true && before.total_latency === null &&
+        before.inter_progress === null && before.inter_planning === false, JSON.stringify(set.error || {}));
+  await page.mouse.click(...PLAN_BUTTON);
+  const samples = await samplePlanning(page, 50_000);
+  const during = samples.filter((r) => r.inter_planning);
+  const last = samples[samples.length - 1];
+  const progress = during.map((r) => r.inter_progress);
+  check('pressing Plan starts planning with progress below 1', during.length > 0 && progress[0] < 1, `first ${progress[0]}`);
+  check('inter_progress never goes back', progress.every((p, i) => i === 0 || p >= progress[i - 1]));
+  const inside = new Set(progress.filter((p) => p > 0 && p < 1));
+  check('inter_progress takes many values between 0 and 1 (planning spans frames)', inside.size >= 10, `${inside.size} values`);
+  const frames0 = during.length ? during[0].frame_ms.frames : 0;
+  check('frames keep being drawn while planning', during.length >= 10 && last.frame_ms.frames - frames0 >= 10,
+        `${last.frame_ms.frames - frames0} frames drawn during ${during.length} samples`);
+  const ref = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:4x8', '--microbatches', '32']);
+  check('planning ends with inter_progress 1 and the CLI\'s total latency', last.inter_planning === false && last.inter_progress === 1 &&
+        typeof last.total_latency === 'number' && (!ref || last.total_latency === ref.total_latency),
+        `page ${last.total_latency}, CLI ${ref?.total_latency}`);
+  if (ref) check('the planned stages equal the CLI\'s (layers, sub-mesh, latency, logical mesh)', stagesOf(last.stages) === stagesOf(ref.stages));
+  const t = last.inter_timing;
+  check('the plan was computed over many slices', t && t.slices >= 10, JSON.stringify(t));
+  // result().frame_ms covers the last 120 frames: all of them planning ones once that many passed.
+  const fm = last.frame_ms;
+  const frameFigures = fm.frames - frames0 >= 120
+    ? `; over the last 120 frames of planning the app's work per frame: median ${fm.work_median.toFixed(1)} ms, ` +
+      `max ${fm.work_max.toFixed(1)} ms; whole frame median ${fm.median.toFixed(1)} ms`
+    : '';
+  console.log(`     figures: ${t.slices} slices, ${t.work_ms.toFixed(0)} ms of work in ${t.elapsed_ms.toFixed(0)} ms, ` +
+              `longest slice ${t.longest_slice_ms.toFixed(1)} ms${frameFigures} ` +
+              `(the native CLI: ${ref ? ref.elapsed_ms.toFixed(0) : '?'} ms in one go)`);
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter-24-layers.png') });
+
+  // Cancel: the planning stops and nothing is planned for the new inputs.
+  await st({ microbatches: 16 });
+  await nextFrames(page);
+  await page.mouse.click(...PLAN_BUTTON);
+  for (let k = 0; k < 3; ++k) await resultNextFrame(page);
+  const planning = await res();
+  await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter-progress.png') });
+  await page.mouse.click(...CANCEL_BUTTON);
+  await nextFrames(page);
+  const cancelled = await res();
+  check('Cancel stops the planning; the stale plan is not shown', planning.inter_planning === true && cancelled.inter_planning === false &&
+        cancelled.total_latency === null && cancelled.inter_progress === null,
+        `planning ${planning.inter_planning} (${planning.inter_progress}), then ${cancelled.inter_planning}`);
+  const idle = await resultNextFrame(page);
+  check('after Cancel no planning resumes', idle.inter_planning === false && idle.total_latency === null);
+
+  // Changing the micro-batches while planning restarts it for the new value.
+  await st({ model: 'transformer:layers=24', cluster: 'lecture:2x4', mesh: '2x4', microbatches: 16 });
+  await nextFrames(page);
+  await page.mouse.click(...PLAN_BUTTON);
+  await resultNextFrame(page);
+  const mid = await res();
+  await st({ microbatches: 8 });
+  const restarted = await samplePlanning(page, 50_000);
+  const end = restarted[restarted.length - 1];
+  const ref8 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:2x4', '--microbatches', '8']);
+  check('micro-batches changed while planning: it restarts and ends with the CLI\'s plan for the new value',
+        mid.inter_planning === true && end.inter_planning === false && end.inter_progress === 1 &&
+        typeof end.total_latency === 'number' && (!ref8 || end.total_latency === ref8.total_latency),
+        `planning when changed: ${mid.inter_planning}; page ${end.total_latency}, CLI ${ref8?.total_latency}`);
+
+  // planInter() plans at once, as before.
+  await st({ microbatches: 4 });
+  const now = await page.evaluate(() => window.autopar.planInter());
+  const ref4 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:2x4', '--microbatches', '4']);
+  check('planInter() returns the CLI\'s plan at once', now.inter_planning === false && now.inter_progress === 1 &&
+        typeof now.total_latency === 'number' && (!ref4 || now.total_latency === ref4.total_latency),
+        `page ${now.total_latency}, CLI ${ref4?.total_latency}`);
+}
+
+async function main() {
+  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
+    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
+    return;
+  }
+  await mkdir(shotDir, { recursive: true });
+  const server = await startServer();
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await page.goto(base + 'index.html');
+    let ready = true;
+    try {
+      await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
+    } catch { ready = false; }
+    if (!check('window.autopar.ready becomes true within 60 s', ready)) return;
+    await progressChecks(page);
+    check('no console errors or page errors', consoleErrors.length === 0, consoleErrors.join(' | '));
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+await runTest('inter_progress.test.mjs', main);
