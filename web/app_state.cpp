@@ -521,6 +521,8 @@ Json result_to_json(const AppState& state) {
   j["compare"] = compare_result_json(state.compare);
   j["exercise"] = exercise_result_json(state.exercises);
   j["frame_ms"] = frame_stats_json(state.frame_stats);
+  j["notice"] = Json{{"level", state.notice.level == NoticeLevel::error ? "error" : "info"}, {"text", state.notice.text},
+                     {"code", state.notice.code}, {"path", state.notice.path}};
   return j;
 }
 
@@ -553,6 +555,9 @@ void advance_background_work(AppState& state, double budget_ms) {
     }
   }
   if (studying) accuracy_advance(state.accuracy, state.graph, state.cluster, share);
+  // A pipeline plan keeps going in any tab (at most one slice per frame; the panel's call then does nothing).
+  if (state.alpa.inter.job)
+    advance_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster, budget_ms, state.frame_stats.frames);
 }
 
 void ensure_accuracy_started(AppState& state) {

@@ -8,9 +8,11 @@
 #include <emscripten/html5.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "app_state.h"
 #include "imgui.h"
@@ -32,9 +34,12 @@ constexpr int kFramesBeforeReady = 3;
 // Wall time per frame given to the search and the accuracy study (a 60 Hz frame is 16.7 ms).
 constexpr double kBackgroundWorkMsPerFrame = 8.0;
 
-// Frames drawn after the last input before the page goes idle: ImGui settles hover states,
-// window sizes and the notice within a few frames; a second's worth leaves a margin.
-constexpr int kFramesAfterInput = 60;
+// How long the page keeps drawing after the last input before it goes idle: ImGui settles hover
+// states, window sizes and the notice within a few frames; a second leaves a margin even at the
+// 10 frames per second of a software renderer.
+constexpr double kDrawAfterInputMs = 1000;
+// Frames drawn at least after an input, however fast they come.
+constexpr int kFramesAfterInput = 6;
 
 // Everything the main loop owns.
 struct MainLoop {
@@ -44,6 +49,7 @@ struct MainLoop {
   int frames = 0;
   int input_serial = -1;    // js_hook_input_serial() when last seen
   int frames_to_draw = kFramesAfterInput;
+  double draw_until_ms = 0;  // emscripten_get_now() time until which frames are drawn
   int canvas_width = 0, canvas_height = 0;
   std::string published;    // the share fragment last put into the address bar and localStorage
 };
@@ -60,9 +66,10 @@ bool frame_needed(MainLoop& m) {
     m.canvas_width = width;
     m.canvas_height = height;
     m.frames_to_draw = kFramesAfterInput;
+    m.draw_until_ms = emscripten_get_now() + kDrawAfterInputMs;
   }
   if (has_background_work(m.state)) return true;
-  if (m.frames_to_draw <= 0) return false;
+  if (m.frames_to_draw <= 0 && emscripten_get_now() > m.draw_until_ms) return false;
   --m.frames_to_draw;
   return true;
 }
@@ -90,6 +97,33 @@ void scroll_callback(GLFWwindow* window, double dx, double dy) {
   ImGui_ImplGlfw_ScrollCallback(window, notches(dx), notches(dy));
 }
 
+// Dear ImGui 1.86 reads key state once per frame, so a key pressed and released between two
+// frames (a quick tap, or any scripted key press) would never be seen as pressed. Releases of
+// keys pressed since the last frame are held back and delivered after that frame.
+struct KeyTaps {
+  std::vector<int> pressed_since_frame;
+  std::vector<std::array<int, 3>> held_releases;   // key, scancode, mods
+};
+KeyTaps g_key_taps;
+
+void key_callback(GLFWwindow* window, int key, int scancode, int action, int mods) {
+  auto& pressed = g_key_taps.pressed_since_frame;
+  if (action == GLFW_PRESS) pressed.push_back(key);
+  if (action == GLFW_RELEASE && std::find(pressed.begin(), pressed.end(), key) != pressed.end()) {
+    g_key_taps.held_releases.push_back({key, scancode, mods});
+    return;
+  }
+  ImGui_ImplGlfw_KeyCallback(window, key, scancode, action, mods);
+}
+
+// After a frame has seen the presses: delivers the held releases.
+void release_held_keys(GLFWwindow* window) {
+  g_key_taps.pressed_since_frame.clear();
+  const auto releases = std::move(g_key_taps.held_releases);
+  g_key_taps.held_releases.clear();
+  for (const auto& [key, scancode, mods] : releases) ImGui_ImplGlfw_KeyCallback(window, key, scancode, GLFW_RELEASE, mods);
+}
+
 float device_pixel_ratio() {
   return float(std::clamp(emscripten_get_device_pixel_ratio(), 1.0, 3.0));
 }
@@ -112,6 +146,7 @@ void frame(void* arg) {
   ImGui::NewFrame();
   draw_app_frame(m.state, m.ui_scale);
   ImGui::Render();
+  release_held_keys(m.window);
   const double work_end = emscripten_get_now();   // the app's own work ends here; GL submission follows
 
   int width = 0, height = 0;
@@ -154,6 +189,7 @@ int main() {
   ImGui_ImplGlfw_InitForOpenGL(m.window, true);
   ImGui_ImplOpenGL3_Init("#version 300 es");
   glfwSetScrollCallback(m.window, scroll_callback);
+  glfwSetKeyCallback(m.window, key_callback);
 
   // The default example, then the state of the link, else of the last session. When that
   // cannot be restored, the notice says why and the address bar keeps the link until the user

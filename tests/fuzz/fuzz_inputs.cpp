@@ -75,13 +75,16 @@ void exercise_spec(const std::string& text) {
   for (const ShardingSpec& t : all_specs(shape, m)) reshard(s.value(), t, shape, 4, m);
 }
 
-// A link is decoded; what decodes must encode back to a link that decodes to the same state
-// object, and applying it either succeeds or leaves the page's settings exactly as they were.
+// A link is decoded; what a v=1 link decodes to must encode back to a link that decodes to the
+// same state object (the older state=JSON form may hold keys no v=1 link can, such as "a.b"),
+// and applying it either succeeds or leaves the page's settings exactly as they were.
 void exercise_share_link(const std::string& text) {
   auto decoded = web::decode_share_fragment(text);
   if (!decoded.ok()) return;
-  auto again = web::decode_share_fragment(web::encode_share_fragment(decoded.value()));
-  if (!again.ok() || again.value() != decoded.value()) __builtin_trap();
+  if (text.rfind("state=", 0) != 0) {
+    auto again = web::decode_share_fragment(web::encode_share_fragment(decoded.value()));
+    if (!again.ok() || again.value() != decoded.value()) __builtin_trap();
+  }
   static web::AppState state;
   static bool initialised = false;
   if (!initialised) initialised = web::init_app_state(state).ok();

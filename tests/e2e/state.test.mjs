@@ -1,0 +1,362 @@
+// Browser test of the page's state handling: share links (v=1) restore getState() and result()
+// in a fresh browser; the address bar and localStorage follow the state, so a reload or a bare
+// visit restores it; tampered links leave a working page with the message shown; Copy link
+// (Ctrl+L) puts the link on the clipboard; model files import by file picker (Ctrl+O), drop and
+// importModel, and their names stay text; every line of tests/bad-inputs/page-catalogue.txt is
+// refused with its code and path; an idle page draws no frames; missing WebAssembly or WebGL 2
+// gets a clear message.
+import { readFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { root, shotDir, READY_TIMEOUT_MS, check, cli, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
+
+const VIEWPORT = { width: 1400, height: 860 };
+
+// Opens `url` in a new page of `context` and waits until the app is ready (false if it never is).
+async function open(context, url, errors) {
+  const page = await context.newPage({ viewport: VIEWPORT });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+  try {
+    await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
+  } catch {
+    return null;
+  }
+  return page;
+}
+
+const state = (page) => page.evaluate(() => window.autopar.getState());
+const result = (page) => page.evaluate(() => window.autopar.result());
+const message = (page) => page.evaluate(() => window.autopar.message());
+const hash = (page) => page.evaluate(() => location.hash);
+
+// The catalogue lines: {code, path, via, input, line}.
+async function readCatalogue() {
+  const text = await readFile(path.join(root, 'tests', 'bad-inputs', 'page-catalogue.txt'), 'utf8');
+  const cases = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim() || line.trim().startsWith('#')) return;
+    const parts = line.split('|');
+    cases.push({ code: parts[0].trim(), path: parts[1].trim(), via: parts[2].trim(), input: parts.slice(3).join('|').trim(), line: i + 1 });
+  });
+  return cases;
+}
+
+async function linkChecks(browser, base, errors) {
+  const context = await browser.newContext();
+  const page = await open(context, base + 'index.html', errors);
+  if (!check('the page starts', page !== null)) return;
+  await nextFrames(page);
+  const h0 = await hash(page);
+  check('the address bar shows the state as a v=1 fragment', h0.startsWith('#v=1&model=alexnet&cluster=lecture:2x4&mesh=2x4'), h0);
+
+  const historyBefore = await page.evaluate(() => history.length);
+  // Edit through setState.
+  const edit = await page.evaluate(() => window.autopar.setState({
+    model: 'mlp:layers=4', cluster: 'p100:2x4', strategy: 'expert', beta: 321.5, seed: 9, microbatches: 16,
+    search: { steps: 1234, budget_ms: 25, init: 'random' }, accuracy: { samples: 33 }, panel: 'strategy' }));
+  check('setState with many fields is accepted', edit.ok === true, JSON.stringify(edit));
+  await nextFrames(page);
+  const want = await state(page);
+  const wantResult = await result(page);
+  const h1 = await hash(page);
+  check('the address bar follows the state (history.replaceState)', h1.includes('model=mlp:layers=4') && h1.includes('beta=321.5') &&
+        h1.includes('search.steps=1234'), h1);
+  const historyLength = await page.evaluate(() => history.length);
+  check('following the state adds no history entries', historyLength === historyBefore, `history.length ${historyBefore} -> ${historyLength}`);
+  const stored = await page.evaluate(() => localStorage.getItem('autopar.state'));
+  check('localStorage keeps the same state', '#' + stored === h1, stored);
+
+  // Reload: nothing lost.
+  await page.reload();
+  await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
+  const afterReload = await state(page);
+  const afterReloadResult = await result(page);
+  check('a reload restores getState()', JSON.stringify(afterReload) === JSON.stringify(want), JSON.stringify(afterReload));
+  check('a reload restores result() (makespan)', afterReloadResult.makespan_ms === wantResult.makespan_ms,
+        `${afterReloadResult.makespan_ms} vs ${wantResult.makespan_ms}`);
+
+  // A bare visit (no fragment) in the same browser: the last session.
+  const bare = await open(context, base + 'index.html', errors);
+  const bareState = bare && await state(bare);
+  check('a visit without a link restores the last session from localStorage',
+        bare && JSON.stringify(bareState) === JSON.stringify(want), JSON.stringify(bareState));
+  check('the notice says the last session was restored', bare && /last session/.test(await message(bare)), bare && await message(bare));
+  if (bare) await bare.close();
+
+  // The share link in a fresh browser (no localStorage): same state, same numbers.
+  const link = await page.evaluate(() => window.autopar.shareLink());
+  check('shareLink() is a readable v=1 link', /#v=1&model=mlp:layers=4&cluster=p100:2x4&/.test(link), link);
+  const fresh = await browser.newContext();
+  const other = await open(fresh, link, errors);
+  const otherState = other && await state(other);
+  const otherResult = other && await result(other);
+  check('shareLink() opened in a fresh browser restores getState()', other && JSON.stringify(otherState) === JSON.stringify(want),
+        JSON.stringify(otherState));
+  check('... and result(): makespan, breakdown and strategy', other && otherResult.makespan_ms === wantResult.makespan_ms &&
+        otherResult.compute_ms === wantResult.compute_ms && JSON.stringify(otherResult.strategy_json) === JSON.stringify(wantResult.strategy_json),
+        other && `${otherResult.makespan_ms} vs ${wantResult.makespan_ms}`);
+  const ref = cli(['simulate', '--model', 'mlp:layers=4', '--cluster', 'p100:2x4', '--strategy', 'expert']);
+  if (ref) check('the restored makespan equals the CLI\'s', other && otherResult.makespan_ms === ref.makespan_ms,
+                 `${otherResult?.makespan_ms} vs CLI ${ref.makespan_ms}`);
+  await fresh.close();
+
+  // Copy link (Ctrl+L): the clipboard holds shareLink().
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await page.bringToFront();
+  await page.mouse.move(700, 400);
+  await page.keyboard.press('Control+l');
+  await page.waitForFunction(() => /Copied the link/.test(window.autopar.message()), null, { timeout: 10_000 }).catch(() => {});
+  const copied = await page.evaluate(() => navigator.clipboard.readText().catch((e) => 'clipboard error: ' + e));
+  const linkNow = await page.evaluate(() => window.autopar.shareLink());
+  check('Copy link (Ctrl+L) puts the share link on the clipboard', copied === linkNow, copied.slice(0, 120));
+  check('... and says so in the notice', /Copied the link/.test(await message(page)), await message(page));
+  await context.close();
+}
+
+async function tamperedChecks(browser, base, errors) {
+  const context = await browser.newContext();
+  const defaults = await open(context, base + 'index.html', errors);
+  const defaultResult = defaults && await result(defaults);
+  const defaultState = defaults && await state(defaults);
+  await defaults?.close();
+  for (const [what, fragment, pattern] of [
+    ['a wrong version', 'v=7&model=mlp', /version 7/],
+    ['a broken percent sign', 'v=1&model=mlp&beta=%G1', /hex digits/],
+    ['a value of the wrong type', 'v=1&model=mlp:layers=3&beta=warm', /beta must be a number/],
+    ['an unknown model', 'v=1&model=mlp:layers=3,colour=red', /colour/],
+    ['random bytes', '%F0%9F%98%80%00%FF&&==&v', /link/],
+  ]) {
+    const ctx = await browser.newContext();
+    const page = await open(ctx, base + 'index.html#' + fragment, errors);
+    if (!check(`a link with ${what} leaves a working page`, page !== null)) { await ctx.close(); continue; }
+    const msg = await message(page);
+    const st = await state(page);
+    const r = await result(page);
+    check(`... the message says why (${what})`, /^error: The link could not be restored/.test(msg) && pattern.test(msg), msg);
+    check(`... the default example is shown (${what})`, JSON.stringify(st) === JSON.stringify(defaultState) &&
+          r.makespan_ms === defaultResult.makespan_ms, JSON.stringify(st).slice(0, 120));
+    check(`... the address bar keeps the link for the user to fix (${what})`, (await hash(page)) === '#' + fragment, await hash(page));
+    if (what === 'a value of the wrong type') {
+      await nextFrames(page);
+      await page.screenshot({ path: path.join(shotDir, 'state-tampered-link.png') });
+    }
+    const works = await page.evaluate(() => window.autopar.setState({ model: 'mlp' }));
+    check(`... and the page keeps working (${what})`, works.ok === true && (await result(page)).model === 'mlp');
+    await ctx.close();
+  }
+  await context.close();
+}
+
+// A small valid model file (what `autopar model --json` writes).
+function modelFile(name, layers) {
+  const m = cli(['model', '--model', `mlp:layers=${layers},hidden=256,batch=64`]);
+  m.name = name;
+  return m;
+}
+
+async function importChecks(browser, base, errors) {
+  const context = await browser.newContext();
+  const page = await open(context, base + 'index.html', errors);
+  if (!page) return;
+  const model = modelFile('file-model', 3);
+  if (!model) return;
+
+  // importModel: the scripting path.
+  const r1 = await page.evaluate((text) => window.autopar.importModel(text, 'three.json'), JSON.stringify(model));
+  const res1 = await result(page);
+  check('importModel() imports a model file', r1.ok === true && res1.model === 'three.json' && res1.ops === model.ops.length,
+        `${JSON.stringify(r1)} ops ${res1.ops}`);
+
+  // Drop: a File in a DataTransfer dropped on the canvas.
+  const dropped = modelFile('dropped-model', 5);
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
+    document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, JSON.stringify(dropped));
+  await page.waitForFunction(() => window.autopar.result().model === 'dropped.json', null, { timeout: 10_000 }).catch(() => {});
+  const res2 = await result(page);
+  check('a model file dropped on the page is imported', res2.model === 'dropped.json' && res2.ops === dropped.ops.length,
+        `${res2.model} ops ${res2.ops}`);
+
+  // File picker: the Model panel's Import button (at this layout's place for a 1280x720 page).
+  await page.evaluate(() => window.autopar.setState({ panel: 'model' }));
+  await nextFrames(page);
+  await page.mouse.move(82, 162);
+  await nextFrames(page);
+  const picked = modelFile('picked-model', 2);
+  let chooser = null;
+  try {
+    [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), page.mouse.click(82, 162)]);
+  } catch { chooser = null; }
+  if (check('the Import button opens the file picker', chooser !== null)) {
+    await chooser.setFiles({ name: 'picked.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(picked)) });
+    await page.waitForFunction(() => window.autopar.result().model === 'picked.json', null, { timeout: 10_000 }).catch(() => {});
+    const res3 = await result(page);
+    check('the picked file is imported', res3.model === 'picked.json' && res3.ops === picked.ops.length, `${res3.model} ${res3.ops}`);
+  }
+  await page.evaluate(() => window.autopar.setState({ panel: 'model' }));
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'state-imported-model.png') });
+
+  // The imported model travels in the link.
+  const link = await page.evaluate(() => window.autopar.shareLink());
+  const want = await result(page);
+  const ctx2 = await browser.newContext();
+  const other = await open(ctx2, link, errors);
+  const got = other && await result(other);
+  check('an imported model is restored from the share link', other && got.model === 'picked.json' && got.ops === want.ops &&
+        got.makespan_ms === want.makespan_ms, other && `${got.model} ${got.ops} ${got.makespan_ms}`);
+  await ctx2.close();
+
+  // A broken file: message shown, last good state kept.
+  const before = await state(page);
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['{"format": "autopar-model", "ops": [ '], 'broken.json'));
+    document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction(() => /^error/.test(window.autopar.message()), null, { timeout: 10_000 }).catch(() => {});
+  check('a broken dropped file shows an error', /^error: .*broken\.json/.test(await message(page)), await message(page));
+  check('... and keeps the last good state', JSON.stringify(await state(page)) === JSON.stringify(before));
+
+  // Names are text: markup in file and op names never reaches the DOM as HTML.
+  const hostile = modelFile('<img src=x onerror="window.__pwned=1">', 2);
+  hostile.ops[0].name = '<img src=x onerror="window.__pwned=2">';
+  const elementsBefore = await page.evaluate(() => document.querySelectorAll('*').length);
+  const r4 = await page.evaluate((text) => window.autopar.importModel(text, '<script>window.__pwned=3</script>.json'), JSON.stringify(hostile));
+  await nextFrames(page);
+  await page.evaluate(() => window.autopar.setState({ panel: 'strategy' }));
+  await nextFrames(page);
+  const dom = await page.evaluate(() => ({ pwned: window.__pwned, imgs: document.querySelectorAll('img').length,
+                                           scripts: document.querySelectorAll('script').length, all: document.querySelectorAll('*').length }));
+  const res4 = await result(page);
+  check('markup in model and op names is imported as plain names', r4.ok === true && res4.model === '<script>window.__pwned=3</script>.json' &&
+        res4.strategy_json?.ops?.[0]?.name === hostile.ops[0].name, JSON.stringify(r4));
+  check('... and never becomes DOM elements or runs', dom.pwned === undefined && dom.imgs === 0 && dom.all <= elementsBefore,
+        JSON.stringify(dom));
+  await context.close();
+}
+
+async function catalogueChecks(browser, base, errors) {
+  const cases = await readCatalogue();
+  check('the page catalogue has at least 30 bad inputs', cases.length >= 30, `${cases.length}`);
+  const context = await browser.newContext();
+  const page = await open(context, base + 'index.html', errors);
+  if (!page) return;
+  const baseline = JSON.stringify(await state(page));
+  const baseMakespan = (await result(page)).makespan_ms;
+  const failures = [];
+  for (const c of cases) {
+    let got;
+    if (c.via === 'link') {
+      // The path of a link typed into the address bar: the hashchange listener.
+      const notice = await page.evaluate((fragment) => new Promise((resolve) => {
+        window.addEventListener('hashchange', () => setTimeout(() => resolve(window.autopar.result().notice), 0), { once: true });
+        location.hash = fragment;
+      }), c.input);
+      got = { ok: notice.level !== 'error', error: { code: notice.code, path: notice.path } };
+    } else if (c.via === 'import') {
+      const text = await readFile(path.join(root, c.input), 'utf8');
+      got = await page.evaluate(([t, n]) => window.autopar.importModel(t, n), [text, path.basename(c.input)]);
+    } else if (c.via === 'setState') {
+      got = await page.evaluate((s) => window.autopar.setState(JSON.parse(s)), c.input);
+    } else {
+      const file = JSON.parse(await readFile(path.join(root, c.input), 'utf8'));
+      got = await page.evaluate(([via, f]) => window.autopar.setState({ [via]: f }), [c.via, file]);
+    }
+    const msg = await message(page);
+    const st = JSON.stringify(await state(page));
+    const ms = (await result(page)).makespan_ms;
+    const codeOk = got.error?.code === c.code;
+    const ok = got.ok === false && codeOk && got.error?.path === c.path && /^error: /.test(msg) && st === baseline && ms === baseMakespan;
+    if (!ok) failures.push(`line ${c.line} (${c.via} ${c.input.slice(0, 40)}): got ${JSON.stringify(got).slice(0, 200)}, message ${msg.slice(0, 120)}, state kept ${st === baseline}`);
+    if (c.via === 'link') await page.evaluate(() => history.replaceState(null, '', '#'));
+  }
+  check(`every catalogue input is refused in the page with its code and path, the notice shown and the state kept (${cases.length} cases)`,
+        failures.length === 0, failures.slice(0, 5).join(' | '));
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'state-catalogue-last-error.png') });
+  await context.close();
+}
+
+async function idleChecks(browser, base, errors) {
+  const context = await browser.newContext();
+  const page = await open(context, base + 'index.html', errors);
+  if (!page) return;
+  const frames = async () => (await result(page)).frame_ms?.frames ?? -1;
+  await page.waitForTimeout(2500);   // the frames after the last input run out
+  const f0 = await frames();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metric = async () => (await cdp.send('Performance.getMetrics')).metrics.find((x) => x.name === 'TaskDuration').value;
+  const c0 = await metric();
+  await page.waitForTimeout(1500);
+  const f1 = await frames();
+  const idleCpu = (await metric()) - c0;
+  check('an idle page draws no frames', f1 === f0 && f0 > 0, `${f0} -> ${f1} frames in 1.5 s`);
+  await page.mouse.move(300, 300);
+  await page.mouse.move(320, 310);
+  await page.waitForTimeout(300);
+  const f2 = await frames();
+  check('moving the mouse draws again', f2 > f1, `${f1} -> ${f2}`);
+  await page.evaluate(() => window.autopar.setState({ panel: 'search', search: { running: true, steps: 100000000 } }));
+  await page.waitForTimeout(300);
+  const f3 = await frames();
+  const c1 = await metric();
+  await page.waitForTimeout(1500);
+  const f4 = await frames();
+  const busyCpu = (await metric()) - c1;
+  check('a running search keeps drawing without input', f4 > f3 + 5, `${f3} -> ${f4} frames in 1.5 s`);
+  console.log(`     main-thread task time over 1.5 s: idle ${(idleCpu * 1000).toFixed(1)} ms, searching ${(busyCpu * 1000).toFixed(1)} ms`);
+  await page.evaluate(() => window.autopar.setState({ search: { running: false } }));
+  await context.close();
+}
+
+async function missingFeatureChecks(browser, base, errors) {
+  for (const [what, init, pattern] of [
+    ['WebAssembly', () => { delete window.WebAssembly; }, /needs WebAssembly/],
+    ['WebGL 2', () => {
+      const original = HTMLCanvasElement.prototype.getContext;
+      HTMLCanvasElement.prototype.getContext = function (type, ...rest) { return type === 'webgl2' ? null : original.call(this, type, ...rest); };
+    }, /needs WebGL 2/],
+  ]) {
+    const context = await browser.newContext();
+    await context.addInitScript(init);
+    const page = await context.newPage({ viewport: VIEWPORT });
+    await page.goto(base + 'index.html');
+    await page.waitForFunction(() => getComputedStyle(document.getElementById('error')).display !== 'none', null, { timeout: 10_000 }).catch(() => {});
+    const text = await page.evaluate(() => document.getElementById('error').textContent);
+    check(`without ${what} the page says so clearly`, pattern.test(text), text.slice(0, 120));
+    await page.screenshot({ path: path.join(shotDir, `state-no-${what.replace(/\s/g, '').toLowerCase()}.png`) });
+    await context.close();
+  }
+}
+
+async function main() {
+  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
+    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
+    return;
+  }
+  await mkdir(shotDir, { recursive: true });
+  const server = await startServer();
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await launchChromium();
+  const errors = [];
+  try {
+    await linkChecks(browser, base, errors);
+    await tamperedChecks(browser, base, errors);
+    await importChecks(browser, base, errors);
+    await catalogueChecks(browser, base, errors);
+    await idleChecks(browser, base, errors);
+    await missingFeatureChecks(browser, base, errors);
+    check('no page errors or console errors', errors.length === 0, errors.slice(0, 3).join(' | '));
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+runTest('state.test.mjs', main);
