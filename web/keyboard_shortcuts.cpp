@@ -2,8 +2,10 @@
 //
 // Dear ImGui 1.86 keeps keys as a "down" state per GLFW key code, so a key pressed and released
 // between two frames (a quick tap, or a scripted press) never reads as pressed. Printable keys
-// are therefore taken from the typed characters, which are queued and never lost; F1, Esc and
-// the Ctrl combinations (which type nothing) from the key state.
+// are therefore taken from the typed characters, which are queued and never lost; F1 and Esc
+// (which type nothing) from the key state. Ctrl+L and Ctrl+O are the browser's own shortcuts:
+// the page (index.html) takes them before the app sees them, to prevent the browser's action and
+// to open the file picker inside the key press as browsers require; they are listed here only.
 #include "keyboard_shortcuts.h"
 
 #include <GLFW/glfw3.h>
@@ -15,7 +17,6 @@
 #include <string>
 
 #include "imgui.h"
-#include "js_hook.h"
 #include "panel_common.h"
 #include "panels.h"
 
@@ -143,12 +144,7 @@ void shortcut_table(const char* heading, const Shortcut* rows, int count, float 
 void handle_shortcuts(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;   // the keys are typing into a text field
-  if (io.KeyCtrl || io.KeySuper) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_L, false)) js_hook_copy_link();
-    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) js_hook_pick_model_file();
-    return;
-  }
-  if (io.KeyAlt) return;
+  if (io.KeyCtrl || io.KeySuper || io.KeyAlt) return;   // the browser's and the page's combinations
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false) || typed('?', GLFW_KEY_SLASH)) toggle_shortcuts_window();
   if (g_window_open && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) g_window_open = false;
   for (int digit = 1; digit <= 9; ++digit)
