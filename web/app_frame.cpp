@@ -6,6 +6,7 @@
 
 #include "cluster.h"
 #include "glpk.h"
+#include "js_hook.h"
 #include "keyboard_shortcuts.h"
 #include "panel_common.h"
 #include "panels.h"
@@ -163,6 +164,9 @@ float draw_menu_bar(AppState& state) {
     ImGui::MenuItem("About autopar", nullptr, &state.show_about);
     ImGui::EndMenu();
   }
+  // The share link of the current state, copied to the clipboard by the page (index.html).
+  if (ImGui::Button("Copy link")) js_hook_copy_link();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Copy a link that reopens exactly this state");
 
   // Summary on the right: what is loaded.
   char summary[256];

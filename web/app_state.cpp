@@ -44,7 +44,7 @@ Result<Graph> load_model_field(const Settings& s) {
   if (ends_with(s.model, ".json"))
     return make_error("bad_value",
                       "the page cannot open files by name (\"" + s.model +
-                          "\"); import the file instead: the Model panel's Import button, Ctrl+O, or drop it on the page",
+                          "\"); import the file instead: the Model panel's Import button, the I key, or drop it on the page",
                       "model");
   auto spec = builtin_model_spec(s.model, "model");
   if (!spec.ok()) return spec.error();

@@ -4,8 +4,9 @@
 // between two frames (a quick tap, or a scripted press) never reads as pressed. Printable keys
 // are therefore taken from the typed characters, which are queued and never lost; F1 and Esc
 // (which type nothing) from the key state. Ctrl+L and Ctrl+O are the browser's own shortcuts:
-// the page (index.html) takes them before the app sees them, to prevent the browser's action and
-// to open the file picker inside the key press as browsers require; they are listed here only.
+// the page (index.html) takes them before the app sees them, to prevent the browser's action.
+// Chromium grants browser shortcuts no user activation, so Ctrl+O cannot open a file picker
+// there; the plain I key can (its press activates the page for a few seconds).
 #include "keyboard_shortcuts.h"
 
 #include <GLFW/glfw3.h>
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "imgui.h"
+#include "js_hook.h"
 #include "panel_common.h"
 #include "panels.h"
 
@@ -35,8 +37,8 @@ const Shortcut kGeneral[] = {{"? | F1", "Show or hide this list"},
                              {"Esc", "Close this list"},
                              {"Space", "Run or pause the search"},
                              {"F", "Fit the timeline to the whole iteration"},
-                             {"Ctrl+L", "Copy a link to this exact state"},
-                             {"Ctrl+O", "Open a model JSON file"}};
+                             {"I", "Import a model JSON file"},
+                             {"Ctrl+L", "Copy a link to this exact state"}};
 // The tab strip's titles (app_frame.cpp), in panel_tab order: key 1 shows the first.
 const char* const kTabTitles[] = {"Model & Cluster", "Strategy & Timeline", "Search",        "Accuracy",     "Lecture",
                                   "Exercises",       "Compare",             "Alpa intra-op", "Alpa inter-op"};
@@ -150,6 +152,9 @@ void handle_shortcuts(AppState& state) {
   for (int digit = 1; digit <= 9; ++digit)
     if (typed(ImWchar('0' + digit), GLFW_KEY_0 + digit)) show_tab(state, digit - 1);
   if (typed(' ', GLFW_KEY_SPACE)) toggle_search(state);
+  // A plain key: Chromium grants no user activation to browser shortcuts such as Ctrl+O, and a
+  // file picker opens only with one (a key press counts for a few seconds).
+  if (typed('i', GLFW_KEY_I) || typed('I', GLFW_KEY_I)) js_hook_pick_model_file();
   if (typed('f', GLFW_KEY_F) || typed('F', GLFW_KEY_F)) {
     // Fitted, and marked as fitted to no timeline so the panel refits the range when it next draws.
     state.timeline.fit = true;

@@ -77,11 +77,11 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
   spec_editing = ImGui::IsItemActive();
   ImGui::EndTable();
 
-  // Model files (`autopar model --json` writes one): picked, dropped, or Ctrl+O. The page reads
+  // Model files (`autopar model --json` writes one): picked (button or the I key) or dropped. The page reads
   // them into the state, so links and reloads keep them.
   if (ImGui::Button("Import model JSON...")) js_hook_pick_model_file();
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("A model file as `autopar model --model NAME --json` writes it (format autopar-model). Ctrl+O");
+    ImGui::SetTooltip("A model file as `autopar model --model NAME --json` writes it (format autopar-model). Key: I");
   ImGui::SameLine();
   ImGui::TextDisabled("or drop a .json file anywhere on the page");
   if (!state.settings.model_json.empty()) {

@@ -1,15 +1,13 @@
 // Unit tests of web/device_groups (the Cluster panel's tensor-, data- and pipeline-parallel
 // groups): hand-checked groups on the lecture's 2x4 cluster for the meshes 2x4, 4x2 and 1x8, the
 // groups of an inter-op plan's stages, and that every grouping partitions the devices.
-//
-// The native build has no target for web/ (it is compiled only with Emscripten), so the
-// ImGui-free source is compiled into the test binary here.
+// web/device_groups.cpp is part of autopar_page_logic, which is built natively too.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <set>
 
-#include "../../web/device_groups.cpp"
+#include "device_groups.h"
 
 using namespace autopar;
 using namespace autopar::web;
