@@ -1,7 +1,7 @@
 // Shared pieces of the browser tests: the project paths, the native CLI for reference numbers,
 // check() with its results, a static file server for the project root, and frame waiting.
 import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { readFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -65,6 +65,42 @@ export async function launchChromium() {
            '--disable-component-update', '--disable-sync', '--disable-quic',
            '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
   });
+}
+
+// Runs `body(browser, base)` with the project root served at `base` and Chromium launched, and
+// closes both after; fails one check instead when the page has not been built.
+export async function withBrowser(body) {
+  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
+    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
+    return;
+  }
+  await mkdir(shotDir, { recursive: true });
+  const server = await startServer();
+  const browser = await launchChromium();
+  try {
+    await body(browser, `http://127.0.0.1:${server.address().port}/`);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+// Opens `url` in a new page of `owner` (a browser or a browser context; `options` as for its
+// newPage) and waits for window.autopar.ready. Returns {page, consoleErrors} with console and page
+// errors collected from then on, or null after a failed check when the app never became ready.
+export async function openApp(owner, url, options = { viewport: { width: 1400, height: 860 } }) {
+  const page = await owner.newPage(options);
+  const consoleErrors = [];
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await page.goto(url);
+  try {
+    await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
+  } catch {
+    check(`the app at ${url.slice(0, 80)} becomes ready within ${READY_TIMEOUT_MS / 1000} s`, false, consoleErrors.join(' | '));
+    return null;
+  }
+  return { page, consoleErrors };
 }
 
 // Runs a test's main() under a 240 s watchdog, prints the summary line and exits with 0 only

@@ -4,10 +4,8 @@
 // with the CLI's plan; Cancel stops it; changing the micro-batches mid-way restarts it for the new
 // inputs; planInter() still plans at once. Timings are printed, never asserted (2 shared cores).
 // Run: node tests/e2e/inter_progress.test.mjs   (exit status 0 when every check passes)
-import { mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { root, shotDir, READY_TIMEOUT_MS, cli, check, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
+import { shotDir, cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
 
 // Where the panel's buttons are on a 1400 x 860 viewport (as in alpa.test.mjs).
 const PLAN_BUTTON = [239, 119];
@@ -112,31 +110,12 @@ async function progressChecks(page) {
 }
 
 async function main() {
-  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
-    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
-    return;
-  }
-  await mkdir(shotDir, { recursive: true });
-  const server = await startServer();
-  const base = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-    const consoleErrors = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-    page.on('pageerror', (e) => consoleErrors.push(String(e)));
-    await page.goto(base + 'index.html');
-    let ready = true;
-    try {
-      await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
-    } catch { ready = false; }
-    if (!check('window.autopar.ready becomes true within 60 s', ready)) return;
-    await progressChecks(page);
-    check('no console errors or page errors', consoleErrors.length === 0, consoleErrors.join(' | '));
-  } finally {
-    await browser.close();
-    server.close();
-  }
+  await withBrowser(async (browser, base) => {
+    const app = await openApp(browser, base + 'index.html');
+    if (!app) return;
+    await progressChecks(app.page);
+    check('no console errors or page errors', app.consoleErrors.length === 0, app.consoleErrors.join(' | '));
+  });
 }
 
 await runTest('inter_progress.test.mjs', main);

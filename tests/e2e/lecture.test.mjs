@@ -6,12 +6,8 @@
 // right and a wrong one wrong, and Compare's makespans equal `build/autopar compare`. Screenshots
 // of the Lecture tab, two exercises and Compare go to build-wasm/screenshots/.
 // Run: node tests/e2e/lecture.test.mjs   (exit status 0 when every check passes)
-import { readFile, mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { root, shotDir, READY_TIMEOUT_MS, CHROMIUM, CLI, cli, results, check, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
+import { root, shotDir, CLI, cli, results, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
 
 
 
@@ -170,31 +166,12 @@ async function lectureChecks(page, consoleErrors) {
 }
 
 async function main() {
-  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
-    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
-    return;
-  }
-  await mkdir(shotDir, { recursive: true });
-  const server = await startServer();
-  const base = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-    const consoleErrors = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-    page.on('pageerror', (e) => consoleErrors.push(String(e)));
-    await page.goto(base + 'index.html');
-    let ready = true;
-    try {
-      await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
-    } catch { ready = false; }
-    if (!check('window.autopar.ready becomes true within 60 s', ready)) return;
-    await lectureChecks(page, consoleErrors);
-    check('no console errors or page errors', consoleErrors.length === 0, consoleErrors.join(' | '));
-  } finally {
-    await browser.close();
-    server.close();
-  }
+  await withBrowser(async (browser, base) => {
+    const app = await openApp(browser, base + 'index.html');
+    if (!app) return;
+    await lectureChecks(app.page, app.consoleErrors);
+    check('no console errors or page errors', app.consoleErrors.length === 0, app.consoleErrors.join(' | '));
+  });
 }
 
 await runTest('lecture.test.mjs', main);

@@ -7,13 +7,11 @@
 // without freezing the page, the timeline zooms and pans with the mouse, and exportTrace() gives
 // a Perfetto trace. Screenshots of every tab go to build-wasm/screenshots/.
 // Run: node tests/e2e/page.test.mjs   (exit status 0 when every check passes)
-import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { root, shotDir, READY_TIMEOUT_MS, CHROMIUM, CLI, cli, results, check, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
+import { root, shotDir, READY_TIMEOUT_MS, CLI, cli, check, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
 
 
 

@@ -5,25 +5,19 @@
 // importModel, and their names stay text; every line of tests/bad-inputs/page-catalogue.txt is
 // refused with its code and path; an idle page draws no frames; missing WebAssembly or WebGL 2
 // gets a clear message.
-import { readFile, mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { root, shotDir, READY_TIMEOUT_MS, check, cli, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
+import { root, shotDir, READY_TIMEOUT_MS, check, cli, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
 
-const VIEWPORT = { width: 1400, height: 860 };
 
-// Opens `url` in a new page of `context` and waits until the app is ready (false if it never is).
-async function open(context, url, errors) {
-  const page = await context.newPage({ viewport: VIEWPORT });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(url);
-  try {
-    await page.waitForFunction(() => window.autopar && window.autopar.ready === true, null, { timeout: READY_TIMEOUT_MS });
-  } catch {
-    return null;
-  }
-  return page;
+// Every page's console and page errors (openApp collects them), checked at the end.
+const errorLists = [];
+// Opens `url` in a new page of `context`; the page once the app is ready, else null.
+async function open(context, url) {
+  const app = await openApp(context, url);
+  if (!app) return null;
+  errorLists.push(app.consoleErrors);
+  return app.page;
 }
 
 const state = (page) => page.evaluate(() => window.autopar.getState());
@@ -43,9 +37,9 @@ async function readCatalogue() {
   return cases;
 }
 
-async function linkChecks(browser, base, errors) {
+async function linkChecks(browser, base) {
   const context = await browser.newContext();
-  const page = await open(context, base + 'index.html', errors);
+  const page = await open(context, base + 'index.html');
   if (!check('the page starts', page !== null)) return;
   await nextFrames(page);
   const h0 = await hash(page);
@@ -78,7 +72,7 @@ async function linkChecks(browser, base, errors) {
         `${afterReloadResult.makespan_ms} vs ${wantResult.makespan_ms}`);
 
   // A bare visit (no fragment) in the same browser: the last session.
-  const bare = await open(context, base + 'index.html', errors);
+  const bare = await open(context, base + 'index.html');
   const bareState = bare && await state(bare);
   check('a visit without a link restores the last session from localStorage',
         bare && JSON.stringify(bareState) === JSON.stringify(want), JSON.stringify(bareState));
@@ -89,7 +83,7 @@ async function linkChecks(browser, base, errors) {
   const link = await page.evaluate(() => window.autopar.shareLink());
   check('shareLink() is a readable v=1 link', /#v=1&model=mlp:layers=4&cluster=p100:2x4&/.test(link), link);
   const fresh = await browser.newContext();
-  const other = await open(fresh, link, errors);
+  const other = await open(fresh, link);
   const otherState = other && await state(other);
   const otherResult = other && await result(other);
   check('shareLink() opened in a fresh browser restores getState()', other && JSON.stringify(otherState) === JSON.stringify(want),
@@ -115,9 +109,9 @@ async function linkChecks(browser, base, errors) {
   await context.close();
 }
 
-async function tamperedChecks(browser, base, errors) {
+async function tamperedChecks(browser, base) {
   const context = await browser.newContext();
-  const defaults = await open(context, base + 'index.html', errors);
+  const defaults = await open(context, base + 'index.html');
   const defaultResult = defaults && await result(defaults);
   const defaultState = defaults && await state(defaults);
   await defaults?.close();
@@ -129,7 +123,7 @@ async function tamperedChecks(browser, base, errors) {
     ['random bytes', '%F0%9F%98%80%00%FF&&==&v', /link/],
   ]) {
     const ctx = await browser.newContext();
-    const page = await open(ctx, base + 'index.html#' + fragment, errors);
+    const page = await open(ctx, base + 'index.html#' + fragment);
     if (!check(`a link with ${what} leaves a working page`, page !== null)) { await ctx.close(); continue; }
     const msg = await message(page);
     const st = await state(page);
@@ -156,9 +150,9 @@ function modelFile(name, layers) {
   return m;
 }
 
-async function importChecks(browser, base, errors) {
+async function importChecks(browser, base) {
   const context = await browser.newContext();
-  const page = await open(context, base + 'index.html', errors);
+  const page = await open(context, base + 'index.html');
   if (!page) return;
   const model = modelFile('file-model', 3);
   if (!model) return;
@@ -218,7 +212,7 @@ async function importChecks(browser, base, errors) {
   const link = await page.evaluate(() => window.autopar.shareLink());
   const want = await result(page);
   const ctx2 = await browser.newContext();
-  const other = await open(ctx2, link, errors);
+  const other = await open(ctx2, link);
   const got = other && await result(other);
   check('an imported model is restored from the share link', other && got.model === 'picked.json' && got.ops === want.ops &&
         got.makespan_ms === want.makespan_ms, other && `${got.model} ${got.ops} ${got.makespan_ms}`);
@@ -253,11 +247,11 @@ async function importChecks(browser, base, errors) {
   await context.close();
 }
 
-async function catalogueChecks(browser, base, errors) {
+async function catalogueChecks(browser, base) {
   const cases = await readCatalogue();
   check('the page catalogue has at least 30 bad inputs', cases.length >= 30, `${cases.length}`);
   const context = await browser.newContext();
-  const page = await open(context, base + 'index.html', errors);
+  const page = await open(context, base + 'index.html');
   if (!page) return;
   const baseline = JSON.stringify(await state(page));
   const baseMakespan = (await result(page)).makespan_ms;
@@ -295,9 +289,9 @@ async function catalogueChecks(browser, base, errors) {
   await context.close();
 }
 
-async function idleChecks(browser, base, errors) {
+async function idleChecks(browser, base) {
   const context = await browser.newContext();
-  const page = await open(context, base + 'index.html', errors);
+  const page = await open(context, base + 'index.html');
   if (!page) return;
   const frames = async () => (await result(page)).frame_ms?.frames ?? -1;
   await page.waitForTimeout(2500);   // the frames after the last input run out
@@ -328,7 +322,7 @@ async function idleChecks(browser, base, errors) {
   await context.close();
 }
 
-async function missingFeatureChecks(browser, base, errors) {
+async function missingFeatureChecks(browser, base) {
   for (const [what, init, pattern] of [
     ['WebAssembly', () => { delete window.WebAssembly; }, /needs WebAssembly/],
     ['WebGL 2', () => {
@@ -338,7 +332,7 @@ async function missingFeatureChecks(browser, base, errors) {
   ]) {
     const context = await browser.newContext();
     await context.addInitScript(init);
-    const page = await context.newPage({ viewport: VIEWPORT });
+    const page = await context.newPage();
     await page.goto(base + 'index.html');
     await page.waitForFunction(() => getComputedStyle(document.getElementById('error')).display !== 'none', null, { timeout: 10_000 }).catch(() => {});
     const text = await page.evaluate(() => document.getElementById('error').textContent);
@@ -349,27 +343,16 @@ async function missingFeatureChecks(browser, base, errors) {
 }
 
 async function main() {
-  if (!existsSync(path.join(root, 'build-wasm', 'web', 'autopar-web.js'))) {
-    check('build-wasm/web/autopar-web.js exists (build it with emcmake first)', false);
-    return;
-  }
-  await mkdir(shotDir, { recursive: true });
-  const server = await startServer();
-  const base = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await launchChromium();
-  const errors = [];
-  try {
-    await linkChecks(browser, base, errors);
-    await tamperedChecks(browser, base, errors);
-    await importChecks(browser, base, errors);
-    await catalogueChecks(browser, base, errors);
-    await idleChecks(browser, base, errors);
-    await missingFeatureChecks(browser, base, errors);
+  await withBrowser(async (browser, base) => {
+    await linkChecks(browser, base);
+    await tamperedChecks(browser, base);
+    await importChecks(browser, base);
+    await catalogueChecks(browser, base);
+    await idleChecks(browser, base);
+    await missingFeatureChecks(browser, base);
+    const errors = errorLists.flat();
     check('no page errors or console errors', errors.length === 0, errors.slice(0, 3).join(' | '));
-  } finally {
-    await browser.close();
-    server.close();
-  }
+  });
 }
 
 runTest('state.test.mjs', main);
