@@ -442,9 +442,13 @@ Status import_model_file(AppState& state, const std::string& file_name, const st
 }
 
 bool has_background_work(const AppState& state) {
+  // The lecture's and the comparison's jobs advance only while their tab is drawn (panel_lecture,
+  // panel_compare): elsewhere they wait, and so may the frames.
+  const bool lecture_shown = state.shown_tab == panel_tab("lecture");
+  const bool compare_shown = state.shown_tab == panel_tab("compare");
   return (state.settings.search.running && state.search.search) || (state.accuracy.started && !state.accuracy.complete) ||
-         state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running) ||
-         state.compare.compute_pending || state.compare.job || state.alpa.inter.job.has_value();
+         (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
+         (compare_shown && (state.compare.compute_pending || state.compare.job)) || state.alpa.inter.job.has_value();
 }
 
 Json settings_to_json(const Settings& s) {

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "accuracy_job.h"
+#include "app_state.h"
 #include "cluster_spec.h"
 #include "models.h"
 #include "search_job.h"
@@ -175,4 +176,23 @@ TEST_CASE("the sliced accuracy study equals the core's accuracy_study") {
     CHECK(got.top_count == ref.top_count);
     CHECK(got.sim_best_true_rank == ref.sim_best_true_rank);
   }
+}
+
+TEST_CASE("the page keeps drawing only while work advances without input") {
+  AppState state;
+  REQUIRE(init_app_state(state).ok());
+  CHECK(!has_background_work(state));
+  REQUIRE(apply_settings_json(state, R"({"search":{"running":true,"steps":1000000}})").ok());
+  CHECK(has_background_work(state));
+  REQUIRE(apply_settings_json(state, R"({"search":{"running":false}})").ok());
+  CHECK(!has_background_work(state));
+  // A lecture scenario waits for its tab: pending work elsewhere does not keep frames coming.
+  state.lecture.compute_pending = true;
+  state.shown_tab = panel_tab("model");
+  CHECK(!has_background_work(state));
+  state.shown_tab = panel_tab("lecture");
+  CHECK(has_background_work(state));
+  state.lecture.compute_pending = false;
+  ensure_accuracy_started(state);
+  CHECK(has_background_work(state));
 }
