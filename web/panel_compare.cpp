@@ -11,6 +11,7 @@
 #include "lecture_state.h"
 #include "panel_common.h"
 #include "panels.h"
+#include "plan_export.h"
 
 namespace autopar::web {
 namespace {
@@ -118,7 +119,14 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
   // Started on first view; the MCMC search advances a slice per frame, then Alpa plans (one frame).
   if (!cmp.output.is_object() && !cmp.job && cmp.error.empty() && !state.settings.custom_cluster) cmp.compute_pending = true;
   if (cmp.compute_pending) {
-    compare_start(cmp, state.settings.model, state.settings.cluster, state.settings.seed);
+    // An imported model reaches the comparison (which runs on spec strings, like the CLI) as a file.
+    auto args = cli_model_and_cluster(state);
+    if (args.ok()) {
+      compare_start(cmp, args.value().first, state.settings.cluster, state.settings.seed);
+      cmp.inputs = inputs;   // named as the user knows it, not by the temporary file
+    } else {
+      cmp.error = args.error().message;
+    }
     cmp.compute_pending = false;
   }
   compare_advance(cmp, 10.0);

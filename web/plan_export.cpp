@@ -31,17 +31,34 @@ Result<std::string> export_plan_text(const AppState& state, const std::string& f
   if (format != "dtensor" && format != "jax" && format != "megatron" && format != "torchtitan")
     return make_error("bad_value", "export format must be perfetto, strategy, dtensor, jax, megatron or torchtitan, not '" + format + "'",
                       "format");
-  std::string cluster = state.settings.cluster;
+  auto args = cli_model_and_cluster(state);
+  if (!args.ok()) return args.error();
+  const auto& [model, cluster] = args.value();
+  auto r = cli::run_command({"export", "--format", format, "--model", model, "--cluster", cluster});
+  if (!r.ok()) return r.error();
+  // The files name themselves after the CLI's arguments: the user knows the model by its name.
+  std::string text = r.value().text;
+  if (model != state.settings.model)
+    for (size_t at = text.find(model); at != std::string::npos; at = text.find(model, at + state.settings.model.size()))
+      text.replace(at, model.size(), state.settings.model);
+  return text;
+}
+
+Result<std::pair<std::string, std::string>> cli_model_and_cluster(const AppState& state) {
+  std::string model = state.settings.model, cluster = state.settings.cluster;
+  if (!state.settings.model_json.empty()) {
+    model = "/tmp/autopar-imported-model.json";
+    std::ofstream out(model);
+    if (!out) return make_error("io", "cannot write the imported model for the CLI", "model");
+    out << state.settings.model_json;
+  }
   if (state.settings.custom_cluster) {
-    // An edited cluster goes to the CLI as a file in Emscripten's in-memory file system.
     cluster = "/tmp/autopar-edited-cluster.json";
     std::ofstream out(cluster);
-    if (!out) return make_error("io", "cannot write the edited cluster for the export", "cluster");
+    if (!out) return make_error("io", "cannot write the edited cluster for the CLI", "cluster");
     out << cluster_to_json(*state.settings.custom_cluster).dump() << "\n";
   }
-  auto r = cli::run_command({"export", "--format", format, "--model", state.settings.model, "--cluster", cluster});
-  if (!r.ok()) return r.error();
-  return r.value().text;
+  return std::pair{model, cluster};
 }
 
 }  // namespace autopar::web

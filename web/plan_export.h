@@ -4,6 +4,7 @@
 // are exactly what `autopar export --format F --model M --cluster C` prints. No ImGui in here.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "result.h"
@@ -24,6 +25,11 @@ const std::vector<ExportFormat>& export_formats();
 
 // The text of one export for the current state; an Error for an unknown format or a failed plan.
 Result<std::string> export_plan_text(const AppState& state, const std::string& format);
+
+// The --model and --cluster arguments of a CLI command for the current state: spec strings, or,
+// for an imported model file or an edited cluster, files written to (Emscripten's in-memory)
+// /tmp, since they have no spec string. An Error when a file cannot be written.
+Result<std::pair<std::string, std::string>> cli_model_and_cluster(const AppState& state);
 
 // The text last exported through the menu, shown in a read-only box with a Download button.
 struct ExportView {

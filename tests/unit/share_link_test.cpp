@@ -7,6 +7,7 @@
 
 #include "app_state.h"
 #include "models.h"
+#include "plan_export.h"
 #include "share_link.h"
 
 using namespace autopar;
@@ -215,4 +216,22 @@ TEST_CASE("model import: broken files are refused with their JSON path, names ar
   REQUIRE(import_model_file(state, "a\nb<b>.json", named.dump()).ok());
   CHECK(state.settings.model == "a_b<b>.json");
   CHECK(state.graph.ops[0].name() == "<img src=x onerror=alert(1)>");
+}
+
+TEST_CASE("an imported model reaches the engine exports like its built-in twin") {
+  AppState imported = fresh_state();
+  REQUIRE(import_model_file(imported, "mlp2.json", mlp_model_text(2)).ok());
+  AppState builtin = fresh_state();
+  REQUIRE(apply_settings_json(builtin, R"({"model":"mlp:layers=2"})").ok());
+  for (const char* format : {"megatron", "jax"}) {
+    CAPTURE(format);
+    auto a = export_plan_text(imported, format);
+    auto b = export_plan_text(builtin, format);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    // The same plan; the header names the model as the user knows it.
+    const size_t a_eol = a.value().find('\n'), b_eol = b.value().find('\n');
+    CHECK(a.value().substr(0, a_eol) == "# mlp2.json on lecture:2x4");
+    CHECK(a.value().substr(a_eol) == b.value().substr(b_eol));
+  }
 }
