@@ -90,6 +90,7 @@ SearchResult run_search(const Graph& graph, const Cluster& cluster, const Strate
   const auto start = Clock::now();
   McmcSearch search(graph, cluster, init, options);
   auto elapsed = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
+  const double setup_ms = elapsed();
   double last_improvement_ms = 0;
   int64_t last_best_step = 0;
   while (!search.result().finished) {
@@ -105,7 +106,9 @@ SearchResult run_search(const Graph& graph, const Cluster& cluster, const Strate
     }
   }
   if (elapsed_ms) *elapsed_ms = elapsed();
-  return search.result();
+  SearchResult r = search.result();
+  r.setup_ms = setup_ms;
+  return r;
 }
 
 Result<ExhaustiveResult> exhaustive_search(const Graph& graph, const Cluster& cluster) {

@@ -36,6 +36,7 @@ struct SearchResult {
   Strategy best;
   std::vector<std::pair<int64_t, double>> history;   // (step, best_ms) at every improvement
   bool finished = false;
+  double setup_ms = 0;           // run_search: wall time building the search (configs, first simulation)
 };
 
 // A Metropolis-Hastings search that can be advanced a few steps at a time.
@@ -68,7 +69,7 @@ class McmcSearch {
 };
 
 // Runs a whole search (honouring options.budget_ms with a steady clock); `elapsed_ms` receives
-// the wall-clock time spent.
+// the wall-clock time spent, of which the result's setup_ms went to building the search.
 SearchResult run_search(const Graph& graph, const Cluster& cluster, const Strategy& init, const SearchOptions& options,
                         double* elapsed_ms);
 
