@@ -6,6 +6,8 @@
 // refused with its code and path; an idle page draws no frames; missing WebAssembly or WebGL 2
 // gets a clear message.
 import { readFile } from 'node:fs/promises';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { root, shotDir, READY_TIMEOUT_MS, check, cli, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
 
@@ -217,6 +219,20 @@ async function importChecks(browser, base) {
   check('an imported model is restored from the share link', other && got.model === 'picked.json' && got.ops === want.ops &&
         got.makespan_ms === want.makespan_ms, other && `${got.model} ${got.ops} ${got.makespan_ms}`);
   await ctx2.close();
+
+  // The imported model reaches Compare, which equals `autopar compare` on the same file.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'autopar-state-'));
+  const file = path.join(dir, 'picked.json');
+  writeFileSync(file, JSON.stringify(picked));
+  const cmpRef = cli(['compare', '--model', file, '--cluster', 'lecture:2x4', '--seed', '1']);
+  rmSync(dir, { recursive: true, force: true });
+  await page.evaluate(() => window.autopar.setState({ seed: 1, panel: 'compare' }));
+  await page.waitForFunction(() => window.autopar.result().compare !== null, null, { timeout: 60_000 }).catch(() => {});
+  const cmp = (await result(page)).compare;
+  check('Compare runs on the imported model and equals `autopar compare` on the file',
+        !!cmp && cmp.flexflow_ms === cmpRef.flexflow.makespan_ms && cmp.alpa_ms === cmpRef.alpa.makespan_ms,
+        `page ${cmp?.flexflow_ms} / ${cmp?.alpa_ms}, CLI ${cmpRef.flexflow.makespan_ms} / ${cmpRef.alpa.makespan_ms}`);
+  await page.evaluate(() => window.autopar.setState({ panel: 'model' }));
 
   // A broken file: message shown, last good state kept.
   const before = await state(page);
