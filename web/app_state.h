@@ -40,6 +40,7 @@ constexpr int64_t kMaxSearchSteps = 100000000;
 // The simulator-accuracy study as the user sets it up (getState().accuracy).
 struct AccuracySettings {
   int samples = 100;             // random strategies (2 .. kMaxAccuracySamples)
+  bool operator==(const AccuracySettings& o) const { return samples == o.samples; }
 };
 
 // Everything the user chooses; serialised by settings_to_json, read by settings_from_json.
@@ -57,6 +58,11 @@ struct Settings {
   AccuracySettings accuracy;
   std::string panel = "model";               // the panel in front
   std::string scenario;                      // the lecture scenario shown in the Lecture tab; empty = none
+  bool operator==(const Settings& o) const {
+    return model == o.model && model_json == o.model_json && cluster == o.cluster && custom_cluster == o.custom_cluster &&
+           mesh == o.mesh && strategy == o.strategy && beta == o.beta && seed == o.seed && microbatches == o.microbatches &&
+           search == o.search && accuracy == o.accuracy && panel == o.panel && scenario == o.scenario;
+  }
 };
 
 // The visible range of the timeline and whether it follows the whole iteration.

@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ struct MainLoop {
   double draw_until_ms = 0;  // emscripten_get_now() time until which frames are drawn
   int canvas_width = 0, canvas_height = 0;
   std::string published;    // the share fragment last put into the address bar and localStorage
+  std::optional<Settings> published_for;   // the settings `published` was made from (encoding an imported model is not free)
 };
 
 // True when this frame must be drawn: new input, a state change from JS, a resized canvas,
@@ -159,9 +161,12 @@ void frame(void* arg) {
   record_frame_time(m.state.frame_stats, emscripten_get_now() - frame_start, work_end - frame_start);
   if (++m.frames == kFramesBeforeReady) js_hook_signal_ready();
   // The address bar and localStorage follow the state (nothing is lost on reload).
-  if (std::string fragment = share_fragment(m.state.settings); fragment != m.published) {
-    js_hook_publish_state(fragment);
-    m.published = std::move(fragment);
+  if (!m.published_for || !(m.state.settings == *m.published_for)) {
+    m.published_for = m.state.settings;
+    if (std::string fragment = share_fragment(m.state.settings); fragment != m.published) {
+      js_hook_publish_state(fragment);
+      m.published = std::move(fragment);
+    }
   }
 }
 
@@ -197,8 +202,10 @@ int main() {
   if (auto s = init_app_state(m.state); !s.ok())
     std::fprintf(stderr, "autopar: the default example failed to load: %s\n", s.error().message.c_str());
   const InitialState initial = js_hook_initial_state();
-  if (!initial.fragment.empty() && !apply_share_fragment(m.state, initial.fragment, initial.source).ok())
+  if (!initial.fragment.empty() && !apply_share_fragment(m.state, initial.fragment, initial.source).ok()) {
+    m.published_for = m.state.settings;
     m.published = share_fragment(m.state.settings);
+  }
   js_hook_bind(&m.state);
 
   emscripten_set_main_loop_arg(frame, &m, 0, false);
