@@ -18,6 +18,16 @@ inline const ImVec4 kSampleColor = ImVec4(0.45f, 0.72f, 1.00f, 1.0f);     // SOA
 inline const ImVec4 kAttributeColor = ImVec4(0.50f, 0.86f, 0.50f, 1.0f);  // SOAP attribute
 inline const ImVec4 kParameterColor = ImVec4(1.00f, 0.70f, 0.35f, 1.0f);  // SOAP parameter
 
+// The colour of a SOAP split kind (sample, attribute, parameter), as in the op table's legend.
+inline const ImVec4& split_kind_color(SplitKind k) {
+  switch (k) {
+    case SplitKind::sample: return kSampleColor;
+    case SplitKind::attribute: return kAttributeColor;
+    case SplitKind::parameter: return kParameterColor;
+  }
+  return kSampleColor;
+}
+
 // Task kinds in the timeline, the breakdown and the legend (distinct in hue and brightness).
 ImU32 task_kind_color(TaskKind kind);
 // Folded boxes whose spans are of several kinds.

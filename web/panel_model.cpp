@@ -16,15 +16,6 @@
 namespace autopar::web {
 namespace {
 
-const ImVec4& split_kind_color(SplitKind k) {
-  switch (k) {
-    case SplitKind::sample: return kSampleColor;
-    case SplitKind::attribute: return kAttributeColor;
-    case SplitKind::parameter: return kParameterColor;
-  }
-  return kSampleColor;
-}
-
 // A parameter bound: plain below a million, "2^30" for large powers of two, else "1.5 M".
 std::string format_bound(int64_t v) {
   if (v < 1000000) return std::to_string(v);

@@ -23,15 +23,6 @@
 namespace autopar::web {
 namespace {
 
-const ImVec4& split_kind_color(SplitKind k) {
-  switch (k) {
-    case SplitKind::sample: return kSampleColor;
-    case SplitKind::attribute: return kAttributeColor;
-    case SplitKind::parameter: return kParameterColor;
-  }
-  return kSampleColor;
-}
-
 int parts_of(const std::vector<int>& degrees) {
   int p = 1;
   for (int d : degrees) p *= d;
