@@ -30,8 +30,10 @@ struct Command {
 std::vector<Command> input_commands();
 // Commands of the FlexFlow half: space, simulate, search, exhaustive, accuracy, conv1d.
 std::vector<Command> flexflow_commands();
-// Commands of the Alpa half: reshard, intra, inter.
+// Commands of the Alpa half: reshard, intra.
 std::vector<Command> alpa_commands();
+// Alpa's inter-op command: inter (commands_inter.cpp).
+std::vector<Command> inter_commands();
 // Commands using both planners: export, compare.
 std::vector<Command> plan_commands();
 // `bench`: throughput measurements.
