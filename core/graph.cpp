@@ -58,36 +58,6 @@ std::string shape_to_string(const Shape& shape) {
   return s + "]";
 }
 
-namespace {
-const std::vector<std::pair<OpKind, const char*>>& kind_names() {
-  static const std::vector<std::pair<OpKind, const char*>> names = {
-      {OpKind::linear, "linear"},       {OpKind::conv1d, "conv1d"},   {OpKind::conv2d, "conv2d"},
-      {OpKind::pool2d, "pool2d"},       {OpKind::flatten, "flatten"}, {OpKind::embedding, "embedding"},
-      {OpKind::relu, "relu"},           {OpKind::gelu, "gelu"},       {OpKind::add, "add"},
-      {OpKind::layernorm, "layernorm"}, {OpKind::softmax, "softmax"}, {OpKind::attention, "attention"},
-      {OpKind::concat, "concat"},       {OpKind::moe, "moe"},         {OpKind::loss, "loss"}};
-  return names;
-}
-}  // namespace
-
-const char* op_kind_name(OpKind k) {
-  for (const auto& [kind, name] : kind_names())
-    if (kind == k) return name;
-  return "?";
-}
-
-std::optional<OpKind> parse_op_kind(const std::string& name) {
-  for (const auto& [kind, n] : kind_names())
-    if (name == n) return kind;
-  return std::nullopt;
-}
-
-std::vector<OpKind> all_op_kinds() {
-  std::vector<OpKind> kinds;
-  for (const auto& kv : kind_names()) kinds.push_back(kv.first);
-  return kinds;
-}
-
 const char* split_kind_name(SplitKind k) {
   switch (k) {
     case SplitKind::sample: return "sample";
@@ -111,14 +81,19 @@ double Graph::total_forward_flops() const {
 
 int64_t Graph::total_param_bytes() const {
   int64_t b = 0;
-  for (const Op& op : ops) b += op.param_bytes;
+  std::set<std::string> seen;
+  for (const Op& op : ops)
+    for (const Tensor& p : op.params)
+      if (seen.insert(p.name).second) b += tensor_bytes(p);
   return b;
 }
 
 int64_t Graph::total_param_elements() const {
   int64_t n = 0;
+  std::set<std::string> seen;
   for (const Op& op : ops)
-    for (const Tensor& p : op.params) n += num_elements(p.shape);
+    for (const Tensor& p : op.params)
+      if (seen.insert(p.name).second) n += num_elements(p.shape);
   return n;
 }
 
@@ -253,6 +228,23 @@ Result<Graph> build_graph(const ModelSpec& spec) {
       }
     }
     if (auto s = infer_op(op, spec.dtype, path); !s.ok()) return s.error();
+    if (!op.spec.weight_from.empty()) {
+      // A tied weight: an embedding op declared earlier whose table [rows, width] is this
+      // linear's weight [width, rows] transposed.
+      const int e = g.find_op(op.spec.weight_from);
+      const std::string wpath = path + ".weight_from";
+      if (e < 0 || g.ops[size_t(e)].spec.kind != OpKind::embedding)
+        return make_error("unknown_tensor", "op '" + op.spec.name + "' takes its weight from '" + op.spec.weight_from +
+                                                "', which is not an embedding op before it; name the embedding whose table it shares",
+                          wpath);
+      const Shape& table = g.ops[size_t(e)].params[0].shape;
+      const Shape& w = op.params[0].shape;
+      if (table[0] != w[1] || table[1] != w[0])
+        return make_error("bad_shape", "op '" + op.spec.name + "' has a weight " + shape_to_string(w) + " but the table of '" +
+                                           op.spec.weight_from + "' is " + shape_to_string(table) +
+                                           "; a tied weight is the table transposed (out_features = rows, input width = embedding_dim)",
+                          wpath);
+    }
     op.spec.shape = op.output.shape;
     g.spec.ops.push_back(op.spec);
     g.ops.push_back(std::move(op));

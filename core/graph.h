@@ -42,9 +42,11 @@ int64_t tensor_bytes(const Tensor& t);
 // "[8, 16, 64]".
 std::string shape_to_string(const Shape& shape);
 
-// The kinds of operators the graph knows; each has its shape rule in op_kinds.cpp.
+// The kinds of operators the graph knows; each has its traits (shape rule, FLOPs, split
+// dimensions, ...) in the table of op_kinds.cpp. New kinds go at the end.
 enum class OpKind { linear, conv1d, conv2d, pool2d, flatten, embedding, relu, gelu, add,
-                    layernorm, softmax, attention, concat, moe, loss };
+                    layernorm, softmax, attention, concat, moe, loss,
+                    rmsnorm, swiglu, dropout, first_token };
 
 // JSON name of a kind ("linear", ...).
 const char* op_kind_name(OpKind k);
@@ -78,10 +80,13 @@ struct OpSpec {
   std::string output;                          // name of the tensor this op produces
   std::optional<Shape> shape;                  // declared output shape; checked when present
   std::map<std::string, int64_t> attrs;        // kind-specific integers (out_features, kernel, ...)
-  std::string activation = "none";             // fused activation: none, relu, gelu
+  std::string activation = "none";             // fused activation: none, relu, gelu, tanh
+  // A linear whose weight is another op's embedding table (tied input and output embeddings,
+  // as in GPT-2): the name of that embedding op; empty for a weight of its own.
+  std::string weight_from;
   bool operator==(const OpSpec& o) const {
     return name == o.name && kind == o.kind && inputs == o.inputs && output == o.output &&
-           attrs == o.attrs && activation == o.activation;
+           attrs == o.attrs && activation == o.activation && weight_from == o.weight_from;
   }
 };
 
@@ -129,6 +134,7 @@ struct Graph {
   int find_op(const std::string& name) const;
   // Sums over all ops.
   double total_forward_flops() const;
+  // Parameters are counted once per name: a tied weight read by two ops counts once.
   int64_t total_param_bytes() const;
   int64_t total_param_elements() const;
 };

@@ -169,9 +169,11 @@ std::vector<OpStrategy> embedding_strategies(const Op& op, const DeviceMesh& mes
 std::vector<OpStrategy> attention_strategies(const Op& op, const DeviceMesh& mesh) {
   const Shape& x = op.inputs[0].shape;
   const int64_t heads = op.spec.attrs.at("heads");
+  auto kv = op.spec.attrs.find("kv_heads");   // grouped-query attention: split whole K/V groups
+  const int64_t kv_heads = kv == op.spec.attrs.end() ? heads : kv->second;
   std::vector<OpStrategy> out;
   for (const auto& m : role_assignments(mesh, 2, [&](const std::vector<AxisMask>& r) {
-         return divides(x[0], r[0], mesh) && divides(heads, r[1], mesh);
+         return divides(x[0], r[0], mesh) && divides(heads, r[1], mesh) && divides(kv_heads, r[1], mesh);
        })) {
     OpStrategy s;
     s.name = role_name(m, {"data", "heads"});
@@ -229,6 +231,7 @@ std::vector<OpStrategy> follower_strategies(const Op& op, const DeviceMesh& mesh
     switch (op.spec.kind) {
       case OpKind::layernorm:
       case OpKind::softmax:
+      case OpKind::rmsnorm:
         first.dims[r - 1] = 0;
         output = first;
         break;
@@ -238,6 +241,7 @@ std::vector<OpStrategy> follower_strategies(const Op& op, const DeviceMesh& mesh
         break;
       case OpKind::flatten:
       case OpKind::concat:
+      case OpKind::first_token:
         for (size_t d = 1; d < r; ++d) first.dims[d] = 0;
         output = spec_of_rank(op.output.shape.size());
         output.dims[0] = first.dims[0];

@@ -179,6 +179,7 @@ Json model_to_json(const Graph& g) {
     for (const auto& [k, v] : o.attrs) attrs[k] = v;
     if (!attrs.empty()) op["attrs"] = attrs;
     if (o.activation != "none") op["activation"] = o.activation;
+    if (!o.weight_from.empty()) op["weight_from"] = o.weight_from;
     j["ops"].push_back(op);
   }
   return j;
@@ -242,7 +243,7 @@ Result<ModelSpec> model_from_json(const Json& j) {
     const Json& o = (*ops.value())[i];
     std::string path = "ops[" + std::to_string(i) + "]";
     if (!o.is_object()) return wrong_type(path, "an object", o);
-    if (auto s = only_keys(o, path, {"name", "kind", "inputs", "output", "shape", "attrs", "activation"}); !s.ok()) return s.error();
+    if (auto s = only_keys(o, path, {"name", "kind", "inputs", "output", "shape", "attrs", "activation", "weight_from"}); !s.ok()) return s.error();
     OpSpec op;
     auto n = get_string(o, "name", path);
     if (!n.ok()) return n.error();
@@ -283,8 +284,12 @@ Result<ModelSpec> model_from_json(const Json& j) {
       }
     }
     if (auto act = member(o, "activation", path, false); act.ok() && act.value()) {
-      if (!act.value()->is_string()) return wrong_type(path + ".activation", "a string (none, relu, gelu)", *act.value());
+      if (!act.value()->is_string()) return wrong_type(path + ".activation", "a string (none, relu, gelu, tanh)", *act.value());
       op.activation = act.value()->get<std::string>();
+    }
+    if (auto wf = member(o, "weight_from", path, false); wf.ok() && wf.value()) {
+      if (!wf.value()->is_string()) return wrong_type(path + ".weight_from", "the name of an embedding op (string)", *wf.value());
+      op.weight_from = wf.value()->get<std::string>();
     }
     m.ops.push_back(op);
   }

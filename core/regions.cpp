@@ -105,6 +105,7 @@ BoxList input_boxes(const Op& op, size_t input, const Box& out) {
     }
     case OpKind::flatten:
     case OpKind::concat:
+    case OpKind::first_token:
       b.lo[0] = out.lo[0];
       b.hi[0] = out.hi[0];
       return one(b);
@@ -118,23 +119,47 @@ BoxList input_boxes(const Op& op, size_t input, const Box& out) {
     case OpKind::add:
     case OpKind::layernorm:
     case OpKind::softmax:
+    case OpKind::rmsnorm:
+    case OpKind::dropout:
       return one(out);
+    case OpKind::swiglu: {
+      // [gate | up] along the last dimension: a slice [lo, hi) of the output reads the same
+      // slice of both halves.
+      const int r = in.size() > 0 ? int(in.size()) - 1 : 0;
+      const int64_t f = op.output.shape[size_t(r)];
+      list.count = 2;
+      for (int k = 0; k < 2; ++k) {
+        list.boxes[k] = out;
+        list.boxes[k].lo[r] = k * f + out.lo[r];
+        list.boxes[k].hi[r] = k * f + out.hi[r];
+      }
+      return list;
+    }
     case OpKind::loss:
     case OpKind::moe:
       for (int d = 0; d + 1 < int(in.size()); ++d) { b.lo[d] = out.lo[d]; b.hi[d] = out.hi[d]; }
       return one(b);
     case OpKind::attention: {
       // Fused [Q | K | V] along the last dimension; a head slice [lo, hi) of the output reads
-      // the same slice of each of the three, for its own samples and every position.
+      // the same slice of each of the three, for its own samples and every position. With
+      // grouped-query attention K and V hold kv_heads heads each, shared by heads / kv_heads
+      // query heads: a slice reads the K and V heads of the groups its query heads are in.
       const int64_t h = op.output.shape[2];
+      auto kv = op.spec.attrs.find("kv_heads");
+      const int64_t heads = op.spec.attrs.at("heads");
+      const int64_t kv_heads = kv == op.spec.attrs.end() ? heads : kv->second;
+      const int64_t head_dim = h / heads, group = heads / kv_heads, kv_width = kv_heads * head_dim;
+      const int64_t kv_lo = out.lo[2] / head_dim / group * head_dim;
+      const int64_t kv_hi = ((out.hi[2] + head_dim - 1) / head_dim + group - 1) / group * head_dim;
       list.count = 3;
       for (int r = 0; r < 3; ++r) {
         Box& q = list.boxes[r];
         q = b;
         q.lo[0] = out.lo[0];
         q.hi[0] = out.hi[0];
-        q.lo[2] = r * h + out.lo[2];
-        q.hi[2] = r * h + out.hi[2];
+        const int64_t base = r == 0 ? 0 : h + (r - 1) * kv_width;
+        q.lo[2] = base + (r == 0 ? out.lo[2] : kv_lo);
+        q.hi[2] = base + (r == 0 ? out.hi[2] : kv_hi);
       }
       return list;
     }
