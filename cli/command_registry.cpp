@@ -23,6 +23,17 @@ Result<Output> run_command(const std::vector<std::string>& words) {
     for (const auto& c : all_commands()) names += (names.empty() ? "" : ", ") + c.name;
     return make_error("unknown_command", "unknown command '" + words[0] + "'; commands: " + names, words[0]);
   }
+  // `autopar COMMAND --help`: its usage, options and (where written) conventions.
+  if (words.size() >= 2 && (words[1] == "--help" || words[1] == "-h")) {
+    std::string flags;
+    for (const auto& o : cmd->syntax.options) flags += " --" + o;
+    for (const auto& f : cmd->syntax.flags) flags += " --" + f;
+    Output out;
+    out.text = "autopar " + cmd->name + " " + cmd->usage + "\n" + cmd->summary + "\n\n" +
+               (cmd->help.empty() ? "options:" + flags + " --json\n" : cmd->help);
+    out.json = Json{{"command", cmd->name}, {"usage", cmd->usage}, {"summary", cmd->summary}, {"help", out.text}};
+    return out;
+  }
   auto args = parse_args(cmd->name, std::vector<std::string>(words.begin() + 1, words.end()), cmd->syntax);
   if (!args.ok()) return args.error();
   return cmd->run(args.value());

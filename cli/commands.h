@@ -24,6 +24,7 @@ struct Command {
   std::string usage;                 // arguments, e.g. "--model M [--json]"
   CommandSyntax syntax;
   std::function<Result<Output>(const Args&)> run;
+  std::string help = {};             // longer text for `autopar COMMAND --help` (optional)
 };
 
 // Commands about inputs: models, clusters, model, ops, cluster.

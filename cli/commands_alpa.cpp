@@ -112,6 +112,20 @@ Result<Output> reshard_command(const Args& a) {
   return out;
 }
 
+Json collectives_json(const CollectiveCounts& c) {
+  Json j = Json::object();
+  j["all-reduce"] = c.all_reduce;
+  j["all-gather"] = c.all_gather;
+  j["reduce-scatter"] = c.reduce_scatter;
+  j["all-to-all"] = c.all_to_all;
+  return j;
+}
+
+std::string collectives_text(const CollectiveCounts& c) {
+  return std::to_string(c.all_reduce) + " all-reduce, " + std::to_string(c.all_gather) + " all-gather, " + std::to_string(c.reduce_scatter) +
+         " reduce-scatter, " + std::to_string(c.all_to_all) + " all-to-all";
+}
+
 Json plan_json(const Graph& g, const IntraOpPlan& plan) {
   Json ops = Json::array();
   for (size_t v = 0; v < g.ops.size(); ++v) {
@@ -127,13 +141,23 @@ Json plan_json(const Graph& g, const IntraOpPlan& plan) {
                        {"forward_comm", s.forward_comm},
                        {"backward_comm", s.backward_comm},
                        {"grad_sync", s.grad_sync},
+                       {"penalty", s.penalty},
+                       {"recompute_comm", s.recompute_comm},
                        {"strategies", plan.strategies[v].size()}});
   }
   return Json{{"mesh", plan.mesh.shape_string()},
               {"objective", plan.objective},
               {"communication_cost", plan.communication_cost},
               {"resharding_cost", plan.resharding_cost},
+              {"penalty_cost", plan.penalty_cost},
+              {"solver_objective", plan.solver_objective},
+              {"reduce_scatter_delta", plan.reduce_scatter_delta},
+              {"conventions", plan.mesh.alpa_conventions() ? "alpa" : "cluster"},
+              {"collectives", collectives_json(plan.collectives)},
               {"memory_per_device_bytes", plan.memory_per_device},
+              {"memory", Json{{"params_and_grads_bytes", plan.param_memory_per_device},
+                              {"activation_bytes", plan.activation_memory_per_device},
+                              {"optimizer_bytes", plan.optimizer_memory_per_device}}},
               {"solver", plan.solution.solver},
               {"status", plan.solution.status},
               {"ilp_variables", plan.solution.variables},
@@ -145,11 +169,21 @@ Json plan_json(const Graph& g, const IntraOpPlan& plan) {
 std::string plan_text(const Graph& g, const IntraOpPlan& plan) {
   std::ostringstream t;
   const std::string unit = plan.mesh.unitless ? "" : " ms";
-  t << "mesh " << plan.mesh.shape_string() << " (axis 0 " << (plan.mesh.axis[0].crosses_nodes ? "across nodes" : "inside a node") << ", axis 1 "
-    << (plan.mesh.axis[1].crosses_nodes ? "across nodes" : "inside a node") << "), solver " << plan.solution.solver << " ("
+  t << "mesh " << plan.mesh.shape_string();
+  if (plan.mesh.alpa_conventions())
+    t << " (alpha " << fmt("%g", plan.mesh.axis[0].alpha) << "," << fmt("%g", plan.mesh.axis[1].alpha) << ", beta " << fmt("%g", plan.mesh.axis[0].beta)
+      << "," << fmt("%g", plan.mesh.axis[1].beta) << ")";
+  else
+    t << " (axis 0 " << (plan.mesh.axis[0].crosses_nodes ? "across nodes" : "inside a node") << ", axis 1 "
+      << (plan.mesh.axis[1].crosses_nodes ? "across nodes" : "inside a node") << ")";
+  t << ", solver " << plan.solution.solver << " ("
     << fmt("%.1f", plan.solve_ms) << " ms)\n"
-    << "objective " << fmt("%.4g", plan.objective) << unit << " = communication " << fmt("%.4g", plan.communication_cost) << " + resharding "
-    << fmt("%.4g", plan.resharding_cost) << "; memory " << si(plan.memory_per_device) << "B per device\n\n"
+    << "objective " << fmt("%.7g", plan.objective) << unit << " = communication " << fmt("%.7g", plan.communication_cost) << " + resharding "
+    << fmt("%.7g", plan.resharding_cost) << (plan.penalty_cost > 0 ? " + replicated penalty " + fmt("%.7g", plan.penalty_cost) : std::string())
+    << (plan.mesh.alpa_conventions() ? " (Alpa's conventions)" : "") << "\n"
+    << "collectives per iteration: " << collectives_text(plan.collectives) << "\n"
+    << "memory " << si(plan.memory_per_device) << "B per device (parameters and gradients " << si(plan.param_memory_per_device)
+    << "B, activations " << si(plan.activation_memory_per_device) << "B; Adam state " << si(plan.optimizer_memory_per_device) << "B more)\n\n"
     << pad("op", 12) << pad("strategy", 24) << pad("inputs", 26) << pad("output", 10) << pad("cost", 10, true) << "\n";
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
@@ -170,6 +204,8 @@ Result<Output> intra_command(const Args& a) {
   if (o.solver != "auto" && o.solver != "ilp" && o.solver != "dp" && o.solver != "exhaustive")
     return make_error("bad_value", "--solver must be ilp, dp or exhaustive, not '" + o.solver + "'", "--solver");
   o.write_lp = a.get("write-lp").value_or("");
+  o.reduce_scatter = a.has("reduce-scatter");
+  o.remat = a.has("remat");
   if (auto b = a.get("memory-budget-bytes")) {
     char* end = nullptr;
     o.memory_budget_bytes = std::strtod(b->c_str(), &end);
@@ -221,12 +257,51 @@ Result<Output> intra_command(const Args& a) {
 
 }  // namespace
 
+const char* const kIntraHelp =
+    "Plans every op of the model on a logical mesh: each mesh axis goes to a loop dimension of\n"
+    "each heavy op (data, row, column, heads, expert), light ops follow their operand, and a\n"
+    "solver (chain DP, GLPK's ILP, or exhaustive) minimises communication + resharding.\n"
+    "\n"
+    "options:\n"
+    "  --cluster C         costs from the cluster's links, in ms (the cluster conventions below)\n"
+    "  --alpha a0,a1 --beta b0,b1\n"
+    "                      per-axis latency and per-byte cost, unitless (Alpa's conventions below)\n"
+    "  --solver S          auto (DP on chains, else ILP), ilp, dp or exhaustive\n"
+    "  --reduce-scatter    after the solve, each gradient all-reduce becomes reduce-scatter +\n"
+    "                      all-gather: every device updates only its shard of the weights and\n"
+    "                      keeps only that shard of the gradients and Adam state (ZeRO stage 2)\n"
+    "  --remat             recompute activations in the backward pass: forward collectives and\n"
+    "                      forward resharding are paid twice; only activations several ops read\n"
+    "                      stay in memory, plus the largest segment being recomputed\n"
+    "  --memory-budget-bytes X, --write-lp FILE, --all-meshes\n"
+    "\n"
+    "conventions (where autopar follows Alpa and where it deliberately differs):\n"
+    "  both     resharding costed forward (activation) and backward (its gradient); element-wise\n"
+    "           ops, layer norms, attention cores and the loss free beyond resharding; splits\n"
+    "           need not divide a dimension (the largest part, ceil(n/ways), bounds the bytes);\n"
+    "           gradient collectives over the same axes counted as one combined collective.\n"
+    "  --alpha/--beta: Alpa's auto-sharding pass, so its tests' objectives come out:\n"
+    "           round(alpha + beta * volume) + 0.1 all-gather, + 0.01 all-reduce, + 0.001\n"
+    "           reduce-scatter and all-to-all (all-to-all with Alpa's n/2 penalty); model inputs\n"
+    "           take any 1-D sharding for free; replicated parameters pay Alpa's replicated\n"
+    "           penalty (x3: Adam's two moments), replicated inputs once; one all-reduce per\n"
+    "           gradient tensor; parameters stored split along at most one mesh axis; the loss\n"
+    "           is not returned, so free.\n"
+    "  --cluster (more realistic, kept where Alpa simplifies): exact alpha-beta times in ms; model\n"
+    "           inputs arrive split by batch from the data loader (other specs cost resharding);\n"
+    "           no replicated penalty; one gradient all-reduce per op (a bucket); parameters may\n"
+    "           be split over both axes; the loss is all-reduced to be reported.\n"
+    "\n"
+    "--json adds \"collectives\": {\"all-reduce\",\"all-gather\",\"reduce-scatter\",\"all-to-all\"} per\n"
+    "iteration (forward and backward), \"solver_objective\" (what the solver computed) and memory.\n";
+
 std::vector<Command> alpa_commands() {
   return {
       {"reshard", "the collectives that turn one sharding spec into another", "--mesh RxC --from S --to S --shape AxB",
        {{"mesh", "cluster", "alpha", "beta", "from", "to", "shape", "dtype-bytes"}, {"table"}}, reshard_command},
       {"intra", "Alpa's intra-op plan: a parallel algorithm per op on a device mesh", "--model M --mesh RxC --cluster C",
-       {{"model", "mesh", "cluster", "alpha", "beta", "solver", "write-lp", "memory-budget-bytes"}, {"all-meshes"}}, intra_command},
+       {{"model", "mesh", "cluster", "alpha", "beta", "solver", "write-lp", "memory-budget-bytes"}, {"all-meshes", "reduce-scatter", "remat"}},
+       intra_command, kIntraHelp},
   };
 }
 

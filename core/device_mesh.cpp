@@ -8,19 +8,45 @@ namespace autopar {
 
 std::string DeviceMesh::shape_string() const { return std::to_string(rows()) + "x" + std::to_string(cols()); }
 
+namespace {
+
+// Alpa rounds the alpha-beta time to a whole number and adds a constant per collective kind.
+double alpa_rounded(double time, double constant) { return std::round(time) + constant; }
+
+}  // namespace
+
 double all_reduce_cost(const MeshAxis& a, double bytes) {
   if (a.size <= 1) return 0;
-  return a.alpha + 2.0 * a.beta * double(a.size - 1) / double(a.size) * bytes;
+  const double t = a.alpha + 2.0 * a.beta * double(a.size - 1) / double(a.size) * bytes;
+  return a.alpa_convention ? alpa_rounded(t, 0.01) : t;
 }
 
 double all_gather_cost(const MeshAxis& a, double bytes) {
   if (a.size <= 1) return 0;
-  return a.alpha + a.beta * double(a.size - 1) / double(a.size) * bytes;
+  const double t = a.alpha + a.beta * double(a.size - 1) / double(a.size) * bytes;
+  return a.alpa_convention ? alpa_rounded(t, 0.1) : t;
 }
 
-double reduce_scatter_cost(const MeshAxis& a, double bytes) { return all_gather_cost(a, bytes); }
+double reduce_scatter_cost(const MeshAxis& a, double bytes) {
+  if (a.size <= 1) return 0;
+  const double t = a.alpha + a.beta * double(a.size - 1) / double(a.size) * bytes;
+  return a.alpa_convention ? alpa_rounded(t, 0.001) : t;
+}
 
-double all_to_all_cost(const MeshAxis& a, double bytes) { return all_gather_cost(a, bytes); }
+double all_to_all_cost(const MeshAxis& a, double bytes) {
+  if (a.size <= 1) return 0;
+  if (!a.alpa_convention) return a.alpha + a.beta * double(a.size - 1) / double(a.size) * bytes;
+  // Alpa prices the whole tensor (n * B) at (n-1)/n^2 per byte, times its penalty factor n/2.
+  const double n = double(a.size);
+  return alpa_rounded(a.alpha + a.beta * (n - 1) / n / n * (n * bytes) * (n / 2), 0.001);
+}
+
+double replicated_penalty(const DeviceMesh& mesh) {
+  if (!mesh.alpa_conventions()) return 0;
+  double sum = 0;
+  for (const MeshAxis& a : mesh.axis) sum += alpa_rounded(a.alpha + 2.0 * a.beta * double(a.size - 1) / double(a.size), 0.01);
+  return std::round(sum);
+}
 
 Result<std::pair<int, int>> parse_mesh_shape(const std::string& text, const std::string& arg_path) {
   size_t x = text.find('x');
@@ -88,8 +114,8 @@ Result<DeviceMesh> mesh_from_costs(int rows, int cols, const std::string& alphas
   if (int64_t(rows) * cols > kMaxDevices)
     return make_error("too_large", "the mesh has more than " + std::to_string(kMaxDevices) + " devices", "--mesh");
   m.unitless = true;
-  m.axis[0] = {rows, a[0], b[0], false};
-  m.axis[1] = {cols, a[1], b[1], false};
+  m.axis[0] = {rows, a[0], b[0], false, true};
+  m.axis[1] = {cols, a[1], b[1], false, true};
   return m;
 }
 

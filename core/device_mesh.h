@@ -16,6 +16,11 @@ struct MeshAxis {
   double alpha = 0;
   double beta = 0;
   bool crosses_nodes = false;
+  // Alpa's alpha-beta conventions (set by mesh_from_costs): each collective costs
+  // round(alpha + beta * volume) plus a constant that breaks ties (all-gather 0.1, all-reduce
+  // 0.01, reduce-scatter and all-to-all 0.001), and an all-to-all is charged Alpa's
+  // penalty factor n/2, as in the ClusterEnvironment of Alpa's auto-sharding pass.
+  bool alpa_convention = false;
 };
 
 // A logical R x C mesh; position (r, c) is device r * C + c.
@@ -27,15 +32,23 @@ struct DeviceMesh {
   int devices() const { return axis[0].size * axis[1].size; }
   // "2x4".
   std::string shape_string() const;
+  // True when the costs follow Alpa's conventions (a mesh given by --alpha/--beta).
+  bool alpa_conventions() const { return axis[0].alpa_convention; }
 };
 
 // Collectives along one axis; `bytes` is the per-device buffer B of INTERFACES.md (all-gather:
 // the gathered output; reduce-scatter: its input; all-reduce and all-to-all: the buffer).
-// Over an axis of one device they cost nothing.
+// Over an axis of one device they cost nothing. On an Alpa-convention axis (see MeshAxis) the
+// all-to-all is a + b(n-1)/2*B (Alpa's a + b(n-1)/n^2 * nB * n/2) before rounding.
 double all_reduce_cost(const MeshAxis& a, double bytes);
 double all_gather_cost(const MeshAxis& a, double bytes);
 double reduce_scatter_cost(const MeshAxis& a, double bytes);
 double all_to_all_cost(const MeshAxis& a, double bytes);
+
+// Alpa's penalty for keeping a parameter or model input replicated (its ILP adds it to the
+// "R" strategy of every parameter): round(AllReduce(1 byte, axis 0) + AllReduce(1 byte, axis 1)),
+// with Alpa's formula also on an axis of one device. 0 on a cluster mesh, which has no such term.
+double replicated_penalty(const DeviceMesh& mesh);
 
 // Parses "RxC" (both at least 1).
 Result<std::pair<int, int>> parse_mesh_shape(const std::string& text, const std::string& arg_path = "--mesh");

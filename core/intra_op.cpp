@@ -6,18 +6,45 @@
 // i is row parallelism (the partial outputs Y are all-reduced in the forward pass), j is column
 // parallelism (the partial input gradients dX are all-reduced in the backward pass; none for
 // model input data, which gets no gradient). Communication is counted; compute is not, since
-// every such split divides the work evenly (lecture 5.4).
+// every such split divides the work evenly (lecture 5.4; an uneven split's largest part differs
+// by one element, and it bounds the buffers costed here: see per_device_elements).
+//
+// Two cost conventions (DeviceMesh::alpa_conventions):
+//   cluster mesh (--cluster): what a real run pays. Model inputs arrive split by batch (a data
+//     loader); one gradient all-reduce per op (a bucket); the loss's scalar all-reduce is paid;
+//     parameters may be stored split over both mesh axes.
+//   Alpa mesh (--alpha/--beta): the conventions of Alpa's auto-sharding pass, so that its own
+//     tests' objectives come out: rounded collective costs with constant terms (device_mesh.h);
+//     model inputs take any 1-D sharding for free (the ILP picks how the loader shards them);
+//     a replicated parameter pays the replicated penalty for itself and Adam's two moments, a
+//     replicated input once; one all-reduce per gradient tensor; parameters are stored split
+//     along at most one mesh axis (a 2-D split is sliced for the forward pass and its gradient
+//     all-gathered back); the loss, not returned, costs nothing.
 #include "intra_op.h"
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 
 namespace autopar {
 namespace {
 
 constexpr AxisMask kAxis[2] = {1, 2};
+
+// The axes of `mask` that have more than one device (the others never communicate).
+AxisMask live_axes(AxisMask mask, const DeviceMesh& mesh) {
+  AxisMask m = 0;
+  for (int a = 0; a < 2; ++a)
+    if ((mask & kAxis[a]) && mesh.axis[a].size > 1) m |= kAxis[a];
+  return m;
+}
+
+int axis_count(AxisMask mask, const DeviceMesh& mesh) {
+  const AxisMask m = live_axes(mask, mesh);
+  return (m & 1) + ((m >> 1) & 1);
+}
 
 // Sum of an all-reduce of `bytes` over each axis in `mask` in turn.
 double all_reduce_over(AxisMask mask, double bytes, const DeviceMesh& mesh) {
@@ -34,15 +61,27 @@ double all_to_all_over(AxisMask mask, double bytes, const DeviceMesh& mesh) {
   return c;
 }
 
+CollectiveCounts all_reduces(int n) {
+  CollectiveCounts c;
+  c.all_reduce = n;
+  return c;
+}
+
 double bytes_of(const Tensor& t, const ShardingSpec& s, const DeviceMesh& mesh) {
   return per_device_elements(s, t.shape, mesh) * dtype_bytes(t.dtype);
 }
 
 ShardingSpec spec_of_rank(size_t rank) { return ShardingSpec{std::vector<AxisMask>(rank, 0)}; }
 
+bool replicated(const ShardingSpec& s, const DeviceMesh& mesh) {
+  AxisMask used = 0;
+  for (AxisMask m : s.dims) used |= m;
+  return live_axes(used, mesh) == 0;
+}
+
 // Every way to give each mesh axis (of more than one device) to one of `roles` loop dimensions,
-// as masks per role; `fits(masks)` tells whether the splits divide. When no assignment fits,
-// axes may stay unassigned (replicated).
+// as masks per role; `fits(masks)` tells whether the splits are possible. When no assignment
+// fits, axes may stay unassigned (replicated).
 std::vector<std::vector<AxisMask>> role_assignments(const DeviceMesh& mesh, size_t roles,
                                                     const std::function<bool(const std::vector<AxisMask>&)>& fits) {
   std::vector<std::vector<AxisMask>> out;
@@ -76,7 +115,13 @@ std::string role_name(const std::vector<AxisMask>& masks, const std::vector<cons
   return s.empty() ? "replicated" : s;
 }
 
-bool divides(int64_t size, AxisMask m, const DeviceMesh& mesh) { return size % mask_ways(m, mesh) == 0; }
+// A dimension of `size` can be split over the axes of `m` when every device gets at least one
+// element; the parts need not be equal (uneven split, largest part ceil(size / ways)).
+bool fits(int64_t size, AxisMask m, const DeviceMesh& mesh) { return size >= mask_ways(m, mesh); }
+
+std::vector<ShardingSpec> param_specs_of(const OpStrategy& s, const Op& op) {
+  return std::vector<ShardingSpec>(s.inputs.begin() + long(op.inputs.size()), s.inputs.end());
+}
 
 double param_bytes_of(const Op& op, const std::vector<ShardingSpec>& param_specs, const DeviceMesh& mesh) {
   double b = 0;
@@ -86,8 +131,57 @@ double param_bytes_of(const Op& op, const std::vector<ShardingSpec>& param_specs
 
 // Memory of a strategy: parameters and their gradients, and the output kept for backward.
 void set_memory(OpStrategy& s, const Op& op, const DeviceMesh& mesh) {
-  std::vector<ShardingSpec> params(s.inputs.begin() + long(op.inputs.size()), s.inputs.end());
-  s.memory_bytes = 2 * param_bytes_of(op, params, mesh) + bytes_of(op.output, s.output, mesh);
+  s.memory_bytes = 2 * param_bytes_of(op, param_specs_of(s, op), mesh) + bytes_of(op.output, s.output, mesh);
+}
+
+// The gradient synchronisation of a strategy whose parameter k is all-reduced over
+// `axes[k]`, and, under Alpa's conventions, its parameter terms (see the file comment).
+void set_parameter_costs(OpStrategy& s, const Op& op, const std::vector<AxisMask>& axes, const DeviceMesh& mesh) {
+  const std::vector<ShardingSpec> specs = param_specs_of(s, op);
+  const bool alpa = mesh.alpa_conventions();
+  s.grad_sync = 0;
+  s.grad_syncs.clear();
+  for (size_t k = 0; k < op.params.size(); ++k) {
+    const AxisMask m = live_axes(axes[k], mesh);
+    const double bytes = bytes_of(op.params[k], specs[k], mesh);
+    if (m == 0 || bytes <= 0) continue;
+    // Alpa: one all-reduce per tensor; a cluster: one bucket per op and set of axes.
+    auto it = std::find_if(s.grad_syncs.begin(), s.grad_syncs.end(), [&](const GradSync& g) { return g.axes == m; });
+    if (alpa || it == s.grad_syncs.end()) {
+      s.grad_syncs.push_back(GradSync{{int(k)}, m, bytes, 0});
+    } else {
+      it->params.push_back(int(k));
+      it->bytes += bytes;
+    }
+  }
+  for (GradSync& g : s.grad_syncs) {
+    g.cost = all_reduce_over(g.axes, g.bytes, mesh);
+    s.grad_sync += g.cost;
+  }
+  s.penalty = 0;
+  s.update_collectives = CollectiveCounts{};
+  if (!alpa) return;
+  const double pen = replicated_penalty(mesh);
+  for (size_t k = 0; k < op.params.size(); ++k) {
+    const ShardingSpec& p = specs[k];
+    AxisMask used = 0;
+    for (AxisMask d : p.dims) used |= d;
+    used = live_axes(used, mesh);
+    if (used == 0) {
+      s.penalty += 3 * pen;   // the parameter and Adam's two moments, each an input of the step
+    } else if (used == 3) {
+      // Stored split along one axis; the gradient is all-gathered over the other, whichever is cheaper.
+      double best = 0;
+      for (int keep = 0; keep < 2; ++keep) {
+        ShardingSpec stored = p;
+        for (AxisMask& d : stored.dims) d &= kAxis[keep];
+        const double c = all_gather_cost(mesh.axis[1 - keep], bytes_of(op.params[k], stored, mesh));
+        if (keep == 0 || c < best) best = c;
+      }
+      s.grad_sync += best;
+      s.update_collectives.all_gather += 1;
+    }
+  }
 }
 
 // Matmul-like ops: linear, conv1d, conv2d. Roles: data (b), row (i, the reduced dimension),
@@ -102,7 +196,7 @@ std::vector<OpStrategy> matmul_strategies(const Op& op, const DeviceMesh& mesh, 
   const int64_t b = x[0], i = conv ? x[1] : x.back(), j = y[y_j];
   std::vector<OpStrategy> out;
   for (const auto& m : role_assignments(mesh, 3, [&](const std::vector<AxisMask>& r) {
-         return divides(b, r[0], mesh) && divides(j, r[2], mesh) && (r[1] == 0 || (!flatten && divides(i, r[1], mesh)));
+         return fits(b, r[0], mesh) && fits(j, r[2], mesh) && (r[1] == 0 || (!flatten && fits(i, r[1], mesh)));
        })) {
     OpStrategy s;
     s.name = role_name(m, {"data", "row", "column"});
@@ -128,9 +222,12 @@ std::vector<OpStrategy> matmul_strategies(const Op& op, const DeviceMesh& mesh, 
     }
     s.output = ys;
     s.forward_comm = all_reduce_over(m[1], bytes_of(op.output, ys, mesh), mesh);
-    if (!input_is_data) s.backward_comm = all_reduce_over(m[2], bytes_of(op.inputs[0], xs, mesh), mesh);
-    std::vector<ShardingSpec> params(s.inputs.begin() + 1, s.inputs.end());
-    s.grad_sync = all_reduce_over(m[0], param_bytes_of(op, params, mesh), mesh);
+    s.forward_collectives = all_reduces(axis_count(m[1], mesh));
+    if (!input_is_data) {
+      s.backward_comm = all_reduce_over(m[2], bytes_of(op.inputs[0], xs, mesh), mesh);
+      s.backward_collectives = all_reduces(axis_count(m[2], mesh));
+    }
+    set_parameter_costs(s, op, std::vector<AxisMask>(op.params.size(), m[0]), mesh);
     set_memory(s, op, mesh);
     out.push_back(s);
   }
@@ -145,7 +242,7 @@ std::vector<OpStrategy> embedding_strategies(const Op& op, const DeviceMesh& mes
   const Shape& table = op.params[0].shape;
   std::vector<OpStrategy> out;
   for (const auto& m : role_assignments(mesh, 3, [&](const std::vector<AxisMask>& r) {
-         return divides(ids[0], r[0], mesh) && divides(table[0], r[1], mesh) && divides(table[1], r[2], mesh);
+         return fits(ids[0], r[0], mesh) && fits(table[0], r[1], mesh) && fits(table[1], r[2], mesh);
        })) {
     OpStrategy s;
     s.name = role_name(m, {"data", "row", "column"});
@@ -158,7 +255,8 @@ std::vector<OpStrategy> embedding_strategies(const Op& op, const DeviceMesh& mes
     s.inputs = {is, ts};
     s.output = ys;
     s.forward_comm = all_reduce_over(m[1], bytes_of(op.output, ys, mesh), mesh);
-    s.grad_sync = all_reduce_over(m[0], bytes_of(op.params[0], ts, mesh), mesh);
+    s.forward_collectives = all_reduces(axis_count(m[1], mesh));
+    set_parameter_costs(s, op, {m[0]}, mesh);
     set_memory(s, op, mesh);
     out.push_back(s);
   }
@@ -173,7 +271,7 @@ std::vector<OpStrategy> attention_strategies(const Op& op, const DeviceMesh& mes
   const int64_t kv_heads = kv == op.spec.attrs.end() ? heads : kv->second;
   std::vector<OpStrategy> out;
   for (const auto& m : role_assignments(mesh, 2, [&](const std::vector<AxisMask>& r) {
-         return divides(x[0], r[0], mesh) && divides(heads, r[1], mesh) && divides(kv_heads, r[1], mesh);
+         return fits(x[0], r[0], mesh) && fits(heads, r[1], mesh) && fits(kv_heads, r[1], mesh);
        })) {
     OpStrategy s;
     s.name = role_name(m, {"data", "heads"});
@@ -195,7 +293,7 @@ std::vector<OpStrategy> moe_strategies(const Op& op, const DeviceMesh& mesh) {
   const int64_t experts = op.spec.attrs.at("experts"), top_k = op.spec.attrs.at("top_k");
   std::vector<OpStrategy> out;
   for (const auto& m : role_assignments(mesh, 2, [&](const std::vector<AxisMask>& r) {
-         return divides(x[0], AxisMask(r[0] | r[1]), mesh) && divides(experts, r[1], mesh);
+         return fits(x[0], AxisMask(r[0] | r[1]), mesh) && fits(experts, r[1], mesh);
        })) {
     OpStrategy s;
     s.name = role_name(m, {"data", "expert"});
@@ -211,9 +309,11 @@ std::vector<OpStrategy> moe_strategies(const Op& op, const DeviceMesh& mesh) {
     const double tokens = bytes_of(op.inputs[0], xs, mesh) * double(top_k);
     s.forward_comm = 2 * all_to_all_over(m[1], tokens, mesh);
     s.backward_comm = 2 * all_to_all_over(m[1], tokens, mesh);
+    s.forward_collectives.all_to_all = s.backward_collectives.all_to_all = 2 * axis_count(m[1], mesh);
     // The gate is replicated everywhere; expert weights only across the data axes.
-    s.grad_sync = all_reduce_over(AxisMask(m[0] | m[1]), bytes_of(op.params[0], s.inputs[1], mesh), mesh) +
-                  all_reduce_over(m[0], bytes_of(op.params[1], s.inputs[2], mesh) + bytes_of(op.params[2], s.inputs[3], mesh), mesh);
+    std::vector<AxisMask> axes(op.params.size(), m[0]);
+    axes[0] = AxisMask(m[0] | m[1]);
+    set_parameter_costs(s, op, axes, mesh);
     set_memory(s, op, mesh);
     out.push_back(s);
   }
@@ -269,10 +369,13 @@ std::vector<OpStrategy> follower_strategies(const Op& op, const DeviceMesh& mesh
     for (const Tensor& p : op.params) s.inputs.push_back(spec_of_rank(p.shape.size()));   // replicated
     s.output = output;
     s.name = "follow " + spec_to_string(first);
-    double pbytes = 0;
-    for (const Tensor& p : op.params) pbytes += double(tensor_bytes(p));
-    s.grad_sync = all_reduce_over(used, pbytes, mesh);
-    if (op.spec.kind == OpKind::loss) s.forward_comm = all_reduce_over(used, double(dtype_bytes(op.output.dtype)), mesh);
+    set_parameter_costs(s, op, std::vector<AxisMask>(op.params.size(), used), mesh);
+    // The loss is reported, so its partial sums are all-reduced; Alpa's train step does not
+    // return it, so there it is free.
+    if (op.spec.kind == OpKind::loss && !mesh.alpa_conventions()) {
+      s.forward_comm = all_reduce_over(used, double(dtype_bytes(op.output.dtype)), mesh);
+      s.forward_collectives = all_reduces(axis_count(used, mesh));
+    }
     set_memory(s, op, mesh);
     for (const OpStrategy& o : out)
       if (o.inputs == s.inputs && o.output == s.output) return;
@@ -284,7 +387,94 @@ std::vector<OpStrategy> follower_strategies(const Op& op, const DeviceMesh& mesh
   return out;
 }
 
+// The specs Alpa lets a model input take: replicated, or one dimension split along one mesh
+// axis (its EnumerateAll1DPartition for parameters), 1-D splits first.
+std::vector<ShardingSpec> alpa_input_specs(const Shape& shape, const DeviceMesh& mesh) {
+  std::vector<ShardingSpec> out;
+  for (size_t d = 0; d < shape.size(); ++d)
+    for (int a = 0; a < 2; ++a) {
+      if (mesh.axis[a].size <= 1 || shape[d] < mesh.axis[a].size) continue;
+      ShardingSpec s = spec_of_rank(shape.size());
+      s.dims[d] = kAxis[a];
+      out.push_back(s);
+    }
+  out.push_back(spec_of_rank(shape.size()));
+  return out;
+}
+
+bool is_gradient_input(const IntraOpOptions& o, const std::string& name) {
+  return std::find(o.gradient_inputs.begin(), o.gradient_inputs.end(), name) != o.gradient_inputs.end();
+}
+
+// The reduce-scatter of one gradient synchronisation: on a cluster the bucket is a flat buffer
+// (ZeRO flattens it), always divisible; under Alpa's conventions the tensor is scattered along
+// its first dimension that can take the extra split. Returns the dimension, -1 for a flat
+// bucket, -2 when the tensor cannot be scattered (it keeps its all-reduce).
+int scatter_dim(const Op& op, const OpStrategy& s, const GradSync& g, const DeviceMesh& mesh) {
+  if (!mesh.alpa_conventions()) return -1;
+  const Tensor& p = op.params[size_t(g.params[0])];
+  const ShardingSpec& spec = s.inputs[op.inputs.size() + size_t(g.params[0])];
+  // A dimension no mesh axis splits yet first (a kernel split by columns is scattered by rows),
+  // else one that can take a second split (a bias already split by columns).
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t d = 0; d < p.shape.size(); ++d)
+      if ((pass == 1 || live_axes(spec.dims[d], mesh) == 0) && p.shape[d] >= mask_ways(AxisMask(spec.dims[d] | g.axes), mesh)) return int(d);
+  return -2;
+}
+
+// Reduce-scatter + all-gather replacing the all-reduce of `g` (scattered along `dim`), and the
+// gradient bytes per device that remain.
+struct ScatteredSync {
+  double cost = 0;
+  double grad_bytes = 0;
+};
+
+ScatteredSync scattered(const Op& op, const OpStrategy& s, const GradSync& g, int dim, const DeviceMesh& mesh) {
+  ScatteredSync out;
+  std::vector<int> axes;
+  for (int a = 0; a < 2; ++a)
+    if (g.axes & kAxis[a]) axes.push_back(a);
+  if (dim == -1) {   // a flat bucket: each step divides the buffer
+    double b = g.bytes;
+    for (int a : axes) {
+      out.cost += reduce_scatter_cost(mesh.axis[a], b);
+      b /= mesh.axis[a].size;
+    }
+    out.grad_bytes = b;
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+      b *= mesh.axis[*it].size;
+      out.cost += all_gather_cost(mesh.axis[*it], b);
+    }
+    return out;
+  }
+  const Tensor& p = op.params[size_t(g.params[0])];
+  ShardingSpec cur = s.inputs[op.inputs.size() + size_t(g.params[0])];
+  for (int a : axes) {
+    out.cost += reduce_scatter_cost(mesh.axis[a], bytes_of(p, cur, mesh));
+    cur.dims[size_t(dim)] |= kAxis[a];
+  }
+  out.grad_bytes = bytes_of(p, cur, mesh);
+  for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+    cur.dims[size_t(dim)] &= AxisMask(~kAxis[*it]);
+    out.cost += all_gather_cost(mesh.axis[*it], bytes_of(p, cur, mesh));
+  }
+  return out;
+}
+
+const OpStrategy& chosen(const IntraOpPlan& plan, size_t v) { return plan.strategies[v][size_t(plan.solution.choice[v])]; }
+
 }  // namespace
+
+CollectiveCounts collectives_of(const ReshardPlan& p) {
+  CollectiveCounts c;
+  for (const ReshardStep& st : p.steps) {
+    if (st.collective == "all-gather") ++c.all_gather;
+    else if (st.collective == "all-to-all") ++c.all_to_all;
+    else if (st.collective == "all-reduce") ++c.all_reduce;
+    else if (st.collective == "reduce-scatter") ++c.reduce_scatter;
+  }
+  return c;
+}
 
 int64_t work_split(const OpStrategy& s, const DeviceMesh& mesh) {
   AxisMask used = 0;
@@ -297,7 +487,7 @@ int64_t work_split(const OpStrategy& s, const DeviceMesh& mesh) {
 ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh) {
   ShardingSpec s = spec_of_rank(shape.size());
   for (AxisMask m : {AxisMask(3), AxisMask(2), AxisMask(1)})
-    if (mask_ways(m, mesh) > 1 && shape[0] % mask_ways(m, mesh) == 0) {
+    if (live_axes(m, mesh) == m && mask_ways(m, mesh) > 1 && fits(shape[0], m, mesh)) {   // only axes of several devices
       s.dims[0] = m;
       break;
     }
@@ -305,11 +495,12 @@ ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh) {
 }
 
 std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options) {
+  const bool alpa = mesh.alpa_conventions();
+  const double pen = replicated_penalty(mesh);
   std::vector<std::vector<OpStrategy>> all(g.ops.size());
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const Op& op = g.ops[v];
-    const bool input_is_data = op.producers[0] < 0 && std::find(options.gradient_inputs.begin(), options.gradient_inputs.end(),
-                                                                op.inputs[0].name) == options.gradient_inputs.end();
+    const bool input_is_data = op.producers[0] < 0 && !is_gradient_input(options, op.inputs[0].name);
     switch (op.spec.kind) {
       case OpKind::linear:
       case OpKind::conv1d:
@@ -320,7 +511,8 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
       default: {
         std::vector<ShardingSpec> candidates;
         if (input_is_data) {
-          candidates.push_back(input_data_spec(op.inputs[0].shape, mesh));
+          if (alpa) candidates = alpa_input_specs(op.inputs[0].shape, mesh);   // narrowed on 2-D meshes below
+          else candidates.push_back(input_data_spec(op.inputs[0].shape, mesh));
         } else if (op.producers[0] < 0) {
           candidates = all_specs(op.inputs[0].shape, mesh);   // a stage's activation: any layout it arrives in
         } else {
@@ -329,6 +521,17 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
         }
         all[v] = follower_strategies(op, mesh, candidates);
       }
+    }
+    // Alpa on a 2-D mesh splits the batch dimension of every activation along mesh axis 0
+    // (its force_batch_dim_to_mesh_dim = 0), leaving axis 1 to operator parallelism.
+    if (alpa && mesh.rows() > 1 && mesh.cols() > 1) {
+      std::vector<OpStrategy> kept;
+      for (const OpStrategy& s : all[v]) {
+        bool batch_on_0 = !s.output.dims.empty() && s.output.dims[0] == 1;
+        for (size_t k = 0; k < op.inputs.size(); ++k) batch_on_0 = batch_on_0 && s.inputs[k].dims[0] == 1;
+        if (batch_on_0) kept.push_back(s);
+      }
+      if (!kept.empty()) all[v] = kept;
     }
     if (options.data_parallel_only) {
       // No operator parallelism: keep the strategies that split nothing but the batch.
@@ -339,18 +542,84 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
           kept.push_back(s);
       if (!kept.empty()) all[v] = kept;
     }
-    for (OpStrategy& s : all[v]) s.grad_sync *= options.grad_sync_scale;
+    for (OpStrategy& s : all[v]) {
+      s.grad_sync *= options.grad_sync_scale;
+      for (GradSync& gs : s.grad_syncs) gs.cost *= options.grad_sync_scale;
+    }
     // Model input data arrives in its loader spec; moving it costs (forward only: no gradient).
+    // Under Alpa's conventions the loader delivers any 1-D spec (a replicated one pays the penalty).
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       if (op.producers[k] >= 0) continue;
       // A pipeline stage's activations arrive as the previous stage sends them (costed there).
-      if (std::find(options.gradient_inputs.begin(), options.gradient_inputs.end(), op.inputs[k].name) != options.gradient_inputs.end()) continue;
-      const ShardingSpec loaded = input_data_spec(op.inputs[k].shape, mesh);
-      for (OpStrategy& s : all[v])
-        s.input_reshard += reshard(loaded, s.inputs[k], op.inputs[k].shape, dtype_bytes(op.inputs[k].dtype), mesh).cost;
+      if (is_gradient_input(options, op.inputs[k].name)) continue;
+      const Tensor& t = op.inputs[k];
+      std::vector<ShardingSpec> sources = alpa ? alpa_input_specs(t.shape, mesh) : std::vector<ShardingSpec>{input_data_spec(t.shape, mesh)};
+      if (alpa && mesh.rows() > 1 && mesh.cols() > 1 && t.shape[0] >= mesh.rows()) {   // the batch on axis 0 (see above)
+        ShardingSpec batch = spec_of_rank(t.shape.size());
+        batch.dims[0] = 1;
+        sources = {batch};
+      }
+      for (OpStrategy& s : all[v]) {
+        double best = -1, best_penalty = 0;
+        ReshardPlan best_plan;
+        for (const ShardingSpec& src : sources) {
+          const ReshardPlan p = reshard(src, s.inputs[k], t.shape, dtype_bytes(t.dtype), mesh);
+          const double penalty = alpa && replicated(src, mesh) ? pen : 0;
+          if (best < 0 || p.cost + penalty < best) {
+            best = p.cost + penalty;
+            best_penalty = penalty;
+            best_plan = p;
+          }
+        }
+        s.input_reshard += best_plan.cost;
+        s.penalty += best_penalty;
+        s.input_collectives += collectives_of(best_plan);
+      }
     }
+    // Rematerialization runs the forward pass again before the backward pass.
+    if (options.remat)
+      for (OpStrategy& s : all[v]) s.recompute_comm = s.forward_comm + s.input_reshard;
   }
   return all;
+}
+
+CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options) {
+  const DeviceMesh& mesh = plan.mesh;
+  const int forward_passes = options.remat ? 2 : 1;
+  CollectiveCounts c;
+  // Gradient collectives combine per set of mesh axes (and scatter dimension).
+  std::set<std::pair<int, int>> all_reduce_groups, scatter_groups;
+  for (size_t v = 0; v < g.ops.size(); ++v) {
+    const OpStrategy& s = chosen(plan, v);
+    for (int k = 0; k < forward_passes; ++k) {
+      c += s.forward_collectives;
+      c += s.input_collectives;
+    }
+    c += s.backward_collectives;
+    c += s.update_collectives;
+    for (const GradSync& gs : s.grad_syncs) {
+      const int dim = options.reduce_scatter ? scatter_dim(g.ops[v], s, gs, mesh) : -2;
+      if (dim == -2) all_reduce_groups.insert({gs.axes, 0});
+      else scatter_groups.insert({gs.axes, dim});
+    }
+  }
+  for (const auto& [axes, dim] : all_reduce_groups) c.all_reduce += axis_count(AxisMask(axes), mesh);
+  for (const auto& [axes, dim] : scatter_groups) {
+    c.reduce_scatter += axis_count(AxisMask(axes), mesh);
+    c.all_gather += axis_count(AxisMask(axes), mesh);
+  }
+  for (size_t v = 0; v < g.ops.size(); ++v)
+    for (size_t k = 0; k < g.ops[v].inputs.size(); ++k) {
+      const int u = g.ops[v].producers[k];
+      if (u < 0) continue;
+      const Tensor& t = g.ops[v].inputs[k];
+      const ShardingSpec& from = chosen(plan, size_t(u)).output;
+      const ShardingSpec& to = chosen(plan, v).inputs[k];
+      const CollectiveCounts fwd = collectives_of(reshard(from, to, t.shape, dtype_bytes(t.dtype), mesh));
+      for (int p = 0; p < forward_passes; ++p) c += fwd;
+      c += collectives_of(reshard(to, from, t.shape, dtype_bytes(t.dtype), mesh));
+    }
+  return c;
 }
 
 Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options) {
@@ -369,7 +638,8 @@ Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const 
     p.node_cost.push_back(cost);
     p.node_memory.push_back(mem);
   }
-  // Edges: resharding the activation forward and its gradient backward.
+  // Edges: resharding the activation forward (again when rematerialized) and its gradient backward.
+  const double forward_passes = options.remat ? 2 : 1;
   for (size_t v = 0; v < g.ops.size(); ++v)
     for (size_t k = 0; k < g.ops[v].inputs.size(); ++k) {
       const int u = g.ops[v].producers[k];
@@ -384,7 +654,7 @@ Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const 
           auto key = std::make_pair(a.output, b.inputs[k]);
           auto it = memo.find(key);
           if (it == memo.end()) {
-            double c = reshard(a.output, b.inputs[k], t.shape, dtype_bytes(t.dtype), mesh).cost +
+            double c = forward_passes * reshard(a.output, b.inputs[k], t.shape, dtype_bytes(t.dtype), mesh).cost +
                        reshard(b.inputs[k], a.output, t.shape, dtype_bytes(t.dtype), mesh).cost;
             it = memo.emplace(key, c).first;
           }
@@ -400,18 +670,68 @@ Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const 
   else if (solver == "exhaustive") sol = solve_exhaustive(p);
   if (!sol.ok()) return sol.error();
   plan.solution = sol.value();
-  plan.objective = plan.solution.objective;
+  plan.solver_objective = plan.solution.objective;
+  // The totals of the chosen plan, recomputed from its strategies and edges.
+  double params = 0, grads = 0, optimizer = 0, activations = 0;
   for (size_t v = 0; v < g.ops.size(); ++v) {
-    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
-    plan.communication_cost += s.forward_comm + s.backward_comm + s.grad_sync;
+    const Op& op = g.ops[v];
+    const OpStrategy& s = chosen(plan, v);
+    plan.communication_cost += s.forward_comm + s.backward_comm + s.grad_sync + s.recompute_comm;
     plan.resharding_cost += s.input_reshard;
-    plan.memory_per_device += s.memory_bytes;
-    plan.activation_memory_per_device += per_device_elements(s.output, g.ops[v].output.shape, mesh) * dtype_bytes(g.ops[v].output.dtype);
+    plan.penalty_cost += s.penalty;
     plan.grad_sync_cost += options.grad_sync_scale > 0 ? s.grad_sync / options.grad_sync_scale : 0;
+    const std::vector<ShardingSpec> specs = param_specs_of(s, op);
+    std::vector<double> grad_bytes(op.params.size());
+    for (size_t k = 0; k < op.params.size(); ++k) grad_bytes[k] = bytes_of(op.params[k], specs[k], mesh);
+    const double op_params = param_bytes_of(op, specs, mesh);
+    params += op_params;
+    double op_optimizer = 2 * op_params;
+    // ZeRO-2: each device keeps only its shard of the gradients and updates only its shard of
+    // the weights, so it holds only that shard of the optimizer state.
+    if (options.reduce_scatter)
+      for (const GradSync& gs : s.grad_syncs) {
+        const int dim = scatter_dim(op, s, gs, mesh);
+        if (dim == -2) continue;
+        const ScatteredSync rs = scattered(op, s, gs, dim, mesh);
+        plan.reduce_scatter_delta += rs.cost * options.grad_sync_scale - gs.cost;
+        double bucket = 0;
+        for (int k : gs.params) bucket += grad_bytes[size_t(k)];
+        const double kept = bucket > 0 ? rs.grad_bytes / bucket : 1;
+        for (int k : gs.params) {
+          op_optimizer -= 2 * grad_bytes[size_t(k)] * (1 - kept);
+          grad_bytes[size_t(k)] *= kept;
+        }
+      }
+    for (double b : grad_bytes) grads += b;
+    optimizer += op_optimizer;
+    activations += bytes_of(op.output, s.output, mesh);
   }
-  plan.param_memory_per_device = plan.memory_per_device - plan.activation_memory_per_device;
+  plan.communication_cost += plan.reduce_scatter_delta;
+  if (options.remat) {
+    // Keep only the outputs several ops read (the residual stream: one per half layer of a
+    // transformer) and recompute the rest one segment at a time (Chen et al. 2016): activation
+    // memory = those checkpoints + the largest segment between two of them.
+    double checkpoints = 0, segment = 0, largest = 0;
+    for (size_t v = 0; v < g.ops.size(); ++v) {
+      const double b = bytes_of(g.ops[v].output, chosen(plan, v).output, mesh);
+      if (g.consumers[v].size() >= 2) {
+        checkpoints += b;
+        largest = std::max(largest, segment);
+        segment = 0;
+      } else {
+        segment += b;
+      }
+    }
+    activations = checkpoints + std::max(largest, segment);
+  }
+  plan.activation_memory_per_device = activations;
+  plan.param_memory_per_device = params + grads;
+  plan.memory_per_device = params + grads + activations;
+  plan.optimizer_memory_per_device = optimizer;
   for (const auto& e : p.edges)
     plan.resharding_cost += e.cost[size_t(plan.solution.choice[size_t(e.u)] * p.choices(e.v) + plan.solution.choice[size_t(e.v)])];
+  plan.objective = plan.solver_objective + plan.reduce_scatter_delta;
+  plan.collectives = count_collectives(g, plan, options);
   plan.solve_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return plan;
 }

@@ -13,6 +13,36 @@
 
 namespace autopar {
 
+// How many collectives of each kind a plan (or a part of it) performs.
+struct CollectiveCounts {
+  int all_reduce = 0, all_gather = 0, reduce_scatter = 0, all_to_all = 0;
+  CollectiveCounts& operator+=(const CollectiveCounts& o) {
+    all_reduce += o.all_reduce;
+    all_gather += o.all_gather;
+    reduce_scatter += o.reduce_scatter;
+    all_to_all += o.all_to_all;
+    return *this;
+  }
+  bool operator==(const CollectiveCounts& o) const {
+    return all_reduce == o.all_reduce && all_gather == o.all_gather && reduce_scatter == o.reduce_scatter && all_to_all == o.all_to_all;
+  }
+  int total() const { return all_reduce + all_gather + reduce_scatter + all_to_all; }
+};
+
+// The collectives of one resharding (each step that is an all-gather or all-to-all).
+CollectiveCounts collectives_of(const ReshardPlan& p);
+
+// One gradient synchronisation of a strategy: the gradients of `params` (indices into the op's
+// parameters) all-reduced over the mesh axes `axes` (the axes that split the batch, along which
+// the parameter is replicated). On a cluster mesh one per op (a bucket, as DDP and ZeRO flatten
+// gradients); under Alpa's conventions one per parameter tensor, as its ILP sees them.
+struct GradSync {
+  std::vector<int> params;
+  AxisMask axes = 0;
+  double bytes = 0;     // per device, before the reduction
+  double cost = 0;      // of the all-reduce, already in OpStrategy::grad_sync
+};
+
 // One way to run one op on the mesh.
 struct OpStrategy {
   std::string name;                     // "data@0 column@1", "heads@1", "follow"
@@ -23,16 +53,22 @@ struct OpStrategy {
   double grad_sync = 0;                 // all-reduce of parameter gradients over the data axes
   double input_reshard = 0;             // bringing model input data into this op's input spec
   double memory_bytes = 0;              // per device: parameters and gradients, output activations
+  double penalty = 0;                   // Alpa's penalty for replicated parameters and inputs (0 on a cluster mesh)
+  double recompute_comm = 0;            // with rematerialization: the forward collectives and input resharding again
+  CollectiveCounts forward_collectives, backward_collectives, input_collectives;   // counted once each
+  std::vector<GradSync> grad_syncs;     // what grad_sync pays for (combined across ops when counted)
+  CollectiveCounts update_collectives;  // Alpa: all-gathers bringing a 2-D-split gradient to its stored 1-D spec
   // Everything this strategy costs on its own (the ILP's node cost).
-  double cost() const { return forward_comm + backward_comm + grad_sync + input_reshard; }
+  double cost() const { return forward_comm + backward_comm + grad_sync + input_reshard + penalty + recompute_comm; }
 };
 
 // How many devices share the op's work under a strategy: the mesh axes any of its tensors is
 // split along (an axis no tensor uses runs the op replicated).
 int64_t work_split(const OpStrategy& s, const DeviceMesh& mesh);
 
-// The spec a model input arrives in: split along its batch dimension over as many mesh axes as
-// divide it, as a data loader hands each device its own samples.
+// The spec a model input arrives in on a cluster mesh: split along its batch dimension over as
+// many mesh axes as it has samples for (uneven when they do not divide), as a data loader hands
+// each device its own samples.
 ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh);
 
 // Settings of the intra-op pass.
@@ -44,6 +80,8 @@ struct IntraOpOptions {
   double grad_sync_scale = 1;           // weight of gradient sync (1 / micro-batches in a pipeline stage)
   bool data_parallel_only = false;      // heavy ops may only split their batch (no operator parallelism)
   std::vector<std::string> gradient_inputs;   // model inputs that do need a gradient (a stage's activations)
+  bool reduce_scatter = false;          // after the solve: gradient all-reduce -> reduce-scatter + all-gather (ZeRO-2)
+  bool remat = false;                   // recompute activations in the backward pass (forward collectives paid twice)
 };
 
 // The strategies of every op, in graph order. Heavy ops (linear, convolution, embedding,
@@ -65,7 +103,19 @@ struct IntraOpPlan {
   double activation_memory_per_device = 0;            // outputs kept for the backward pass
   double grad_sync_cost = 0;                          // unscaled gradient sync of the chosen plan
   double solve_ms = 0;
+  double penalty_cost = 0;                            // Alpa's replicated penalties (objective = comm + resharding + penalty)
+  double solver_objective = 0;                        // what the solver reported (before --reduce-scatter)
+  double reduce_scatter_delta = 0;                    // objective change of the reduce-scatter pass
+  double optimizer_memory_per_device = 0;             // Adam's two moments per parameter (not in memory_per_device)
+  CollectiveCounts collectives;                       // per iteration, forward and backward, gradient collectives combined
 };
+
+// The collectives a chosen plan performs per iteration (forward, backward, recomputation,
+// resharding on every edge, gradient synchronisation). Gradient collectives over the same mesh
+// axes are combined into one, as XLA's all-reduce combiner (and DDP's buckets) do; under
+// --reduce-scatter the reduce-scatters and all-gathers combine when they also scatter the same
+// tensor dimension. Computed from the plan's strategies, independently of the solver.
+CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options);
 
 // Builds the problem and solves it.
 Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options);

@@ -34,7 +34,7 @@ double assignment_memory(const IntraProblem& p, const std::vector<int>& choice);
 // A solver's answer.
 struct IntraSolution {
   std::vector<int> choice;
-  double objective = 0;
+  double objective = 0;          // as the solver computed it (not from evaluate_assignment)
   std::string solver;            // "ilp", "dp", "exhaustive"
   std::string status = "optimal";// optimal, or time_limit (best found)
   int variables = 0, constraints = 0;   // ILP size

@@ -61,11 +61,12 @@ Result<IntraSolution> solve_chain_dp(const IntraProblem& p) {
   }
   sol.choice.assign(n, 0);
   int j = int(std::min_element(best[n - 1].begin(), best[n - 1].end()) - best[n - 1].begin());
+  // The DP's own sum along the best path (tests compare it with evaluate_assignment).
+  sol.objective = best[n - 1][size_t(j)];
   for (size_t v = n; v-- > 0;) {
     sol.choice[v] = j;
     j = from[v][size_t(j)];
   }
-  sol.objective = evaluate_assignment(p, sol.choice);
   return sol;
 }
 
@@ -95,7 +96,7 @@ Result<IntraSolution> solve_exhaustive(const IntraProblem& p, double limit) {
   }
   if (sol.choice.empty() && n > 0)
     return make_error("infeasible", "no assignment fits the memory budget; raise --memory-budget-bytes or use more devices", "--memory-budget-bytes");
-  sol.objective = best;
+  sol.objective = sol.choice.empty() ? 0 : best;   // the minimum the enumeration saw
   return sol;
 }
 

@@ -69,16 +69,18 @@ Status validate_spec(const ShardingSpec& s, const Shape& shape, const DeviceMesh
       return make_error("bad_spec", "spec " + spec_to_string(s) + " uses a mesh axis twice; each axis may split at most one dimension", path);
     used |= s.dims[d];
     int64_t ways = mask_ways(s.dims[d], mesh);
-    if (shape[d] % ways != 0)
+    if (shape[d] < ways)
       return make_error("bad_spec", "spec " + spec_to_string(s) + " splits dimension " + std::to_string(d) + " (size " + std::to_string(shape[d]) +
-                                        ") " + std::to_string(ways) + " ways, which does not divide it", path);
+                                        ") " + std::to_string(ways) + " ways, which leaves some devices nothing; split it fewer ways", path);
   }
   return Ok{};
 }
 
+int64_t largest_part(int64_t size, int64_t ways) { return ways <= 1 ? size : (size + ways - 1) / ways; }
+
 double per_device_elements(const ShardingSpec& s, const Shape& shape, const DeviceMesh& mesh) {
   double e = 1;
-  for (size_t d = 0; d < shape.size(); ++d) e *= double(shape[d]) / double(mask_ways(s.dims[d], mesh));
+  for (size_t d = 0; d < shape.size(); ++d) e *= double(largest_part(shape[d], mask_ways(s.dims[d], mesh)));
   return e;
 }
 

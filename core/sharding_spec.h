@@ -30,11 +30,15 @@ std::string spec_to_string(const ShardingSpec& s);
 // Parses a spec string (tokens R, S0, S1, S01, one per dimension). Errors name `path`.
 Result<ShardingSpec> parse_spec(const std::string& text, const std::string& path = "--from");
 // Checks a spec against a tensor shape and a mesh: one token per dimension, each mesh axis used
-// at most once, and every split dividing its dimension.
+// at most once, and every split leaving each device at least one element of its dimension. A
+// split need not divide its dimension: the parts then differ by one element (uneven split).
 Status validate_spec(const ShardingSpec& s, const Shape& shape, const DeviceMesh& mesh, const std::string& path);
 // Number of devices an axis mask splits a dimension into.
 int64_t mask_ways(AxisMask m, const DeviceMesh& mesh);
-// Elements each device holds of a tensor with this spec.
+// Elements of the largest shard of a dimension of `size` split `ways` ways: ceil(size / ways).
+int64_t largest_part(int64_t size, int64_t ways);
+// Elements the device with the largest shard holds of a tensor with this spec (the product of
+// ceil(dim / ways)): uneven splits are bounded by their largest part, in time and memory.
 double per_device_elements(const ShardingSpec& s, const Shape& shape, const DeviceMesh& mesh);
 // Every valid spec of a tensor of this shape on this mesh, in a fixed order (R first).
 std::vector<ShardingSpec> all_specs(const Shape& shape, const DeviceMesh& mesh);

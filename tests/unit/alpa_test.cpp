@@ -16,10 +16,14 @@ using namespace autopar;
 
 namespace {
 
+// A plain alpha-beta mesh (the paper's formulas, without Alpa's rounding and constant terms,
+// which alpa_reference_test.cpp checks).
 DeviceMesh unit_mesh(int r, int c, double alpha = 0, double beta = 1) {
   auto m = mesh_from_costs(r, c, std::to_string(alpha) + "," + std::to_string(alpha), std::to_string(beta) + "," + std::to_string(beta));
   REQUIRE(m.ok());
-  return m.value();
+  DeviceMesh mesh = m.value();
+  for (MeshAxis& a : mesh.axis) a.alpa_convention = false;
+  return mesh;
 }
 
 ShardingSpec spec(const std::string& s) {
@@ -108,10 +112,42 @@ TEST_CASE("sharding specs: parse, print, validate") {
   auto twice = validate_spec(spec("S0S0"), {8, 8}, m, "x");
   REQUIRE_FALSE(twice.ok());
   CHECK(twice.error().message.find("twice") != std::string::npos);
-  CHECK_FALSE(validate_spec(spec("RS1"), {8, 6}, m, "x").ok());    // 4 does not divide 6
+  CHECK(validate_spec(spec("RS1"), {8, 6}, m, "x").ok());          // uneven: parts of 2, 2, 1, 1
+  CHECK_FALSE(validate_spec(spec("RS1"), {8, 3}, m, "x").ok());    // 4 parts of 3 elements: one device gets none
   CHECK_FALSE(validate_spec(spec("S0"), {8, 8}, m, "x").ok());     // one token for two dims
   CHECK(all_specs({8, 8}, m).size() == 9);                          // RR RS0 RS1 RS01 S0R S0S1 S1R S1S0 S01R
   CHECK(per_device_elements(spec("S01R"), {8, 8}, m) == 8);
+}
+
+TEST_CASE("uneven splits: the largest part bounds bytes, memory and collectives") {
+  // 257 samples on 4 devices: parts of 65, 64, 64, 64 (ceil(257 / 4) = 65).
+  CHECK(largest_part(257, 4) == 65);
+  CHECK(largest_part(256, 4) == 64);
+  CHECK(largest_part(7, 1) == 7);
+  DeviceMesh m = unit_mesh(4, 1, 1, 0.5);
+  CHECK(per_device_elements(spec("S0R"), {257, 32}, m) == 65 * 32);
+  CHECK(per_device_elements(spec("RS0"), {257, 30}, m) == 257 * 8);   // ceil(30 / 4) = 8
+  // S0R -> RS0 of 257 x 32 floats: an all-to-all of the largest shard, 65 * 32 * 4 = 8320 bytes:
+  // 1 + 0.5 * 3/4 * 8320 = 3121.
+  auto p = reshard(spec("S0R"), spec("RS0"), {257, 32}, 4, m);
+  REQUIRE(p.steps.size() == 1);
+  CHECK(p.steps[0].collective == "all-to-all");
+  CHECK(p.steps[0].bytes == 8320);
+  CHECK(p.cost == doctest::Approx(3121));
+  // A Dense 32 -> 32 on a batch of 257 stays data parallel on 4 devices: each keeps at most 65
+  // rows of its output (8320 bytes) next to the weights and their gradients (2 * (32*32+32) * 4 =
+  // 8448 bytes), and the gradient all-reduce costs 1 + 2 * 0.5 * 3/4 * 4224 = 3169.
+  Graph g = model("mlp:layers=1,batch=257,in=32,hidden=32,out=32");
+  auto all = enumerate_strategies(g, m);
+  const OpStrategy* data = nullptr;
+  for (const auto& s : all[0]) if (s.name == "data@0") data = &s;
+  REQUIRE(data);
+  CHECK(spec_to_string(data->inputs[0]) == "S0R");
+  CHECK(data->memory_bytes == doctest::Approx(8448 + 8320));
+  CHECK(data->grad_sync == doctest::Approx(3169));
+  CHECK(data->input_reshard == 0);   // the loader hands out 65 or 64 samples per device
+  CHECK(input_data_spec({257, 32}, m).dims[0] == 1);
+  CHECK(input_data_spec({3, 32}, m).dims[0] == 0);   // 3 samples cannot feed 4 devices
 }
 
 TEST_CASE("resharding agrees with the Alpa paper's Table 2") {
@@ -152,6 +188,7 @@ TEST_CASE("resharding agrees with the Alpa paper's Table 2") {
   CHECK(r("S0S1", "S0S1").steps[0].collective == "none");
   // S0S1 -> RR: gathering the smaller buffer on the slow axis first is cheaper.
   DeviceMesh slow0 = mesh_from_costs(2, 4, "0,0", "10,1").value();
+  for (MeshAxis& a : slow0.axis) a.alpa_convention = false;
   auto two = reshard(spec("S0S1"), spec("RR"), shape, 4, slow0);
   REQUIRE(two.steps.size() == 2);
   CHECK(two.steps[0].axes == std::vector<int>{0});
@@ -204,11 +241,15 @@ TEST_CASE("solvers agree: ILP == chain DP == exhaustive == evaluator on random p
     auto ilp = solve_ilp(p, 10000);
     REQUIRE(ilp.ok());
     CHECK(ilp.value().objective == doctest::Approx(ex.value().objective));
+    // Each solver's own objective (GLPK's value, the DP's sum, the enumeration's minimum)
+    // equals the independent evaluation of the assignment it returns.
     CHECK(evaluate_assignment(p, ilp.value().choice) == doctest::Approx(ilp.value().objective));
+    CHECK(evaluate_assignment(p, ex.value().choice) == doctest::Approx(ex.value().objective));
     if (chain) {
       auto dp = solve_chain_dp(p);
       REQUIRE(dp.ok());
       CHECK(dp.value().objective == doctest::Approx(ex.value().objective));
+      CHECK(evaluate_assignment(p, dp.value().choice) == doctest::Approx(dp.value().objective));
     } else if (!is_chain(p)) {
       CHECK_FALSE(solve_chain_dp(p).ok());   // branches: the DP refuses rather than answer wrongly
     }
