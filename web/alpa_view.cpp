@@ -10,7 +10,36 @@
 
 namespace autopar::web {
 
-std::string intra_key(const AlpaInputs& in) { return in.model + "|" + in.cluster + "|" + in.mesh + "|" + in.solver; }
+std::string intra_key(const AlpaInputs& in) {
+  return in.model + "|" + in.cluster + "|" + in.mesh + "|" + in.solver + (in.reduce_scatter ? "|rs" : "") + (in.remat ? "|remat" : "");
+}
+
+Status apply_intra_options(IntraOpView& view, const Json& j) {
+  if (!j.is_object()) return make_error("wrong_type", "intra must be an object {solver, reduce_scatter, remat}", "intra");
+  IntraOpView next = view;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string path = "intra." + it.key();
+    if (it.key() == "solver") {
+      const std::string s = it.value().is_string() ? it.value().get<std::string>() : "";
+      if (s != "auto" && s != "ilp" && s != "dp" && s != "exhaustive")
+        return make_error("bad_value", "intra.solver must be auto, ilp, dp or exhaustive", path);
+      next.solver = s;
+    } else if (it.key() == "reduce_scatter" || it.key() == "remat") {
+      if (!it.value().is_boolean()) return make_error("wrong_type", path + " must be true or false", path);
+      (it.key() == "remat" ? next.remat : next.reduce_scatter) = it.value().get<bool>();
+    } else {
+      return make_error("unknown_field", "intra has no field \"" + it.key() + "\"; known: solver, reduce_scatter, remat", path);
+    }
+  }
+  view.solver = next.solver;
+  view.reduce_scatter = next.reduce_scatter;
+  view.remat = next.remat;
+  return Ok{};
+}
+
+Json intra_options_json(const IntraOpView& view) {
+  return Json{{"solver", view.solver}, {"reduce_scatter", view.reduce_scatter}, {"remat", view.remat}};
+}
 
 std::string inter_key(const AlpaInputs& in) { return in.model + "|" + in.cluster + "|" + std::to_string(in.microbatches); }
 
@@ -32,6 +61,8 @@ void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& gr
   }
   IntraOpOptions options;
   options.solver = in.solver;
+  options.reduce_scatter = in.reduce_scatter;
+  options.remat = in.remat;
   auto plan = plan_intra_op(graph, mesh.value(), options);
   if (!plan.ok()) {
     view.error = plan.error();
@@ -184,12 +215,19 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
   const bool intra_ok = view.intra.plan && view.intra.key == intra_key(in);
   j["objective"] = nullptr;
   j["intra_ops"] = nullptr;
+  j["intra_options"] = intra_options_json(view.intra);
   if (intra_ok) {
     const IntraOpPlan& p = *view.intra.plan;
     j["objective"] = p.objective;
     j["communication_cost"] = p.communication_cost;
     j["resharding_cost"] = p.resharding_cost;
     j["memory_per_device_bytes"] = p.memory_per_device;
+    j["optimizer_memory_per_device_bytes"] = p.optimizer_memory_per_device;
+    j["solver_objective"] = p.solver_objective;
+    j["collectives"] = Json{{"all-reduce", p.collectives.all_reduce},
+                            {"all-gather", p.collectives.all_gather},
+                            {"reduce-scatter", p.collectives.reduce_scatter},
+                            {"all-to-all", p.collectives.all_to_all}};
     j["intra_solver"] = p.solution.solver;
     j["intra_solve_ms"] = p.solve_ms;
     Json ops = Json::array();

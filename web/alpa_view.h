@@ -23,6 +23,8 @@ namespace autopar::web {
 // The intra-op plan of the current model on the current mesh, cached by its inputs.
 struct IntraOpView {
   std::string solver = "auto";         // auto, ilp, dp or exhaustive (the CLI's --solver)
+  bool reduce_scatter = false;         // the CLI's --reduce-scatter (ZeRO-2 after the solve)
+  bool remat = false;                  // the CLI's --remat (recompute activations)
   std::string key;                     // inputs the plan (or error) was computed for
   std::optional<IntraOpPlan> plan;     // set when planning succeeded
   std::optional<Error> error;          // set when planning failed
@@ -72,7 +74,14 @@ struct AlpaView {
 struct AlpaInputs {
   std::string model, cluster, mesh, solver;
   int microbatches = 1;
+  bool reduce_scatter = false, remat = false;   // intra-op options (IntraOpView)
 };
+
+// Applies setState's `intra` object {solver, reduce_scatter, remat} to the view; an unknown
+// field or a wrong type is an error naming it (intra.FIELD), and nothing is applied.
+Status apply_intra_options(IntraOpView& view, const Json& j);
+// The intra-op options as that object.
+Json intra_options_json(const IntraOpView& view);
 
 // The key the intra-op plan is cached under.
 std::string intra_key(const AlpaInputs& in);
@@ -113,6 +122,7 @@ void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, con
 const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in);
 
 // result() fields of the Alpa half: objective, communication_cost, resharding_cost, solver,
+// collectives {all-reduce, all-gather, reduce-scatter, all-to-all}, intra_options,
 // intra_ops [{name, strategy, output_spec, input_specs, cost}], total_latency, t_max, stages.
 Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& graph);
 

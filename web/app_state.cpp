@@ -253,6 +253,7 @@ Status apply_settings_object(AppState& state, const Json& j) {
 
   Settings next = state.settings;
   const bool mesh_given = j.contains("mesh");
+  Json intra_options;   // {solver, reduce_scatter, remat}, applied with the settings
   // {exercise: {number, answer}}: shows exercise `number` with `answer` typed and checked.
   int exercise_number = 0;
   std::string exercise_answer;
@@ -379,10 +380,14 @@ Status apply_settings_object(AppState& state, const Json& j) {
     } else if (key == "panel") {
       if (!v.is_string()) return fail(wrong_type("panel", "a string: " + join(panel_names(), ", ")));
       next.panel = v.get<std::string>();
+    } else if (key == "intra") {   // the intra-op tab's options (alpa_view.h), not kept in links
+      IntraOpView check = state.alpa.intra;
+      if (Status st = apply_intra_options(check, v); !st.ok()) return fail(st.error());
+      intra_options = v;
     } else {
       return fail(make_error("unknown_field",
                              "the state has no field \"" + key +
-                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel, scenario, exercise",
+                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel, scenario, exercise, intra",
                              key));
     }
   }
@@ -397,6 +402,7 @@ Status apply_settings_object(AppState& state, const Json& j) {
       next.mesh = std::to_string(c.value().nodes) + "x" + std::to_string(c.value().gpus_per_node);
   }
   Status applied = apply_settings(state, next);
+  if (applied.ok() && !intra_options.is_null()) (void)apply_intra_options(state.alpa.intra, intra_options);   // checked above
   if (applied.ok() && exercise_number > 0) {
     state.exercises.shown = exercise_number;
     if (exercise_has_answer) {
@@ -494,6 +500,8 @@ AlpaInputs alpa_inputs(const AppState& state) {
   in.cluster = state.settings.custom_cluster ? cluster_to_json(*state.settings.custom_cluster).dump() : state.settings.cluster;
   in.mesh = state.settings.mesh;
   in.solver = state.alpa.intra.solver;
+  in.reduce_scatter = state.alpa.intra.reduce_scatter;
+  in.remat = state.alpa.intra.remat;
   in.microbatches = int(state.settings.microbatches);
   return in;
 }

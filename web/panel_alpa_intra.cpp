@@ -115,6 +115,15 @@ void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
   }
   help_marker("auto: dynamic programming on chains, the ILP (GLPK) otherwise. exhaustive enumerates every assignment "
               "(small models only). All give the optimum of the same objective.");
+  ImGui::Checkbox("Reduce-scatter", &state.alpa.intra.reduce_scatter);
+  help_marker("autopar intra --reduce-scatter. After the solve, every gradient all-reduce becomes a reduce-scatter plus an "
+              "all-gather: each device updates only its shard of the weights and keeps only that shard of the gradients "
+              "and the Adam state (ZeRO stage 2). Same bytes on the wire, one more latency per collective, less memory.");
+  ImGui::SameLine();
+  ImGui::Checkbox("Remat", &state.alpa.intra.remat);
+  help_marker("autopar intra --remat. Activations are recomputed in the backward pass: the forward collectives and "
+              "forward resharding are paid twice, and only the activations several ops read (the residual stream) stay "
+              "in memory, plus the largest segment being recomputed.");
   if (!plan) return;
   ImGui::SameLine();
   ImGui::TextDisabled("%s, %s, solved in %s", plan->solution.solver.c_str(), plan->solution.status.c_str(),
@@ -134,6 +143,18 @@ void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
     }
     ImGui::EndTable();
   }
+  const CollectiveCounts& c = plan->collectives;
+  ImGui::Text("Collectives per iteration: %d all-reduce, %d all-gather, %d reduce-scatter, %d all-to-all", c.all_reduce, c.all_gather,
+              c.reduce_scatter, c.all_to_all);
+  help_marker("Forward and backward passes (and the recomputation with Remat), resharding on every edge, gradient "
+              "synchronisation. Gradient collectives over the same mesh axes count as one, as XLA's all-reduce combiner "
+              "merges them; Alpa's tests assert these counts (autopar intra --json: \"collectives\").");
+  ImGui::TextDisabled("Adam state %s / device more; costs from the cluster's links (ms)", format_bytes(plan->optimizer_memory_per_device).c_str());
+  help_marker("This tab prices the mesh with the cluster's links, the realistic conventions: exact alpha-beta times, the "
+              "input batch delivered split by the data loader, one gradient bucket per op, the reported loss all-reduced. "
+              "autopar intra --alpha a0,a1 --beta b0,b1 uses Alpa's own conventions instead (rounded costs with constant "
+              "terms, free 1-D input shardings, a penalty for replicated parameters, one all-reduce per gradient tensor), "
+              "which reproduce the objectives of Alpa's test_mlp.py and test_bert.py; autopar intra --help lists both.");
 }
 
 void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {

@@ -2,7 +2,8 @@
 // build-wasm/web/autopar-web.*): window.autopar.run() runs CLI commands in the page with the
 // CLI's numbers; result().objective (intra-op plan of the current model on the current mesh)
 // and result().total_latency (inter-op plan, after planning) equal `autopar intra` and
-// `autopar inter`; the per-op strategies show the Megatron split; exportPlan() gives the engine
+// `autopar inter`; --reduce-scatter / --remat (setState intra, the tab's checkboxes) give the
+// CLI's objective, collective counts and memory; the per-op strategies show the Megatron split; exportPlan() gives the engine
 // plans; no console errors. Screenshots of the Alpa tabs go to build-wasm/screenshots/.
 // Run: node tests/e2e/alpa.test.mjs   (exit status 0 when every check passes)
 import { readFile } from 'node:fs/promises';
@@ -54,6 +55,27 @@ async function alpaChecks(page) {
       check(`result().intra_ops for ${model} mesh ${mesh} list the CLI's algorithms and specs`, same);
     }
   }
+
+  // The options --reduce-scatter and --remat (setState's intra object, the tab's checkboxes):
+  // objective, collective counts and memory equal `autopar intra` with the same flags.
+  for (const [opts, flags] of [[{ reduce_scatter: false, remat: false }, []], [{ reduce_scatter: true, remat: false }, ['--reduce-scatter']],
+                               [{ reduce_scatter: false, remat: true }, ['--remat']], [{ reduce_scatter: true, remat: true }, ['--reduce-scatter', '--remat']]]) {
+    const set = await st({ model: 'transformer:layers=2', cluster: 'lecture:2x4', mesh: '2x4', panel: 'intra', intra: opts });
+    const r = await res();
+    const ref = cli(['intra', '--model', 'transformer:layers=2', '--cluster', 'lecture:2x4', '--mesh', '2x4', ...flags]);
+    check(`intra ${flags.join(' ') || '(no options)'}: the page's objective, collectives and memory equal the CLI's`,
+          set.ok === true && typeof r.objective === 'number' && JSON.stringify(r.intra_options) === JSON.stringify({ solver: 'auto', ...opts }) &&
+          (!ref || (r.objective === ref.objective && JSON.stringify(r.collectives) === JSON.stringify(ref.collectives) &&
+                    r.memory_per_device_bytes === ref.memory_per_device_bytes)),
+          `page ${r.objective} ${JSON.stringify(r.collectives)} ${r.memory_per_device_bytes}, CLI ${ref?.objective} ${JSON.stringify(ref?.collectives)} ${ref?.memory_per_device_bytes}`);
+    if (flags.length === 2) {
+      await nextFrames(page);
+      await page.screenshot({ path: path.join(shotDir, 'tab-alpa-intra-rs-remat.png') });
+    }
+  }
+  const badIntra = await st({ intra: { remat: 'yes' } });
+  check('setState refuses a non-boolean intra.remat, naming it', badIntra.ok === false && badIntra.error?.path === 'intra.remat', JSON.stringify(badIntra.error));
+  await st({ intra: { reduce_scatter: false, remat: false } });
 
   // The Megatron split of a transformer layer on 8 GPUs inside one node: QKV and FFN1 split their
   // weight's output columns (column parallel), the output projection and FFN2 their rows.
