@@ -484,6 +484,23 @@ int64_t work_split(const OpStrategy& s, const DeviceMesh& mesh) {
   return mask_ways(used, mesh);
 }
 
+double work_fraction(const OpStrategy& s, const Op& op, const DeviceMesh& mesh) {
+  double imbalance = 1;
+  auto split = [&](int64_t size, AxisMask m) {
+    const int64_t ways = mask_ways(m, mesh);
+    if (ways > 1 && size > 0) imbalance *= double(largest_part(size, ways) * ways) / double(size);
+  };
+  AxisMask out_axes = 0;
+  for (size_t d = 0; d < s.output.dims.size() && d < op.output.shape.size(); ++d) {
+    split(op.output.shape[d], s.output.dims[d]);
+    out_axes |= s.output.dims[d];
+  }
+  if (!s.inputs.empty() && !op.inputs.empty())
+    for (size_t d = 0; d < s.inputs[0].dims.size() && d < op.inputs[0].shape.size(); ++d)
+      split(op.inputs[0].shape[d], AxisMask(s.inputs[0].dims[d] & ~out_axes));   // reduced dimensions (row parallel)
+  return imbalance / double(work_split(s, mesh));
+}
+
 ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh) {
   ShardingSpec s = spec_of_rank(shape.size());
   for (AxisMask m : {AxisMask(3), AxisMask(2), AxisMask(1)})

@@ -66,6 +66,12 @@ struct OpStrategy {
 // split along (an axis no tensor uses runs the op replicated).
 int64_t work_split(const OpStrategy& s, const DeviceMesh& mesh);
 
+// The share of the op's work its busiest device does under a strategy: 1 / work_split when the
+// splits are even; an uneven split (ceil(d / ways) elements on the largest part) raises it by
+// ceil(d / ways) * ways / d for each split dimension of the output and each split reduced
+// dimension of the first data input (e.g. 257 samples on 4 devices: 65 / 257, not 1 / 4).
+double work_fraction(const OpStrategy& s, const Op& op, const DeviceMesh& mesh);
+
 // The spec a model input arrives in on a cluster mesh: split along its batch dimension over as
 // many mesh axes as it has samples for (uneven when they do not divide), as a data loader hands
 // each device its own samples.

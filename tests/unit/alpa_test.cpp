@@ -146,6 +146,13 @@ TEST_CASE("uneven splits: the largest part bounds bytes, memory and collectives"
   CHECK(data->memory_bytes == doctest::Approx(8448 + 8320));
   CHECK(data->grad_sync == doctest::Approx(3169));
   CHECK(data->input_reshard == 0);   // the loader hands out 65 or 64 samples per device
+  // The busiest device computes 65 of the 257 samples (1/4 of the work would be 64.25).
+  CHECK(work_split(*data, m) == 4);
+  CHECK(work_fraction(*data, g.ops[0], m) == doctest::Approx(65.0 / 257));
+  const Graph even = model("mlp:layers=1,batch=256,in=32,hidden=32,out=32");
+  const auto even_strategies = enumerate_strategies(even, m);
+  for (const auto& s : even_strategies[0])
+    CHECK(work_fraction(s, even.ops[0], m) == doctest::Approx(1.0 / double(work_split(s, m))));   // even splits: 1 / ways
   CHECK(input_data_spec({257, 32}, m).dims[0] == 1);
   CHECK(input_data_spec({3, 32}, m).dims[0] == 0);   // 3 samples cannot feed 4 devices
 }
