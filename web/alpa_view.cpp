@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "sharding_spec.h"
@@ -11,7 +13,27 @@
 namespace autopar::web {
 
 std::string intra_key(const AlpaInputs& in) {
-  return in.model + "|" + in.cluster + "|" + in.mesh + "|" + in.solver + (in.reduce_scatter ? "|rs" : "") + (in.remat ? "|remat" : "");
+  return in.model + "|" + in.cluster + "|" + in.mesh + "|" + in.solver + (in.reduce_scatter ? "|rs" : "") + (in.remat ? "|remat" : "") +
+         (in.alpa_costs.empty() ? "" : "|alpa:" + in.alpa_costs);
+}
+
+namespace {
+
+// Shortest text that reads back as the same double (the CLI parses it with strtod).
+std::string number_text(double v) {
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+}  // namespace
+
+std::string alpa_costs_key(const IntraOpView& view) {
+  if (!view.alpa_costs) return "";
+  return number_text(view.alpha[0]) + "," + number_text(view.alpha[1]) + "|" + number_text(view.beta[0]) + "," + number_text(view.beta[1]);
 }
 
 Status apply_intra_options(IntraOpView& view, const Json& j) {
@@ -24,21 +46,44 @@ Status apply_intra_options(IntraOpView& view, const Json& j) {
       if (s != "auto" && s != "ilp" && s != "dp" && s != "exhaustive")
         return make_error("bad_value", "intra.solver must be auto, ilp, dp or exhaustive", path);
       next.solver = s;
+    } else if (it.key() == "costs") {
+      const std::string c = it.value().is_string() ? it.value().get<std::string>() : "";
+      if (c != "cluster" && c != "alpa") return make_error("bad_value", "intra.costs must be \"cluster\" or \"alpa\"", path);
+      next.alpa_costs = c == "alpa";
+    } else if (it.key() == "alpha" || it.key() == "beta") {
+      const Json& v = it.value();
+      const bool ok = v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number() && v[0].get<double>() >= 0 &&
+                      v[1].get<double>() >= 0 && v[0].get<double>() <= 1e12 && v[1].get<double>() <= 1e12;
+      if (!ok) return make_error("bad_value", path + " must be two numbers >= 0 (axis 0, axis 1), e.g. [1, 0.1]", path);
+      double* out = it.key() == "alpha" ? next.alpha : next.beta;
+      out[0] = v[0].get<double>();
+      out[1] = v[1].get<double>();
     } else if (it.key() == "reduce_scatter" || it.key() == "remat") {
       if (!it.value().is_boolean()) return make_error("wrong_type", path + " must be true or false", path);
       (it.key() == "remat" ? next.remat : next.reduce_scatter) = it.value().get<bool>();
     } else {
-      return make_error("unknown_field", "intra has no field \"" + it.key() + "\"; known: solver, reduce_scatter, remat", path);
+      return make_error("unknown_field", "intra has no field \"" + it.key() + "\"; known: solver, reduce_scatter, remat, costs, alpha, beta",
+                        path);
     }
   }
   view.solver = next.solver;
   view.reduce_scatter = next.reduce_scatter;
   view.remat = next.remat;
+  view.alpa_costs = next.alpa_costs;
+  for (int a = 0; a < 2; ++a) {
+    view.alpha[a] = next.alpha[a];
+    view.beta[a] = next.beta[a];
+  }
   return Ok{};
 }
 
 Json intra_options_json(const IntraOpView& view) {
-  return Json{{"solver", view.solver}, {"reduce_scatter", view.reduce_scatter}, {"remat", view.remat}};
+  return Json{{"solver", view.solver},
+              {"reduce_scatter", view.reduce_scatter},
+              {"remat", view.remat},
+              {"costs", view.alpa_costs ? "alpa" : "cluster"},
+              {"alpha", Json::array({view.alpha[0], view.alpha[1]})},
+              {"beta", Json::array({view.beta[0], view.beta[1]})}};
 }
 
 std::string inter_key(const AlpaInputs& in) { return in.model + "|" + in.cluster + "|" + std::to_string(in.microbatches); }
@@ -54,7 +99,11 @@ void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& gr
     view.error = shape.error();
     return;
   }
-  auto mesh = mesh_from_cluster(shape.value().first, shape.value().second, cluster, "mesh");
+  // The cluster's links, or --alpha/--beta on the same shape (Alpa's conventions).
+  const size_t bar = in.alpa_costs.find('|');
+  auto mesh = in.alpa_costs.empty() ? mesh_from_cluster(shape.value().first, shape.value().second, cluster, "mesh")
+                                    : mesh_from_costs(shape.value().first, shape.value().second, in.alpa_costs.substr(0, bar),
+                                                      bar == std::string::npos ? "" : in.alpa_costs.substr(bar + 1));
   if (!mesh.ok()) {
     view.error = mesh.error();
     return;

@@ -25,6 +25,8 @@ struct IntraOpView {
   std::string solver = "auto";         // auto, ilp, dp or exhaustive (the CLI's --solver)
   bool reduce_scatter = false;         // the CLI's --reduce-scatter (ZeRO-2 after the solve)
   bool remat = false;                  // the CLI's --remat (recompute activations)
+  bool alpa_costs = false;             // price the mesh as --alpha/--beta (Alpa's conventions), not by the cluster's links
+  double alpha[2] = {1, 1}, beta[2] = {1, 1};   // per mesh axis, when alpa_costs
   std::string key;                     // inputs the plan (or error) was computed for
   std::optional<IntraOpPlan> plan;     // set when planning succeeded
   std::optional<Error> error;          // set when planning failed
@@ -75,13 +77,17 @@ struct AlpaInputs {
   std::string model, cluster, mesh, solver;
   int microbatches = 1;
   bool reduce_scatter = false, remat = false;   // intra-op options (IntraOpView)
+  std::string alpa_costs;                       // "a0,a1|b0,b1" for --alpha/--beta; empty = the cluster's links
 };
 
-// Applies setState's `intra` object {solver, reduce_scatter, remat} to the view; an unknown
+// Applies setState's `intra` object {solver, reduce_scatter, remat, costs: "cluster" | "alpa",
+// alpha: [a0, a1], beta: [b0, b1]} to the view; an unknown
 // field or a wrong type is an error naming it (intra.FIELD), and nothing is applied.
 Status apply_intra_options(IntraOpView& view, const Json& j);
 // The intra-op options as that object.
 Json intra_options_json(const IntraOpView& view);
+// AlpaInputs::alpa_costs for the view: "a0,a1|b0,b1" when it prices the mesh as --alpha/--beta.
+std::string alpa_costs_key(const IntraOpView& view);
 
 // The key the intra-op plan is cached under.
 std::string intra_key(const AlpaInputs& in);

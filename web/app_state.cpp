@@ -502,6 +502,7 @@ AlpaInputs alpa_inputs(const AppState& state) {
   in.solver = state.alpa.intra.solver;
   in.reduce_scatter = state.alpa.intra.reduce_scatter;
   in.remat = state.alpa.intra.remat;
+  in.alpa_costs = alpa_costs_key(state.alpa.intra);
   in.microbatches = int(state.settings.microbatches);
   return in;
 }

@@ -76,6 +76,26 @@ void draw_mesh_section(AppState& state, const IntraOpPlan* plan) {
   }
   help_marker("The cluster's devices viewed as rows x columns. Devices are numbered node by node, so an axis whose devices "
               "sit in different nodes pays the inter-node link.");
+  IntraOpView& view = state.alpa.intra;
+  int costs = view.alpa_costs ? 1 : 0;
+  ImGui::RadioButton("Cluster links", &costs, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("Alpa's alpha-beta", &costs, 1);
+  view.alpa_costs = costs == 1;
+  help_marker("Cluster links: each axis costs the latency and bandwidth of the links it crosses, in ms, with the realistic "
+              "conventions (autopar intra --cluster). Alpa's alpha-beta: unitless per-axis alpha and beta with the conventions "
+              "of Alpa's auto-sharding pass (autopar intra --alpha a0,a1 --beta b0,b1), e.g. mesh 4x1, alpha 1,1, beta 1,1 "
+              "reproduces Alpa's test_mlp.py and test_bert.py objectives.");
+  if (view.alpa_costs) {
+    const float w = ImGui::GetFontSize() * 9;
+    const double lo = 0;
+    ImGui::SetNextItemWidth(w);
+    if (ImGui::InputScalarN("alpha (axis 0, 1)", ImGuiDataType_Double, view.alpha, 2, nullptr, nullptr, "%g"))
+      for (double& a : view.alpha) a = std::clamp(a, lo, 1e12);
+    ImGui::SetNextItemWidth(w);
+    if (ImGui::InputScalarN("beta (axis 0, 1)", ImGuiDataType_Double, view.beta, 2, nullptr, nullptr, "%g"))
+      for (double& b : view.beta) b = std::clamp(b, lo, 1e12);
+  }
   if (!plan) return;
   const DeviceMesh& mesh = plan->mesh;
   if (ImGui::BeginTable("##axes", 5, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
@@ -99,6 +119,7 @@ void draw_mesh_section(AppState& state, const IntraOpPlan* plan) {
       else ImGui::Text("%s GB/s", format_number(1e-6 / ax.beta, 3).c_str());
       ImGui::TableNextColumn();
       if (ax.size <= 1) ImGui::TextDisabled("(single device)");
+      else if (mesh.alpa_conventions()) ImGui::TextDisabled("(given)");
       else ImGui::TextUnformatted(ax.crosses_nodes ? "across nodes" : "inside a node");
     }
     ImGui::EndTable();
@@ -149,12 +170,19 @@ void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
   help_marker("Forward and backward passes (and the recomputation with Remat), resharding on every edge, gradient "
               "synchronisation. Gradient collectives over the same mesh axes count as one, as XLA's all-reduce combiner "
               "merges them; Alpa's tests assert these counts (autopar intra --json: \"collectives\").");
-  ImGui::TextDisabled("Adam state %s / device more; costs from the cluster's links (ms)", format_bytes(plan->optimizer_memory_per_device).c_str());
-  help_marker("This tab prices the mesh with the cluster's links, the realistic conventions: exact alpha-beta times, the "
-              "input batch delivered split by the data loader, one gradient bucket per op, the reported loss all-reduced. "
-              "autopar intra --alpha a0,a1 --beta b0,b1 uses Alpa's own conventions instead (rounded costs with constant "
-              "terms, free 1-D input shardings, a penalty for replicated parameters, one all-reduce per gradient tensor), "
-              "which reproduce the objectives of Alpa's test_mlp.py and test_bert.py; autopar intra --help lists both.");
+  const bool alpa = plan->mesh.alpa_conventions();
+  ImGui::TextDisabled("Adam state %s / device more; %s", format_bytes(plan->optimizer_memory_per_device).c_str(),
+                      alpa ? "Alpa's conventions (unitless)" : "costs from the cluster's links (ms)");
+  if (alpa && plan->penalty_cost > 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("incl. replicated penalty %s", format_number(plan->penalty_cost).c_str());
+  }
+  help_marker("Cluster links, the realistic conventions: exact alpha-beta times, the input batch delivered split by the "
+              "data loader, one gradient bucket per op, parameters split over both axes allowed, the reported loss "
+              "all-reduced. Alpa's alpha-beta follows Alpa's auto-sharding pass instead: rounded costs with constant terms "
+              "(+0.1 all-gather, +0.01 all-reduce, +0.001 reduce-scatter and all-to-all), free 1-D input shardings, a "
+              "penalty for replicated parameters, one all-reduce per gradient tensor, parameters split along one axis, the "
+              "batch on axis 0 of a 2-D mesh, the loss free. autopar intra --help lists both.");
 }
 
 void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
