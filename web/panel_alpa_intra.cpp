@@ -165,18 +165,18 @@ void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
     ImGui::EndTable();
   }
   const CollectiveCounts& c = plan->collectives;
-  ImGui::Text("Collectives per iteration: %d all-reduce, %d all-gather, %d reduce-scatter, %d all-to-all", c.all_reduce, c.all_gather,
-              c.reduce_scatter, c.all_to_all);
+  ImGui::TextWrapped("Collectives per iteration: %d all-reduce, %d all-gather, %d reduce-scatter, %d all-to-all", c.all_reduce,
+                     c.all_gather, c.reduce_scatter, c.all_to_all);
   help_marker("Forward and backward passes (and the recomputation with Remat), resharding on every edge, gradient "
               "synchronisation. Gradient collectives over the same mesh axes count as one, as XLA's all-reduce combiner "
               "merges them; Alpa's tests assert these counts (autopar intra --json: \"collectives\").");
   const bool alpa = plan->mesh.alpa_conventions();
-  ImGui::TextDisabled("Adam state %s / device more; %s", format_bytes(plan->optimizer_memory_per_device).c_str(),
-                      alpa ? "Alpa's conventions (unitless)" : "costs from the cluster's links (ms)");
-  if (alpa && plan->penalty_cost > 0) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("incl. replicated penalty %s", format_number(plan->penalty_cost).c_str());
-  }
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Adam state %s / device more; %s%s%s", format_bytes(plan->optimizer_memory_per_device).c_str(),
+                     alpa ? "Alpa's conventions (unitless)" : "costs from the cluster's links (ms)",
+                     alpa && plan->penalty_cost > 0 ? ", objective incl. replicated penalty " : "",
+                     alpa && plan->penalty_cost > 0 ? format_number(plan->penalty_cost).c_str() : "");
+  ImGui::PopStyleColor();
   help_marker("Cluster links, the realistic conventions: exact alpha-beta times, the input batch delivered split by the "
               "data loader, one gradient bucket per op, parameters split over both axes allowed, the reported loss "
               "all-reduced. Alpa's alpha-beta follows Alpa's auto-sharding pass instead: rounded costs with constant terms "
@@ -331,8 +331,10 @@ void draw_intra_panel(AppState& state, const PanelRect& rect) {
   refresh_intra_plan(state);
   const IntraOpView& view = state.alpa.intra;
   const IntraOpPlan* plan = view.plan ? &*view.plan : nullptr;
-  ImGui::TextDisabled("Alpa's intra-op pass: each op picks a parallel algorithm (a sharding of its loop dimensions over the mesh "
-                      "axes) so that communication plus resharding is smallest.");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Alpa's intra-op pass: each op picks a parallel algorithm (a sharding of its loop dimensions over the mesh "
+                     "axes) so that communication plus resharding is smallest.");
+  ImGui::PopStyleColor();
   if (ImGui::BeginTable("##intra_top", 2, ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableNextColumn();
     draw_mesh_section(state, plan);
