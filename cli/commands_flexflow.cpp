@@ -111,17 +111,27 @@ Result<Output> space_command(const Args& a) {
   Output out;
   Json ops = Json::array();
   std::ostringstream t;
-  t << pad("op", 12) << pad("configs", 9, true) << "  split dims\n";
+  t << pad("op", 12) << pad("configs", 9, true) << pad("uneven", 8, true) << "  split dims (sizes)\n";
+  int64_t uneven_total = 0;
   for (size_t i = 0; i < g.value().ops.size(); ++i) {
     const Op& op = g.value().ops[i];
-    ops.push_back(Json{{"name", op.name()}, {"configs", s.configs_per_op[i]}});
+    ops.push_back(Json{{"name", op.name()}, {"configs", s.configs_per_op[i]}, {"uneven_configs", s.uneven_configs_per_op[i]}});
+    uneven_total += s.uneven_configs_per_op[i];
     std::string dims;
-    for (const SplitDim& d : op.split_dims) dims += (dims.empty() ? "" : " ") + d.name;
-    t << pad(op.name(), 12) << pad(group_digits(s.configs_per_op[i]), 9, true) << "  " << dims << "\n";
+    for (const SplitDim& d : op.split_dims) dims += (dims.empty() ? "" : " ") + d.name + "(" + std::to_string(d.size) + ")";
+    t << pad(op.name(), 12) << pad(group_digits(s.configs_per_op[i]), 9, true) << pad(group_digits(s.uneven_configs_per_op[i]), 8, true) << "  "
+      << dims << "\n";
   }
-  out.json = Json{{"ops", ops}, {"strategies", s.strategies}, {"log10_strategies", s.log10_strategies}};
+  // How a dimension that the degrees do not divide is counted (the lecture's sizes all divide).
+  const std::string rule =
+      "each split dimension takes the power-of-two degrees that divide it, the product dividing the device count; the sample "
+      "dimension (the batch) also takes those up to its size that do not divide it, each counted once like an even one and "
+      "split into balanced parts (sizes differ by at most one element, the largest part bounds time and memory)";
+  out.json = Json{{"ops", ops}, {"strategies", s.strategies}, {"log10_strategies", s.log10_strategies},
+                  {"uneven_configs", uneven_total}, {"uneven_rule", rule}};
   t << "strategies: " << (s.strategies.size() <= 15 ? group_digits(std::stoll(s.strategies)) : fmt("%.3g", std::pow(10.0, s.log10_strategies)))
     << " (10^" << fmt("%.2f", s.log10_strategies) << ") on " << c.value().num_devices() << " devices\n";
+  t << "counting: " << rule << (uneven_total ? "" : "; here every degree divides its dimension") << "\n";
   out.text = t.str();
   return out;
 }

@@ -61,12 +61,12 @@ enum class SplitKind { sample, attribute, parameter };
 const char* split_kind_name(SplitKind k);
 
 // One dimension an op can be split along: which output dimension it partitions and how
-// many equal parts it allows at most (`size`; a degree must divide it).
+// parts it allows at most (`size`; uneven degrees give balanced parts, see regions.h).
 struct SplitDim {
   std::string name;    // "sample", "height", "channel", "heads", ...
   SplitKind kind = SplitKind::sample;
   int output_dim = 0;  // index into the op's output shape
-  int64_t size = 1;    // largest degree; degrees must divide it
+  int64_t size = 1;    // units it holds: the largest degree (a degree need not divide it: balanced parts)
   bool operator==(const SplitDim& o) const {
     return name == o.name && kind == o.kind && output_dim == o.output_dim && size == o.size;
   }

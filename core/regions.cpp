@@ -27,6 +27,39 @@ int part_coordinate(const OpConfig& c, int part, size_t dim) {
   return part % c.degrees[dim];
 }
 
+int64_t part_start(int64_t units, int degree, int64_t coord) {
+  const int64_t base = units / degree, rem = units % degree;
+  return coord * base + std::min<int64_t>(coord, rem);
+}
+
+int part_of_unit(int64_t units, int degree, int64_t unit) {
+  const int64_t base = units / degree, rem = units % degree;
+  const int64_t big = rem * (base + 1);   // units held by the larger parts
+  // base == 0 (more parts than units) never reaches the division: every unit is below big.
+  return int(unit < big ? unit / (base + 1) : rem + (unit - big) / base);
+}
+
+bool even_split(const Op& op, const OpConfig& c) {
+  for (size_t j = 0; j < op.split_dims.size(); ++j)
+    if (op.split_dims[j].size % c.degrees[j] != 0) return false;
+  return true;
+}
+
+int64_t part_units(const Op& op, const OpConfig& c, int part, size_t dim) {
+  const int coord = part_coordinate(c, part, dim);
+  const int64_t units = op.split_dims[dim].size;
+  return part_start(units, c.degrees[dim], coord + 1) - part_start(units, c.degrees[dim], coord);
+}
+
+double part_share(const Op& op, const OpConfig& c, int part, bool parameter_only) {
+  double share = 1;
+  for (size_t j = 0; j < op.split_dims.size(); ++j) {
+    if (parameter_only && op.split_dims[j].kind != SplitKind::parameter) continue;
+    share *= double(part_units(op, c, part, j)) / double(op.split_dims[j].size);
+  }
+  return share;
+}
+
 namespace {
 
 Box whole(const Shape& s) {
@@ -48,10 +81,14 @@ Box output_box(const Op& op, const OpConfig& c, int part) {
     const int deg = c.degrees[j];
     const int coord = part % deg;
     part /= deg;
-    size_t d = size_t(op.split_dims[j].output_dim);
-    int64_t chunk = s[d] / deg;
-    b.lo[d] = coord * chunk;
-    b.hi[d] = b.lo[d] + chunk;
+    // A split dimension partitions `size` units of s[d] / size elements each (attention's heads
+    // are units of the hidden dimension; elsewhere a unit is one element), balanced when the
+    // degree does not divide the size.
+    const SplitDim& sd = op.split_dims[j];
+    const size_t d = size_t(sd.output_dim);
+    const int64_t unit = s[d] / sd.size;
+    b.lo[d] = part_start(sd.size, deg, coord) * unit;
+    b.hi[d] = part_start(sd.size, deg, coord + 1) * unit;
   }
   return b;
 }

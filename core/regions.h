@@ -39,6 +39,21 @@ int64_t intersection_volume(const Box& a, const Box& b);
 // Coordinate of part `part` on split dimension `dim` (parts are row-major over the degrees).
 int part_coordinate(const OpConfig& c, int part, size_t dim);
 
+// Uneven splits use a balanced partition, as frameworks split a batch that does not divide:
+// `units` split `degree` ways gives parts that differ by at most one unit, the first
+// units % degree parts one unit larger. First unit of part `coord` (coord == degree: `units`).
+int64_t part_start(int64_t units, int degree, int64_t coord);
+// The part of a balanced partition that holds unit `unit` (0 <= unit < units).
+int part_of_unit(int64_t units, int degree, int64_t unit);
+// True when every degree of `c` divides its dimension (all parts of the op are equal).
+bool even_split(const Op& op, const OpConfig& c);
+// Units of split dimension `dim` that part `part` covers.
+int64_t part_units(const Op& op, const OpConfig& c, int part, size_t dim);
+// The share of the op's work that part `part` does: the product over the split dimensions
+// of part_units / size (1 / parts when the split is even). With `parameter_only`, only the
+// parameter dimensions count: the share of the weights the part holds.
+double part_share(const Op& op, const OpConfig& c, int part, bool parameter_only = false);
+
 // The box of the output that part `part` computes.
 Box output_box(const Op& op, const OpConfig& c, int part);
 

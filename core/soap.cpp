@@ -6,20 +6,17 @@
 #include <cstdlib>
 #include <set>
 
+#include "regions.h"
 #include "rng.h"
 
 namespace autopar {
 namespace {
 
-// Largest power of two that divides both a and b.
-int64_t common_power_of_two(int64_t a, int64_t b) {
-  int64_t p = 1;
-  while (a % (2 * p) == 0 && b % (2 * p) == 0) p *= 2;
-  return p;
-}
-
-// Every degree vector (powers of two, each dividing its dim size) whose product divides n,
-// in lexicographic order of the degrees.
+// Every degree vector whose product divides n, in lexicographic order of the degrees: powers of
+// two that divide their dimension, and for the sample dimension (the batch) every power of two
+// up to its size, a degree that does not divide it giving balanced parts (see regions.h). So a
+// batch that does not divide has the same choices as one that does, while the other dimensions
+// (AlexNet's 55x55 feature maps, say) keep the lecture's space and its counts.
 void degree_vectors(const Op& op, int n, size_t dim, std::vector<int>& current, int64_t product,
                     std::vector<std::vector<int>>& out) {
   if (dim == op.split_dims.size()) {
@@ -27,7 +24,9 @@ void degree_vectors(const Op& op, int n, size_t dim, std::vector<int>& current, 
     return;
   }
   for (int64_t d = 1; product * d <= n; d *= 2) {
-    if (n % (product * d) != 0 || op.split_dims[dim].size % d != 0) break;
+    const SplitDim& sd = op.split_dims[dim];
+    const bool allowed = sd.kind == SplitKind::sample ? d <= sd.size : sd.size % d == 0;
+    if (n % (product * d) != 0 || !allowed) break;
     current.push_back(int(d));
     degree_vectors(op, n, dim + 1, current, product * d, out);
     current.pop_back();
@@ -100,8 +99,11 @@ SpaceSize count_space(const Graph& g, int num_devices) {
   std::vector<uint32_t> total{1};
   double log10_total = 0;
   for (const Op& op : g.ops) {
-    int64_t n = int64_t(enumerate_configs(op, num_devices).size());
+    const auto configs = enumerate_configs(op, num_devices);
+    int64_t n = int64_t(configs.size()), uneven = 0;
+    for (const OpConfig& c : configs) uneven += even_split(op, c) ? 0 : 1;
     s.configs_per_op.push_back(n);
+    s.uneven_configs_per_op.push_back(uneven);
     total = multiply(total, uint64_t(n));
     log10_total += std::log10(double(n));
   }
@@ -123,9 +125,12 @@ Status validate_config(const Op& op, const OpConfig& c, int num_devices, const s
     std::string p = path + ".degrees." + d.name;
     if (deg < 1 || deg > kMaxDevices)
       return make_error("out_of_range", "degree " + std::to_string(deg) + " of '" + d.name + "' must be between 1 and the device count", p);
-    if (d.size % deg != 0)
-      return make_error("bad_degree", "degree " + std::to_string(deg) + " does not divide dimension '" + d.name + "' of op '" +
-                                          op.name() + "' (size " + std::to_string(d.size) + "); use a divisor of " + std::to_string(d.size),
+    // A degree need not divide its dimension (uneven parts differ by one element), but every
+    // part needs at least one element.
+    if (deg > d.size)
+      return make_error("bad_degree", "degree " + std::to_string(deg) + " is larger than dimension '" + d.name + "' of op '" +
+                                          op.name() + "' (size " + std::to_string(d.size) + "): a part would be empty; use at most " +
+                                          std::to_string(d.size),
                         p);
     parts *= deg;
     if (parts > num_devices)
@@ -151,8 +156,9 @@ Status validate_config(const Op& op, const OpConfig& c, int num_devices, const s
 Strategy data_parallel(const Graph& g, int num_devices) {
   Strategy s;
   for (const Op& op : g.ops) {
+    // Every device, whether or not the batch divides (uneven parts), unless there are fewer samples.
     int dim = find_dim(op, SplitKind::sample);
-    int64_t degree = dim < 0 ? 1 : common_power_of_two(op.split_dims[size_t(dim)].size, num_devices);
+    int64_t degree = dim < 0 ? 1 : std::min<int64_t>(op.split_dims[size_t(dim)].size, num_devices);
     s.ops.push_back(split_one(op, dim, int(degree), 0));
   }
   return s;
@@ -174,10 +180,11 @@ Strategy expert_strategy(const Graph& g, const Cluster& cluster) {
       // Each table whole on its own device: only the looked-up rows move.
       s.ops[i] = split_one(op, -1, 1, table++ % n);
     } else if (op.spec.kind == OpKind::linear && op.param_bytes > 0) {
-      // Fully connected: split the output channels inside one node (fast links), as far as they divide.
+      // Fully connected: split the output channels over the GPUs of one node (fast links),
+      // unevenly when they do not divide.
       int dim = find_dim(op, SplitKind::parameter);
       if (dim < 0) continue;
-      int64_t degree = common_power_of_two(op.split_dims[size_t(dim)].size, cluster.gpus_per_node);
+      int64_t degree = std::min<int64_t>(op.split_dims[size_t(dim)].size, cluster.gpus_per_node);
       s.ops[i] = split_one(op, dim, int(degree), 0);
     }
   }

@@ -32,31 +32,34 @@ struct Strategy {
 };
 
 // The configurations the search space allows for `op` on `num_devices` devices: power-of-two
-// degrees that divide their dimension, whose product divides the device count, with the parts
+// degrees that divide their dimension (the sample dimension also takes those up to its size
+// that do not: balanced, uneven parts), whose product divides the device count, with the parts
 // on an aligned block of consecutive devices. Ordered by degrees, then by block.
 std::vector<OpConfig> enumerate_configs(const Op& op, int num_devices);
 
 // Exact size of the strategy space (product of per-op counts) as a decimal string, and log10.
 struct SpaceSize {
   std::vector<int64_t> configs_per_op;
+  std::vector<int64_t> uneven_configs_per_op;   // of those, configs with a degree that does not divide its dimension
   std::string strategies;
   double log10_strategies = 0;
 };
 // Counts configurations per op and multiplies them exactly (arbitrary precision).
 SpaceSize count_space(const Graph& g, int num_devices);
 
-// Checks a configuration against an op and a cluster (degrees divide the dimensions, one device
-// per part, devices distinct and in range). `path` names the config in errors.
+// Checks a configuration against an op and a cluster (each degree between 1 and its dimension's
+// size, dividing it or not; one device per part, devices distinct and in range). `path` names the config in errors.
 Status validate_config(const Op& op, const OpConfig& c, int num_devices, const std::string& path);
 
-// Data parallel: every op split along its sample dimension over all devices (as far as the
-// batch divides), parameters replicated.
+// Data parallel: every op split along its sample dimension over all devices (unevenly when the
+// batch does not divide; over fewer only when there are fewer samples), parameters replicated.
 Strategy data_parallel(const Graph& g, int num_devices);
 // Model parallel (operator placement): each op whole on one device, ops spread round-robin
 // in topological order so that consecutive layers sit on different GPUs.
 Strategy model_parallel(const Graph& g, int num_devices);
 // The expert strategy of the FlexFlow paper: convolutions and other ops data parallel, fully
-// connected layers split by parameter inside one node, each embedding table on its own device.
+// connected layers split by parameter over the GPUs of one node (unevenly when the channels do
+// not divide), each embedding table on its own device.
 Strategy expert_strategy(const Graph& g, const Cluster& cluster);
 // A uniformly random configuration per op from enumerate_configs.
 Strategy random_strategy(const Graph& g, int num_devices, uint64_t seed);

@@ -4,6 +4,7 @@
 #include "task_graph.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "regions.h"
 #include "rng.h"
@@ -203,7 +204,13 @@ void TaskGraph::build_op(int i) {
   const OpConfig& c = strategy_.ops[size_t(i)];
   const int parts = c.parts();
   const int64_t pdeg = param_degree(op, c);
-  const double shard_bytes = double(op.param_bytes / pdeg);
+  // Uneven splits: each part's work and weights follow its share of the units, so the largest
+  // part bounds the time (even splits keep the exact 1/parts arithmetic).
+  const bool even = even_split(op, c);
+  const double even_shard_bytes = double(op.param_bytes / pdeg);
+  auto shard_bytes_of = [&](int k) {
+    return even ? even_shard_bytes : std::floor(double(op.param_bytes) * part_share(op, c, k, true));
+  };
   const double dtype = double(dtype_bytes(op.output.dtype));
   OpUnit& unit = op_units_[size_t(i)];
   unit.slots.clear();
@@ -221,12 +228,15 @@ void TaskGraph::build_op(int i) {
       const BoxList& reads = ins[size_t(k) * n_in + j] = input_boxes(op, j, out);
       for (int r = 0; r < reads.count; ++r) in_bytes += double(box_volume(reads.boxes[r])) * double(dtype_bytes(op.inputs[j].dtype));
     }
-    double bytes = in_bytes + shard_bytes + double(box_volume(out)) * dtype;
+    double bytes = in_bytes + shard_bytes_of(k) + double(box_volume(out)) * dtype;
+    const double share = even ? 0 : part_share(op, c, k);
+    const double fwd_flops = even ? op.forward_flops / parts : op.forward_flops * share;
+    const double bwd_flops = even ? op.backward_flops / parts : op.backward_flops * share;
     int dev = c.devices[size_t(k)];
     int f = new_task(order_key(i, kForward, 0, k, 0), TaskKind::forward, i, k, dev,
-                     compute_ms(i, k, false, op.forward_flops / parts, bytes), 0);
+                     compute_ms(i, k, false, fwd_flops, bytes), 0);
     int b = new_task(order_key(i, kBackward, 0, k, 0), TaskKind::backward, i, k, dev,
-                     compute_ms(i, k, true, op.backward_flops / parts, 2 * bytes), 0);
+                     compute_ms(i, k, true, bwd_flops, 2 * bytes), 0);
     add_dep(f, b);
     fwd_slot_[size_t(i)][size_t(k)] = f;
     bwd_slot_[size_t(i)][size_t(k)] = b;
@@ -236,13 +246,13 @@ void TaskGraph::build_op(int i) {
   // Parameter synchronisation: the parts holding the same shard all-reduce their gradients
   // with a ring; each ring edge carries 2(r-1)/r of the shard in 2(r-1) messages, and starts
   // once the gradients at both of its ends are computed.
-  if (shard_bytes <= 0 || parts / pdeg < 2) return;
+  if (even_shard_bytes <= 0 || parts / pdeg < 2) return;
   std::vector<std::vector<int>> groups(static_cast<size_t>(pdeg));
   for (int k = 0; k < parts; ++k) groups[size_t(shard_of(op, c, k))].push_back(k);
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto& members = groups[g];
     const int r = int(members.size());
-    const double bytes = 2.0 * (r - 1) / r * shard_bytes;
+    const double bytes = 2.0 * (r - 1) / r * shard_bytes_of(members[0]);
     for (int q = 0; q < r; ++q) {
       int a = c.devices[size_t(members[size_t(q)])], b = c.devices[size_t(members[size_t((q + 1) % r)])];
       int s = new_task(order_key(i, kSync, 0, int(g), q), TaskKind::sync, i, q, topo_.link(a, b),
@@ -279,11 +289,12 @@ void TaskGraph::build_edge(size_t e) {
       int first[6], last[6], coord[6];
       bool empty = false;
       for (size_t j = 0; j < pdims; ++j) {
-        const int d = prod.split_dims[j].output_dim;
-        const int64_t chunk = prod.output.shape[size_t(d)] / pc.degrees[j];
+        const SplitDim& sd = prod.split_dims[j];
+        const int d = sd.output_dim;
+        const int64_t unit = prod.output.shape[size_t(d)] / sd.size;   // elements per unit (see output_box)
         if (read.hi[d] <= read.lo[d]) { empty = true; break; }
-        first[j] = int(read.lo[d] / chunk);
-        last[j] = int((read.hi[d] - 1) / chunk);
+        first[j] = part_of_unit(sd.size, pc.degrees[j], read.lo[d] / unit);
+        last[j] = part_of_unit(sd.size, pc.degrees[j], (read.hi[d] - 1) / unit);
         coord[j] = first[j];
       }
       if (empty) continue;
@@ -336,9 +347,18 @@ void TaskGraph::account_memory(int i, int64_t sign) {
   const Op& op = graph_.ops[size_t(i)];
   const OpConfig& c = strategy_.ops[size_t(i)];
   // Weights and their gradients for the shard a part holds, plus its output activations.
-  const int64_t shard = op.param_bytes / param_degree(op, c);
-  const int64_t act = op.output_bytes / c.parts();
-  for (int dev : c.devices) memory_[size_t(dev)] += sign * (2 * shard + act);
+  if (even_split(op, c)) {
+    const int64_t shard = op.param_bytes / param_degree(op, c);
+    const int64_t act = op.output_bytes / c.parts();
+    for (int dev : c.devices) memory_[size_t(dev)] += sign * (2 * shard + act);
+    return;
+  }
+  // Uneven: each part by its own share, so the largest part sets the peak.
+  for (int k = 0; k < c.parts(); ++k) {
+    const int64_t shard = int64_t(std::floor(double(op.param_bytes) * part_share(op, c, k, true)));
+    const int64_t act = int64_t(std::floor(double(op.output_bytes) * part_share(op, c, k)));
+    memory_[size_t(c.devices[size_t(k)])] += sign * (2 * shard + act);
+  }
 }
 
 void TaskGraph::save_links(int slot) {

@@ -68,7 +68,7 @@ TEST_CASE("strategy text: named bases, edits, round trips") {
   CHECK(via_dp.value() == s.value());
 
   // Bad edits: every one an error on the path "strategy", never a crash.
-  for (const char* bad : {"fast", "dp;fc6", "dp;fc6=1x8", "dp;nosuch=1@0", "dp;fc6=3x1@0", "dp;fc6=1x2@7", "dp;fc6=1x2@0,0",
+  for (const char* bad : {"fast", "dp;fc6", "dp;fc6=1x8", "dp;nosuch=1@0", "dp;fc6=512x1@0", "dp;fc6=1x2@7", "dp;fc6=1x2@0,0",
                           "dp;fc6=1@0", "dp;fc6=1x1x1@0", "dp;fc6=1x8@0;fc6=1x8@0", "dp;fc6=axb@0", "dp;fc6=1x2@1-", "dp;#99=1x1@0",
                           "dp;fc6=0x1@0", "dp;fc6=1x16@0"}) {
     CAPTURE(bad);
