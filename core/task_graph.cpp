@@ -88,8 +88,9 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
   edges_of_op_.resize(n);
   fwd_slot_.resize(n);
   bwd_slot_.resize(n);
-  out_boxes_.resize(n);
-  in_boxes_.resize(n);
+  op_templates_.resize(n);
+  op_template_index_.resize(n);
+  template_of_op_.assign(n, -1);
   memory_.assign(size_t(topo_.gpus), 0);
   for (size_t c = 0; c < n; ++c)
     for (size_t j = 0; j < graph.ops[c].producers.size(); ++j) {
@@ -122,7 +123,17 @@ void TaskGraph::build_all() {
   for (size_t e = 0; e < edges_.size(); ++e) build_edge(e);
 }
 
+void TaskGraph::trim_templates() {
+  // A long search on a large cluster could meet very many (producer, consumer) pairs: start
+  // afresh beyond a few million links (templates are only a cache).
+  if (edge_template_links_ < (size_t(1) << 22)) return;
+  edge_templates_.clear();
+  edge_template_index_.clear();
+  edge_template_links_ = 0;
+}
+
 void TaskGraph::rebuild(const Strategy& strategy) {
+  trim_templates();
   strategy_ = strategy;
   pending_.reset();
   free_.clear();
@@ -144,15 +155,29 @@ const std::vector<int>& TaskGraph::live_slots() const {
   return live_slots_;
 }
 
+namespace {
+
+// A slot made fresh for a new task, keeping its link lists' storage.
+void reset_task(Task& t) {
+  t.ready_ms = t.start_ms = t.end_ms = 0;
+  t.pending = 0;
+  t.succs.clear();
+  t.deps.clear();
+  t.peer_part = -1;
+  t.forward_pass = true;
+}
+
+}  // namespace
+
 int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes) {
   int slot;
   if (!free_.empty()) {
     slot = free_.back();
     free_.pop_back();
-    tasks_[size_t(slot)] = Task{};   // keeps the link lists' storage
+    reset_task(tasks_[size_t(slot)]);
   } else if (used_ < tasks_.size()) {
     slot = int(used_++);             // a slot left from before rebuild()
-    tasks_[size_t(slot)] = Task{};
+    reset_task(tasks_[size_t(slot)]);
   } else {
     slot = int(tasks_.size());
     tasks_.emplace_back();
@@ -199,7 +224,29 @@ double TaskGraph::transfer_ms(int from_gpu, int to_gpu, double bytes, int messag
   return cost_.mode == CostMode::fine ? t + kFineLaunchMs : t;
 }
 
-void TaskGraph::build_op(int i) {
+int TaskGraph::op_template(int i) {
+  const OpConfig& c = strategy_.ops[size_t(i)];
+  std::vector<OpTemplate>& known = op_templates_[size_t(i)];
+  const int current = template_of_op_[size_t(i)];
+  if (current >= 0 && known[size_t(current)].config == c) return current;
+  // FNV-1a over degrees and devices; equal hashes are checked, collisions scan.
+  uint64_t h = 1469598103934665603ull;
+  for (int d : c.degrees) h = (h ^ uint64_t(uint32_t(d))) * 1099511628211ull;
+  h = (h ^ 0xffffu) * 1099511628211ull;
+  for (int d : c.devices) h = (h ^ uint64_t(uint32_t(d))) * 1099511628211ull;
+  auto& index = op_template_index_[size_t(i)];
+  auto found = index.find(h);
+  if (found != index.end() && known[size_t(found->second)].config == c) return found->second;
+  if (found != index.end())
+    for (size_t t = 0; t < known.size(); ++t)
+      if (known[t].config == c) return int(t);
+  known.emplace_back();
+  make_op_template(i, known.back());
+  if (found == index.end()) index.emplace(h, int(known.size() - 1));
+  return int(known.size() - 1);
+}
+
+void TaskGraph::make_op_template(int i, OpTemplate& tpl) const {
   const Op& op = graph_.ops[size_t(i)];
   const OpConfig& c = strategy_.ops[size_t(i)];
   const int parts = c.parts();
@@ -212,15 +259,13 @@ void TaskGraph::build_op(int i) {
     return even ? even_shard_bytes : std::floor(double(op.param_bytes) * part_share(op, c, k, true));
   };
   const double dtype = double(dtype_bytes(op.output.dtype));
-  OpUnit& unit = op_units_[size_t(i)];
-  unit.slots.clear();
-  fwd_slot_[size_t(i)].assign(size_t(parts), -1);
-  bwd_slot_[size_t(i)].assign(size_t(parts), -1);
+  tpl.config = c;
   const size_t n_in = op.inputs.size();
-  auto& outs = out_boxes_[size_t(i)];
-  auto& ins = in_boxes_[size_t(i)];
+  auto& outs = tpl.outs;
+  auto& ins = tpl.ins;
   outs.resize(size_t(parts));
   ins.resize(size_t(parts) * n_in);
+  tpl.parts.resize(size_t(parts));
   for (int k = 0; k < parts; ++k) {
     const Box& out = outs[size_t(k)] = output_box(op, c, k);
     double in_bytes = 0;
@@ -232,16 +277,7 @@ void TaskGraph::build_op(int i) {
     const double share = even ? 0 : part_share(op, c, k);
     const double fwd_flops = even ? op.forward_flops / parts : op.forward_flops * share;
     const double bwd_flops = even ? op.backward_flops / parts : op.backward_flops * share;
-    int dev = c.devices[size_t(k)];
-    int f = new_task(order_key(i, kForward, 0, k, 0), TaskKind::forward, i, k, dev,
-                     compute_ms(i, k, false, fwd_flops, bytes), 0);
-    int b = new_task(order_key(i, kBackward, 0, k, 0), TaskKind::backward, i, k, dev,
-                     compute_ms(i, k, true, bwd_flops, 2 * bytes), 0);
-    add_dep(f, b);
-    fwd_slot_[size_t(i)][size_t(k)] = f;
-    bwd_slot_[size_t(i)][size_t(k)] = b;
-    unit.slots.push_back(f);
-    unit.slots.push_back(b);
+    tpl.parts[size_t(k)] = {c.devices[size_t(k)], compute_ms(i, k, false, fwd_flops, bytes), compute_ms(i, k, true, bwd_flops, 2 * bytes)};
   }
   // Parameter synchronisation: the parts holding the same shard all-reduce their gradients
   // with a ring; each ring edge carries 2(r-1)/r of the shard in 2(r-1) messages, and starts
@@ -254,26 +290,66 @@ void TaskGraph::build_op(int i) {
     const int r = int(members.size());
     const double bytes = 2.0 * (r - 1) / r * shard_bytes_of(members[0]);
     for (int q = 0; q < r; ++q) {
-      int a = c.devices[size_t(members[size_t(q)])], b = c.devices[size_t(members[size_t((q + 1) % r)])];
-      int s = new_task(order_key(i, kSync, 0, int(g), q), TaskKind::sync, i, q, topo_.link(a, b),
-                       transfer_ms(a, b, bytes, 2 * (r - 1), 0), bytes);
-      tasks_[size_t(s)].peer_part = int(g);
-      add_dep(bwd_slot_[size_t(i)][size_t(members[size_t(q)])], s);
-      add_dep(bwd_slot_[size_t(i)][size_t(members[size_t((q + 1) % r)])], s);
-      unit.slots.push_back(s);
+      const int from = members[size_t(q)], to = members[size_t((q + 1) % r)];
+      int a = c.devices[size_t(from)], b = c.devices[size_t(to)];
+      tpl.syncs.push_back({topo_.link(a, b), transfer_ms(a, b, bytes, 2 * (r - 1), 0), bytes, from, to, int(g), q});
     }
   }
 }
 
-void TaskGraph::build_edge(size_t e) {
-  EdgeUnit& edge = edges_[e];
-  edge.slots.clear();
+void TaskGraph::build_op(int i) {
+  const int id = op_template(i);
+  template_of_op_[size_t(i)] = id;
+  const OpTemplate& tpl = op_templates_[size_t(i)][size_t(id)];
+  const int parts = int(tpl.parts.size());
+  OpUnit& unit = op_units_[size_t(i)];
+  unit.slots.clear();
+  auto& fwd = fwd_slot_[size_t(i)];
+  auto& bwd = bwd_slot_[size_t(i)];
+  fwd.resize(size_t(parts));
+  bwd.resize(size_t(parts));
+  for (int k = 0; k < parts; ++k) {
+    const PartTemplate& p = tpl.parts[size_t(k)];
+    int f = new_task(order_key(i, kForward, 0, k, 0), TaskKind::forward, i, k, p.device, p.fwd_ms, 0);
+    int b = new_task(order_key(i, kBackward, 0, k, 0), TaskKind::backward, i, k, p.device, p.bwd_ms, 0);
+    add_dep(f, b);
+    fwd[size_t(k)] = f;
+    bwd[size_t(k)] = b;
+    unit.slots.push_back(f);
+    unit.slots.push_back(b);
+  }
+  for (const SyncTemplate& y : tpl.syncs) {
+    int s = new_task(order_key(i, kSync, 0, y.group, y.ring_position), TaskKind::sync, i, y.ring_position, y.device, y.ms, y.bytes);
+    tasks_[size_t(s)].peer_part = y.group;
+    add_dep(bwd[size_t(y.from_part)], s);
+    add_dep(bwd[size_t(y.to_part)], s);
+    unit.slots.push_back(s);
+  }
+}
+
+const TaskGraph::EdgeTemplate& TaskGraph::edge_template(size_t e) {
+  const EdgeUnit& edge = edges_[e];
+  const int pid = template_of_op_[size_t(edge.producer)], cid = template_of_op_[size_t(edge.consumer)];
+  const uint64_t key = (uint64_t(e) << 42) | (uint64_t(pid) << 21) | uint64_t(cid);
+  auto found = edge_template_index_.find(key);
+  if (found != edge_template_index_.end()) return edge_templates_[size_t(found->second)];
+  edge_template_index_.emplace(key, int(edge_templates_.size()));
+  edge_templates_.emplace_back();
+  make_edge_template(e, edge_templates_.back());
+  edge_template_links_ += edge_templates_.back().links.size() + 1;
+  return edge_templates_.back();
+}
+
+void TaskGraph::make_edge_template(size_t e, EdgeTemplate& tpl) {
+  const EdgeUnit& edge = edges_[e];
   const Op& prod = graph_.ops[size_t(edge.producer)];
   const Op& cons = graph_.ops[size_t(edge.consumer)];
   const OpConfig& pc = strategy_.ops[size_t(edge.producer)];
   const OpConfig& cc = strategy_.ops[size_t(edge.consumer)];
   const double dtype = double(dtype_bytes(prod.output.dtype));
-  const std::vector<Box>& produced = out_boxes_[size_t(edge.producer)];
+  const OpTemplate& ptpl = op_templates_[size_t(edge.producer)][size_t(template_of_op_[size_t(edge.producer)])];
+  const OpTemplate& ctpl = op_templates_[size_t(edge.consumer)][size_t(template_of_op_[size_t(edge.consumer)])];
+  const std::vector<Box>& produced = ptpl.outs;
   const size_t n_in = cons.inputs.size();
   // Producer parts form a grid: along each split dimension, a read range [lo, hi) can only
   // overlap the chunks lo / chunk .. (hi - 1) / chunk, so only those parts are intersected.
@@ -282,7 +358,7 @@ void TaskGraph::build_edge(size_t e) {
   std::vector<int>& touched = scratch_parts_;
   overlap_of.assign(size_t(pc.parts()), 0);
   for (int q = 0; q < cc.parts(); ++q) {
-    const BoxList& reads = in_boxes_[size_t(edge.consumer)][size_t(q) * n_in + size_t(edge.input)];
+    const BoxList& reads = ctpl.ins[size_t(q) * n_in + size_t(edge.input)];
     touched.clear();
     for (int r = 0; r < reads.count; ++r) {
       const Box& read = reads.boxes[r];
@@ -318,28 +394,46 @@ void TaskGraph::build_edge(size_t e) {
       const int64_t overlap = overlap_of[size_t(k)];
       overlap_of[size_t(k)] = 0;
       int kdev = pc.devices[size_t(k)];
-      int f_prod = fwd_slot_[size_t(edge.producer)][size_t(k)], f_cons = fwd_slot_[size_t(edge.consumer)][size_t(q)];
-      int b_prod = bwd_slot_[size_t(edge.producer)][size_t(k)], b_cons = bwd_slot_[size_t(edge.consumer)][size_t(q)];
       if (kdev == qdev) {
-        add_dep(f_prod, f_cons);
-        add_dep(b_cons, b_prod);
+        tpl.links.push_back({k, q, -1, -1, 0, 0, 0});
         continue;
       }
       double bytes = double(overlap) * dtype;
-      int xf = new_task(order_key(edge.consumer, kFwdTransfer, edge.input, k, q), TaskKind::transfer, edge.consumer, q,
-                        topo_.link(kdev, qdev), transfer_ms(kdev, qdev, bytes, 1, 0), bytes);
-      tasks_[size_t(xf)].peer_part = k;
-      add_dep(f_prod, xf);
-      add_dep(xf, f_cons);
-      int xb = new_task(order_key(edge.consumer, kBwdTransfer, edge.input, k, q), TaskKind::transfer, edge.consumer, q,
-                        topo_.link(qdev, kdev), transfer_ms(qdev, kdev, bytes, 1, 0), bytes);
-      tasks_[size_t(xb)].peer_part = k;
-      tasks_[size_t(xb)].forward_pass = false;
-      add_dep(b_cons, xb);
-      add_dep(xb, b_prod);
-      edge.slots.push_back(xf);
-      edge.slots.push_back(xb);
+      tpl.links.push_back({k, q, topo_.link(kdev, qdev), topo_.link(qdev, kdev), transfer_ms(kdev, qdev, bytes, 1, 0),
+                           transfer_ms(qdev, kdev, bytes, 1, 0), bytes});
     }
+  }
+}
+
+void TaskGraph::build_edge(size_t e) {
+  EdgeUnit& edge = edges_[e];
+  edge.slots.clear();
+  const EdgeTemplate& tpl = edge_template(e);
+  const auto& pf = fwd_slot_[size_t(edge.producer)];
+  const auto& pb = bwd_slot_[size_t(edge.producer)];
+  const auto& cf = fwd_slot_[size_t(edge.consumer)];
+  const auto& cb = bwd_slot_[size_t(edge.consumer)];
+  for (const EdgeLink& l : tpl.links) {
+    const int f_prod = pf[size_t(l.producer_part)], f_cons = cf[size_t(l.consumer_part)];
+    const int b_prod = pb[size_t(l.producer_part)], b_cons = cb[size_t(l.consumer_part)];
+    if (l.fwd_device < 0) {   // same GPU: the data is already there
+      add_dep(f_prod, f_cons);
+      add_dep(b_cons, b_prod);
+      continue;
+    }
+    int xf = new_task(order_key(edge.consumer, kFwdTransfer, edge.input, l.producer_part, l.consumer_part), TaskKind::transfer, edge.consumer,
+                      l.consumer_part, l.fwd_device, l.fwd_ms, l.bytes);
+    tasks_[size_t(xf)].peer_part = l.producer_part;
+    add_dep(f_prod, xf);
+    add_dep(xf, f_cons);
+    int xb = new_task(order_key(edge.consumer, kBwdTransfer, edge.input, l.producer_part, l.consumer_part), TaskKind::transfer, edge.consumer,
+                      l.consumer_part, l.bwd_device, l.bwd_ms, l.bytes);
+    tasks_[size_t(xb)].peer_part = l.producer_part;
+    tasks_[size_t(xb)].forward_pass = false;
+    add_dep(b_cons, xb);
+    add_dep(xb, b_prod);
+    edge.slots.push_back(xf);
+    edge.slots.push_back(xb);
   }
 }
 
@@ -398,6 +492,7 @@ void TaskGraph::commit() {
 
 TaskGraph::Change TaskGraph::set_config(int i, const OpConfig& config) {
   commit();
+  trim_templates();
   Change change;
   pending_.active = true;
   pending_.op = i;
@@ -427,8 +522,7 @@ TaskGraph::Change TaskGraph::set_config(int i, const OpConfig& config) {
   }
   pending_.fwd.swap(fwd_slot_[size_t(i)]);
   pending_.bwd.swap(bwd_slot_[size_t(i)]);
-  pending_.outs.swap(out_boxes_[size_t(i)]);
-  pending_.ins.swap(in_boxes_[size_t(i)]);
+  pending_.old_template = template_of_op_[size_t(i)];
   strategy_.ops[size_t(i)] = config;
   account_memory(i, +1);
   change_ = &change;
@@ -467,8 +561,7 @@ void TaskGraph::undo_last() {
   for (size_t e : edges_of_op_[size_t(i)]) edges_[e].slots.swap(pending_.edge_slots[k++]);
   fwd_slot_[size_t(i)].swap(pending_.fwd);
   bwd_slot_[size_t(i)].swap(pending_.bwd);
-  out_boxes_[size_t(i)].swap(pending_.outs);
-  in_boxes_[size_t(i)].swap(pending_.ins);
+  template_of_op_[size_t(i)] = pending_.old_template;
   live_slots_valid_ = false;
   pending_.reset();
 }

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cluster.h"
@@ -114,6 +115,27 @@ class TaskGraph {
   struct OpUnit { std::vector<int> slots; };     // compute and sync tasks of one op
   struct EdgeUnit { std::vector<int> slots; int producer = -1, consumer = -1, input = 0; };
 
+  // What a configuration of an op always gives, computed once per graph (a search proposes the
+  // same configurations again and again): each part's device and durations, its boxes, and
+  // the parameter-sync ring.
+  struct PartTemplate { int device; double fwd_ms, bwd_ms; };
+  struct SyncTemplate { int device; double ms, bytes; int from_part, to_part, group, ring_position; };
+  struct OpTemplate {
+    OpConfig config;
+    std::vector<PartTemplate> parts;
+    std::vector<SyncTemplate> syncs;
+    std::vector<Box> outs;           // per part: what it writes
+    std::vector<BoxList> ins;        // per part and input: what it reads
+  };
+  // What an edge gives for a (producer config, consumer config) pair: the part pairs whose boxes
+  // overlap, with the transfers' links, durations and bytes (fwd_device < 0: same GPU).
+  struct EdgeLink { int producer_part, consumer_part, fwd_device, bwd_device; double fwd_ms, bwd_ms, bytes; };
+  struct EdgeTemplate { std::vector<EdgeLink> links; };
+  int op_template(int op);
+  void make_op_template(int op, OpTemplate& tpl) const;
+  const EdgeTemplate& edge_template(size_t edge);
+  void make_edge_template(size_t edge, EdgeTemplate& tpl);
+  void trim_templates();
   int new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes);
   void add_dep(int from, int to);
   void build_all();
@@ -150,10 +172,9 @@ class TaskGraph {
     int op = -1;
     int live = 0;
     OpConfig old_config;
+    int old_template = -1;
     std::vector<int> removed, added, unit_slots, fwd, bwd;
     std::vector<std::vector<int>> edge_slots;
-    std::vector<Box> outs;
-    std::vector<BoxList> ins;
     std::vector<SavedLinks> links;
     // Empties it, keeping the storage (set_config runs thousands of times per second).
     void reset() {
@@ -166,18 +187,21 @@ class TaskGraph {
       bwd.clear();
       for (auto& e : edge_slots) e.clear();
       edge_count = 0;
-      outs.clear();
-      ins.clear();
       link_count = 0;
     }
     size_t edge_count = 0, link_count = 0;   // entries of edge_slots / links in use
   } pending_;
   std::vector<uint32_t> saved_mark_;   // slot -> epoch in which its links were saved
   uint32_t save_epoch_ = 0;
-  std::vector<std::vector<Box>> out_boxes_;      // per op, per part: what it writes
-  std::vector<std::vector<BoxList>> in_boxes_;   // per op, per part and input: what it reads
-  std::vector<int64_t> scratch_overlap_;         // build_edge: overlap per producer part
-  std::vector<int> scratch_parts_;               // build_edge: producer parts overlapped         // collects added slots during set_config
+  std::vector<std::vector<OpTemplate>> op_templates_;   // per op, every configuration seen
+  std::vector<std::unordered_map<uint64_t, int>> op_template_index_;   // per op: config hash -> template (only looked up)
+  std::vector<int> template_of_op_;                     // per op: its current configuration's template
+  std::vector<EdgeTemplate> edge_templates_;
+  // (edge, producer template, consumer template) -> index in edge_templates_; only looked up.
+  std::unordered_map<uint64_t, int> edge_template_index_;
+  size_t edge_template_links_ = 0;                      // links held by edge_templates_ (bounds memory)
+  std::vector<int64_t> scratch_overlap_;                // make_edge_template: overlap per producer part
+  std::vector<int> scratch_parts_;                      // make_edge_template: producer parts overlapped
 };
 
 }  // namespace autopar
