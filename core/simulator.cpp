@@ -169,7 +169,7 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   saved_makespan_ = makespan_;
   saved_valid_ = true;
 
-  TaskGraph::Change change = tg_.set_config(op, config);
+  const TaskGraph::Change& change = tg_.set_config(op, config);
   const size_t n = tasks.size();
   if (state_.size() < n) state_.resize(n, 0);
   enum : uint8_t { kOld = 0, kNew = 1, kSuffix = 2 };

@@ -490,10 +490,13 @@ void TaskGraph::commit() {
   pending_.reset();
 }
 
-TaskGraph::Change TaskGraph::set_config(int i, const OpConfig& config) {
+const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   commit();
   trim_templates();
-  Change change;
+  Change& change = last_change_;   // reused: set_config runs thousands of times per second
+  change.removed.clear();
+  change.added.clear();
+  change.touched.clear();
   pending_.active = true;
   pending_.op = i;
   pending_.old_config = strategy_.ops[size_t(i)];
@@ -501,7 +504,8 @@ TaskGraph::Change TaskGraph::set_config(int i, const OpConfig& config) {
   if (saved_mark_.size() < tasks_.size()) saved_mark_.resize(tasks_.size(), 0);
   ++save_epoch_;
   account_memory(i, -1);
-  std::vector<int> doomed = op_units_[size_t(i)].slots;
+  std::vector<int>& doomed = scratch_doomed_;
+  doomed.assign(op_units_[size_t(i)].slots.begin(), op_units_[size_t(i)].slots.end());
   for (size_t e : edges_of_op_[size_t(i)]) doomed.insert(doomed.end(), edges_[e].slots.begin(), edges_[e].slots.end());
   // Keep every link list this change will edit, so that undo_last() can put it back exactly.
   for (int s : doomed) {

@@ -84,12 +84,13 @@ class TaskGraph {
   TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost = {});
 
   // Replaces op `op`'s configuration: removes its tasks and the transfers of its edges, adds the
-  // new ones. Returns the slots it removed, added, and the surviving slots that lost deps.
+  // new ones. Returns the slots it removed, added, and the surviving slots that lost deps
+  // (a reference valid until the next set_config).
   // The removed tasks keep their data until the next set_config, so the change can be undone.
   struct Change {
     std::vector<int> removed, added, touched;
   };
-  Change set_config(int op, const OpConfig& config);
+  const Change& set_config(int op, const OpConfig& config);
   // Reverts the last set_config exactly: the same slots, links and order as before it.
   void undo_last();
   // Builds the tasks of another strategy from scratch, reusing this graph's storage (what a
@@ -202,6 +203,8 @@ class TaskGraph {
   size_t edge_template_links_ = 0;                      // links held by edge_templates_ (bounds memory)
   std::vector<int64_t> scratch_overlap_;                // make_edge_template: overlap per producer part
   std::vector<int> scratch_parts_;                      // make_edge_template: producer parts overlapped
+  std::vector<int> scratch_doomed_;                     // set_config: the slots it removes
+  Change last_change_;                                  // what set_config returns
 };
 
 }  // namespace autopar
