@@ -56,12 +56,14 @@ Json simulate_rates(const Setup& s, const std::string& strategy, double seconds,
   // What a search does: rebuild the task graph of the strategy in reused storage, simulate.
   double full = rate(seconds, [&] { built.rebuild(st); simulate_full(built); });
   double sim_only = rate(seconds, [&] { simulate_full(built); });
-  char line[200];
-  std::snprintf(line, sizeof line, "  %-9s %5d tasks  build+simulate %7.1f us (%7.1f us in a new graph)   simulate only %7.1f us\n",
-                strategy.c_str(), built.live_count(), 1e6 / full, 1e6 / fresh, 1e6 / sim_only);
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "  %-9s %5d tasks  build+simulate %7.1f us = %.2fx simulate only (%7.1f us in a new graph)   simulate only %7.1f us\n",
+                strategy.c_str(), built.live_count(), 1e6 / full, sim_only / full, 1e6 / fresh, 1e6 / sim_only);
   t << line;
   return Json{{"strategy", strategy}, {"tasks", built.live_count()}, {"full_simulations_per_s", full},
-              {"full_simulations_in_new_graph_per_s", fresh}, {"simulations_of_built_graph_per_s", sim_only}};
+              {"full_simulations_in_new_graph_per_s", fresh}, {"simulations_of_built_graph_per_s", sim_only},
+              {"build_and_simulate_over_simulate", sim_only / full}};
 }
 
 // Single-op moves: delta simulation (with undo, as MCMC rejects) against building and
@@ -117,7 +119,7 @@ Result<Output> bench_command(const Args& a) {
   }
   std::ostringstream t;
   Json out;
-  t << "full simulation, AlexNet on lecture:2x4 (target: at most 20 us)\n";
+  t << "full simulation, AlexNet on lecture:2x4 (targets: at most 20 us; dp build+simulate at most 2x simulate only)\n";
   auto alex = setup("alexnet", "lecture:2x4");
   auto dlrm = setup("dlrm", "lecture:2x4");
   if (!alex.ok() || !dlrm.ok()) return make_error("internal", "built-in models failed to load", "");
@@ -127,7 +129,7 @@ Result<Output> bench_command(const Args& a) {
   for (const char* st : {"dp", "expert", "random:1"}) sim["dlrm_2x4"].push_back(simulate_rates(dlrm.value(), st, seconds, t));
   out["simulation"] = sim;
 
-  t << "delta vs full simulation for single-op moves (target: delta at least 2x on DLRM 4x8)\n";
+  t << "delta vs full simulation for single-op moves, per cluster size (target: at least 3x on DLRM 16x8)\n";
   Json delta = Json::object();
   for (const char* c : {"lecture:2x4", "lecture:4x8", "lecture:16x8"}) {
     auto s = setup("dlrm", c);
