@@ -21,7 +21,9 @@ Result<Output> inter_command(const Args& a) {
   }
   const auto start = std::chrono::steady_clock::now();
   StageCostTable table;
-  std::vector<std::pair<int, int>> layers;
+  std::vector<std::pair<int, int>> layers, numbers;
+  int reused = 0, solves = 0;
+  std::string layer_source = "file";
   Graph graph;
   bool from_model = false;
   std::string mode = a.get("mode").value_or("alpa");
@@ -57,8 +59,19 @@ Result<Output> inter_command(const Args& a) {
         return make_error("bad_value", "--max-layers needs a whole number of at least 1", "--max-layers");
       o.max_layers = std::stoi(*ml);
     }
-    auto t = stage_costs_from_model(micro.value(), c.value(), o, &layers);
+    if (auto nl = a.get("layers")) {
+      if (nl->empty() || nl->size() > 4 || nl->find_first_not_of("0123456789") != std::string::npos || std::stoi(*nl) < 1)
+        return make_error("bad_value", "--layers needs a whole number of at least 1 (Alpa's automatic layer construction)", "--layers");
+      o.layers = std::stoi(*nl);
+    }
+    StageCostBuilder builder(micro.value(), c.value(), o);
+    auto t = builder.finish();
     if (!t.ok()) return t.error();
+    layers = builder.layers();
+    numbers = builder.layer_numbers();
+    reused = builder.reused_solves();
+    solves = builder.units_done();
+    layer_source = o.layers > 0 ? "auto" : plan_layers(micro.value(), o).value().source;
     table = t.value();
     graph = micro.value();
     from_model = true;
@@ -68,34 +81,73 @@ Result<Output> inter_command(const Args& a) {
     if (!out) return make_error("io", "cannot write '" + *dump + "'", "--dump-stage-costs");
     out << stage_costs_to_json(table).dump(1) << "\n";
   }
-  auto plan = a.has("brute-force") ? brute_force_inter_op(table, int(microbatches)) : solve_inter_op(table, int(microbatches));
+  const bool boundaries = !a.has("ignore-boundaries");
+  auto plan = a.has("brute-force") ? brute_force_inter_op(table, int(microbatches), boundaries)
+                                   : solve_inter_op(table, int(microbatches), boundaries);
   if (!plan.ok()) return plan.error();
   const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const InterOpPlan& p = plan.value();
   Json stages = Json::array();
   std::ostringstream t;
+  const std::string unit = from_model ? " ms" : "";
   t << (from_model ? "pipeline of " + graph.name() : std::string("pipeline")) << " on " << table.nodes << "x" << table.gpus_per_node << " with "
-    << microbatches << " micro-batches (" << mode << "): " << p.stages.size() << " stages, total " << fmt("%.4g", p.total_latency)
-    << (from_model ? " ms" : "") << " (t_max " << fmt("%.4g", p.t_max) << ", " << p.t_max_tried << " of " << p.t_max_candidates
-    << " t_max candidates tried)\n";
-  t << pad("stage", 7) << pad("layers", 10) << pad("sub-mesh", 10) << pad("logical", 9) << pad("latency", 11, true) << "  ops\n";
+    << microbatches << " micro-batches (" << mode << (table.has_boundaries ? (boundaries ? ", boundaries priced" : ", boundaries ignored as in Alpa's DP") : "")
+    << "): " << p.stages.size() << " stages, total " << fmt("%.4g", p.total_latency) << unit << " (t_max " << fmt("%.4g", p.t_max) << ", "
+    << p.t_max_tried << " of " << p.t_max_candidates << " t_max candidates tried)\n";
+  t << pad("stage", 7) << pad("layers", 10) << pad("sub-mesh", 10) << pad("logical", 9) << pad("latency", 11, true)
+    << (table.has_boundaries ? "  " + pad("boundary to next", 36) : "") << "  ops\n";
+  // Layers in the model's numbering (1-based); a stage-cost file keeps its own (0-based) numbers.
+  auto number = [&](int layer, bool last) {
+    if (!from_model) return layer;
+    return last ? numbers[size_t(layer)].second : numbers[size_t(layer)].first;
+  };
+  double boundary_total = 0;
   for (size_t k = 0; k < p.stages.size(); ++k) {
     const auto& st = p.stages[k];
-    Json s{{"layers", Json::array({st.first, st.last})},
+    const int first = number(st.first, false), last = number(st.last, true);
+    Json s{{"layers", Json::array({first, last})},
            {"submesh", Json::array({st.submesh.nodes, st.submesh.gpus})},
            {"latency", st.latency},
            {"logical_mesh", st.logical_mesh}};
-    std::string ops;
+    std::string ops, bnd;
     if (from_model) {
       const int first_op = layers[size_t(st.first)].first, last_op = layers[size_t(st.last)].second;
       s["ops"] = Json::array({graph.ops[size_t(first_op)].name(), graph.ops[size_t(last_op)].name()});
       ops = graph.ops[size_t(first_op)].name() + " .. " + graph.ops[size_t(last_op)].name();
     }
+    if (table.has_boundaries) {
+      s["device_offset"] = st.device_offset;
+      if (k + 1 < p.stages.size()) {
+        const auto& next = p.stages[k + 1];
+        size_t m = 0;
+        while (!(table.submeshes[m] == next.submesh)) ++m;
+        const BoundaryCost b = boundary_cost(table, st.last, table.index(next.first, next.last, int(m)),
+                                             boundary_crosses_nodes(table, next.device_offset));
+        boundary_total += b.ms();
+        const std::string link = b.inter_node ? "inter-node" : "intra-node";
+        Json coll = Json::array();
+        coll.push_back(Json{{"kind", "send/recv"}, {"link", link}, {"bytes", b.bytes}, {"ms", b.send_ms}, {"what", "one copy forward, the gradient back"}});
+        if (b.replicas > 1)
+          coll.push_back(b.local_all_gather
+                             ? Json{{"kind", "all-gather"}, {"link", "inside the receiving mesh"}, {"replicas", b.replicas}, {"ms", b.allgather_ms},
+                                    {"instead_of_ms", b.plain_recv_ms}}
+                             : Json{{"kind", "send/recv"}, {"link", link}, {"bytes", b.bytes * (b.replicas - 1)}, {"ms", b.plain_recv_ms},
+                                    {"what", "the other replicas' copies (cheaper than a local all-gather here)"}, {"instead_of_ms", b.allgather_ms}});
+        s["boundary"] = Json{{"bytes", b.bytes}, {"ms", b.ms()}, {"inter_node", b.inter_node}, {"collectives", coll}};
+        bnd = si(b.bytes) + "B " + (b.inter_node ? "across nodes " : "in a node ") + fmt("%.3g", b.ms()) + " ms" +
+              (b.replicas > 1 ? (b.local_all_gather ? " (+local AG)" : " (x" + std::to_string(b.replicas) + " copies)") : "");
+      } else {
+        s["boundary"] = nullptr;
+      }
+    }
     stages.push_back(s);
-    t << pad(std::to_string(k), 7) << pad(std::to_string(st.first) + "-" + std::to_string(st.last), 10)
+    t << pad(std::to_string(k), 7) << pad(std::to_string(first) + "-" + std::to_string(last), 10)
       << pad("(" + std::to_string(st.submesh.nodes) + "," + std::to_string(st.submesh.gpus) + ")", 10) << pad(st.logical_mesh, 9)
-      << pad(fmt("%.4g", st.latency), 11, true) << "  " << ops << "\n";
+      << pad(fmt("%.4g", st.latency), 11, true) << (table.has_boundaries ? "  " + pad(bnd, 36) : "") << "  " << ops << "\n";
   }
+  if (from_model)
+    t << "layers: " << layers.size() << " (" << (layer_source == "model" ? "the model's own" : layer_source == "auto" ? "Alpa's automatic construction" : "graph cuts")
+      << "); intra-op solves: " << solves << " units, " << reused << " reused from identical layers\n";
   Output out;
   out.json = Json{{"total_latency", p.total_latency},
                   {"t_max", p.t_max},
@@ -105,6 +157,10 @@ Result<Output> inter_command(const Args& a) {
                   {"t_max_tried", p.t_max_tried},
                   {"t_max_candidates", p.t_max_candidates},
                   {"solver", a.has("brute-force") ? "brute-force" : "dp"},
+                  {"boundaries", table.has_boundaries ? (boundaries ? "priced" : "ignored") : "none"},
+                  {"boundary_ms_total", boundary_total},
+                  {"layer_source", layer_source},
+                  {"reused_solves", reused},
                   {"elapsed_ms", elapsed_ms},
                   {"stages", stages}};
   out.text = t.str();
@@ -116,7 +172,7 @@ Result<Output> inter_command(const Args& a) {
 std::vector<Command> inter_commands() {
   return {
       {"inter", "Alpa's inter-op plan: pipeline stages on sub-meshes", "--model M --cluster C --microbatches B",
-       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "dump-stage-costs"}, {"brute-force"}}, inter_command},
+       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs"}, {"brute-force", "ignore-boundaries"}}, inter_command},
   };
 }
 

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <functional>
+#include <tuple>
 #include <limits>
 #include <map>
 #include <set>
@@ -16,11 +18,34 @@ namespace autopar {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// One stage (k..i on sub-mesh m at device offset o) in the objective: `lane` is what bounds the
+// steady state (its compute lane: latency + receiving; and its send lane), `sum` what it adds
+// to the fill and drain. False when it cannot sit at that offset.
+struct StageTerms {
+  double compute = 0, send = 0, recv = 0;
+  double sum() const { return compute + recv + send; }
+  double lane() const { return std::max(compute + recv, send); }
+};
+bool stage_terms(const StageCostTable& t, bool boundaries, int k, int i, int m, int offset, StageTerms& out) {
+  const size_t idx = t.index(k, i, m);
+  out = StageTerms{};
+  out.compute = t.latency[idx];
+  if (!boundaries) return true;
+  const Submesh& sm = t.submeshes[size_t(m)];
+  if (!submesh_fits_at(t, sm, offset)) return false;
+  if (k > 0) out.recv = boundary_cost(t, k - 1, idx, boundary_crosses_nodes(t, offset)).recv_ms;
+  if (i + 1 < t.layers) {
+    const LinkSpec& link = boundary_crosses_nodes(t, offset + sm.devices()) ? t.inter_link : t.intra_link;
+    out.send = 2 * link.transfer_ms(t.cut_bytes[size_t(i)]);
+  }
+  return true;
+}
+
 // The total of simple plans the DP also considers: q equal sub-meshes tiling the cluster, the
 // layers cut into q stages with the least largest latency (a linear partition), within the
 // 1F1B limit. An upper bound on the DP's best in well under a millisecond; it only estimates
 // how many t_max candidates the DP will try (InterOpSolver::rows_bound).
-double equal_submesh_plan_total(const StageCostTable& t, int microbatches) {
+double equal_submesh_plan_total(const StageCostTable& t, int microbatches, bool boundaries) {
   const int L = t.layers, D = t.nodes * t.gpus_per_node;
   double best = kInf;
   for (int m = 0; m < int(t.submeshes.size()); ++m) {
@@ -45,17 +70,21 @@ double equal_submesh_plan_total(const StageCostTable& t, int microbatches) {
           }
         }
     if (!std::isfinite(G[at(0, 0)])) continue;
-    std::vector<double> lat;
+    std::vector<StageTerms> terms;
+    bool fits = true;
     for (int r = 0, k = 0; r < q; ++r) {
       const int i = last[at(r, k)];
-      lat.push_back(t.latency[t.index(k, i, m)]);
+      StageTerms st;
+      fits = fits && stage_terms(t, boundaries, k, i, m, r * size, st);
+      terms.push_back(st);
       k = i + 1;
     }
+    if (!fits) continue;
     // Summed from the last stage back, as F sums, so that the DP's total at t_max = mx is <= it.
     double sum = 0, mx = 0;
-    for (size_t r = lat.size(); r-- > 0;) {
-      sum = lat[r] + sum;
-      mx = std::max(mx, lat[r]);
+    for (size_t r = terms.size(); r-- > 0;) {
+      sum = terms[r].sum() + sum;
+      mx = std::max(mx, terms[r].lane());
     }
     best = std::min(best, sum + double(microbatches - 1) * mx);
   }
@@ -80,23 +109,62 @@ void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   latency.assign(size, kInf);
   max_succ_stages.assign(size, -1);
   logical_mesh.assign(size, "");
+  has_boundaries = false;
+  cut_bytes.assign(size_t(l), 0);
+  recv_allgather_ms.assign(size, 0);
+  recv_replicas.assign(size, 1);
 }
 
-InterOpSolver::InterOpSolver(StageCostTable table, int microbatches) : table_(std::move(table)), microbatches_(microbatches) {
+bool boundary_crosses_nodes(const StageCostTable& t, int offset) { return t.nodes > 1 && offset % t.gpus_per_node == 0; }
+
+bool submesh_fits_at(const StageCostTable& t, const Submesh& m, int offset) {
+  const int G = t.gpus_per_node;
+  return m.gpus == G ? offset % G == 0 : offset % G + m.gpus <= G;
+}
+
+BoundaryCost boundary_cost(const StageCostTable& t, int cut, size_t next_entry, bool inter_node) {
+  BoundaryCost b;
+  b.bytes = t.cut_bytes[size_t(cut)];
+  b.inter_node = inter_node;
+  const LinkSpec& link = inter_node ? t.inter_link : t.intra_link;
+  b.send_ms = 2 * link.transfer_ms(b.bytes);
+  b.replicas = t.recv_replicas[next_entry];
+  b.plain_recv_ms = double(b.replicas - 1) * b.bytes / link.bandwidth_bytes_per_ms();
+  b.allgather_ms = b.replicas > 1 ? t.recv_allgather_ms[next_entry] : 0;
+  b.local_all_gather = b.allgather_ms < b.plain_recv_ms;
+  b.recv_ms = std::min(b.plain_recv_ms, b.allgather_ms);
+  return b;
+}
+
+InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool boundaries)
+    : table_(std::move(table)), microbatches_(microbatches), boundaries_(boundaries && table_.has_boundaries) {
   best_.total_latency = kInf;
+  best_.boundaries = boundaries_;
   const int L = table_.layers, D = table_.nodes * table_.gpus_per_node;
   if (L < 1) {
     error_ = make_error("bad_value", "there are no layers to slice", "layers");
     done_ = true;
     return;
   }
-  // Candidate t_max: the distinct finite stage latencies, ascending.
-  for (double x : table_.latency) if (std::isfinite(x)) candidates_.push_back(x);
+  // Candidate t_max: the distinct finite lane times a stage can have, ascending (with
+  // boundaries: its compute plus receiving over either link kind, and its sends).
+  for (size_t idx = 0; idx < table_.latency.size(); ++idx) {
+    const double x = table_.latency[idx];
+    if (!std::isfinite(x)) continue;
+    candidates_.push_back(x);
+    if (boundaries_ && idx / table_.submeshes.size() >= size_t(table_.layers)) {   // first layer > 0: it receives
+      const int k = int(idx / table_.submeshes.size() / size_t(table_.layers));
+      for (bool inter : {false, true}) candidates_.push_back(x + boundary_cost(table_, k - 1, idx, inter).recv_ms);
+    }
+  }
+  if (boundaries_)
+    for (int i = 0; i + 1 < L; ++i)
+      for (const LinkSpec* link : {&table_.intra_link, &table_.inter_link}) candidates_.push_back(2 * link->transfer_ms(table_.cut_bytes[size_t(i)]));
   std::sort(candidates_.begin(), candidates_.end());
   candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
   best_.t_max_candidates = int(candidates_.size());
   stages_max_ = std::min(L, D);
-  simple_plan_total_ = equal_submesh_plan_total(table_, microbatches_);
+  simple_plan_total_ = equal_submesh_plan_total(table_, microbatches_, boundaries_);
   F_.resize(size_t(stages_max_ + 1) * size_t(L + 1) * size_t(D + 1));
   choice_.resize(F_.size());
   done_ = candidates_.empty();
@@ -157,11 +225,17 @@ void InterOpSolver::compute_row(int s, double t_max) {
           const int size = t.submeshes[size_t(m)].devices();
           if (size > d) continue;
           const size_t idx = t.index(k, i, m);
-          const double lat = t.latency[idx];
-          if (!(lat <= t_max)) continue;
+          if (!(t.latency[idx] <= t_max)) continue;
           // 1F1B: this stage holds the activations of the s - 1 stages after it.
           if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < s - 1) continue;
           const double rest = F_[at(s - 1, i + 1, d - size)];
+          if (!(rest < kInf)) continue;
+          double lat = t.latency[idx];
+          if (boundaries_) {   // the stage starts at device D - d
+            StageTerms st;
+            if (!stage_terms(t, true, k, i, m, D - d, st) || !(st.lane() <= t_max)) continue;
+            lat = st.sum();
+          }
           if (lat + rest < bestF) {
             bestF = lat + rest;
             arg = {i, m};
@@ -187,7 +261,13 @@ void InterOpSolver::keep_best_plan(double t_max) {
       for (int r = s; r >= 1; --r) {
         auto [i, m] = choice_[at(r, k, d)];
         const size_t idx = t.index(k, i, m);
-        best_.stages.push_back({k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx]});
+        PipelineStage st{k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx], D - d, 0, 0};
+        StageTerms terms;
+        if (stage_terms(t, t.has_boundaries, k, i, m, D - d, terms)) {
+          st.recv_ms = terms.recv;
+          st.send_ms = terms.send;
+        }
+        best_.stages.push_back(st);
         d -= t.submeshes[size_t(m)].devices();
         k = i + 1;
       }
@@ -202,23 +282,26 @@ Result<InterOpPlan> InterOpSolver::finish() {
     return make_error("infeasible", "no pipeline plan covers every layer on sub-meshes that tile the cluster within the memory limit; "
                                     "add devices, micro-batches or memory, or give stage costs for more layer ranges", "stages");
   InterOpPlan plan = best_;
-  // The largest stage latency of the plan itself (t_max is only an upper bound).
+  // The largest lane time of the plan itself (t_max is only an upper bound).
   double mx = 0;
-  for (const auto& st : plan.stages) mx = std::max(mx, st.latency);
+  for (const auto& st : plan.stages)
+    mx = std::max(mx, boundaries_ ? std::max(st.latency + st.recv_ms, st.send_ms) : st.latency);
   plan.t_max = mx;
   return plan;
 }
 
-Result<InterOpPlan> solve_inter_op(const StageCostTable& t, int microbatches) {
-  InterOpSolver solver(t, microbatches);
+Result<InterOpPlan> solve_inter_op(const StageCostTable& t, int microbatches, bool boundaries) {
+  InterOpSolver solver(t, microbatches, boundaries);
   return solver.finish();
 }
 
-Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatches) {
+Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatches, bool boundaries) {
   const int L = t.layers, D = t.nodes * t.gpus_per_node, M = int(t.submeshes.size());
   if (L > 12 || M > 8) return make_error("too_large", "brute force is for small tables (at most 12 layers and 8 sub-meshes)", "layers");
+  boundaries = boundaries && t.has_boundaries;
   InterOpPlan best;
   best.total_latency = kInf;
+  best.boundaries = boundaries;
   std::vector<PipelineStage> cur;
   // Depth-first over (next stage's last layer, its sub-mesh).
   std::function<void(int, int)> go = [&](int k, int d) {
@@ -231,8 +314,10 @@ Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatch
         while (!(t.submeshes[size_t(idx_m)] == cur[r].submesh)) ++idx_m;
         const size_t idx = t.index(cur[r].first, cur[r].last, idx_m);
         if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < after) return;
-        sum += cur[r].latency;
-        mx = std::max(mx, cur[r].latency);
+        StageTerms st;
+        if (!stage_terms(t, boundaries, cur[r].first, cur[r].last, idx_m, cur[r].device_offset, st)) return;
+        sum += st.sum();
+        mx = std::max(mx, st.lane());
       }
       const double total = sum + double(microbatches - 1) * mx;
       if (total < best.total_latency) {
@@ -247,7 +332,13 @@ Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatch
         const int size = t.submeshes[size_t(m)].devices();
         const size_t idx = t.index(k, i, m);
         if (size > d || !std::isfinite(t.latency[idx])) continue;
-        cur.push_back({k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx]});
+        PipelineStage st{k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx], D - d, 0, 0};
+        StageTerms terms;
+        if (stage_terms(t, t.has_boundaries, k, i, m, D - d, terms)) {
+          st.recv_ms = terms.recv;
+          st.send_ms = terms.send;
+        }
+        cur.push_back(st);
         go(i + 1, d - size);
         cur.pop_back();
       }
@@ -385,6 +476,169 @@ std::vector<std::pair<int, int>> cluster_layers(const Graph& g, int max_layers) 
   return units;
 }
 
+namespace {
+
+// The number an op's name gives its layer: the digits after the last '_' ("qkv_12" -> 12), or
+// the trailing digits ("dense3" -> 3); -1 when there are none.
+int64_t name_number(const std::string& name) {
+  size_t end = name.size(), start = end;
+  while (start > 0 && std::isdigit(static_cast<unsigned char>(name[start - 1]))) --start;
+  if (start == end || end - start > 6) return -1;
+  if (start > 0 && name[start - 1] != '_' && name.find('_') != std::string::npos) return -1;   // "conv1_1a": not a layer number
+  return std::stoll(name.substr(start));
+}
+
+// Bytes of the tensors ops [0, cut] produce that ops after `cut` read (each tensor once).
+double crossing_bytes(const Graph& g, int cut) {
+  double bytes = 0;
+  std::set<int> seen;
+  for (int v = cut + 1; v < int(g.ops.size()); ++v) {
+    const Op& op = g.ops[size_t(v)];
+    for (size_t k = 0; k < op.inputs.size(); ++k)
+      if (op.producers[k] >= 0 && op.producers[k] <= cut && seen.insert(op.producers[k]).second) bytes += double(tensor_bytes(op.inputs[k]));
+  }
+  return bytes;
+}
+
+bool heavy_op(const Op& op) {
+  return op.spec.kind == OpKind::linear || op.spec.kind == OpKind::conv1d || op.spec.kind == OpKind::conv2d ||
+         op.spec.kind == OpKind::attention || op.spec.kind == OpKind::moe || op.spec.kind == OpKind::embedding;
+}
+
+}  // namespace
+
+std::optional<ModelLayers> named_layers(const Graph& g) {
+  const int n = int(g.ops.size());
+  std::vector<int64_t> number(size_t(n), -1);
+  int64_t prev = -1;
+  for (int v = 0; v < n; ++v) {
+    number[size_t(v)] = name_number(g.ops[size_t(v)].name());
+    if (number[size_t(v)] < 0) continue;
+    if (number[size_t(v)] < prev) return std::nullopt;   // not a numbering along the graph
+    prev = number[size_t(v)];
+  }
+  // Unnumbered ops join the layer before them (the first layer for those before any number).
+  int64_t first_number = -1;
+  for (int v = 0; v < n && first_number < 0; ++v) first_number = number[size_t(v)];
+  if (first_number < 0) return std::nullopt;
+  ModelLayers out;
+  out.source = "model";
+  int64_t cur = first_number;
+  int start = 0;
+  for (int v = 0; v < n; ++v) {
+    const int64_t x = number[size_t(v)] < 0 ? cur : number[size_t(v)];
+    if (x != cur) {
+      out.ops.push_back({start, v - 1});
+      out.numbers.push_back({int(cur), int(cur)});
+      start = v;
+      cur = x;
+    }
+  }
+  out.ops.push_back({start, n - 1});
+  out.numbers.push_back({int(cur), int(cur)});
+  if (out.ops.size() < 2) return std::nullopt;
+  return out;
+}
+
+Result<ModelLayers> auto_layers(const Graph& g, int layers) {
+  // O(n^2) for the bounds and the entering bytes, O(n^2 * layers) for the DP; n ops.
+  const int n = int(g.ops.size());
+  if (layers < 1 || layers > n)
+    return make_error("out_of_range", "--layers must be between 1 and the model's op count (" + std::to_string(n) + ")", "--layers");
+  std::vector<double> flops(size_t(n), 0);
+  std::vector<int> heavy(size_t(n), 0);
+  double total = 0;
+  int heavy_total = 0;
+  for (int v = 0; v < n; ++v) {
+    heavy[size_t(v)] = heavy_op(g.ops[size_t(v)]);
+    if (heavy[size_t(v)]) flops[size_t(v)] = g.ops[size_t(v)].forward_flops;
+    total += flops[size_t(v)];
+    heavy_total += heavy[size_t(v)];
+  }
+  // Alpa's rule (layer_construction.py): a layer holds at least `lb` heavy ops (3, fewer when
+  // the model has few), and stops before a heavy op once its FLOPs reach (1 + eps) x average.
+  const double bound = total / layers * 1.5;
+  const int lb = std::min(3, heavy_total / layers);
+  auto allowed = [&](int left) {   // allowed[r]: ops [left, r] may form one layer
+    std::vector<char> ok(size_t(n), 0);
+    int cnt = 0;
+    double f = 0;
+    for (int r = left; r < n; ++r) {
+      if (heavy[size_t(r)]) { ++cnt; f += flops[size_t(r)]; }
+      if (cnt < lb) { ok[size_t(r)] = f >= bound; continue; }
+      if (f >= bound && heavy[size_t(r)] && cnt > lb) break;
+      ok[size_t(r)] = 1;
+    }
+    return ok;
+  };
+  // in_bytes[left][r]: bytes produced before `left` and read by ops [left, r].
+  std::vector<std::vector<double>> in_bytes(size_t(n), std::vector<double>(size_t(n), 0));
+  for (int left = 0; left < n; ++left) {
+    std::set<int> seen;
+    double b = 0;
+    for (int r = left; r < n; ++r) {
+      const Op& op = g.ops[size_t(r)];
+      for (size_t k = 0; k < op.inputs.size(); ++k)
+        if (op.producers[k] >= 0 && op.producers[k] < left && seen.insert(op.producers[k]).second) b += double(tensor_bytes(op.inputs[k]));
+      in_bytes[size_t(left)][size_t(r)] = b;
+    }
+  }
+  // DP over (ops covered r, layers q): least (largest entering bytes, their sum, sum of squared sizes).
+  struct Cell { double mx = kInf, sum = kInf, sq = kInf; int arg = -1; };
+  std::vector<Cell> dp(size_t(n + 1) * size_t(layers + 1));
+  auto at = [&](int r, int q) -> Cell& { return dp[size_t(r) * size_t(layers + 1) + size_t(q)]; };
+  at(0, 0) = {0, 0, 0, -1};
+  for (int left = 0; left < n; ++left) {
+    const std::vector<char> ok = allowed(left);
+    for (int q = 0; q < layers; ++q) {
+      const Cell& from = at(left, q);
+      if (!(from.mx < kInf)) continue;
+      for (int r = left; r < n; ++r) {
+        if (!ok[size_t(r)]) continue;
+        const double b = in_bytes[size_t(left)][size_t(r)], len = double(r - left + 1);
+        Cell c{std::max(from.mx, b), from.sum + b, from.sq + len * len, left};
+        Cell& to = at(r + 1, q + 1);
+        if (std::tie(c.mx, c.sum, c.sq) < std::tie(to.mx, to.sum, to.sq)) to = c;
+      }
+    }
+  }
+  if (!(at(n, layers).mx < kInf))
+    return make_error("infeasible", "the ops cannot be grouped into " + std::to_string(layers) +
+                                        " layers of balanced FLOPs (each needs its share of the heavy ops); ask for fewer layers", "--layers");
+  ModelLayers out;
+  out.source = "auto";
+  for (int r = n, q = layers; q > 0; --q) {
+    const int left = at(r, q).arg;
+    out.ops.insert(out.ops.begin(), {left, r - 1});
+    r = left;
+  }
+  for (int k = 0; k < layers; ++k) out.numbers.push_back({k + 1, k + 1});
+  return out;
+}
+
+Result<ModelLayers> plan_layers(const Graph& g, const InterOpOptions& options) {
+  if (options.layers > 0) return auto_layers(g, options.layers);
+  if (auto named = named_layers(g)) {
+    const int count = int(named->ops.size()), groups = std::min(count, std::max(1, options.max_layers));
+    if (groups == count) return *named;
+    // More layers than max_layers: consecutive model layers merged evenly (sizes differ by at most one).
+    ModelLayers merged;
+    merged.source = "model";
+    for (int k = 0, at = 0; k < groups; ++k) {
+      const int size = count / groups + (k < count % groups ? 1 : 0);
+      merged.ops.push_back({named->ops[size_t(at)].first, named->ops[size_t(at + size - 1)].second});
+      merged.numbers.push_back({named->numbers[size_t(at)].first, named->numbers[size_t(at + size - 1)].second});
+      at += size;
+    }
+    return merged;
+  }
+  ModelLayers cuts;
+  cuts.source = "cuts";
+  cuts.ops = cluster_layers(g, options.max_layers);
+  for (int k = 0; k < int(cuts.ops.size()); ++k) cuts.numbers.push_back({k + 1, k + 1});
+  return cuts;
+}
+
 Result<Graph> microbatch_graph(const Graph& g, int microbatches) {
   if (microbatches < 1 || microbatches > 65536) return make_error("out_of_range", "--microbatches must be between 1 and 65536", "--microbatches");
   ModelSpec spec = g.spec;
@@ -450,9 +704,19 @@ double op_compute_ms(const Op& op, int64_t split, const Cluster& c) {
 
 StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOptions options)
     : graph_(std::move(microbatch)), cluster_(std::move(cluster)), options_(std::move(options)) {
-  layers_ = cluster_layers(graph_, options_.max_layers);
+  auto layers = plan_layers(graph_, options_);
+  if (!layers.ok()) {
+    error_ = layers.error();
+    return;
+  }
+  layers_ = layers.value().ops;
+  numbers_ = layers.value().numbers;
   const int L = int(layers_.size());
   table_.reset(L, cluster_.nodes, cluster_.gpus_per_node, alpa_submeshes(cluster_.nodes, cluster_.gpus_per_node));
+  table_.has_boundaries = true;
+  table_.intra_link = cluster_.intra_node;
+  table_.inter_link = cluster_.inter_node;
+  for (int l = 0; l + 1 < L; ++l) table_.cut_bytes[size_t(l)] = crossing_bytes(graph_, layers_[size_t(l)].second);
   // Identical layers (the blocks of a transformer) are planned once per logical mesh.
   std::map<std::string, int> first_with;
   int distinct = 0;
@@ -489,6 +753,7 @@ bool StageCostBuilder::step(int max_units) {
     while (layer_ < L && same_as_[size_t(layer_)] != layer_) {
       plans_[size_t(layer_)] = plans_[size_t(same_as_[size_t(layer_)])];
       ++layer_;
+      ++reused_;
     }
     if (layer_ < L) {
       plan_layer(layer_);
@@ -561,6 +826,23 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         table.max_succ_stages[idx] = amem > 0 ? int(std::min(1e6, std::floor(room / amem))) : -1;
         if (table.max_succ_stages[idx] < 0) table.latency[idx] = kInf;
         table.logical_mesh[idx] = mesh.shape_string();
+        if (f > 0) {
+          // Alpa's local all-gather: one copy arrives spread over the n devices (T / n each),
+          // then all-gathers along the mesh axes the input's spec replicates over.
+          AxisMask used = 0;
+          for (AxisMask a : plans[size_t(f)].in_spec.dims) used = AxisMask(used | a);
+          double per_device = table.cut_bytes[size_t(f - 1)] / double(mesh.devices()), ag = 0;
+          int replicas = 1;
+          for (int a : {1, 0}) {
+            const MeshAxis& axis = mesh.axis[a];
+            if ((used & (1 << a)) || axis.size <= 1) continue;
+            ag += all_gather_cost(axis, per_device * axis.size);
+            per_device *= axis.size;
+            replicas *= axis.size;
+          }
+          table.recv_allgather_ms[idx] = ag;
+          table.recv_replicas[idx] = replicas;
+        }
       }
     }
   }

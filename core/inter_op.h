@@ -2,6 +2,8 @@
 // sub-mesh of the cluster, minimising  sum of stage latencies + (B - 1) * max stage latency
 // for B micro-batches, by enumerating t_max (the largest stage latency allowed) and the
 // F(s, k, d) recurrence, with the 1F1B memory limit and sub-meshes that tile the cluster.
+// Boundaries between stages (lecture 6.4, cross-mesh resharding) are priced too, unless ignored
+// as the paper's DP does; see "The boundary model" below.
 #pragma once
 #include <limits>
 #include <optional>
@@ -37,6 +39,12 @@ struct StageCostTable {
   std::vector<double> latency;           // [(first * layers + last) * submeshes + m]
   std::vector<int> max_succ_stages;      // same indexing
   std::vector<std::string> logical_mesh; // same indexing; the best logical mesh, e.g. "2x4"
+  // Boundaries (known when the table comes from a model; a stage-cost file has none):
+  bool has_boundaries = false;
+  std::vector<double> cut_bytes;         // [i]: bytes crossing forward from layer i to layer i + 1, one micro-batch
+  LinkSpec intra_link, inter_link;       // the cluster's links inside a node and between nodes
+  std::vector<double> recv_allgather_ms; // latency indexing: Alpa's local all-gather inside the receiving mesh
+  std::vector<int> recv_replicas;        // latency indexing: devices of the receiving mesh holding each input element
   // Creates a table where everything is infeasible.
   void reset(int layers, int nodes, int gpus_per_node, std::vector<Submesh> submeshes);
   size_t index(int first, int last, int m) const { return (size_t(first) * size_t(layers) + size_t(last)) * submeshes.size() + size_t(m); }
@@ -48,7 +56,43 @@ struct PipelineStage {
   Submesh submesh;
   double latency = 0;
   std::string logical_mesh;
+  int device_offset = 0;                 // its first device when stages sit on consecutive devices in pipeline order
+  double recv_ms = 0;                    // receiving its input from the previous stage (inside its mesh), per micro-batch
+  double send_ms = 0;                    // sending its output to the next stage and the gradient back, per micro-batch
 };
+
+// The boundary model (lecture 6.4). Stages sit on consecutive devices in pipeline order (node
+// by node), so a boundary crosses nodes exactly when the cut falls on a node's edge. What
+// crosses is the activation leaving the sender's last layer (T bytes per micro-batch), and its
+// gradient coming back. It travels as one stream over the link between the meshes: inside a
+// node the intra-node link, otherwise the network link the node's GPUs share. Alpa's local
+// all-gather: when the receiver's spec replicates the input r times, only one copy crosses,
+// spread over the receiving devices, and an all-gather inside the receiving mesh makes the r
+// copies; plain send/recv sends all r copies across. The cheaper of the two is used.
+// The overlap model (1F1B and GPipe alike): the sends run on a lane of their own (the link),
+// concurrently with the stages' compute, so a boundary adds its time once to the pipeline's
+// fill and drain, and bounds the steady state like a stage does; the local all-gather runs on
+// the receiving devices, so it counts in the receiving stage's time:
+//   total = sum_j (latency_j + recv_j + send_j) + (B - 1) * max_j max(latency_j + recv_j, send_j).
+struct BoundaryCost {
+  double bytes = 0;                      // T: the logical size crossing forward, one micro-batch
+  bool inter_node = false;               // over the network (true) or inside a node
+  double send_ms = 0;                    // one copy forward + the gradient back: 2 * (latency + T / bandwidth)
+  double plain_recv_ms = 0;              // plain send/recv's extra copies: (r - 1) * T / bandwidth
+  double allgather_ms = 0;               // Alpa's local all-gather inside the receiving mesh
+  double recv_ms = 0;                    // min(plain_recv_ms, allgather_ms)
+  bool local_all_gather = false;         // the all-gather is strictly cheaper than the extra copies
+  int replicas = 1;                      // r
+  double ms() const { return send_ms + recv_ms; }
+};
+// The boundary after layer `cut` into the stage of table entry `next_entry` (its first layer is
+// cut + 1), over the link kind given. Needs table.has_boundaries.
+BoundaryCost boundary_cost(const StageCostTable& table, int cut, size_t next_entry, bool inter_node);
+// Whether the boundary at device offset `offset` (the receiver's first device) crosses nodes.
+bool boundary_crosses_nodes(const StageCostTable& table, int offset);
+// Whether a sub-mesh can start at device `offset` (whole nodes start on a node's edge; part of a
+// node stays inside one node).
+bool submesh_fits_at(const StageCostTable& table, const Submesh& m, int offset);
 
 // The plan: total = sum of stage latencies + (B - 1) * max stage latency.
 struct InterOpPlan {
@@ -56,11 +100,13 @@ struct InterOpPlan {
   double t_max = 0;
   int t_max_tried = 0;                   // candidates enumerated before early stopping
   int t_max_candidates = 0;
+  bool boundaries = false;               // boundary costs were in the objective
   std::vector<PipelineStage> stages;
 };
 
-// The DP of the paper (exact); runs an InterOpSolver to the end.
-Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches);
+// The DP of the paper (exact), with boundary costs when the table has them and `boundaries`
+// is set; runs an InterOpSolver to the end.
+Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches, bool boundaries = true);
 
 // The DP of solve_inter_op a bounded piece at a time, so that a page can spread it over
 // frames. A unit of work is one row s of the F(s, k, d) recurrence for one t_max candidate
@@ -69,7 +115,9 @@ Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches
 class InterOpSolver {
  public:
   // Prepares the candidates (the distinct finite stage latencies, ascending) and the DP arrays.
-  InterOpSolver(StageCostTable table, int microbatches);
+  // With `boundaries` (and a table that has them) the objective includes the boundary costs,
+  // and the stages must fit at their device offsets.
+  InterOpSolver(StageCostTable table, int microbatches, bool boundaries = true);
   // Computes at most `max_rows` more rows; returns done().
   bool step(int max_rows);
   // True when every candidate that can still improve the plan has been tried (or on bad input).
@@ -90,6 +138,7 @@ class InterOpSolver {
   void keep_best_plan(double t_max);     // after the last row of a candidate
   StageCostTable table_;
   int microbatches_ = 1;
+  bool boundaries_ = false;
   int stages_max_ = 0;                   // S = min(layers, devices): rows per candidate
   std::vector<double> candidates_;
   size_t next_ = 0;                      // the candidate being tried (or the next one)
@@ -103,7 +152,7 @@ class InterOpSolver {
 };
 
 // Every contiguous slicing and sub-mesh assignment (small tables only): the DP's witness.
-Result<InterOpPlan> brute_force_inter_op(const StageCostTable& table, int microbatches);
+Result<InterOpPlan> brute_force_inter_op(const StageCostTable& table, int microbatches, bool boundaries = true);
 
 // Reads the --stage-costs format of INTERFACES.md; a layer no stage covers is an error.
 Result<StageCostTable> stage_costs_from_json(const Json& j);
@@ -114,12 +163,31 @@ Json stage_costs_to_json(const StageCostTable& t);
 struct InterOpOptions {
   int microbatches = 32;
   int max_layers = 32;                   // ops are grouped into at most this many layers
+  int layers = 0;                        // > 0: Alpa's automatic layer construction into this many layers
   std::string mode = "alpa";             // alpa (inter + intra), intra-only (one stage), inter-only (data parallel stages)
 };
 
 // Layers of a graph: contiguous op ranges ending where a single tensor crosses to the rest,
 // merged (balancing FLOPs) to at most `max_layers`.
 std::vector<std::pair<int, int>> cluster_layers(const Graph& g, int max_layers);
+
+// The layers the inter-op pass slices, as op ranges, and each one's layers in the model's own
+// numbering (1-based, like op names: transformer layer 7 is ln1_7 .. res2_7).
+struct ModelLayers {
+  std::vector<std::pair<int, int>> ops;
+  std::vector<std::pair<int, int>> numbers;   // [first, last] model layer of each
+  std::string source;                         // "model" (op names), "auto" (Alpa's construction) or "cuts"
+};
+// The model's own layers when its op names number them (a trailing number, non-decreasing
+// along the graph; unnumbered ops join the neighbouring layer); nullopt otherwise.
+std::optional<ModelLayers> named_layers(const Graph& g);
+// Alpa's automatic layer construction: `n` layers whose heavy ops' FLOPs are at most 1.5x the
+// average (Alpa's eps 0.5), the largest bytes entering a layer as small as possible, then their
+// sum, then the spread of sizes. Errors when the graph has fewer ops than `n`.
+Result<ModelLayers> auto_layers(const Graph& g, int n);
+// The layers a plan uses: auto_layers when options.layers > 0, else the model's own layers
+// (consecutive ones merged evenly to at most options.max_layers), else cluster_layers.
+Result<ModelLayers> plan_layers(const Graph& g, const InterOpOptions& options);
 
 // The graph of one micro-batch: every model input's first dimension divided by B.
 Result<Graph> microbatch_graph(const Graph& g, int microbatches);
@@ -156,6 +224,10 @@ class StageCostBuilder {
   int units_total() const { return units_total_; }
   // The layers: op ranges [first, last] of the micro-batch graph.
   const std::vector<std::pair<int, int>>& layers() const { return layers_; }
+  // Each layer's first and last layer in the model's numbering.
+  const std::vector<std::pair<int, int>>& layer_numbers() const { return numbers_; }
+  // Intra-op solves reused from an identical layer planned before (structural fingerprint).
+  int reused_solves() const { return reused_; }
   // The micro-batch graph the layers index.
   const Graph& graph() const { return graph_; }
   // The table, or the first error; steps to the end first when not done.
@@ -172,6 +244,8 @@ class StageCostBuilder {
   Cluster cluster_;
   InterOpOptions options_;
   std::vector<std::pair<int, int>> layers_;
+  std::vector<std::pair<int, int>> numbers_;
+  int reused_ = 0;
   std::vector<int> same_as_;             // per layer: the first layer with the same structure (shares its plan)
   std::vector<MeshPair> pairs_;
   StageCostTable table_;

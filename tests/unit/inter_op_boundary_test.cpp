@@ -1,0 +1,250 @@
+// Unit tests of the inter-op pass's layers (the model's own numbering, Alpa's automatic layer
+// construction) and of the boundary costs between stages (lecture 6.4): hand-computed bytes and
+// times inside a node and across nodes, the DP with boundaries equal to brute force, and Alpa's
+// local all-gather never costing more than plain send/recv.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "cluster_spec.h"
+#include "inter_op.h"
+#include "models.h"
+#include "rng.h"
+
+using namespace autopar;
+
+namespace {
+
+Graph load(const std::string& m) {
+  auto g = load_model(m);
+  REQUIRE(g.ok());
+  return g.value();
+}
+
+// Two layers on `nodes` x `gpus`: [0,0] and [1,1] on the single-GPU sub-mesh (latencies 4 and 5),
+// [0,1] on the whole cluster (latency `whole`); 1e6 bytes cross the cut.
+StageCostTable two_layer_table(int nodes, int gpus, double whole, LinkSpec intra, LinkSpec inter) {
+  StageCostTable t;
+  std::vector<Submesh> subs{{1, 1}, {nodes, gpus}};
+  t.reset(2, nodes, gpus, subs);
+  t.latency[t.index(0, 0, 0)] = 4;
+  t.latency[t.index(1, 1, 0)] = 5;
+  t.latency[t.index(0, 1, 1)] = whole;
+  t.has_boundaries = true;
+  t.cut_bytes[0] = 1e6;
+  t.intra_link = intra;
+  t.inter_link = inter;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a two-stage boundary inside a node, by hand") {
+  // One node of 2 GPUs; the link inside it: 10 us, 1 GB/s = 1e6 B/ms.
+  StageCostTable t = two_layer_table(1, 2, 8, {10, 1}, {50, 0.2});
+  REQUIRE(boundary_crosses_nodes(t, 1) == false);   // one node: never across nodes
+  BoundaryCost b = boundary_cost(t, 0, t.index(1, 1, 0), false);
+  CHECK(b.bytes == 1e6);
+  // One copy forward and the gradient back: 2 * (0.01 + 1e6 / 1e6) = 2.02 ms; no replicas.
+  CHECK(b.send_ms == doctest::Approx(2.02));
+  CHECK(b.recv_ms == 0);
+  CHECK(b.ms() == doctest::Approx(2.02));
+  // B = 4. Two stages: sum 4 + 5 + 2.02 = 11.02, largest lane max(4, 5, 2.02) = 5:
+  // 11.02 + 3 * 5 = 26.02. One stage on both GPUs: 8 + 3 * 8 = 32. Without boundaries: 9 + 15 = 24.
+  auto with = solve_inter_op(t, 4);
+  REQUIRE(with.ok());
+  CHECK(with.value().total_latency == doctest::Approx(26.02));
+  CHECK(with.value().stages.size() == 2);
+  CHECK(with.value().stages[0].send_ms == doctest::Approx(2.02));
+  CHECK(with.value().stages[1].device_offset == 1);
+  auto without = solve_inter_op(t, 4, false);
+  REQUIRE(without.ok());
+  CHECK(without.value().total_latency == doctest::Approx(24));
+  CHECK(brute_force_inter_op(t, 4).value().total_latency == doctest::Approx(26.02));
+}
+
+TEST_CASE("a two-stage boundary across nodes, by hand: the boundary changes the plan") {
+  // Two nodes of 1 GPU; the network: 50 us, 0.2 GB/s = 2e5 B/ms.
+  StageCostTable t = two_layer_table(2, 1, 8.5, {10, 16}, {50, 0.2});
+  REQUIRE(boundary_crosses_nodes(t, 1));
+  BoundaryCost b = boundary_cost(t, 0, t.index(1, 1, 0), true);
+  // 2 * (0.05 + 1e6 / 2e5) = 10.1 ms.
+  CHECK(b.send_ms == doctest::Approx(10.1));
+  // Two stages: sum 4 + 5 + 10.1 = 19.1, largest lane 10.1 (the send): 19.1 + 3 * 10.1 = 49.4;
+  // one stage on both nodes: 8.5 * 4 = 34, which wins. Ignoring boundaries, two stages: 9 + 15 = 24.
+  auto with = solve_inter_op(t, 4);
+  REQUIRE(with.ok());
+  CHECK(with.value().total_latency == doctest::Approx(34));
+  CHECK(with.value().stages.size() == 1);
+  auto without = solve_inter_op(t, 4, false);
+  CHECK(without.value().total_latency == doctest::Approx(24));
+  CHECK(without.value().stages.size() == 2);
+}
+
+TEST_CASE("Alpa's local all-gather vs plain send/recv, by hand") {
+  StageCostTable t = two_layer_table(2, 1, 8.5, {10, 16}, {50, 1});
+  const size_t next = t.index(1, 1, 0);
+  t.recv_replicas[next] = 4;
+  t.recv_allgather_ms[next] = 0.3;
+  // Across nodes (1e6 B/ms): plain sends 3 more copies, 3 * 1e6 / 1e6 = 3 ms; the all-gather 0.3 ms.
+  BoundaryCost across = boundary_cost(t, 0, next, true);
+  CHECK(across.plain_recv_ms == doctest::Approx(3));
+  CHECK(across.local_all_gather);
+  CHECK(across.recv_ms == doctest::Approx(0.3));
+  // Inside a node (16e6 B/ms): 3 / 16 = 0.1875 ms < 0.3, so plain send/recv is kept.
+  BoundaryCost inside = boundary_cost(t, 0, next, false);
+  CHECK(inside.plain_recv_ms == doctest::Approx(0.1875));
+  CHECK_FALSE(inside.local_all_gather);
+  CHECK(inside.recv_ms == doctest::Approx(0.1875));
+}
+
+TEST_CASE("inter-op DP with boundaries == brute force, random tables and a model's table") {
+  Rng rng(21);
+  for (int round = 0; round < 60; ++round) {
+    StageCostTable t;
+    const int L = 2 + int(rng.below(4));
+    const int nodes = 1 + int(rng.below(2)), gpus = round % 3 == 0 ? 4 : 2;
+    t.reset(L, nodes, gpus, alpa_submeshes(nodes, gpus));
+    const int M = int(t.submeshes.size());
+    for (int f = 0; f < L; ++f)
+      for (int l = f; l < L; ++l)
+        for (int m = 0; m < M; ++m) {
+          if (rng.below(5) == 0) continue;
+          const size_t idx = t.index(f, l, m);
+          t.latency[idx] = double(1 + rng.below(40)) * (l - f + 1) / t.submeshes[size_t(m)].devices();
+          if (round % 2) t.max_succ_stages[idx] = int(rng.below(3));
+          t.recv_replicas[idx] = 1 + int(rng.below(3));
+          t.recv_allgather_ms[idx] = double(rng.below(100)) / 50;
+        }
+    t.has_boundaries = true;
+    for (int i = 0; i < L; ++i) t.cut_bytes[size_t(i)] = double(rng.below(4)) * 1e6;
+    t.intra_link = {10, 8};
+    t.inter_link = {50, 1};
+    const int B = 1 + int(rng.below(16));
+    for (bool boundaries : {true, false}) {
+      auto dp = solve_inter_op(t, B, boundaries);
+      auto bf = brute_force_inter_op(t, B, boundaries);
+      REQUIRE(dp.ok() == bf.ok());
+      if (!dp.ok()) continue;
+      CHECK(dp.value().total_latency == doctest::Approx(bf.value().total_latency));
+      // The plan's own total, from its stages, is what the DP reports (the objective of the header).
+      double sum = 0, lane = 0;
+      int devices = 0;
+      for (const auto& s : dp.value().stages) {
+        sum += s.latency + (boundaries ? s.recv_ms + s.send_ms : 0);
+        lane = std::max(lane, boundaries ? std::max(s.latency + s.recv_ms, s.send_ms) : s.latency);
+        if (boundaries) CHECK(s.device_offset == devices);
+        if (boundaries) CHECK(submesh_fits_at(t, s.submesh, s.device_offset));
+        devices += s.submesh.devices();
+      }
+      CHECK(devices == nodes * gpus);
+      CHECK(sum + (B - 1) * lane == doctest::Approx(dp.value().total_latency));
+    }
+  }
+  Graph micro = microbatch_graph(load("transformer:layers=3,batch=8,seq=64,hidden=256,heads=4"), 4).value();
+  InterOpOptions o;
+  o.microbatches = 4;
+  auto table = stage_costs_from_model(micro, load_cluster("lecture:2x2").value(), o);
+  REQUIRE(table.ok());
+  REQUIRE(table.value().has_boundaries);
+  auto dp = solve_inter_op(table.value(), 4);
+  auto bf = brute_force_inter_op(table.value(), 4);
+  REQUIRE(dp.ok());
+  REQUIRE(bf.ok());
+  CHECK(dp.value().total_latency == doctest::Approx(bf.value().total_latency));
+  CHECK(dp.value().total_latency >= solve_inter_op(table.value(), 4, false).value().total_latency);
+}
+
+TEST_CASE("boundaries of a model: the bytes crossing, and the local all-gather never costs more") {
+  // transformer:layers=4 (batch 64, seq 512, hidden 1024, 4-byte floats), 32 micro-batches of 2:
+  // 2 x 512 x 1024 x 4 = 4 MiB cross each cut between layers.
+  Graph micro = microbatch_graph(load("transformer:layers=4"), 32).value();
+  InterOpOptions o;
+  o.microbatches = 32;
+  StageCostBuilder b(micro, load_cluster("lecture:2x4").value(), o);
+  auto t = b.finish();
+  REQUIRE(t.ok());
+  REQUIRE(t.value().layers == 4);
+  for (int i = 0; i < 3; ++i) CHECK(t.value().cut_bytes[size_t(i)] == 4194304.0);
+  int cheaper = 0;
+  const StageCostTable& tab = t.value();
+  for (int f = 1; f < tab.layers; ++f)
+    for (int l = f; l < tab.layers; ++l)
+      for (int m = 0; m < int(tab.submeshes.size()); ++m)
+        for (bool inter : {false, true}) {
+          const size_t idx = tab.index(f, l, m);
+          if (!std::isfinite(tab.latency[idx])) continue;
+          BoundaryCost c = boundary_cost(tab, f - 1, idx, inter);
+          CHECK(c.recv_ms <= c.plain_recv_ms);
+          CHECK(c.replicas >= 1);
+          CHECK(c.replicas <= tab.submeshes[size_t(m)].devices());
+          cheaper += c.local_all_gather;
+        }
+  CHECK(cheaper > 0);   // somewhere the all-gather is strictly cheaper than sending copies across
+  // Across the 10 GbE of lecture:2x4 (50 us, 1.25 GB/s): 2 * (0.05 + 4194304 / 1.25e6) = 6.81087 ms.
+  BoundaryCost across = boundary_cost(tab, 0, tab.index(1, 3, 0), true);
+  CHECK(across.send_ms == doctest::Approx(6.8108864));
+  // Inside a node (10 us, 16 GB/s): 2 * (0.01 + 4194304 / 16e6) = 0.544288 ms.
+  BoundaryCost inside = boundary_cost(tab, 0, tab.index(1, 3, 0), false);
+  CHECK(inside.send_ms == doctest::Approx(0.544288));
+}
+
+TEST_CASE("the inter-op pass slices the model's own layers, numbered as the model numbers them") {
+  Graph g = load("transformer:layers=24");
+  auto named = named_layers(g);
+  REQUIRE(named.has_value());
+  REQUIRE(named->ops.size() == 24);
+  for (int k = 0; k < 24; ++k) {
+    CHECK(named->numbers[size_t(k)].first == k + 1);
+    CHECK(g.ops[size_t(named->ops[size_t(k)].first)].name() == "ln1_" + std::to_string(k + 1));
+  }
+  CHECK(g.ops[size_t(named->ops[6].second)].name() == "res2_7");
+  CHECK(g.ops[size_t(named->ops.back().second)].name() == "loss");   // unnumbered ops join their neighbour
+  // mlp: dense1 relu1 | dense2 loss.
+  auto mlp = named_layers(load("mlp:layers=2"));
+  REQUIRE(mlp.has_value());
+  CHECK(mlp->ops == std::vector<std::pair<int, int>>{{0, 1}, {2, 3}});
+  // DLRM's names (emb0..emb7, bot1..) do not number a chain of layers.
+  CHECK_FALSE(named_layers(load("dlrm")).has_value());
+  // More model layers than max_layers: merged evenly, still named in the model's numbering.
+  InterOpOptions o;
+  o.max_layers = 10;
+  auto merged = plan_layers(g, o);
+  REQUIRE(merged.ok());
+  REQUIRE(merged.value().numbers.size() == 10);
+  CHECK(merged.value().numbers.front() == std::pair<int, int>{1, 3});   // 24 = 4 x 3 + 6 x 2
+  CHECK(merged.value().numbers.back() == std::pair<int, int>{23, 24});
+}
+
+TEST_CASE("Alpa's automatic layer construction: N contiguous layers of balanced FLOPs") {
+  Graph g = load("transformer:layers=6");
+  for (int n : {1, 2, 3, 6}) {
+    auto l = auto_layers(g, n);
+    REQUIRE(l.ok());
+    REQUIRE(int(l.value().ops.size()) == n);
+    CHECK(l.value().ops.front().first == 0);
+    CHECK(l.value().ops.back().second == int(g.ops.size()) - 1);
+    double total = 0;
+    for (const auto& op : g.ops) total += op.spec.kind == OpKind::linear || op.spec.kind == OpKind::attention ? op.forward_flops : 0;
+    for (size_t k = 0; k < l.value().ops.size(); ++k) {
+      if (k > 0) CHECK(l.value().ops[k].first == l.value().ops[k - 1].second + 1);
+      double f = 0;
+      int heavy = 0;
+      for (int v = l.value().ops[k].first; v <= l.value().ops[k].second; ++v)
+        if (g.ops[size_t(v)].spec.kind == OpKind::linear || g.ops[size_t(v)].spec.kind == OpKind::attention) {
+          f += g.ops[size_t(v)].forward_flops;
+          ++heavy;
+        }
+      // Within (1 + eps) of the average, allowing the heavy op that crossed the bound.
+      CHECK(heavy >= 3);
+      CHECK(f <= total / n * 1.5 + 276.1e9);
+    }
+  }
+  // Six identical layers into 3 and 6: the cuts fall where one tensor crosses (least bytes entering).
+  auto six = auto_layers(g, 6);
+  for (size_t k = 1; k < six.value().ops.size(); ++k)
+    CHECK(g.ops[size_t(six.value().ops[k].first - 1)].name().rfind("res", 0) == 0);
+  auto too_many = auto_layers(g, 10000);
+  REQUIRE_FALSE(too_many.ok());
+  CHECK(too_many.error().path == "--layers");
+}
