@@ -26,6 +26,13 @@ struct StageTerms {
   double sum() const { return compute + recv + send; }
   double lane() const { return std::max(compute + recv, send); }
 };
+// Fills a plan's stage with its boundary terms at its offset.
+void set_boundary_fields(const StageCostTable& t, PipelineStage& st) {
+  if (!t.has_boundaries || st.last + 1 >= t.layers) return;
+  st.send_bytes = t.cut_bytes[size_t(st.last)];
+  st.send_inter_node = boundary_crosses_nodes(t, st.device_offset + st.submesh.devices());
+}
+
 bool stage_terms(const StageCostTable& t, bool boundaries, int k, int i, int m, int offset, StageTerms& out) {
   const size_t idx = t.index(k, i, m);
   out = StageTerms{};
@@ -267,6 +274,7 @@ void InterOpSolver::keep_best_plan(double t_max) {
           st.recv_ms = terms.recv;
           st.send_ms = terms.send;
         }
+        set_boundary_fields(t, st);
         best_.stages.push_back(st);
         d -= t.submeshes[size_t(m)].devices();
         k = i + 1;
@@ -338,6 +346,7 @@ Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatch
           st.recv_ms = terms.recv;
           st.send_ms = terms.send;
         }
+        set_boundary_fields(t, st);
         cur.push_back(st);
         go(i + 1, d - size);
         cur.pop_back();
@@ -612,7 +621,16 @@ Result<ModelLayers> auto_layers(const Graph& g, int layers) {
     out.ops.insert(out.ops.begin(), {left, r - 1});
     r = left;
   }
-  for (int k = 0; k < layers; ++k) out.numbers.push_back({k + 1, k + 1});
+  // Named in the model's numbering when it has one (the model layers its first and last op
+  // belong to), else 1 .. n.
+  const auto named = named_layers(g);
+  std::vector<int> number_of_op(size_t(n), 0);
+  if (named)
+    for (size_t k = 0; k < named->ops.size(); ++k)
+      for (int v = named->ops[k].first; v <= named->ops[k].second; ++v) number_of_op[size_t(v)] = named->numbers[k].first;
+  for (int k = 0; k < layers; ++k)
+    out.numbers.push_back(named ? std::pair<int, int>{number_of_op[size_t(out.ops[size_t(k)].first)], number_of_op[size_t(out.ops[size_t(k)].second)]}
+                                : std::pair<int, int>{k + 1, k + 1});
   return out;
 }
 
@@ -829,18 +847,25 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         if (f > 0) {
           // Alpa's local all-gather: one copy arrives spread over the n devices (T / n each),
           // then all-gathers along the mesh axes the input's spec replicates over.
+          // Both axis orders are tried: the data grows with each step, so the slow axis is
+          // usually cheaper first (lecture 6.4's exercise).
           AxisMask used = 0;
           for (AxisMask a : plans[size_t(f)].in_spec.dims) used = AxisMask(used | a);
-          double per_device = table.cut_bytes[size_t(f - 1)] / double(mesh.devices()), ag = 0;
+          double best_ag = kInf;
           int replicas = 1;
-          for (int a : {1, 0}) {
-            const MeshAxis& axis = mesh.axis[a];
-            if ((used & (1 << a)) || axis.size <= 1) continue;
-            ag += all_gather_cost(axis, per_device * axis.size);
-            per_device *= axis.size;
-            replicas *= axis.size;
+          for (const auto& order : {std::pair<int, int>{1, 0}, std::pair<int, int>{0, 1}}) {
+            double per_device = table.cut_bytes[size_t(f - 1)] / double(mesh.devices()), ag = 0;
+            replicas = 1;
+            for (int a : {order.first, order.second}) {
+              const MeshAxis& axis = mesh.axis[a];
+              if ((used & (1 << a)) || axis.size <= 1) continue;
+              ag += all_gather_cost(axis, per_device * axis.size);
+              per_device *= axis.size;
+              replicas *= axis.size;
+            }
+            best_ag = std::min(best_ag, ag);
           }
-          table.recv_allgather_ms[idx] = ag;
+          table.recv_allgather_ms[idx] = best_ag;
           table.recv_replicas[idx] = replicas;
         }
       }

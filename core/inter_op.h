@@ -59,6 +59,8 @@ struct PipelineStage {
   int device_offset = 0;                 // its first device when stages sit on consecutive devices in pipeline order
   double recv_ms = 0;                    // receiving its input from the previous stage (inside its mesh), per micro-batch
   double send_ms = 0;                    // sending its output to the next stage and the gradient back, per micro-batch
+  double send_bytes = 0;                 // what crosses to the next stage forward, one micro-batch (0 for the last)
+  bool send_inter_node = false;          // that crossing goes over the network
 };
 
 // The boundary model (lecture 6.4). Stages sit on consecutive devices in pipeline order (node
@@ -183,7 +185,8 @@ struct ModelLayers {
 std::optional<ModelLayers> named_layers(const Graph& g);
 // Alpa's automatic layer construction: `n` layers whose heavy ops' FLOPs are at most 1.5x the
 // average (Alpa's eps 0.5), the largest bytes entering a layer as small as possible, then their
-// sum, then the spread of sizes. Errors when the graph has fewer ops than `n`.
+// sum, then the spread of sizes. Numbered by the model's layers its ops belong to when the
+// model numbers them (named_layers), else 1 .. n. Errors when the graph has fewer ops than `n`.
 Result<ModelLayers> auto_layers(const Graph& g, int n);
 // The layers a plan uses: auto_layers when options.layers > 0, else the model's own layers
 // (consecutive ones merged evenly to at most options.max_layers), else cluster_layers.

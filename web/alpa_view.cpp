@@ -86,7 +86,9 @@ Json intra_options_json(const IntraOpView& view) {
               {"beta", Json::array({view.beta[0], view.beta[1]})}};
 }
 
-std::string inter_key(const AlpaInputs& in) { return in.model + "|" + in.cluster + "|" + std::to_string(in.microbatches); }
+std::string inter_key(const AlpaInputs& in) {
+  return in.model + "|" + in.cluster + "|" + std::to_string(in.microbatches) + (in.ignore_boundaries ? "|no-boundaries" : "");
+}
 
 void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
   const std::string key = intra_key(in);
@@ -138,8 +140,10 @@ void finish_job(InterOpView& view, Result<InterOpPlan> plan) {
   view.error.reset();
   view.layer_first_op.clear();
   view.layer_last_op.clear();
+  view.layer_numbers.clear();
   if (plan.ok()) {
     view.plan = std::move(plan.value());
+    view.layer_numbers = job.costs->layer_numbers();
     const Graph& micro = job.costs->graph();
     for (const auto& [first, last] : job.costs->layers()) {
       view.layer_first_op.push_back(micro.ops[size_t(first)].name());
@@ -167,7 +171,7 @@ bool work_on_job(InterOpView& view, double budget_ms) {
           finish_job(view, table.error());
           finished = true;
         } else {
-          job.solver.emplace(std::move(table.value()), job.microbatches);
+          job.solver.emplace(std::move(table.value()), job.microbatches, job.boundaries);
         }
       }
     } else if (job.solver->step(1)) {
@@ -202,6 +206,7 @@ void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& grap
   InterOpJob& job = view.job.emplace();
   job.key = inter_key(in);
   job.microbatches = in.microbatches;
+  job.boundaries = !in.ignore_boundaries;
   job.costs.emplace(std::move(micro.value()), cluster, options);
   job.started = std::chrono::steady_clock::now();
   view.pending = true;
@@ -253,6 +258,12 @@ std::string inter_plan_status(const InterOpView& view) {
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
   start_inter_plan(view, in, graph, cluster);
   if (view.job) work_on_job(view, std::numeric_limits<double>::infinity());
+}
+
+std::pair<int, int> stage_layer_numbers(const InterOpView& view, const PipelineStage& stage) {
+  const auto& n = view.layer_numbers;
+  if (stage.first < 0 || size_t(stage.last) >= n.size()) return {stage.first + 1, stage.last + 1};
+  return {n[size_t(stage.first)].first, n[size_t(stage.last)].second};
 }
 
 const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in) {
@@ -308,16 +319,27 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
   if (inter) {
     j["t_max"] = inter->t_max;
     Json stages = Json::array();
-    for (const PipelineStage& s : inter->stages)
-      stages.push_back(Json{{"layers", Json::array({s.first, s.last})},
-                            {"submesh", Json::array({s.submesh.nodes, s.submesh.gpus})},
-                            {"latency", s.latency},
-                            {"logical_mesh", s.logical_mesh}});
+    for (size_t k = 0; k < inter->stages.size(); ++k) {
+      const PipelineStage& s = inter->stages[k];
+      // In the model's numbering, as `autopar inter` prints them.
+      const auto [first, last] = stage_layer_numbers(view.inter, s);
+      Json st{{"layers", Json::array({first, last})},
+              {"submesh", Json::array({s.submesh.nodes, s.submesh.gpus})},
+              {"latency", s.latency},
+              {"logical_mesh", s.logical_mesh},
+              {"device_offset", s.device_offset}};
+      st["boundary"] = k + 1 < inter->stages.size() ? Json{{"ms", s.send_ms + inter->stages[k + 1].recv_ms}} : Json(nullptr);
+      stages.push_back(st);
+    }
     j["stages"] = stages;
-    std::vector<double> lat;
-    for (const PipelineStage& s : inter->stages) lat.push_back(s.latency);
-    j["bubble_fraction"] = Json{{"gpipe", pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe).bubble_fraction},
-                                {"1f1b", pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b).bubble_fraction}};
+    j["boundaries"] = inter->boundaries ? "priced" : "ignored";
+    std::vector<double> lat, send;
+    for (const PipelineStage& s : inter->stages) {
+      lat.push_back(s.latency + (inter->boundaries ? s.recv_ms : 0));
+      send.push_back(inter->boundaries ? s.send_ms : 0);
+    }
+    j["bubble_fraction"] = Json{{"gpipe", pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe, send).bubble_fraction},
+                                {"1f1b", pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b, send).bubble_fraction}};
   } else if (view.inter.error && view.inter.key == inter_key(in)) {
     j["inter_error"] = error_to_json(*view.inter.error);
   }
@@ -343,7 +365,8 @@ int shard_of_device(const std::vector<uint8_t>& dims, int r, int c, int rows, in
   return id;
 }
 
-PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, int microbatches, PipelineKind kind) {
+PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, int microbatches, PipelineKind kind,
+                                   const std::vector<double>& send_ms) {
   PipelineSchedule out;
   const int S = int(stage_latency_ms.size());
   const int B = std::max(0, microbatches);
@@ -369,7 +392,18 @@ PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, 
   // List scheduling in dependency order: repeat passes until every box is placed.
   std::vector<std::vector<double>> fwd_end(size_t(S), std::vector<double>(size_t(B), -1)), bwd_end = fwd_end;
   std::vector<size_t> next(size_t(S), 0);
-  std::vector<double> free_at(size_t(S), 0);
+  std::vector<double> free_at(size_t(S), 0), link_free_at(size_t(S), 0);
+  // The hand-over of a box's result to the neighbouring stage: a transfer on the link between
+  // them (after stage `link`), one at a time, once the box has ended. Returns when it arrives.
+  auto hand_over = [&](int link, int m, bool forward, double ready) {
+    const double t = link < int(send_ms.size()) ? send_ms[size_t(link)] / 2 : 0;
+    if (!(t > 0)) return ready;
+    const double start = std::max(ready, link_free_at[size_t(link)]);
+    link_free_at[size_t(link)] = start + t;
+    out.boxes.push_back(PipelineBox{link, m, forward, true, start, start + t});
+    return start + t;
+  };
+  std::vector<std::vector<double>> fwd_arrive(size_t(S), std::vector<double>(size_t(B), -1)), bwd_arrive = fwd_arrive;
   size_t placed = 0, total = size_t(S) * size_t(B) * 2;
   out.boxes.reserve(total);
   while (placed < total) {
@@ -380,15 +414,18 @@ PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, 
         const bool forward = code > 0;
         const int m = (forward ? code : -code) - 1;
         double ready = 0;
-        if (forward && s > 0) ready = fwd_end[size_t(s - 1)][size_t(m)];
-        if (!forward) ready = s + 1 < S ? bwd_end[size_t(s + 1)][size_t(m)] : fwd_end[size_t(s)][size_t(m)];
+        if (forward && s > 0) ready = fwd_arrive[size_t(s - 1)][size_t(m)];
+        if (!forward) ready = s + 1 < S ? bwd_arrive[size_t(s + 1)][size_t(m)] : fwd_end[size_t(s)][size_t(m)];
         if (ready < 0) break;
         const double lat = stage_latency_ms[size_t(s)];
         const double dur = forward ? lat / 3.0 : lat * 2.0 / 3.0;
         const double start = std::max(ready, free_at[size_t(s)]);
         free_at[size_t(s)] = start + dur;
         (forward ? fwd_end : bwd_end)[size_t(s)][size_t(m)] = start + dur;
-        out.boxes.push_back(PipelineBox{s, m, forward, start, start + dur});
+        out.boxes.push_back(PipelineBox{s, m, forward, false, start, start + dur});
+        // Forward results go to stage s + 1 over link s, gradients to stage s - 1 over link s - 1.
+        if (forward && s + 1 < S) fwd_arrive[size_t(s)][size_t(m)] = hand_over(s, m, true, start + dur);
+        if (!forward && s > 0) bwd_arrive[size_t(s)][size_t(m)] = hand_over(s - 1, m, false, start + dur);
         out.makespan_ms = std::max(out.makespan_ms, start + dur);
         ++next[size_t(s)];
         ++placed;
@@ -397,6 +434,7 @@ PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, 
     }
     if (!progress) break;   // cannot happen with these orders; guards against a bad one
   }
+  for (const PipelineBox& b : out.boxes) out.makespan_ms = std::max(out.makespan_ms, b.end_ms);
   double busy = 0;
   for (double l : stage_latency_ms) busy += l * B;
   out.bubble_fraction = out.makespan_ms > 0 ? std::max(0.0, 1.0 - busy / (double(S) * out.makespan_ms)) : 0;
@@ -432,6 +470,17 @@ std::vector<std::pair<int, int>> place_submeshes(const std::vector<Submesh>& sub
     out.push_back(at);
   }
   return out;
+}
+
+std::vector<std::pair<int, int>> stage_places(const InterOpPlan& plan, int nodes, int gpus_per_node) {
+  std::vector<std::pair<int, int>> out;
+  if (plan.boundaries && gpus_per_node > 0) {
+    for (const PipelineStage& s : plan.stages) out.push_back({s.device_offset / gpus_per_node, s.device_offset % gpus_per_node});
+    return out;
+  }
+  std::vector<Submesh> subs;
+  for (const PipelineStage& s : plan.stages) subs.push_back(s.submesh);
+  return place_submeshes(subs, nodes, gpus_per_node);
 }
 
 }  // namespace autopar::web

@@ -49,6 +49,7 @@ struct InterOpJob {
   int microbatches = 1;
   std::optional<StageCostBuilder> costs;             // the first phase
   std::optional<InterOpSolver> solver;               // the second phase, once the table is complete
+  bool boundaries = true;                            // boundary costs in the DP (the ignore-boundaries toggle off)
   std::chrono::steady_clock::time_point started;
   InterOpTiming timing;
 };
@@ -59,6 +60,8 @@ struct InterOpView {
   std::optional<InterOpPlan> plan;     // set when planning succeeded
   std::optional<Error> error;          // set when planning failed
   std::vector<std::string> layer_first_op, layer_last_op;   // per layer: names of its first and last op
+  std::vector<std::pair<int, int>> layer_numbers;           // per layer: its first and last layer in the model's numbering
+  bool ignore_boundaries = false;      // the toggle: plan as the Alpa paper's DP, boundaries free
   std::optional<InterOpJob> job;       // the planning in progress, if any
   bool pending = false;                // job.has_value(), for has_background_work
   InterOpTiming timing;                // of the last planning that finished
@@ -78,6 +81,7 @@ struct AlpaInputs {
   int microbatches = 1;
   bool reduce_scatter = false, remat = false;   // intra-op options (IntraOpView)
   std::string alpa_costs;                       // "a0,a1|b0,b1" for --alpha/--beta; empty = the cluster's links
+  bool ignore_boundaries = false;      // the inter-op plan prices no boundaries (`inter --ignore-boundaries`)
 };
 
 // Applies setState's `intra` object {solver, reduce_scatter, remat, costs: "cluster" | "alpa",
@@ -124,6 +128,9 @@ std::string inter_plan_status(const InterOpView& view);
 // advance_inter_plan until done.
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
 
+// A stage's first and last layer in the model's numbering (1-based, as `autopar inter` prints).
+std::pair<int, int> stage_layer_numbers(const InterOpView& view, const PipelineStage& stage);
+
 // The inter-op plan when it matches the current inputs, else nullptr (stale or never planned).
 const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in);
 
@@ -146,6 +153,7 @@ enum class PipelineKind { gpipe, one_f_one_b };
 struct PipelineBox {
   int stage = 0, microbatch = 0;
   bool forward = true;
+  bool transfer = false;               // a send/recv on the link from stage `stage` to the next (forward) or back
   double start_ms = 0, end_ms = 0;
 };
 
@@ -159,10 +167,17 @@ struct PipelineSchedule {
 // Schedules `microbatches` micro-batches over stages with these per-micro-batch latencies
 // (forward + backward; the forward pass takes a third, the backward two thirds), a stage
 // running one box at a time, forward of stage s after stage s-1, backward after stage s+1.
-PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, int microbatches, PipelineKind kind);
+// With `send_ms` (per stage: its boundary to the next, forward + backward, per micro-batch),
+// each hand-over is a transfer box on the link's own lane (half the time each way), one at a
+// time per link, and the next stage waits for it.
+PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, int microbatches, PipelineKind kind,
+                                   const std::vector<double>& send_ms = {});
 
 // Where each stage's sub-mesh sits on a nodes x gpus cluster: per stage its first node and GPU
 // (first fit, node by node); stages that do not fit are placed at the next free devices.
 std::vector<std::pair<int, int>> place_submeshes(const std::vector<Submesh>& submeshes, int nodes, int gpus_per_node);
+// Where the plan's stages sit: at their device offsets (consecutive devices in pipeline order)
+// when the plan priced boundaries, else place_submeshes.
+std::vector<std::pair<int, int>> stage_places(const InterOpPlan& plan, int nodes, int gpus_per_node);
 
 }  // namespace autopar::web

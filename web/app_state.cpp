@@ -504,6 +504,7 @@ AlpaInputs alpa_inputs(const AppState& state) {
   in.remat = state.alpa.intra.remat;
   in.alpa_costs = alpa_costs_key(state.alpa.intra);
   in.microbatches = int(state.settings.microbatches);
+  in.ignore_boundaries = state.alpa.inter.ignore_boundaries;
   return in;
 }
 

@@ -1,7 +1,8 @@
-// The Alpa inter-op panel (Alpa section 5): micro-batches, the pipeline stages drawn on the
-// cluster with their sub-meshes and layer ranges, stage latencies, total latency and t_max, and
-// the pipeline schedule of the plan as a Gantt chart for GPipe and for 1F1B with the bubble
-// fraction. The plan takes about a second of work on large models: it is computed only when
+// The Alpa inter-op panel (Alpa section 5, and 6.4 for the boundaries): micro-batches, the
+// pipeline stages drawn on the cluster with their sub-meshes and layer ranges (in the model's
+// numbering), stage latencies, each boundary's bytes and time, total latency and t_max, and the
+// pipeline schedule of the plan as a Gantt chart for GPipe and for 1F1B with the bubble fraction,
+// the boundaries' send/recv boxes on lanes of their own. The plan takes about a second of work on large models: it is computed only when
 // asked for, a slice per frame, under a progress bar with a Cancel button.
 #include <algorithm>
 #include <cmath>
@@ -22,21 +23,14 @@ constexpr double kPlanningMsPerFrame = 12.0;
 
 const ImU32 kForwardColor = IM_COL32(86, 156, 230, 255);
 const ImU32 kBackwardColor = IM_COL32(236, 150, 70, 255);
+const ImU32 kSendColor = IM_COL32(150, 156, 170, 255);       // send/recv on a link (forward: lighter)
+const ImU32 kSendBackColor = IM_COL32(112, 116, 128, 255);
 
-ImU32 stage_color(int k, int n, float value = 0.85f) {
-  float r, g, b;
-  // Hues away from the schedule's forward blue and backward orange: greens, purples, pinks, teals.
-  static const float kHues[] = {0.36f, 0.78f, 0.92f, 0.47f, 0.70f, 0.22f, 0.85f, 0.52f};
-  ImGui::ColorConvertHSVtoRGB(kHues[size_t(k) % 8], k < 8 ? 0.50f : 0.30f, value, r, g, b);
-  (void)n;
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
-}
+ImU32 stage_color(int k, int) { return pipeline_stage_color(k); }
 
 void draw_cluster_stages(const AppState& state, const InterOpPlan& plan, float width) {
   const int nodes = state.cluster.nodes, gpus = state.cluster.gpus_per_node;
-  std::vector<Submesh> subs;
-  for (const auto& s : plan.stages) subs.push_back(s.submesh);
-  const auto places = place_submeshes(subs, nodes, gpus);
+  const auto places = stage_places(plan, nodes, gpus);
   const float font = ImGui::GetFontSize();
   const float label_w = font * 4.5f;
   const float cell = std::clamp((width - label_w) / float(std::max(gpus, 1)), font * 2.2f, font * 5.0f);
@@ -74,7 +68,8 @@ void draw_cluster_stages(const AppState& state, const InterOpPlan& plan, float w
         dl->AddText(ImVec2(p.x + label_w + float(g) * cell + 6, p.y + float(n) * cell_h + 4), IM_COL32(20, 24, 30, 170), dev);
       }
     char label[64];
-    std::snprintf(label, sizeof label, "stage %zu: L%d-%d", k, st.first, st.last);
+    const auto [first, last] = stage_layer_numbers(state.alpa.inter, st);
+    std::snprintf(label, sizeof label, "stage %zu: L%d-%d", k, first, last);
     const ImVec2 ts = ImGui::CalcTextSize(label);
     const ImVec2 mid((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f + font * 0.3f);
     if (ts.x < b.x - a.x - 4)
@@ -93,13 +88,14 @@ void draw_cluster_stages(const AppState& state, const InterOpPlan& plan, float w
 
 void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
   const InterOpView& view = state.alpa.inter;
-  if (!ImGui::BeginTable("##stages", 6, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
+  if (!ImGui::BeginTable("##stages", 7, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn("stage");
   ImGui::TableSetupColumn("layers");
   ImGui::TableSetupColumn("ops", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("sub-mesh");
   ImGui::TableSetupColumn("logical mesh");
   ImGui::TableSetupColumn("latency");
+  ImGui::TableSetupColumn("boundary to next");
   ImGui::TableHeadersRow();
   for (size_t k = 0; k < plan.stages.size(); ++k) {
     const auto& st = plan.stages[k];
@@ -110,7 +106,8 @@ void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
     ImGui::SameLine();
     ImGui::Text("%zu", k);
     ImGui::TableNextColumn();
-    ImGui::Text("%d - %d", st.first, st.last);
+    const auto [first, last] = stage_layer_numbers(view, st);
+    ImGui::Text("%d - %d", first, last);
     ImGui::TableNextColumn();
     if (size_t(st.last) < view.layer_last_op.size())
       ImGui::Text("%s .. %s", view.layer_first_op[size_t(st.first)].c_str(), view.layer_last_op[size_t(st.last)].c_str());
@@ -123,19 +120,41 @@ void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
     if (is_max) ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
     ImGui::TextUnformatted(format_ms(st.latency).c_str());
     if (is_max) ImGui::PopStyleColor();
+    ImGui::TableNextColumn();
+    if (k + 1 < plan.stages.size() && st.send_bytes > 0) {
+      // Forward bytes of one micro-batch; time = send/recv both ways + the next stage's receiving.
+      const double ms = st.send_ms + plan.stages[k + 1].recv_ms;
+      ImGui::Text("%s, %s %s%s", format_bytes(st.send_bytes).c_str(), st.send_inter_node ? "across nodes" : "in a node",
+                  format_ms(ms).c_str(), plan.boundaries ? "" : " (not in the objective)");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Cross-mesh resharding (lecture 6.4): send/recv %s (activation forward, gradient back)%s.
+"
+                          "It runs on the link's own lane: it adds its time once to the fill and drain, and bounds
+"
+                          "the steady state like a stage when it is the slowest.",
+                          format_ms(st.send_ms).c_str(),
+                          plan.stages[k + 1].recv_ms > 0 ? (", then " + format_ms(plan.stages[k + 1].recv_ms) +
+                                                            " in the receiving mesh (local all-gather or the extra copies)").c_str()
+                                                         : "");
+    }
   }
   ImGui::EndTable();
 }
 
 // One pipeline Gantt: stages as lanes, micro-batches as boxes; `t_end` is the shared time scale.
-void draw_schedule(const char* title, const PipelineSchedule& sched, int stages, double t_end, float height) {
+// With `links`, a thinner lane between two stages holds the send/recv boxes of their boundary.
+void draw_schedule(const char* title, const PipelineSchedule& sched, int stages, double t_end, float height, bool links = false) {
   const float font = ImGui::GetFontSize();
   ImGui::Text("%s", title);
   ImGui::SameLine();
   ImGui::TextDisabled("makespan %s, bubble %s", format_ms(sched.makespan_ms).c_str(), format_percent(sched.bubble_fraction).c_str());
   const float label_w = font * 4.0f;
   const float width = std::max(50.0f, ImGui::GetContentRegionAvail().x);
-  const float lane_h = std::clamp((height - font * 1.6f) / float(std::max(stages, 1)), font * 0.9f, font * 3.0f);
+  // A link lane is half a stage lane high.
+  const float lanes = float(std::max(stages, 1)) + (links ? 0.5f * float(std::max(stages - 1, 0)) : 0.0f);
+  const float lane_h = std::clamp((height - font * 1.6f) / lanes, font * 0.9f, font * 3.0f);
+  const float link_h = lane_h * 0.5f;
+  auto stage_y = [&](int s) { return float(s) * (lane_h + (links ? link_h : 0.0f)); };
   const ImVec2 p = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float plot_w = width - label_w - font;
@@ -143,16 +162,24 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
   for (int s = 0; s < stages; ++s) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "stage %d", s);
-    const float y = p.y + float(s) * lane_h;
+    const float y = p.y + stage_y(s);
     dl->AddRectFilled(ImVec2(p.x + label_w, y + 1), ImVec2(p.x + label_w + plot_w, y + lane_h - 1), IM_COL32(30, 33, 40, 255));
     dl->AddText(ImVec2(p.x, y + lane_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+    if (links && s + 1 < stages) {
+      const float ly = y + lane_h;
+      dl->AddRectFilled(ImVec2(p.x + label_w, ly + 1), ImVec2(p.x + label_w + plot_w, ly + link_h - 1), IM_COL32(24, 26, 32, 255));
+      std::snprintf(buf, sizeof buf, "%d-%d", s, s + 1);
+      dl->AddText(ImVec2(p.x + font * 0.8f, ly + link_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+    }
   }
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const PipelineBox* hovered = nullptr;
   for (const PipelineBox& b : sched.boxes) {
     const float x0 = p.x + label_w + float(b.start_ms * scale), x1 = p.x + label_w + float(b.end_ms * scale);
-    const float y0 = p.y + float(b.stage) * lane_h + 2, y1 = y0 + lane_h - 4;
-    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(std::max(x1 - 1, x0 + 1), y1), b.forward ? kForwardColor : kBackwardColor, 2.0f);
+    if (b.transfer && !links) continue;
+    const float y0 = p.y + stage_y(b.stage) + (b.transfer ? lane_h : 0.0f) + 2, y1 = y0 + (b.transfer ? link_h : lane_h) - 4;
+    const ImU32 color = b.transfer ? (b.forward ? kSendColor : kSendBackColor) : b.forward ? kForwardColor : kBackwardColor;
+    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(std::max(x1 - 1, x0 + 1), y1), color, 2.0f);
     char buf[16];
     std::snprintf(buf, sizeof buf, "%d", b.microbatch);
     const ImVec2 ts = ImGui::CalcTextSize(buf);
@@ -161,7 +188,7 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
     if (mouse.x >= x0 && mouse.x < x1 && mouse.y >= y0 && mouse.y < y1) hovered = &b;
   }
   // Time axis.
-  const float axis_y = p.y + float(stages) * lane_h + 2;
+  const float axis_y = p.y + stage_y(stages - 1) + lane_h + 2;
   for (int i = 0; i <= 4; ++i) {
     const float x = p.x + label_w + plot_w * float(i) / 4.0f;
     dl->AddLine(ImVec2(x, axis_y), ImVec2(x, axis_y + 4), IM_COL32(120, 124, 136, 255));
@@ -170,11 +197,17 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
     dl->AddText(ImVec2(std::min(x - tw * 0.5f, p.x + label_w + plot_w - tw), axis_y + 4), ImGui::GetColorU32(ImGuiCol_TextDisabled),
                 t.c_str());
   }
-  ImGui::Dummy(ImVec2(width, float(stages) * lane_h + font * 1.5f));
-  if (hovered && ImGui::IsWindowHovered())
-    ImGui::SetTooltip("stage %d, micro-batch %d, %s\nstart %s, duration %s", hovered->stage, hovered->microbatch,
-                      hovered->forward ? "forward" : "backward", format_ms(hovered->start_ms).c_str(),
-                      format_ms(hovered->end_ms - hovered->start_ms).c_str());
+  ImGui::Dummy(ImVec2(width, stage_y(stages - 1) + lane_h + font * 1.5f));
+  if (hovered && ImGui::IsWindowHovered()) {
+    if (hovered->transfer)
+      ImGui::SetTooltip("link %d-%d, micro-batch %d, %s\nstart %s, duration %s", hovered->stage, hovered->stage + 1, hovered->microbatch,
+                        hovered->forward ? "send/recv of the activation" : "send/recv of the gradient", format_ms(hovered->start_ms).c_str(),
+                        format_ms(hovered->end_ms - hovered->start_ms).c_str());
+    else
+      ImGui::SetTooltip("stage %d, micro-batch %d, %s\nstart %s, duration %s", hovered->stage, hovered->microbatch,
+                        hovered->forward ? "forward" : "backward", format_ms(hovered->start_ms).c_str(),
+                        format_ms(hovered->end_ms - hovered->start_ms).c_str());
+  }
 }
 
 }  // namespace
@@ -220,6 +253,15 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   }
   ImGui::SameLine();
   ImGui::TextDisabled("%s on %s", state.settings.model.c_str(), in.cluster.size() > 40 ? "an edited cluster" : in.cluster.c_str());
+  // Alpa's simplification side by side: the paper's DP prices no boundary between stages.
+  bool ignore = view.ignore_boundaries;
+  if (ImGui::Checkbox("Ignore boundaries (the Alpa paper's DP)", &ignore)) {
+    view.ignore_boundaries = ignore;
+    start_inter_plan(view, alpa_inputs(state), state.graph, state.cluster);
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Off: each boundary's cross-mesh resharding (send/recv, Alpa's local all-gather) is in the DP's objective,\n"
+                      "and stages sit on consecutive devices. On: boundaries are free, as in the paper's DP (autopar inter --ignore-boundaries).");
 
   if (inter_planning(view)) {
     // The work of this frame first, so that the bar shows where it got to. Changed inputs
@@ -281,10 +323,14 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     ImGui::EndTable();
   }
   // Schedules.
-  std::vector<double> lat;
-  for (const auto& s : plan->stages) lat.push_back(s.latency);
-  const PipelineSchedule gpipe = pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe);
-  const PipelineSchedule f1b = pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b);
+  // With boundaries priced, a stage's time includes its receiving, and sends sit on link lanes.
+  std::vector<double> lat, send;
+  for (const auto& s : plan->stages) {
+    lat.push_back(s.latency + (plan->boundaries ? s.recv_ms : 0));
+    send.push_back(plan->boundaries ? s.send_ms : 0);
+  }
+  const PipelineSchedule gpipe = pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe, send);
+  const PipelineSchedule f1b = pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b, send);
   section_header("Pipeline schedule");
   ImGui::SameLine();
   ImGui::ColorButton("##fwd", ImGui::ColorConvertU32ToFloat4(kForwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
@@ -294,10 +340,16 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   ImGui::ColorButton("##bwd", ImGui::ColorConvertU32ToFloat4(kBackwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
   ImGui::SameLine();
   ImGui::TextUnformatted("backward (numbers: micro-batch; forward = 1/3 of a stage's latency)");
+  if (plan->boundaries) {
+    ImGui::SameLine();
+    ImGui::ColorButton("##send", ImGui::ColorConvertU32ToFloat4(kSendColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
+    ImGui::SameLine();
+    ImGui::TextUnformatted("send/recv between stages");
+  }
   const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
   const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
-  draw_schedule("GPipe (all forwards, then all backwards)", gpipe, int(lat.size()), t_end, h);
-  draw_schedule("1F1B (one forward, one backward: fewer activations kept)", f1b, int(lat.size()), t_end, h);
+  draw_schedule("GPipe (all forwards, then all backwards)", gpipe, int(lat.size()), t_end, h, plan->boundaries);
+  draw_schedule("1F1B (one forward, one backward: fewer activations kept)", f1b, int(lat.size()), t_end, h, plan->boundaries);
   ImGui::End();
 }
 

@@ -248,9 +248,7 @@ DrawingStages drawing_stages(const AppState& state) {
   DrawingStages out;
   const InterOpPlan* plan = current_inter_plan(state.alpa.inter, alpa_inputs(state));
   if (plan && g_groups_of_plan && !plan->stages.empty()) {
-    std::vector<Submesh> subs;
-    for (const auto& s : plan->stages) subs.push_back(s.submesh);
-    out.stages = plan_stages(plan->stages, place_submeshes(subs, c.nodes, c.gpus_per_node));
+    out.stages = plan_stages(plan->stages, stage_places(*plan, c.nodes, c.gpus_per_node));
     out.plan = plan;
     return out;
   }
@@ -325,8 +323,9 @@ void draw_device_tooltip(const AppState& state, const DrawingStages& ds, const D
   if (ds.plan && p.stage >= 0) {
     const PipelineStage& st = ds.plan->stages[size_t(p.stage)];
     const PlacedStage& ps = ds.stages[size_t(p.stage)];
-    ImGui::Text("stage %d (layers %d-%d) on a %dx%d sub-mesh, logical mesh %dx%d, position (%d, %d)", p.stage, st.first,
-                st.last, ps.nodes, ps.gpus, ps.mesh_rows, ps.mesh_cols, p.mesh_row, p.mesh_col);
+    const auto [first, last] = stage_layer_numbers(state.alpa.inter, st);
+    ImGui::Text("stage %d (layers %d-%d) on a %dx%d sub-mesh, logical mesh %dx%d, position (%d, %d)", p.stage, first,
+                last, ps.nodes, ps.gpus, ps.mesh_rows, ps.mesh_cols, p.mesh_row, p.mesh_col);
   } else if (ds.plan) {
     ImGui::TextUnformatted("idle: no stage of the plan uses it");
   } else {
@@ -418,7 +417,7 @@ void draw_devices(const AppState& state) {
       const int d = n * c.gpus_per_node + g;
       const ImVec2 g0 = gpu_origin(n, g), g1(g0.x + gpu_w, g0.y + gpu_h);
       const DevicePlace place = device_place(d, c.gpus_per_node, ds.stages);
-      const ImU32 normal = place.stage < 0 ? kOutsideColor : kRowColors[(ds.plan ? place.stage : place.mesh_row) % 8];
+      const ImU32 normal = place.stage < 0 ? kOutsideColor : ds.plan ? pipeline_stage_color(place.stage) : kRowColors[place.mesh_row % 8];
       const bool member = groups && highlight[size_t(d)] != 0;
       const ImU32 fill = !groups ? normal : d == hovered ? IM_COL32(245, 246, 250, 255) : member ? highlight[size_t(d)] : kOutsideColor;
       dl->AddRectFilled(g0, g1, fill, em * 0.25f);

@@ -67,4 +67,12 @@ void form_label(const char* label, const char* help) {
   ImGui::SetNextItemWidth(-FLT_MIN);
 }
 
+ImU32 pipeline_stage_color(int k) {
+  float r, g, b;
+  // Hues away from the schedule's forward blue and backward orange: greens, purples, pinks, teals.
+  static const float kHues[] = {0.36f, 0.78f, 0.92f, 0.47f, 0.70f, 0.22f, 0.85f, 0.52f};
+  ImGui::ColorConvertHSVtoRGB(kHues[size_t(k) % 8], k < 8 ? 0.50f : 0.30f, 0.85f, r, g, b);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
+}
+
 }  // namespace autopar::web

@@ -30,6 +30,8 @@ inline const ImVec4& split_kind_color(SplitKind k) {
 
 // Task kinds in the timeline, the breakdown and the legend (distinct in hue and brightness).
 ImU32 task_kind_color(TaskKind kind);
+// The colour of pipeline stage k, the same in the inter-op tab and the Model tab's devices.
+ImU32 pipeline_stage_color(int k);
 // Folded boxes whose spans are of several kinds.
 inline const ImU32 kFoldedMixedColor = IM_COL32(132, 136, 150, 255);
 
