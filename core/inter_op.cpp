@@ -357,6 +357,108 @@ Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatch
   return best;
 }
 
+namespace {
+
+// The half-open box [lo, hi) per dimension of the shard device (r, c) holds under `spec`.
+std::vector<std::pair<int64_t, int64_t>> shard_box(const Shape& shape, const ShardingSpec& spec, const DeviceMesh& mesh, int r, int c) {
+  std::vector<std::pair<int64_t, int64_t>> box;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const AxisMask m = spec.dims[d];
+    int64_t ways = 1, idx = 0;
+    if (m == 1) { ways = mesh.rows(); idx = r; }
+    if (m == 2) { ways = mesh.cols(); idx = c; }
+    if (m == 3) { ways = int64_t(mesh.rows()) * mesh.cols(); idx = int64_t(r) * mesh.cols() + c; }
+    box.push_back({shape[d] * idx / ways, shape[d] * (idx + 1) / ways});
+  }
+  return box;
+}
+
+double box_overlap(const std::vector<std::pair<int64_t, int64_t>>& a, const std::vector<std::pair<int64_t, int64_t>>& b) {
+  double v = 1;
+  for (size_t d = 0; d < a.size(); ++d) v *= double(std::max<int64_t>(0, std::min(a[d].second, b[d].second) - std::max(a[d].first, b[d].first)));
+  return v;
+}
+
+}  // namespace
+
+CrossMeshPlan cross_mesh_reshard(const Shape& shape, int dtype, const DeviceMesh& src_mesh, const ShardingSpec& src, int src_first,
+                                 const DeviceMesh& dst_mesh, const ShardingSpec& dst, int dst_first, const LinkSpec& link,
+                                 bool local_all_gather) {
+  using Box = std::vector<std::pair<int64_t, int64_t>>;
+  CrossMeshPlan plan;
+  // Distinct source shards and the devices holding each (replicas).
+  std::vector<Box> shards;
+  std::vector<std::vector<int>> holders;
+  for (int r = 0; r < src_mesh.rows(); ++r)
+    for (int c = 0; c < src_mesh.cols(); ++c) {
+      Box b = shard_box(shape, src, src_mesh, r, c);
+      size_t k = 0;
+      while (k < shards.size() && shards[k] != b) ++k;
+      if (k == shards.size()) { shards.push_back(b); holders.emplace_back(); }
+      holders[k].push_back(src_first + r * src_mesh.cols() + c);
+    }
+  // Destination devices with the same shard form a replica group; with the local all-gather
+  // member j of a group of n receives slice j of the shard (cut along its first dimension of at
+  // least n elements), else every member receives all of it.
+  std::map<Box, int> group_size, member_seen;
+  for (int r = 0; r < dst_mesh.rows(); ++r)
+    for (int c = 0; c < dst_mesh.cols(); ++c) ++group_size[shard_box(shape, dst, dst_mesh, r, c)];
+  for (int r = 0; r < dst_mesh.rows(); ++r)
+    for (int c = 0; c < dst_mesh.cols(); ++c) {
+      const int to = dst_first + r * dst_mesh.cols() + c;
+      Box need = shard_box(shape, dst, dst_mesh, r, c);
+      const int n = group_size[need], j = member_seen[need]++;
+      if (local_all_gather && n > 1) {
+        size_t d = 0;
+        while (d < need.size() && need[d].second - need[d].first < n) ++d;
+        if (d < need.size()) {
+          const int64_t len = need[d].second - need[d].first, lo = need[d].first;
+          need[d] = {lo + len * j / n, lo + len * (j + 1) / n};
+        } else if (j > 0) {
+          continue;   // too small to slice: the first member receives it all
+        }
+      }
+      for (size_t k = 0; k < shards.size(); ++k) {
+        const double bytes = box_overlap(need, shards[k]) * dtype;
+        if (bytes <= 0) continue;
+        // Spread the senders over the replicas of the source shard.
+        plan.messages.push_back({holders[k][size_t(to) % holders[k].size()], to, bytes});
+        plan.bytes_across += bytes;
+      }
+    }
+  plan.send_ms = plan.messages.empty() ? 0 : link.transfer_ms(plan.bytes_across);
+  if (local_all_gather) {
+    // All-gather along the axes the destination spec replicates over, in the cheaper order.
+    AxisMask used = 0;
+    for (AxisMask a : dst.dims) used = AxisMask(used | a);
+    double start = double(dtype);
+    for (size_t d = 0; d < shape.size(); ++d) start *= double(shape[d]);
+    start /= double(dst_mesh.devices());
+    double best = kInf;
+    for (const auto& order : {std::pair<int, int>{0, 1}, std::pair<int, int>{1, 0}}) {
+      std::vector<ReshardStep> steps;
+      double per_device = start, cost = 0;
+      for (int a : {order.first, order.second}) {
+        if ((used & (1 << a)) || dst_mesh.axis[a].size <= 1) continue;
+        per_device *= dst_mesh.axis[a].size;
+        ReshardStep st;
+        st.collective = "all-gather";
+        st.axes = {a};
+        st.bytes = per_device;
+        st.cost = all_gather_cost(dst_mesh.axis[a], per_device);
+        cost += st.cost;
+        steps.push_back(st);
+      }
+      if (cost < best) {
+        best = cost;
+        plan.local = steps;
+        plan.local_ms = cost;
+      }
+    }
+  }
+  return plan;
+}
+
 Result<StageCostTable> stage_costs_from_json(const Json& j) {
   auto need_int = [&](const Json& o, const char* key, const std::string& path, int lo, int hi) -> Result<int> {
     if (!o.is_object() || !o.contains(key)) return make_error("missing_field", "missing field '" + std::string(key) + "'", path + key);

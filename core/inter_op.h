@@ -106,6 +106,29 @@ struct InterOpPlan {
   std::vector<PipelineStage> stages;
 };
 
+// One point-to-point message of a cross-mesh resharding.
+struct CrossMeshMessage {
+  int from = 0, to = 0;                  // cluster device numbers
+  double bytes = 0;
+};
+// Cross-mesh resharding (lecture 6.4) of one tensor from a spec on one mesh to a spec on another:
+// send/recv messages, each piece sent by one device that holds it; with Alpa's local all-gather,
+// the destination devices that hold the same shard each receive a slice of it and all-gather
+// inside their mesh.
+struct CrossMeshPlan {
+  std::vector<CrossMeshMessage> messages;
+  double bytes_across = 0;               // sum of the messages
+  double send_ms = 0;                    // the messages as one stream over the link (the boundary model)
+  std::vector<ReshardStep> local;        // all-gathers inside the destination mesh
+  double local_ms = 0;
+  double total_ms() const { return send_ms + local_ms; }
+};
+// Plans it; devices of a mesh are first_device + row * cols + col. Specs must be valid for the
+// shape on their meshes (validate_spec).
+CrossMeshPlan cross_mesh_reshard(const Shape& shape, int dtype_bytes, const DeviceMesh& src_mesh, const ShardingSpec& src,
+                                 int src_first_device, const DeviceMesh& dst_mesh, const ShardingSpec& dst, int dst_first_device,
+                                 const LinkSpec& link, bool local_all_gather);
+
 // The DP of the paper (exact), with boundary costs when the table has them and `boundaries`
 // is set; runs an InterOpSolver to the end.
 Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches, bool boundaries = true);

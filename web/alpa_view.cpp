@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -371,6 +372,9 @@ PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, 
   const int S = int(stage_latency_ms.size());
   const int B = std::max(0, microbatches);
   if (S == 0 || B == 0) return out;
+  double max_half_send = 0, min_lat = std::numeric_limits<double>::infinity();
+  for (int s = 0; s + 1 < S && s < int(send_ms.size()); ++s) max_half_send = std::max(max_half_send, send_ms[size_t(s)] / 2);
+  for (double l : stage_latency_ms) min_lat = std::min(min_lat, l);
   // Per stage, the order of its boxes: +m+1 = forward of micro-batch m, -(m+1) = backward.
   std::vector<std::vector<int>> order(static_cast<size_t>(S));
   for (int s = 0; s < S; ++s) {
@@ -379,7 +383,11 @@ PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, 
       for (int m = 0; m < B; ++m) o.push_back(m + 1);
       for (int m = 0; m < B; ++m) o.push_back(-(m + 1));
     } else {
-      const int warmup = std::min(S - s - 1, B);
+      // Warm-up forwards: S - s - 1 fill the pipeline when hand-overs are free; a hand-over of x
+      // each way delays the returning gradient by 2x per stage, so the warm-up grows by that
+      // share of a stage's time (more activations kept; without sends it is the textbook count).
+      const double grow = 1 + (min_lat > 0 ? 2 * max_half_send / min_lat : 0);
+      const int warmup = std::min(int(std::ceil(double(S - s - 1) * grow - 1e-9)), B);
       int f = 0, b = 0;
       for (; f < warmup; ++f) o.push_back(f + 1);
       while (f < B) {

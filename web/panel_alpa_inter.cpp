@@ -127,10 +127,8 @@ void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
       ImGui::Text("%s, %s %s%s", format_bytes(st.send_bytes).c_str(), st.send_inter_node ? "across nodes" : "in a node",
                   format_ms(ms).c_str(), plan.boundaries ? "" : " (not in the objective)");
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Cross-mesh resharding (lecture 6.4): send/recv %s (activation forward, gradient back)%s.
-"
-                          "It runs on the link's own lane: it adds its time once to the fill and drain, and bounds
-"
+        ImGui::SetTooltip("Cross-mesh resharding (lecture 6.4): send/recv %s (activation forward, gradient back)%s.\n"
+                          "It runs on the link's own lane: it adds its time once to the fill and drain, and bounds\n"
                           "the steady state like a stage when it is the slowest.",
                           format_ms(st.send_ms).c_str(),
                           plan.stages[k + 1].recv_ms > 0 ? (", then " + format_ms(plan.stages[k + 1].recv_ms) +
@@ -253,15 +251,6 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   }
   ImGui::SameLine();
   ImGui::TextDisabled("%s on %s", state.settings.model.c_str(), in.cluster.size() > 40 ? "an edited cluster" : in.cluster.c_str());
-  // Alpa's simplification side by side: the paper's DP prices no boundary between stages.
-  bool ignore = view.ignore_boundaries;
-  if (ImGui::Checkbox("Ignore boundaries (the Alpa paper's DP)", &ignore)) {
-    view.ignore_boundaries = ignore;
-    start_inter_plan(view, alpa_inputs(state), state.graph, state.cluster);
-  }
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Off: each boundary's cross-mesh resharding (send/recv, Alpa's local all-gather) is in the DP's objective,\n"
-                      "and stages sit on consecutive devices. On: boundaries are free, as in the paper's DP (autopar inter --ignore-boundaries).");
 
   if (inter_planning(view)) {
     // The work of this frame first, so that the bar shows where it got to. Changed inputs
@@ -287,6 +276,17 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     ImGui::TextUnformatted(inter_plan_status(view).c_str());
     ImGui::PopStyleColor();
   }
+  // Alpa's simplification side by side: the paper's DP prices no boundary between stages.
+  bool ignore = view.ignore_boundaries;
+  if (ImGui::Checkbox("Ignore boundaries (the Alpa paper's DP)", &ignore)) {
+    view.ignore_boundaries = ignore;
+    start_inter_plan(view, alpa_inputs(state), state.graph, state.cluster);
+    ImGui::End();
+    return;   // the inputs changed: the next frame draws the planning
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Off: each boundary's cross-mesh resharding (send/recv, Alpa's local all-gather) is in the DP's objective,\n"
+                      "and stages sit on consecutive devices. On: boundaries are free, as in the paper's DP (autopar inter --ignore-boundaries).");
   const InterOpPlan* plan = current_inter_plan(view, in);
   if (!plan) {
     if (!inter_planning(view)) {

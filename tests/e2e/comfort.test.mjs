@@ -169,13 +169,16 @@ async function groupChecks(page) {
   await nextFrames(page);
   check('leaving the drawing clears the hovered device', (await hoverGroups(page)).hovered === null);
 
-  // The inter-op plan of alexnet on lecture:2x4 (as `autopar inter` prints it): stage 0 on a
-  // (1,4) sub-mesh (node 0), stages 1 and 2 on (1,2) (node 1, GPUs 0-1 and 2-3), meshes 1x4, 1x2,
-  // 1x2. Device 5 is index 1 of stage 1: tensor parallel with 4; pipeline partners are index 1
-  // of stages 0 and 2, devices 1 and 7.
+  // The inter-op plan of alexnet on lecture:1x8 (as `autopar inter` prints it; on lecture:2x4,
+  // where a boundary across the 10 GbE costs more, it is two (1,4) stages): stage 0 on a (1,4)
+  // sub-mesh (GPUs 0-3), stages 1 and 2 on (1,2) (GPUs 4-5 and 6-7), meshes 1x4, 1x2, 1x2.
+  // Device 5 is index 1 of stage 1: tensor parallel with 4; pipeline partners are index 1 of
+  // stages 0 and 2, devices 1 and 7.
+  await page.evaluate(() => window.autopar.setState({ cluster: 'lecture:1x8' }));
+  await nextFrames(page);
   const planned = await page.evaluate(() => window.autopar.planInter());
   const stages = (planned.stages || []).map((s) => [...s.submesh, s.logical_mesh]);
-  const ref = cli(['inter', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--microbatches', '32']);
+  const ref = cli(['inter', '--model', 'alexnet', '--cluster', 'lecture:1x8', '--microbatches', '32']);
   const refStages = ref ? ref.stages.map((s) => [...s.submesh, s.logical_mesh]) : null;
   const expected = [[1, 4, '1x4'], [1, 2, '1x2'], [1, 2, '1x2']];
   check('the inter-op plan has the stages the groups below are computed for', same(stages, expected) && (!refStages || same(refStages, expected)),

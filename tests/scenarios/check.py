@@ -36,6 +36,9 @@ checks = {
     # 5.3: data parallel on the slow axis 0, tensor parallel on the fast axis 1.
     "linear-nine": lambda r: r["plan"]["ops"][0]["input_specs"][0].startswith("S0") and "S1" in r["plan"]["ops"][0]["input_specs"][1],
     # 5.5: Megatron's split with zero resharding on one node.
+    # 6.4: one copy across the slow link plus a local all-gather beats four copies across it.
+    "cross-mesh-resharding": lambda r: r["plain"]["bytes_across"] == 4 * 4194304 and r["local"]["bytes_across"] == 4194304
+        and r["local"]["total_ms"] < r["plain"]["total_ms"] and len(r["local"]["local_steps"]) == 1,
     "megatron": lambda r: [o["strategy"] for o in r["one_node"]["ops"]] == ["column@1", "heads@1", "row@1", "column@1", "row@1"]
         and r["one_node"]["resharding_cost"] == 0,
     # 6.3: several stages whose sub-meshes tile the 32 GPUs.

@@ -11,6 +11,7 @@
 #include "inter_op.h"
 #include "models.h"
 #include "rng.h"
+#include "sharding_spec.h"
 
 using namespace autopar;
 
@@ -271,4 +272,41 @@ TEST_CASE("pipeline schedule with send/recv boxes on the links' lanes, by hand")
   for (const auto& a : f1b.boxes)
     for (const auto& b : f1b.boxes)
       if (&a != &b && a.transfer && b.transfer && a.stage == b.stage) CHECK((a.end_ms <= b.start_ms + 1e-9 || b.end_ms <= a.start_ms + 1e-9));
+}
+
+TEST_CASE("cross-mesh resharding of lecture 6.4 by hand: send/recv messages and the local all-gather") {
+  // A [2, 512, 1024] float tensor (4 MiB) split along the sequence on a 1x2 mesh (devices 0-1,
+  // spec RS1R: halves of 2 MiB) goes to a 1x4 mesh on the next node (devices 4-7) that needs it
+  // replicated (RRR), over 10 GbE (50 us, 1.25 GB/s).
+  Cluster c = load_cluster("lecture:2x4").value();
+  Cluster one = c;
+  one.nodes = 1;
+  one.gpus_per_node = 2;
+  const DeviceMesh src_mesh = mesh_from_cluster(1, 2, one).value();
+  one.gpus_per_node = 4;
+  const DeviceMesh dst_mesh = mesh_from_cluster(1, 4, one).value();
+  const ShardingSpec src = parse_spec("RS1R").value(), dst = parse_spec("RRR").value();
+  const Shape shape{2, 512, 1024};
+  // Plain: each of 4 receivers gets both halves: 8 messages of 2 MiB, 16 MiB across.
+  CrossMeshPlan plain = cross_mesh_reshard(shape, 4, src_mesh, src, 0, dst_mesh, dst, 4, c.inter_node, false);
+  CHECK(plain.messages.size() == 8);
+  CHECK(plain.bytes_across == 16777216.0);
+  CHECK(plain.send_ms == doctest::Approx(0.05 + 16777216.0 / 1.25e6));   // 13.47 ms
+  CHECK(plain.local.empty());
+  // Local all-gather: receiver j gets sequence rows [128 j, 128 j + 128) (1 MiB) from the device
+  // holding them (0 for j < 2, else 1): 4 messages, 4 MiB across, then one all-gather along the
+  // 4 GPUs of node 1 ending with 4 MiB per device.
+  CrossMeshPlan local = cross_mesh_reshard(shape, 4, src_mesh, src, 0, dst_mesh, dst, 4, c.inter_node, true);
+  REQUIRE(local.messages.size() == 4);
+  for (int j = 0; j < 4; ++j) {
+    CHECK(local.messages[size_t(j)].to == 4 + j);
+    CHECK(local.messages[size_t(j)].from == (j < 2 ? 0 : 1));
+    CHECK(local.messages[size_t(j)].bytes == 1048576.0);
+  }
+  CHECK(local.send_ms == doctest::Approx(0.05 + 4194304.0 / 1.25e6));   // 3.40 ms
+  REQUIRE(local.local.size() == 1);
+  CHECK(local.local[0].axes[0] == 1);
+  // 16 GB/s inside the node, 10 us: 0.01 + 3/4 x 4194304 / 16e6 = 0.2066 ms.
+  CHECK(local.local_ms == doctest::Approx(0.01 + 0.75 * 4194304.0 / 16e6));
+  CHECK(local.total_ms() < plain.total_ms());
 }
