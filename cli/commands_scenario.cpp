@@ -31,10 +31,21 @@ Result<Json> run(std::vector<std::string> words) {
   const Json& var = var##_r.value()
 
 // A scenario: what it shows and how to compute it. `run` fills the results and findings.
+// `page` and `shows` (set by attach_page_setups) say how the page demonstrates it.
 struct Scenario {
   std::string name, section, title, explanation;
   std::function<Status(Json& results, std::vector<std::string>& findings)> run;
+  // {"setup": getState fields, "panel": the tab that shows it}; the page applies the set-up over
+  // its defaults, so a scenario is demonstrated with exactly the inputs its commands use.
+  Json page = Json();
+  // What that tab then shows, derived from the results: [{"result": dotted path in
+  // window.autopar.result(), "value": the number or text it must equal}]; the browser test
+  // checks every entry of every scenario.
+  std::function<Json(const Json& results, const std::vector<std::string>& findings)> shows = nullptr;
 };
+
+// One entry of Scenario::shows.
+Json shown(const std::string& result_path, const Json& value) { return Json{{"result", result_path}, {"value", value}}; }
 
 std::vector<Scenario> scenarios() {
   std::vector<Scenario> s;
@@ -367,14 +378,116 @@ std::vector<Scenario> scenarios() {
   return s;
 }
 
+// The page's set-up and the numbers its tab shows, per scenario (kept beside the commands above:
+// a set-up that differs from the scenario's own inputs would teach a wrong number).
+void attach_page_setups(std::vector<Scenario>& all) {
+  auto set = [&](const std::string& name, Json setup, const std::string& panel,
+                 std::function<Json(const Json&, const std::vector<std::string>&)> shows) {
+    for (auto& s : all)
+      if (s.name == name) {
+        s.page = Json{{"setup", std::move(setup)}, {"panel", panel}};
+        s.shows = std::move(shows);
+      }
+  };
+  // The findings the page computes itself (its Lecture tab runs the same command).
+  auto with_findings = [](Json list, const std::vector<std::string>& f) {
+    list.push_back(shown("scenario.findings", f));
+    return list;
+  };
+  set("conv1d-splits", {{"model", "conv1d"}, {"cluster", "lecture:1x4"}, {"mesh", "1x4"}, {"strategy", "dp"}}, "model",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        // The model's weights are what a sample split replicates on every device.
+        Json l = Json::array();
+        for (const auto& x : r["conv1d"]["splits"])
+          if (x["degrees"]["sample"] == 4) l.push_back(shown("total_param_elements", x["weight_elements_per_device"]));
+        return with_findings(l, f);
+      });
+  set("space-sizes", {{"model", "dlrm"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "model",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        return with_findings(Json::array({shown("space.strategies", r["dlrm"]["strategies"]),
+                                          shown("space.log10_strategies", r["dlrm"]["log10_strategies"])}), f);
+      });
+  set("alexnet-strategies", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "expert"}}, "strategy",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        Json l = Json::array();
+        for (const char* k : {"makespan_ms", "compute_ms", "activation_transfer_ms", "param_sync_ms"}) l.push_back(shown(k, r["expert"][k]));
+        return with_findings(l, f);
+      });
+  set("task-graph", {{"model", "elm"}, {"cluster", "lecture:1x2"}, {"mesh", "1x2"}, {"strategy", "mp;embed=1x1@0;linear1=2x1@0;linear2=1x1@1"}},
+      "strategy", [=](const Json& r, const std::vector<std::string>& f) {
+        return with_findings(Json::array({shown("makespan_ms", r["simulate"]["makespan_ms"]), shown("tasks", r["tasks"].size())}), f);
+      });
+  set("simulator-accuracy", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}, {"accuracy", {{"samples", 300}}}},
+      "accuracy", [](const Json& r, const std::vector<std::string>&) {
+        Json l = Json::array();
+        for (const char* kind : {"ideal", "calibrated"})
+          for (const char* k : {"mean_rel_error", "kendall_tau", "top_kendall_tau", "sim_best_true_rank"})
+            l.push_back(shown(std::string("accuracy.") + kind + "." + k, r[std::string("alexnet_") + kind][k]));
+        return l;
+      });
+  set("simulator-speed", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "expert"}}, "strategy",
+      [](const Json& r, const std::vector<std::string>&) { return Json::array({shown("makespan_ms", r["alexnet"]["simulated_ms"])}); });
+  for (const char* m : {"alexnet", "dlrm"})
+    set(std::string("mcmc-") + m,
+        {{"model", m}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "dp"}, {"beta", 500}, {"seed", 1},
+         {"search", {{"steps", 3000}, {"init", "dp"}}}},
+        "search", [](const Json& r, const std::vector<std::string>&) {
+          return Json::array({shown("makespan_ms", r["dp"]["makespan_ms"]), shown("search.best_ms", r["search"]["best_ms"]),
+                              shown("search.init_ms", r["search"]["init_ms"]), shown("search.step", r["search"]["steps"])});
+        });
+  set("mcmc-vs-exhaustive",
+      {{"model", "mlp3"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}, {"beta", 500}, {"seed", 1}, {"search", {{"steps", 1500}, {"init", "random"}}}},
+      "search", [](const Json& r, const std::vector<std::string>&) {
+        return Json::array({shown("search.best_ms", r["mcmc"][0]["best_ms"])});
+      });
+  set("beta-sweep", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"beta", 500}}, "lecture",
+      [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
+  set("resharding-table", {{"model", "mlp:layers=2,batch=1024,in=1024,hidden=1024,out=1024"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}},
+      "intra", [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
+  set("linear-nine", {{"model", "mlp:layers=1,batch=8192,in=4096,hidden=4096,out=4096"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "intra",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        const Json& op = r["plan"]["ops"][0];
+        return with_findings(Json::array({shown("objective", r["plan"]["objective"]), shown("intra_ops.0.strategy", op["strategy"]),
+                                          shown("intra_ops.0.input_specs", op["input_specs"])}), f);
+      });
+  set("megatron", {{"model", "transformer-chain"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}}, "intra",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        const Json& one = r["one_node"];
+        Json l = Json::array({shown("objective", one["objective"]), shown("resharding_cost", one["resharding_cost"])});
+        for (size_t k = 0; k < one["ops"].size(); ++k) l.push_back(shown("intra_ops." + std::to_string(k) + ".strategy", one["ops"][k]["strategy"]));
+        return with_findings(l, f);
+      });
+  set("gpt-pipeline", {{"model", "transformer:layers=24"}, {"cluster", "lecture:4x8"}, {"mesh", "4x8"}, {"microbatches", 32}}, "inter",
+      [](const Json& r, const std::vector<std::string>&) {
+        const Json& plan = r["plan"];
+        Json l = Json::array({shown("total_latency", plan["total_latency"]), shown("stages.length", plan["stages"].size())});
+        for (size_t k = 0; k < plan["stages"].size(); ++k)
+          for (const char* key : {"layers", "submesh", "logical_mesh", "latency"})
+            l.push_back(shown("stages." + std::to_string(k) + "." + key, plan["stages"][k][key]));
+        return l;
+      });
+  set("wide-resnet", {{"model", "wide-resnet"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}}, "intra",
+      [](const Json& r, const std::vector<std::string>&) {
+        const Json& ops = r["intra_1x8"]["ops"];
+        const size_t late = ops.size() - 6;
+        return Json::array({shown("objective", r["intra_1x8"]["objective"]), shown("intra_ops.1.strategy", ops[1]["strategy"]),
+                            shown("intra_ops." + std::to_string(late) + ".strategy", ops[late]["strategy"])});
+      });
+  set("flexflow-vs-alpa", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}}, "compare",
+      [](const Json& r, const std::vector<std::string>&) {
+        return Json::array({shown("compare.flexflow_ms", r["alexnet"]["flexflow_ms"]), shown("compare.alpa_ms", r["alexnet"]["alpa_ms"])});
+      });
+}
+
 Result<Output> scenario_command(const Args& a) {
-  const auto all = scenarios();
+  auto all = scenarios();
+  attach_page_setups(all);
   Output out;
   if (a.has("list") || a.positional.empty()) {
     Json list = Json::array();
     std::ostringstream t;
     for (const auto& s : all) {
-      list.push_back(Json{{"name", s.name}, {"section", s.section}, {"title", s.title}, {"explanation", s.explanation}});
+      list.push_back(Json{{"name", s.name}, {"section", s.section}, {"title", s.title}, {"explanation", s.explanation}, {"page", s.page}});
       t << pad(s.section, 5) << pad(s.name, 22) << s.title << "\n";
     }
     out.json = Json{{"scenarios", list}};
@@ -391,8 +504,10 @@ Result<Output> scenario_command(const Args& a) {
   Json results = Json::object();
   std::vector<std::string> findings;
   if (auto st = sc->run(results, findings); !st.ok()) return st.error();
+  Json page = sc->page;
+  if (page.is_object()) page["shows"] = sc->shows ? sc->shows(results, findings) : Json::array();
   out.json = Json{{"name", sc->name}, {"section", sc->section}, {"title", sc->title}, {"explanation", sc->explanation},
-                  {"findings", findings}, {"results", results}};
+                  {"findings", findings}, {"results", results}, {"page", page}};
   std::ostringstream t;
   t << "Lecture " << sc->section << ": " << sc->title << "\n\n" << sc->explanation << "\n\n";
   for (const auto& f : findings) t << "  " << f << "\n";

@@ -3,6 +3,7 @@
 #include "cluster.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace autopar {
 namespace {
@@ -78,16 +79,23 @@ std::vector<ClusterPreset> build_presets() {
   return p;
 }
 
+// A number as a reader writes it: "-1", "0.5", "1e+12" (std::to_string would print "-1.000000").
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 Status check_number(double v, double lo, double hi, const std::string& path, const std::string& what,
                     const std::string& unit, bool zero_ok = false) {
   if (!std::isfinite(v))
     return make_error("bad_value", what + " must be a finite number", path);
   if ((zero_ok ? v < 0 : v <= 0))
     return make_error("out_of_range", what + " must be " + (zero_ok ? "zero or positive" : "positive") + ", not " +
-                                          std::to_string(v), path);
+                                          short_number(v), path);
   if (v < lo || v > hi)
-    return make_error("out_of_range", what + " is " + std::to_string(v) + " " + unit + "; it must be between " +
-                                          std::to_string(lo) + " and " + std::to_string(hi) + " " + unit, path);
+    return make_error("out_of_range", what + " is " + short_number(v) + " " + unit + "; it must be between " +
+                                          short_number(lo) + " and " + short_number(hi) + " " + unit, path);
   return Ok{};
 }
 

@@ -155,8 +155,6 @@ float draw_menu_bar(AppState& state) {
         state.focus_panel_pending = true;
       }
     }
-    ImGui::Separator();
-    ImGui::MenuItem("Dear ImGui demo", nullptr, &state.show_imgui_demo);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -267,7 +265,6 @@ void draw_app_frame(AppState& state, float ui_scale) {
   draw_export_window(state);
   draw_about_window(state);
   draw_shortcuts_window();
-  if (state.show_imgui_demo) ImGui::ShowDemoWindow(&state.show_imgui_demo);
 }
 
 }  // namespace autopar::web

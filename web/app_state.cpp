@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "cluster_spec.h"
+#include "exercise_grading.h"
 #include "strategy_text.h"
 
 namespace autopar::web {
@@ -213,6 +214,7 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
   }
   if (graph) state.graph = std::move(*graph);
   if (cluster) state.cluster = std::move(*cluster);
+  if (inputs_changed) state.space = count_space(state.graph, state.cluster.num_devices());
   const bool strategy_changed = strategy_text != prev.strategy;
   state.settings = next;
   state.settings.strategy = strategy_text;
@@ -235,6 +237,126 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
 }
 }  // namespace
 
+Status merge_settings_fields(const Json& j, Settings& next) {
+  if (!j.is_object()) return wrong_type("(state)", "an object such as {\"model\":\"mlp:layers=6\"}");
+  const Json* strategy_object = nullptr;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const Json& v = it.value();
+    if (key == "scenario" || key == "exercise" || key == "intra") {
+      continue;
+    } else if (key == "model") {
+      if (!v.is_string()) return wrong_type("model", "a spec string such as \"mlp:layers=6\"");
+      next.model = v.get<std::string>();
+    } else if (key == "model_json") {
+      // An imported model file: its JSON text (or the object itself); "model" names the file.
+      if (v.is_string()) next.model_json = v.get<std::string>();
+      else if (v.is_object()) next.model_json = v.dump();
+      else return wrong_type("model_json", "a model file's JSON text or object (see autopar model --json)");
+      if (!j.contains("model")) next.model = "imported.json";
+    } else if (key == "cluster") {
+      if (v.is_string()) {
+        next.cluster = v.get<std::string>();
+        next.custom_cluster.reset();
+      } else if (v.is_object()) {
+        auto c = cluster_from_json(v);
+        if (!c.ok()) {
+          Error e = c.error();
+          e.path = e.path.empty() ? "cluster" : "cluster." + e.path;
+          return e;
+        }
+        next.custom_cluster = c.value();
+        next.cluster = preset_spec_string(c.value().name, c.value().nodes, c.value().gpus_per_node);
+      } else {
+        return wrong_type("cluster", "a spec string such as \"lecture:2x4\" or a cluster object");
+      }
+    } else if (key == "mesh") {
+      if (!v.is_string()) return wrong_type("mesh", "a string such as \"2x4\"");
+      next.mesh = v.get<std::string>();
+    } else if (key == "strategy") {
+      if (v.is_string()) {
+        next.strategy = v.get<std::string>();
+      } else if (v.is_object()) {
+        // A strategy object as `autopar simulate --json` prints it (or a whole simulate/search
+        // output holding one): stored as edits relative to data parallel.
+        const Json& body = v.contains("strategy") && v["strategy"].is_object() ? v["strategy"] : v;
+        // Read after the loop, for the model and cluster of this same call whatever the key order.
+        strategy_object = &body;
+      } else {
+        return wrong_type("strategy", "a string (dp, mp, expert, random:SEED, plus ;OP=DEGREES@DEVICES edits) or a strategy object");
+      }
+    } else if (key == "beta") {
+      if (!v.is_number()) return wrong_type("beta", "a number");
+      next.beta = v.get<double>();
+    } else if (key == "seed") {
+      auto x = read_int(v, "seed", 0, INT64_MAX);
+      if (!x.ok()) return x.error();
+      next.seed = x.value();
+    } else if (key == "microbatches") {
+      auto x = read_int(v, "microbatches", 1, 1 << 20);
+      if (!x.ok()) return x.error();
+      next.microbatches = x.value();
+    } else if (key == "search") {
+      if (!v.is_object()) return wrong_type("search", "an object {running, steps, budget_ms, init}");
+      for (auto s = v.begin(); s != v.end(); ++s) {
+        if (s.key() == "running") {
+          if (!s.value().is_boolean()) return wrong_type("search.running", "true or false");
+          next.search.running = s.value().get<bool>();
+        } else if (s.key() == "steps") {
+          auto x = read_int(s.value(), "search.steps", 1, kMaxSearchSteps);
+          if (!x.ok()) return x.error();
+          next.search.steps = x.value();
+        } else if (s.key() == "budget_ms") {
+          if (!s.value().is_number()) return wrong_type("search.budget_ms", "a number of milliseconds (0 = none)");
+          next.search.budget_ms = s.value().get<double>();
+        } else if (s.key() == "init") {
+          if (!s.value().is_string()) return wrong_type("search.init", "a string: dp, expert, mp or random");
+          next.search.init = s.value().get<std::string>();
+        } else {
+          return (make_error("unknown_field",
+                                 "search has no field \"" + s.key() + "\"; known: running, steps, budget_ms, init",
+                                 "search." + s.key()));
+        }
+      }
+    } else if (key == "accuracy") {
+      if (!v.is_object()) return wrong_type("accuracy", "an object {samples}");
+      for (auto a = v.begin(); a != v.end(); ++a) {
+        if (a.key() == "samples") {
+          auto x = read_int(a.value(), "accuracy.samples", 2, kMaxAccuracySamples);
+          if (!x.ok()) return x.error();
+          next.accuracy.samples = int(x.value());
+        } else {
+          return (make_error("unknown_field", "accuracy has no field \"" + a.key() + "\"; known: samples",
+                                 "accuracy." + a.key()));
+        }
+      }
+    } else if (key == "panel") {
+      if (!v.is_string()) return wrong_type("panel", "a string: " + join(panel_names(), ", "));
+      next.panel = v.get<std::string>();
+    } else {
+      return (make_error("unknown_field",
+                             "the state has no field \"" + key +
+                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel, scenario, exercise, intra",
+                             key));
+    }
+  }
+
+  if (strategy_object) {
+    auto g = load_model_field(next);
+    if (!g.ok()) return g.error();
+    auto c = load_cluster_field(next);
+    if (!c.ok()) return c.error();
+    auto parsed_strategy = strategy_from_json(*strategy_object, g.value(), c.value().num_devices());
+    if (!parsed_strategy.ok()) {
+      Error e = parsed_strategy.error();
+      e.path = "strategy." + e.path;
+      return e;
+    }
+    next.strategy = encode_strategy("dp", parsed_strategy.value(), g.value(), c.value());
+  }
+  return Ok{};
+}
+
 Status apply_settings_json(AppState& state, const std::string& json_text) {
   auto parsed = parse_json_text(json_text, "the state object");
   if (!parsed.ok()) {
@@ -254,143 +376,54 @@ Status apply_settings_object(AppState& state, const Json& j) {
   Settings next = state.settings;
   const bool mesh_given = j.contains("mesh");
   Json intra_options;   // {solver, reduce_scatter, remat}, applied with the settings
-  // {exercise: {number, answer}}: shows exercise `number` with `answer` typed and checked.
+  if (j.contains("intra")) {   // the intra-op tab's options (alpa_view.h), not kept in links
+    IntraOpView check = state.alpa.intra;
+    if (Status st = apply_intra_options(check, j["intra"]); !st.ok()) return fail(st.error());
+    intra_options = j["intra"];
+  }
+  // {exercise: {number, answer | answers, check, reveal}}: shows exercise `number`, types the
+  // answer(s) into its boxes and presses Check (unless check is false) and Show the answer (reveal).
   int exercise_number = 0;
-  std::string exercise_answer;
-  bool exercise_has_answer = false;
+  std::vector<std::string> exercise_answers;
+  bool exercise_has_answer = false, exercise_check = false, exercise_reveal = false;
   if (j.contains("exercise")) {
     const Json& e = j["exercise"];
     if (!e.is_object() || !e.contains("number") || !e["number"].is_number_integer())
-      return fail(wrong_type("exercise", "an object {number: 1..8, answer: \"text\"}"));
+      return fail(wrong_type("exercise", "an object {number: 1..8, answer: \"text\" or answers: [\"text\", ...], check, reveal}"));
     exercise_number = e["number"].get<int>();
     if (exercise_number < 1 || exercise_number > kExerciseCount)
       return fail(make_error("out_of_range", "exercise.number must be between 1 and 8", "exercise.number"));
-    if (e.contains("answer")) {
-      if (!e["answer"].is_string()) return fail(wrong_type("exercise.answer", "a string such as \"0.37\""));
-      exercise_answer = e["answer"].get<std::string>();
-      exercise_has_answer = true;
+    for (auto it = e.begin(); it != e.end(); ++it) {
+      const std::string& k = it.key();
+      if (k == "number") continue;
+      if (k == "answer") {
+        if (!it.value().is_string()) return fail(wrong_type("exercise.answer", "a string such as \"0.37\""));
+        exercise_answers = {it.value().get<std::string>()};
+        exercise_has_answer = true;
+      } else if (k == "answers") {
+        if (!it.value().is_array() || it.value().size() > 3) return fail(wrong_type("exercise.answers", "an array of at most 3 strings"));
+        exercise_answers.clear();
+        for (const auto& a : it.value()) {
+          if (!a.is_string()) return fail(wrong_type("exercise.answers", "an array of at most 3 strings"));
+          exercise_answers.push_back(a.get<std::string>());
+        }
+        exercise_has_answer = true;
+      } else if (k == "check" || k == "reveal") {
+        if (!it.value().is_boolean()) return fail(wrong_type("exercise." + k, "true or false"));
+        (k == "check" ? exercise_check : exercise_reveal) = it.value().get<bool>();
+      } else {
+        return fail(make_error("unknown_field", "exercise has no field \"" + k + "\"; known: number, answer, answers, check, reveal",
+                               "exercise." + k));
+      }
     }
+    if (exercise_has_answer && !e.contains("check")) exercise_check = true;
   }
   // A scenario sets the page up first; the other fields given with it override its set-up.
   if (j.contains("scenario")) {
     if (!j["scenario"].is_string()) return fail(wrong_type("scenario", "a scenario name such as \"alexnet-strategies\""));
     if (auto st = apply_scenario_setup(j["scenario"].get<std::string>(), next); !st.ok()) return fail(st.error());
   }
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& key = it.key();
-    const Json& v = it.value();
-    if (key == "scenario" || key == "exercise") {
-      continue;
-    } else if (key == "model") {
-      if (!v.is_string()) return fail(wrong_type("model", "a spec string such as \"mlp:layers=6\""));
-      next.model = v.get<std::string>();
-    } else if (key == "model_json") {
-      // An imported model file: its JSON text (or the object itself); "model" names the file.
-      if (v.is_string()) next.model_json = v.get<std::string>();
-      else if (v.is_object()) next.model_json = v.dump();
-      else return fail(wrong_type("model_json", "a model file's JSON text or object (see autopar model --json)"));
-      if (!j.contains("model")) next.model = "imported.json";
-    } else if (key == "cluster") {
-      if (v.is_string()) {
-        next.cluster = v.get<std::string>();
-        next.custom_cluster.reset();
-      } else if (v.is_object()) {
-        auto c = cluster_from_json(v);
-        if (!c.ok()) {
-          Error e = c.error();
-          e.path = e.path.empty() ? "cluster" : "cluster." + e.path;
-          return fail(e);
-        }
-        next.custom_cluster = c.value();
-        next.cluster = preset_spec_string(c.value().name, c.value().nodes, c.value().gpus_per_node);
-      } else {
-        return fail(wrong_type("cluster", "a spec string such as \"lecture:2x4\" or a cluster object"));
-      }
-    } else if (key == "mesh") {
-      if (!v.is_string()) return fail(wrong_type("mesh", "a string such as \"2x4\""));
-      next.mesh = v.get<std::string>();
-    } else if (key == "strategy") {
-      if (v.is_string()) {
-        next.strategy = v.get<std::string>();
-      } else if (v.is_object()) {
-        // A strategy object as `autopar simulate --json` prints it (or a whole simulate/search
-        // output holding one): stored as edits relative to data parallel.
-        const Json& body = v.contains("strategy") && v["strategy"].is_object() ? v["strategy"] : v;
-        // It is read for the model and cluster of this same call: JSON objects iterate in key
-        // order, so "cluster" and "model" are already in `next`.
-        auto g = load_model_field(next);
-        if (!g.ok()) return fail(g.error());
-        auto c = load_cluster_field(next);
-        if (!c.ok()) return fail(c.error());
-        auto parsed_strategy = strategy_from_json(body, g.value(), c.value().num_devices());
-        if (!parsed_strategy.ok()) {
-          Error e = parsed_strategy.error();
-          e.path = "strategy." + e.path;
-          return fail(e);
-        }
-        next.strategy = encode_strategy("dp", parsed_strategy.value(), g.value(), c.value());
-      } else {
-        return fail(wrong_type("strategy", "a string (dp, mp, expert, random:SEED, plus ;OP=DEGREES@DEVICES edits) or a strategy object"));
-      }
-    } else if (key == "beta") {
-      if (!v.is_number()) return fail(wrong_type("beta", "a number"));
-      next.beta = v.get<double>();
-    } else if (key == "seed") {
-      auto x = read_int(v, "seed", 0, INT64_MAX);
-      if (!x.ok()) return fail(x.error());
-      next.seed = x.value();
-    } else if (key == "microbatches") {
-      auto x = read_int(v, "microbatches", 1, 1 << 20);
-      if (!x.ok()) return fail(x.error());
-      next.microbatches = x.value();
-    } else if (key == "search") {
-      if (!v.is_object()) return fail(wrong_type("search", "an object {running, steps, budget_ms, init}"));
-      for (auto s = v.begin(); s != v.end(); ++s) {
-        if (s.key() == "running") {
-          if (!s.value().is_boolean()) return fail(wrong_type("search.running", "true or false"));
-          next.search.running = s.value().get<bool>();
-        } else if (s.key() == "steps") {
-          auto x = read_int(s.value(), "search.steps", 1, kMaxSearchSteps);
-          if (!x.ok()) return fail(x.error());
-          next.search.steps = x.value();
-        } else if (s.key() == "budget_ms") {
-          if (!s.value().is_number()) return fail(wrong_type("search.budget_ms", "a number of milliseconds (0 = none)"));
-          next.search.budget_ms = s.value().get<double>();
-        } else if (s.key() == "init") {
-          if (!s.value().is_string()) return fail(wrong_type("search.init", "a string: dp, expert, mp or random"));
-          next.search.init = s.value().get<std::string>();
-        } else {
-          return fail(make_error("unknown_field",
-                                 "search has no field \"" + s.key() + "\"; known: running, steps, budget_ms, init",
-                                 "search." + s.key()));
-        }
-      }
-    } else if (key == "accuracy") {
-      if (!v.is_object()) return fail(wrong_type("accuracy", "an object {samples}"));
-      for (auto a = v.begin(); a != v.end(); ++a) {
-        if (a.key() == "samples") {
-          auto x = read_int(a.value(), "accuracy.samples", 2, kMaxAccuracySamples);
-          if (!x.ok()) return fail(x.error());
-          next.accuracy.samples = int(x.value());
-        } else {
-          return fail(make_error("unknown_field", "accuracy has no field \"" + a.key() + "\"; known: samples",
-                                 "accuracy." + a.key()));
-        }
-      }
-    } else if (key == "panel") {
-      if (!v.is_string()) return fail(wrong_type("panel", "a string: " + join(panel_names(), ", ")));
-      next.panel = v.get<std::string>();
-    } else if (key == "intra") {   // the intra-op tab's options (alpa_view.h), not kept in links
-      IntraOpView check = state.alpa.intra;
-      if (Status st = apply_intra_options(check, v); !st.ok()) return fail(st.error());
-      intra_options = v;
-    } else {
-      return fail(make_error("unknown_field",
-                             "the state has no field \"" + key +
-                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel, scenario, exercise, intra",
-                             key));
-    }
-  }
+  if (auto st = merge_settings_fields(j, next); !st.ok()) return fail(st.error());
 
   // A new cluster shape without an explicit mesh: keep the mesh if it still fits, else use
   // nodes x GPUs (axis 0 across nodes, axis 1 inside a node).
@@ -405,10 +438,14 @@ Status apply_settings_object(AppState& state, const Json& j) {
   if (applied.ok() && !intra_options.is_null()) (void)apply_intra_options(state.alpa.intra, intra_options);   // checked above
   if (applied.ok() && exercise_number > 0) {
     state.exercises.shown = exercise_number;
+    refresh_exercise_data(state);
     if (exercise_has_answer) {
-      state.exercises.answers[size_t(exercise_number - 1)][0] = exercise_answer;
-      state.exercises.checked[size_t(exercise_number - 1)] = true;
+      auto& boxes = state.exercises.answers[size_t(exercise_number - 1)];
+      for (size_t k = 0; k < boxes.size(); ++k) boxes[k] = k < exercise_answers.size() ? exercise_answers[k] : std::string();
+      state.exercises.checked[size_t(exercise_number - 1)] = false;
     }
+    if (exercise_check) check_exercise(state);
+    if (exercise_reveal) reveal_exercise(state);
   }
   if (applied.ok()) {
     std::string what;
@@ -521,6 +558,7 @@ Json result_to_json(const AppState& state) {
   j["total_param_bytes"] = state.graph.total_param_bytes();
   j["total_param_elements"] = state.graph.total_param_elements();
   j["num_devices"] = state.cluster.num_devices();
+  j["space"] = Json{{"strategies", state.space.strategies}, {"log10_strategies", state.space.log10_strategies}};
   j.update(flexflow_result_json(state.flexflow));
   j["strategy"] = state.settings.strategy;
   j["strategy_json"] = state.flexflow.task_graph ? strategy_to_json(state.graph, state.flexflow.strategy) : Json(nullptr);
@@ -533,7 +571,7 @@ Json result_to_json(const AppState& state) {
   j["accuracy"] = accuracy_result_json(state.accuracy);
   j["scenario"] = lecture_result_json(state.lecture);
   j["compare"] = compare_result_json(state.compare);
-  j["exercise"] = exercise_result_json(state.exercises);
+  j["exercise"] = exercise_result_json(state);
   j["frame_ms"] = frame_stats_json(state.frame_stats);
   j["notice"] = Json{{"level", state.notice.level == NoticeLevel::error ? "error" : "info"}, {"text", state.notice.text},
                      {"code", state.notice.code}, {"path", state.notice.path}};

@@ -20,6 +20,7 @@
 #include "lecture_state.h"
 #include "alpa_view.h"
 #include "plan_export.h"
+#include "soap.h"
 
 namespace autopar::web {
 
@@ -104,6 +105,7 @@ struct AppState {
   Graph graph;
   Cluster cluster;
   Notice notice;
+  SpaceSize space;                   // the SOAP strategy space of graph on cluster (updated with them)
   FlexflowView flexflow;             // the current strategy, simulated (always built after init)
   SearchJob search;                  // the MCMC search, if one was started
   AccuracyJob accuracy;              // the accuracy study, if one was started
@@ -118,7 +120,6 @@ struct AppState {
   FrameStats frame_stats;
   bool focus_panel_pending = true;   // bring settings.panel to the front on the next frame
   bool show_about = false;
-  bool show_imgui_demo = false;
 };
 
 // The panel names `settings.panel` accepts, in menu order.
@@ -134,6 +135,11 @@ Status apply_settings(AppState& state, const Settings& next);
 // Applies a partial settings object given as JSON text (`window.autopar.setState`): unknown
 // fields and wrong types are errors naming the field; atomic like apply_settings.
 Status apply_settings_json(AppState& state, const std::string& json_text);
+
+// Reads the fields of a partial state object into `next` without loading anything; a strategy
+// object is read last, for the model and cluster of `next`, whatever the key order. "scenario"
+// and "exercise" are left to the caller.
+Status merge_settings_fields(const Json& object, Settings& next);
 
 // Applies a partial settings object (the parsed form of apply_settings_json); atomic likewise.
 Status apply_settings_object(AppState& state, const Json& object);

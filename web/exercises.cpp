@@ -240,25 +240,4 @@ double exercise2_expected(const ExercisesState& ex) {
   return acceptance_probability(ex.ex2_current_ms, ex.ex2_proposed_ms, ex.ex2_beta, ex.ex2_normalize ? ex.ex2_initial_ms : 1.0);
 }
 
-Json exercise_result_json(const ExercisesState& ex) {
-  const int i = ex.shown - 1;
-  Json j{{"number", ex.shown}, {"answer", ex.answers[size_t(i)][0]}, {"checked", ex.checked[size_t(i)]},
-         {"correct", nullptr}, {"expected", nullptr}};
-  double expected = 0;
-  bool known = true;
-  if (ex.shown == 1) {
-    expected = double(linear_split_numbers(ex.ex1_batch, ex.ex1_in, ex.ex1_out, ex.ex1_sample_degree, ex.ex1_param_degree).input_elements);
-  } else if (ex.shown == 2) {
-    expected = exercise2_expected(ex);
-  } else {
-    known = false;
-  }
-  if (known) {
-    j["expected"] = expected;
-    double v = 0;
-    if (parse_answer(ex.answers[size_t(i)][0], v)) j["correct"] = answer_matches(v, expected, ex.shown == 2 ? 0.02 : 1e-9, ex.shown == 2 ? 5e-4 : 0.5);
-  }
-  return j;
-}
-
 }  // namespace autopar::web

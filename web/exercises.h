@@ -98,6 +98,10 @@ struct ExercisesState {
   int shown = 1;                                          // exercise in front, 1 .. kExerciseCount
   std::array<std::array<std::string, 3>, kExerciseCount> answers;   // typed answers, up to 3 per exercise
   std::array<bool, kExerciseCount> checked{};             // "Check" was pressed (or an answer set by script)
+  std::array<int, kExerciseCount> tries{};                // Checks that were not all right
+  std::array<bool, kExerciseCount> solved{};              // the last Check had every part right
+  std::array<bool, kExerciseCount> revealed{};            // the answer is shown ("Show the answer" or a second wrong try)
+  std::array<std::array<int, 3>, kExerciseCount> grades{};   // per part at the last Check: 0 empty, 1 right, 2 wrong
   // Exercise 1: Y = X W with X: batch x in, W: in x out, split by sample and by parameter.
   int ex1_batch = 64, ex1_in = 1024, ex1_out = 1024, ex1_sample_degree = 4, ex1_param_degree = 2;
   // Exercise 2: costs in ms and beta per ms; with `normalize` the difference is divided by the initial cost.
@@ -106,6 +110,7 @@ struct ExercisesState {
   // Exercise 3: the op whose move is shown on the timeline (-1: the one recomputing the most).
   int ex3_op = 0;
   std::vector<DeltaMove> ex3_moves;     // one move per op of the current strategy
+  std::vector<double> ex3_first_start_ms;   // per op: when its first forward task starts now
   uint64_t ex3_revision = 0;            // FlexflowView::revision the moves were computed for (0: none)
   // Exercise 4: the tensor's shape and element size.
   int ex4_rows = 4096, ex4_cols = 4096, ex4_dtype_bytes = 4;
@@ -116,12 +121,14 @@ struct ExercisesState {
   std::vector<std::string> ex5_ops;     // op names of transformer-chain
   std::vector<std::vector<std::string>> ex5_strategy_names;   // [op][strategy]
   ChainDp ex5_dp;                       // the DP table
+  IntraProblem ex5_problem;             // the costs and resharding matrices the table is built from
   // Exercise 6: per-layer compute of the 4-layer model (ms) and the micro-batches.
   std::array<float, 4> ex6_layer_ms{4.0f, 1.0f, 1.0f, 2.0f};
   int ex6_microbatches = 8;
   int ex6_steps_shown = 1;
   // Exercise 7: DLRM simulated under data parallel and the expert placement.
   Json ex7_dp, ex7_expert;
+  int ex5_rows_graded = 0;              // the row the answers of exercise 5 belong to
   std::string ex7_key;                  // cluster the results are for
   std::string ex7_error;
 };
@@ -134,9 +141,5 @@ bool answer_matches(double value, double expected, double rel, double abs_tol);
 
 // Exercise 2's expected answer for the inputs in `ex`.
 double exercise2_expected(const ExercisesState& ex);
-
-// result().exercise: the shown exercise, its first answer, whether it is right and the expected
-// value (exercises 1 and 2; null fields otherwise).
-Json exercise_result_json(const ExercisesState& ex);
 
 }  // namespace autopar::web

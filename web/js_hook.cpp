@@ -5,6 +5,9 @@
 
 #include <emscripten.h>
 
+#include <optional>
+
+#include "exercise_grading.h"
 #include "share_link.h"
 
 namespace autopar::web {
@@ -77,6 +80,25 @@ void js_hook_pick_model_file() {
   });
 }
 
+namespace {
+std::string g_published;                   // the fragment last put into the address bar and localStorage
+std::optional<Settings> g_published_for;   // the settings it was made from (encoding an imported model is not free)
+}  // namespace
+
+void js_hook_publish_if_changed(const AppState& state) {
+  if (g_published_for && state.settings == *g_published_for) return;
+  g_published_for = state.settings;
+  if (std::string fragment = share_fragment(state.settings); fragment != g_published) {
+    js_hook_publish_state(fragment);
+    g_published = std::move(fragment);
+  }
+}
+
+void js_hook_hold_publication(const AppState& state) {
+  g_published_for = state.settings;
+  g_published = share_fragment(state.settings);
+}
+
 int js_hook_input_serial() {
   return EM_ASM_INT({ return typeof Module['autoparInputSerial'] === 'function' ? Module['autoparInputSerial']() | 0 : 0; });
 }
@@ -110,6 +132,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_set_state(const char* json_text) {
   }
   g_redraw_requested = true;
   autopar::Status s = autopar::web::apply_settings_json(*g_state, json_text ? json_text : "");
+  autopar::web::js_hook_publish_if_changed(*g_state);
   autopar::Json j;
   j["ok"] = s.ok();
   if (!s.ok()) j["error"] = autopar::error_to_json(s.error());
@@ -120,8 +143,26 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_set_state(const char* json_text) {
 // The numbers the page shows, as a JSON object (window.autopar.result).
 EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
   static std::string out;
-  if (g_state) autopar::web::refresh_intra_plan(*g_state);
+  if (g_state) {
+    autopar::web::refresh_intra_plan(*g_state);
+    autopar::web::refresh_exercise_data(*g_state);
+  }
   out = g_state ? autopar::web::result_to_json(*g_state).dump() : "null";
+  return out.c_str();
+}
+
+// "Show it" of the shown scenario (window.autopar.showScenario): its tab in front, its
+// computation started; {"ok":true,"panel":...} or {"ok":false,...} when no scenario is shown.
+EMSCRIPTEN_KEEPALIVE const char* autopar_show_scenario() {
+  static std::string out;
+  if (!g_state || !autopar::web::find_scenario(g_state->settings.scenario)) {
+    out = R"({"ok":false,"error":{"code":"no_scenario","message":"no scenario is shown; setState({scenario: NAME}) first","path":"scenario"}})";
+    return out.c_str();
+  }
+  g_redraw_requested = true;
+  autopar::web::show_scenario_demo(*g_state);
+  autopar::web::js_hook_publish_if_changed(*g_state);
+  out = autopar::Json{{"ok", true}, {"panel", g_state->settings.panel}}.dump();
   return out.c_str();
 }
 
@@ -178,6 +219,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_import_model(const char* file_name, con
   if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
   g_redraw_requested = true;
   autopar::Status s = autopar::web::import_model_file(*g_state, file_name ? file_name : "", text ? text : "");
+  autopar::web::js_hook_publish_if_changed(*g_state);
   autopar::Json j;
   j["ok"] = s.ok();
   if (!s.ok()) j["error"] = autopar::error_to_json(s.error());
@@ -190,6 +232,7 @@ EMSCRIPTEN_KEEPALIVE void autopar_open_fragment(const char* fragment) {
   if (!g_state) return;
   g_redraw_requested = true;
   autopar::web::apply_share_fragment(*g_state, fragment ? fragment : "", "the link");
+  autopar::web::js_hook_publish_if_changed(*g_state);
 }
 
 // Shows a notice from the page's side ("info" or "error"), e.g. the clipboard's answer.

@@ -36,6 +36,15 @@ InitialState js_hook_initial_state();
 // Puts `fragment` into the address bar (history.replaceState) and into localStorage.
 void js_hook_publish_state(const std::string& fragment);
 
+// Publishes the share fragment of `state.settings` (address bar and localStorage) when the
+// settings changed since the last publication: called at the end of every frame and right after
+// every exported function that changes the state, so a reload right after a change keeps it.
+void js_hook_publish_if_changed(const AppState& state);
+
+// Treats the current settings as published without writing them (a link that could not be
+// restored stays in the address bar until the user changes something).
+void js_hook_hold_publication(const AppState& state);
+
 // How many input events (pointer, wheel, keys, resize, focus, drops) the page has seen.
 int js_hook_input_serial();
 

@@ -32,7 +32,8 @@ const std::vector<ScenarioInfo>& scenario_list() {
     auto j = run_cli_json({"scenario", "--list"});
     if (!j.ok()) return l;
     for (const auto& s : j.value()["scenarios"])
-      l.push_back({s.value("name", ""), s.value("section", ""), s.value("title", ""), s.value("explanation", "")});
+      l.push_back({s.value("name", ""), s.value("section", ""), s.value("title", ""), s.value("explanation", ""),
+                   s.contains("page") ? s["page"] : Json()});
     return l;
   }();
   return list;
@@ -53,14 +54,10 @@ bool scenario_is_light(const std::string& name) {
 std::string scenario_cli_command(const std::string& name) { return "autopar scenario " + name; }
 
 std::string scenario_demo_panel(const std::string& name) {
-  if (name == "alexnet-strategies" || name == "task-graph" || name == "simulator-speed") return "strategy";
-  if (name == "mcmc-alexnet" || name == "mcmc-dlrm" || name == "beta-sweep" || name == "mcmc-vs-exhaustive") return "search";
-  if (name == "simulator-accuracy") return "accuracy";
-  if (name == "flexflow-vs-alpa") return "compare";
-  if (name == "space-sizes" || name == "conv1d-splits") return "model";
-  if (name == "resharding-table" || name == "linear-nine" || name == "megatron") return "intra";
-  if (name == "gpt-pipeline" || name == "wide-resnet") return "inter";
-  return "cluster";
+  const ScenarioInfo* info = find_scenario(name);
+  if (info && info->page.is_object() && info->page.contains("panel") && info->page["panel"].is_string())
+    return info->page["panel"].get<std::string>();
+  return "lecture";
 }
 
 Status apply_scenario_setup(const std::string& name, Settings& next) {
@@ -68,47 +65,58 @@ Status apply_scenario_setup(const std::string& name, Settings& next) {
     next.scenario.clear();
     return Ok{};
   }
-  if (!find_scenario(name)) {
+  const ScenarioInfo* info = find_scenario(name);
+  if (!info) {
     std::string names;
     for (const auto& s : scenario_list()) names += (names.empty() ? "" : ", ") + s.name;
     return make_error("unknown_scenario", "scenario \"" + name + "\" is unknown; use one of " + names, "scenario");
   }
+  // Defaults first: a scenario's numbers must not depend on what the page showed before.
+  const Settings defaults;
+  next.model = defaults.model;
+  next.model_json.clear();
+  next.cluster = defaults.cluster;
+  next.custom_cluster.reset();
+  next.mesh = defaults.mesh;
+  next.strategy = defaults.strategy;
+  next.beta = defaults.beta;
+  next.seed = defaults.seed;
+  next.microbatches = defaults.microbatches;
+  next.search = defaults.search;
+  next.accuracy = defaults.accuracy;
+  if (info->page.is_object() && info->page.contains("setup"))
+    if (auto st = merge_settings_fields(info->page["setup"], next); !st.ok()) {
+      Error e = st.error();
+      e.message = "scenario " + name + "'s set-up: " + e.message;
+      return e;
+    }
   next.scenario = name;
-  auto set = [&](const char* model, const char* cluster, const char* mesh, const char* strategy) {
-    next.model = model;
-    next.cluster = cluster;
-    next.custom_cluster.reset();
-    next.mesh = mesh;
-    next.strategy = strategy;
-  };
-  if (name == "task-graph") {
-    set("elm", "lecture:1x2", "1x2", "mp;embed=1x1@0;linear1=2x1@0;linear2=1x1@1");
-  } else if (name == "mcmc-dlrm") {
-    set("dlrm", "lecture:2x4", "2x4", "dp");
-    next.beta = 500;
-  } else if (name == "mcmc-alexnet" || name == "beta-sweep") {
-    set("alexnet", "lecture:2x4", "2x4", "dp");
-    next.beta = 500;
-  } else if (name == "mcmc-vs-exhaustive") {
-    set("mlp3", "lecture:2x4", "2x4", "dp");
-  } else if (name == "simulator-accuracy") {
-    set("alexnet", "lecture:2x4", "2x4", "dp");
-    next.accuracy.samples = 300;
-  } else if (name == "space-sizes") {
-    set("dlrm", "lecture:2x4", "2x4", "dp");
-  } else if (name == "conv1d-splits") {
-    set("conv1d", "lecture:1x4", "1x4", "dp");
-  } else if (name == "gpt-pipeline") {
-    set("transformer", "lecture:4x8", "4x8", "dp");
-  } else if (name == "wide-resnet") {
-    set("wide-resnet", "lecture:4x8", "4x8", "dp");
-  } else if (name == "megatron" || name == "linear-nine") {
-    set("transformer-chain", "lecture:2x4", "2x4", "dp");
-  } else {
-    set("alexnet", "lecture:2x4", "2x4", name == "alexnet-strategies" ? "expert" : "dp");
-  }
   next.panel = "lecture";
   return Ok{};
+}
+
+void show_scenario_demo(AppState& state) {
+  const std::string& name = state.settings.scenario;
+  if (!find_scenario(name)) return;
+  const std::string panel = scenario_demo_panel(name);
+  Settings next = state.settings;
+  next.panel = panel;
+  if (panel == "search" && !state.search.search) next.search.running = true;
+  if (!apply_settings(state, next).ok()) return;
+  state.focus_panel_pending = true;
+  if (panel == "inter" && !current_inter_plan(state.alpa.inter, alpa_inputs(state)) && !inter_planning(state.alpa.inter))
+    start_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
+  if (panel == "accuracy") ensure_accuracy_started(state);
+  // The Compare tab labels its inputs "model on cluster, seed N": recompute when they differ.
+  const std::string compare_inputs = state.settings.model + " on " + state.settings.cluster + ", seed " + std::to_string(state.settings.seed);
+  if (panel == "compare" && !state.compare.job && (!state.compare.output.is_object() || state.compare.inputs != compare_inputs))
+    state.compare.compute_pending = true;
+  if (name == "beta-sweep" && !state.lecture.sweep) beta_sweep_start(state.lecture);
+  // A light scenario's findings (the Lecture tab's numbers) are computed now, not when that tab is drawn next.
+  if (scenario_is_light(name) && state.lecture.computed_name != name) {
+    compute_scenario(state.lecture, name);
+    state.lecture.compute_pending = false;
+  }
 }
 
 void compute_scenario(LectureState& lecture, const std::string& name) {

@@ -17,10 +17,12 @@
 namespace autopar::web {
 
 struct Settings;
+struct AppState;
 
 // One scenario as `autopar scenario --list --json` lists it.
 struct ScenarioInfo {
   std::string name, section, title, explanation;
+  Json page;   // {"setup": getState fields, "panel": the tab that shows it}; null when the CLI gives none
 };
 
 // The beta sweep of scenario beta-sweep run in the page: 7 betas x 5 seeds of 2,000-step MCMC
@@ -95,13 +97,19 @@ bool scenario_is_light(const std::string& name);
 // The exact CLI command that prints the scenario's findings.
 std::string scenario_cli_command(const std::string& name);
 
-// Sets `next` up to demonstrate scenario `name` (model, cluster, mesh, strategy, beta, samples)
-// and records it in next.scenario; the panel becomes "lecture". "" clears the scenario; unknown
-// names are an error.
+// Sets `next` up to demonstrate scenario `name`: the computing fields (model, cluster, mesh,
+// strategy, beta, seed, micro-batches, search, accuracy) go back to their defaults and then take
+// the scenario's set-up (`autopar scenario --list --json`, "page.setup"); records the name in
+// next.scenario; the panel becomes "lecture". "" clears the scenario; unknown names are an error.
 Status apply_scenario_setup(const std::string& name, Settings& next);
 
 // The tab (panel name) where the scenario's set-up is best seen, e.g. "strategy" or "search".
 std::string scenario_demo_panel(const std::string& name);
+
+// "Show it": brings the shown scenario's tab to the front and starts what that tab computes
+// (the search, the pipeline plan, the accuracy study, the comparison or the beta sweep), so its
+// numbers appear without further clicks (window.autopar.showScenario).
+void show_scenario_demo(AppState& state);
 
 // Runs scenario `name` through the CLI's scenario command and stores its findings in `lecture`.
 void compute_scenario(LectureState& lecture, const std::string& name);

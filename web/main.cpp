@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -52,9 +53,26 @@ struct MainLoop {
   int frames_to_draw = kFramesAfterInput;
   double draw_until_ms = 0;  // emscripten_get_now() time until which frames are drawn
   int canvas_width = 0, canvas_height = 0;
-  std::string published;    // the share fragment last put into the address bar and localStorage
-  std::optional<Settings> published_for;   // the settings `published` was made from (encoding an imported model is not free)
 };
+
+// The pointer input of one frame from the page's queue (index.html takePointerStep): position in
+// canvas pixels, buttons (bit 0 left, 1 right, 2 middle) and wheel in pixels. 0 when the page
+// has no queue (then GLFW's own mouse input stays in effect).
+EM_JS(int, take_pointer_step, (double* out), {
+  if (typeof Module['autoparTakePointerStep'] !== 'function') return 0;
+  var s = Module['autoparTakePointerStep']();
+  HEAPF64[(out >> 3) + 0] = s.x;
+  HEAPF64[(out >> 3) + 1] = s.y;
+  HEAPF64[(out >> 3) + 2] = s.buttons;
+  HEAPF64[(out >> 3) + 3] = s.wheelX;
+  HEAPF64[(out >> 3) + 4] = s.wheelY;
+  return 1;
+});
+
+// True while the page holds pointer input no frame has seen yet.
+EM_JS(int, pointer_input_pending, (), {
+  return typeof Module['autoparPointerPending'] === 'function' && Module['autoparPointerPending']() ? 1 : 0;
+});
 
 // True when this frame must be drawn: new input, a state change from JS, a resized canvas,
 // or work in the background. Otherwise the frame is skipped: an idle page draws nothing.
@@ -70,7 +88,7 @@ bool frame_needed(MainLoop& m) {
     m.frames_to_draw = kFramesAfterInput;
     m.draw_until_ms = emscripten_get_now() + kDrawAfterInputMs;
   }
-  if (has_background_work(m.state)) return true;
+  if (has_background_work(m.state) || pointer_input_pending()) return true;
   if (m.frames_to_draw <= 0 && emscripten_get_now() > m.draw_until_ms) return false;
   --m.frames_to_draw;
   return true;
@@ -126,6 +144,21 @@ void release_held_keys(GLFWwindow* window) {
   for (const auto& [key, scancode, mods] : releases) ImGui_ImplGlfw_KeyCallback(window, key, scancode, GLFW_RELEASE, mods);
 }
 
+// Gives ImGui this frame's step of queued pointer input (after the GLFW backend's NewFrame, which
+// would otherwise set the mouse from GLFW). A drag of a finger arrives as wheel pixels: turned
+// into the notches ImGui scrolls by (5 font heights each in Dear ImGui 1.86).
+void apply_pointer_step() {
+  double s[5] = {0, 0, 0, 0, 0};
+  if (!take_pointer_step(s)) return;
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = s[0] < -1e29 ? ImVec2(-FLT_MAX, -FLT_MAX) : ImVec2(float(s[0]), float(s[1]));
+  const int buttons = int(s[2]);
+  for (int b = 0; b < 3; ++b) io.MouseDown[b] = (buttons >> b) & 1;
+  const float step = std::max(1.0f, 5.0f * ImGui::GetFontSize());
+  io.MouseWheelH += float(s[3]) / step;
+  io.MouseWheel += float(s[4]) / step;
+}
+
 float device_pixel_ratio() {
   return float(std::clamp(emscripten_get_device_pixel_ratio(), 1.0, 3.0));
 }
@@ -145,6 +178,7 @@ void frame(void* arg) {
   advance_background_work(m.state, kBackgroundWorkMsPerFrame);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  apply_pointer_step();
   ImGui::NewFrame();
   draw_app_frame(m.state, m.ui_scale);
   ImGui::Render();
@@ -161,13 +195,7 @@ void frame(void* arg) {
   record_frame_time(m.state.frame_stats, emscripten_get_now() - frame_start, work_end - frame_start);
   if (++m.frames == kFramesBeforeReady) js_hook_signal_ready();
   // The address bar and localStorage follow the state (nothing is lost on reload).
-  if (!m.published_for || !(m.state.settings == *m.published_for)) {
-    m.published_for = m.state.settings;
-    if (std::string fragment = share_fragment(m.state.settings); fragment != m.published) {
-      js_hook_publish_state(fragment);
-      m.published = std::move(fragment);
-    }
-  }
+  js_hook_publish_if_changed(m.state);
 }
 
 }  // namespace
@@ -202,10 +230,8 @@ int main() {
   if (auto s = init_app_state(m.state); !s.ok())
     std::fprintf(stderr, "autopar: the default example failed to load: %s\n", s.error().message.c_str());
   const InitialState initial = js_hook_initial_state();
-  if (!initial.fragment.empty() && !apply_share_fragment(m.state, initial.fragment, initial.source).ok()) {
-    m.published_for = m.state.settings;
-    m.published = share_fragment(m.state.settings);
-  }
+  if (!initial.fragment.empty() && !apply_share_fragment(m.state, initial.fragment, initial.source).ok())
+    js_hook_hold_publication(m.state);
   js_hook_bind(&m.state);
 
   emscripten_set_main_loop_arg(frame, &m, 0, false);

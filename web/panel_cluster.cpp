@@ -125,9 +125,19 @@ void draw_cluster_form(AppState& state) {
   ImGui::SetNextItemWidth(half);
   shape_changed |= ImGui::InputInt("##gpus", &gpus, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue);
   shape_changed |= ImGui::IsItemDeactivatedAfterEdit();
-  nodes = std::clamp(nodes, 1, kMaxDevices);
-  gpus = std::clamp(gpus, 1, kMaxDevices);
+  // Values outside 1 .. kMaxDevices are clamped, and the notice says so.
+  std::string clamped;
+  for (auto [value, what] : {std::pair<int*, const char*>{&nodes, "nodes"}, std::pair<int*, const char*>{&gpus, "GPUs per node"}}) {
+    const int typed = *value;
+    *value = std::clamp(*value, 1, kMaxDevices);
+    if (typed != *value)
+      clamped += std::string(clamped.empty() ? "" : "; ") + what + " " + std::to_string(typed) + " is outside 1 .. " +
+                 std::to_string(kMaxDevices) + ": used " + std::to_string(*value);
+  }
   if (shape_changed && (nodes != c.nodes || gpus != c.gpus_per_node)) apply_shape(state, nodes, gpus);
+  if (shape_changed && !clamped.empty())
+    notify_info(state, clamped + " (" + std::to_string(state.cluster.nodes) + " x " + std::to_string(state.cluster.gpus_per_node) + " = " +
+                           std::to_string(state.cluster.num_devices()) + " GPUs).");
 
   form_label("Mesh", "Alpa's logical 2-D device mesh RxC: position (r, c) is device r*C + c. An axis whose "
                      "devices share a node uses the fast intra-node links.");

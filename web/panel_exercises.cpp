@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "device_mesh.h"
+#include "exercise_grading.h"
 #include "exercises.h"
 #include "format_units.h"
 #include "imgui.h"
@@ -29,49 +30,58 @@ const char* kTitles[kExerciseCount] = {
     "5  The chain DP (Viterbi)",      "6  Enumerating t_max",      "7  DLRM: data parallel vs placement",
     "8  Overlap vs an additive cost"};
 
-std::string fmt(const char* f, double v) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 std::string count(double v) { return format_count(v); }
 
-// An answer box: label, the text field (index `slot` of the exercise's answers).
-void answer_box(ExercisesState& ex, int slot, const char* label, const char* hint) {
-  std::string& text = ex.answers[size_t(ex.shown - 1)][size_t(slot)];
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%s", text.c_str());
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
-  const std::string id = std::string(label) + "##ans" + std::to_string(slot);
-  if (ImGui::InputTextWithHint(id.c_str(), hint, buf, sizeof buf)) {
-    text = buf;
-    ex.checked[size_t(ex.shown - 1)] = false;
+// The answer boxes of the shown exercise, its Check and Show the answer buttons, and the
+// verdicts: before Check nothing; a wrong try names the wrong part with a hint; the answer only
+// once revealed (on request or after a second wrong try). True when the explanation may show.
+bool answers_and_verdicts(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  const size_t i = size_t(ex.shown - 1);
+  const auto parts = exercise_parts(state, ex.shown);
+  if (parts.empty()) return false;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    std::string& text = ex.answers[i][k];
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s", text.c_str());
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
+    const std::string id = parts[k].label + "##ans" + std::to_string(k);
+    if (ImGui::InputTextWithHint(id.c_str(), parts[k].placeholder.c_str(), buf, sizeof buf)) {
+      text = buf;
+      ex.checked[i] = false;
+    }
   }
-}
-
-// The Check button; true when the verdict should be shown.
-bool check_button(ExercisesState& ex) {
-  if (ImGui::Button("Check")) ex.checked[size_t(ex.shown - 1)] = true;
+  if (ImGui::Button("Check")) check_exercise(state);
   ImGui::SameLine();
-  if (ImGui::Button("Show the answer")) {
-    ex.checked[size_t(ex.shown - 1)] = true;
-    for (auto& a : ex.answers[size_t(ex.shown - 1)])
-      if (a.empty()) a = "?";
+  if (ImGui::Button("Show the answer")) reveal_exercise(state);
+  if (!ex.checked[i] && !ex.revealed[i]) return false;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const ExercisePart& p = parts[k];
+    const int grade = ex.checked[i] ? ex.grades[i][k] : int(PartGrade::empty);
+    const std::string& typed = ex.answers[i][k];
+    if (ex.revealed[i]) {
+      if (grade == int(PartGrade::right))
+        ImGui::TextColored(kRight, "Right: %s = %s.", p.label.c_str(), p.answer_text.c_str());
+      else if (typed.empty())
+        ImGui::TextColored(kWrong, "%s: the answer is %s.", p.label.c_str(), p.answer_text.c_str());
+      else
+        ImGui::TextColored(kWrong, "%s: the answer is %s (you typed %s).", p.label.c_str(), p.answer_text.c_str(), typed.c_str());
+    } else if (grade == int(PartGrade::right)) {
+      ImGui::TextColored(kRight, "Right: %s.", p.label.c_str());
+    } else {
+      ImGui::TextColored(kWrong, "%s %s.", grade == int(PartGrade::empty) ? "No answer yet for" : "Not yet:", p.label.c_str());
+      ImGui::Indent();
+      ImGui::TextWrapped("Hint: %s.", p.hint.c_str());
+      ImGui::Unindent();
+    }
   }
-  return ex.checked[size_t(ex.shown - 1)];
-}
-
-// One verdict line for a numeric answer.
-void verdict(const std::string& text, double expected, double rel, double abs_tol, const std::string& what) {
-  double v = 0;
-  if (!parse_answer(text, v)) {
-    ImGui::TextColored(kWrong, "%s: no number typed; the page computes %s.", what.c_str(), format_number(expected, 6).c_str());
-  } else if (answer_matches(v, expected, rel, abs_tol)) {
-    ImGui::TextColored(kRight, "Right: %s = %s.", what.c_str(), format_number(expected, 6).c_str());
-  } else {
-    ImGui::TextColored(kWrong, "Wrong: %s is %s, not %s.", what.c_str(), format_number(expected, 6).c_str(), text.c_str());
+  if (ex.checked[i] && ex.solved[i]) {
+    ImGui::TextColored(kRight, "All right.");
+  } else if (!ex.revealed[i]) {
+    ImGui::TextDisabled("Try again: a second wrong try shows the answer (or press Show the answer).");
   }
+  return exercise_solved_or_revealed(ex, ex.shown);
 }
 
 void explanation(const char* text) {
@@ -98,7 +108,8 @@ void degree_combo(const char* label, int& value, int max_value) {
   }
 }
 
-void exercise1(ExercisesState& ex) {
+void exercise1(AppState& state) {
+  ExercisesState& ex = state.exercises;
   question("A Linear layer Y = X W (X: b x n, W: n x m) is split in SOAP along the sample dimension and along the parameter "
            "(output-channel) dimension and placed on s x p GPUs. How many input elements does each GPU read, how many "
            "weight elements does it store, and what must be synchronised at the end of the iteration?");
@@ -123,14 +134,7 @@ void exercise1(ExercisesState& ex) {
   const LinearSplitNumbers n = linear_split_numbers(ex.ex1_batch, ex.ex1_in, ex.ex1_out, ex.ex1_sample_degree, ex.ex1_param_degree);
   ImGui::TextDisabled("%d GPUs in total", ex.ex1_sample_degree * ex.ex1_param_degree);
   ImGui::Spacing();
-  answer_box(ex, 0, "input elements per GPU", "e.g. 16384");
-  answer_box(ex, 1, "weight elements per GPU", "");
-  answer_box(ex, 2, "gradient elements all-reduced per group", "0 if none");
-  if (!check_button(ex)) return;
-  const auto& a = ex.answers[0];
-  verdict(a[0], double(n.input_elements), 1e-9, 0.5, "input per GPU (b/s) x n");
-  verdict(a[1], double(n.weight_elements), 1e-9, 0.5, "weights per GPU n x (m/p)");
-  verdict(a[2], double(n.sync_elements), 1e-9, 0.5, "gradient all-reduce per group");
+  if (!answers_and_verdicts(state)) return;
   char text[512];
   std::snprintf(text, sizeof text,
                 "Each GPU handles b/%d samples and m/%d output channels: it reads (b/%d) x n = %s input elements and stores "
@@ -143,7 +147,8 @@ void exercise1(ExercisesState& ex) {
   explanation(text);
 }
 
-void exercise2(ExercisesState& ex) {
+void exercise2(AppState& state) {
+  ExercisesState& ex = state.exercises;
   question("FlexFlow accepts a proposal with probability min(1, exp(beta (cost(S) - cost(S*)))). The current strategy takes "
            "cost(S) ms, the proposed one cost(S*) ms. What is the acceptance probability? Why does the right beta depend "
            "on the scale of the cost?");
@@ -164,20 +169,20 @@ void exercise2(ExercisesState& ex) {
     if (!(ex.ex2_initial_ms > 0)) ex.ex2_initial_ms = 1;
   }
   ImGui::Spacing();
-  answer_box(ex, 0, "acceptance probability", "e.g. 0.5");
-  if (!check_button(ex)) return;
+  if (!answers_and_verdicts(state)) return;
   const double p = exercise2_expected(ex);
-  verdict(ex.answers[1][0], p, 0.02, 5e-4, "the acceptance probability");
   const double scale = ex.ex2_normalize ? ex.ex2_initial_ms : 1.0;
   const double in_seconds = acceptance_probability(ex.ex2_current_ms / 1000, ex.ex2_proposed_ms / 1000, ex.ex2_beta, ex.ex2_normalize ? ex.ex2_initial_ms / 1000 : 1.0);
-  char text[640];
+  char text[900];
   std::snprintf(text, sizeof text,
-                "exp(%g x (%g - %g)%s) = %s. %s  The same beta with the costs in seconds gives %s: a raw difference "
-                "carries the unit, so beta has to be re-tuned for every model and cluster. %s",
-                ex.ex2_beta, ex.ex2_current_ms, ex.ex2_proposed_ms, ex.ex2_normalize ? fmt(" / %g", scale).c_str() : "",
+                "exp(%s x (%s - %s)%s) = %s. %s  The same beta with the costs in seconds gives %s: %s %s",
+                format_number(ex.ex2_beta, 4).c_str(), format_number(ex.ex2_current_ms, 6).c_str(), format_number(ex.ex2_proposed_ms, 6).c_str(),
+                ex.ex2_normalize ? (" / " + format_number(scale, 6)).c_str() : "",
                 format_number(p, 4).c_str(),
                 ex.ex2_proposed_ms <= ex.ex2_current_ms ? "An improvement is always accepted." : "A worse proposal is accepted sometimes, less often the worse it is and the larger beta is.",
                 format_number(in_seconds, 4).c_str(),
+                ex.ex2_normalize ? "the same probability, because the relative difference has no unit."
+                                 : "a raw difference carries the unit, so beta has to be re-tuned for every model and cluster.",
                 ex.ex2_normalize ? "Dividing by the initial cost makes beta unitless: seconds or ms give the same probability, and beta "
                                    "means 'how many relative units of slowdown make acceptance e times less likely' (the page's "
                                    "search and the CLI do this)."
@@ -237,35 +242,15 @@ void draw_delta_timeline(const DeltaMove& m) {
 
 void exercise3(AppState& state) {
   ExercisesState& ex = state.exercises;
+  refresh_exercise_data(state);
   question("Why does FlexFlow's delta simulation give exactly the full simulation's result, and when does it save the least? "
            "Below, each op of the current strategy is moved once (to 'whole on GPU 0', or split over all GPUs if it already is) "
            "with the core's DeltaSimulator. Which op's move recomputes the most tasks?");
-  if (!state.flexflow.task_graph) return;
-  if (ex.ex3_revision != state.flexflow.revision || ex.ex3_moves.size() != state.graph.ops.size()) {
-    ex.ex3_moves.clear();
-    for (int op = 0; op < int(state.graph.ops.size()); ++op)
-      ex.ex3_moves.push_back(delta_move(state.graph, state.cluster, state.flexflow.strategy, op));
-    ex.ex3_revision = state.flexflow.revision;
-    ex.ex3_op = int(ex.ex3_moves.size()) - 1;   // the last op: the move that keeps the most tasks
-  }
+  if (!state.flexflow.task_graph || ex.ex3_moves.size() != state.graph.ops.size()) return;
   ImGui::TextDisabled("%s on %s, strategy %s (change them in the other tabs)", state.settings.model.c_str(),
                       state.settings.cluster.c_str(), state.settings.strategy.c_str());
-  answer_box(ex, 0, "op name", "e.g. conv1");
-  const bool show = check_button(ex);
-  int worst = 0;
-  for (size_t i = 0; i < ex.ex3_moves.size(); ++i)
-    if (ex.ex3_moves[i].recomputed > ex.ex3_moves[size_t(worst)].recomputed) worst = int(i);
+  const bool show = answers_and_verdicts(state);
   if (show) {
-    const std::string& typed = ex.answers[2][0];
-    const std::string& name = state.graph.ops[size_t(worst)].name();
-    const int recomputed = ex.ex3_moves[size_t(worst)].recomputed;
-    bool right = typed == name;
-    for (const auto& m : ex.ex3_moves)   // ties: any op with the maximum is right
-      if (m.recomputed == recomputed && state.graph.ops[size_t(m.op)].name() == typed) right = true;
-    if (right)
-      ImGui::TextColored(kRight, "Right: %s's move recomputes %d tasks, the most.", typed.c_str(), recomputed);
-    else
-      ImGui::TextColored(kWrong, "Wrong: %s's move recomputes the most (%d tasks).", name.c_str(), recomputed);
     explanation("Delta simulation starts from the old timeline, queues the changed tasks and keeps propagating as long as a "
                 "task's ready or start time changes (like Bellman-Ford), keeping the FIFO order per device: its fixed point is the "
                 "full simulation's result (the 'full' column equals 'after'). Every task processed before the earliest changed "
@@ -273,10 +258,14 @@ void exercise3(AppState& state) {
                 "everything after it, so it saves the least; the more GPUs and ops, the smaller the share one move touches "
                 "(2.2x to 6.9x in the paper).");
   }
+  // Before the answer: what the reader reasons from (the move, and when each op starts now); the
+  // recomputed counts and the timeline after the move are the answer, shown once solved or revealed.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
-  if (ImGui::BeginTable("##ex3", 7, flags)) {
-    for (const char* h : {"op", "move to", "tasks", "recomputed", "kept", "before -> after", "full simulation"})
+  if (ImGui::BeginTable("##ex3", show ? 8 : 4, flags)) {
+    for (const char* h : {"op", "move to", "first task starts", "tasks", "recomputed", "kept", "before -> after", "full simulation"}) {
+      if (!show && std::string(h) == "recomputed") break;
       ImGui::TableSetupColumn(h);
+    }
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < ex.ex3_moves.size(); ++i) {
       const DeltaMove& m = ex.ex3_moves[i];
@@ -287,19 +276,22 @@ void exercise3(AppState& state) {
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted(m.move.c_str());
       ImGui::TableSetColumnIndex(2);
-      ImGui::Text("%d", m.tasks);
+      ImGui::TextUnformatted(i < ex.ex3_first_start_ms.size() ? format_ms(ex.ex3_first_start_ms[i]).c_str() : "");
       ImGui::TableSetColumnIndex(3);
-      ImGui::Text("%d (%.0f%%)", m.recomputed, m.tasks ? 100.0 * m.recomputed / m.tasks : 0.0);
+      ImGui::Text("%d", m.tasks);
+      if (!show) continue;
       ImGui::TableSetColumnIndex(4);
-      ImGui::Text("%d", m.kept);
+      ImGui::Text("%d (%.0f%%)", m.recomputed, m.tasks ? 100.0 * m.recomputed / m.tasks : 0.0);
       ImGui::TableSetColumnIndex(5);
-      ImGui::Text("%s -> %s", format_ms(m.old_ms).c_str(), format_ms(m.new_ms).c_str());
+      ImGui::Text("%d", m.kept);
       ImGui::TableSetColumnIndex(6);
+      ImGui::Text("%s -> %s", format_ms(m.old_ms).c_str(), format_ms(m.new_ms).c_str());
+      ImGui::TableSetColumnIndex(7);
       ImGui::Text("%s%s", format_ms(m.full_ms).c_str(), std::fabs(m.full_ms - m.new_ms) <= 1e-9 * std::max(1.0, m.full_ms) ? " (same)" : " (differs!)");
     }
     ImGui::EndTable();
   }
-  if (ex.ex3_op >= 0 && ex.ex3_op < int(ex.ex3_moves.size())) {
+  if (show && ex.ex3_op >= 0 && ex.ex3_op < int(ex.ex3_moves.size())) {
     const DeltaMove& m = ex.ex3_moves[size_t(ex.ex3_op)];
     ImGui::Spacing();
     ImGui::Text("Timeline after moving %s to %s: %d of %d tasks end before the earliest change at %s and keep their times.",
@@ -339,14 +331,7 @@ void exercise4(AppState& state) {
                       a1.crosses_nodes ? "across nodes" : "inside a node", format_ms(a1.beta).c_str(), format_bytes(bytes).c_str());
   const ReshardOrder slow_first = reshard_order(mesh.value(), 0, bytes);
   const ReshardOrder fast_first = reshard_order(mesh.value(), 1, bytes);
-  answer_box(ex, 0, "cheaper order: 0 = axis 0 first, 1 = axis 1 first", "0 or 1");
-  answer_box(ex, 1, "bytes per GPU over axis 0 when axis 0 goes first", "");
-  answer_box(ex, 2, "bytes per GPU over axis 0 when axis 1 goes first", "");
-  if (!check_button(ex)) return;
-  const auto& a = ex.answers[3];
-  verdict(a[0], slow_first.total_ms() <= fast_first.total_ms() ? 0 : 1, 0, 0.1, "the cheaper order (0 = axis 0 first)");
-  verdict(a[1], slow_first.slow_axis_bytes, 0.01, 0.5, "axis-0 bytes, axis 0 first");
-  verdict(a[2], fast_first.slow_axis_bytes, 0.01, 0.5, "axis-0 bytes, axis 1 first");
+  if (!answers_and_verdicts(state)) return;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex4", 5, flags)) {
     for (const char* h : {"order", "step 1", "step 2", "bytes on axis 0 / axis 1", "time"}) ImGui::TableSetupColumn(h);
@@ -373,66 +358,68 @@ void exercise4(AppState& state) {
               "a simplification, which here happens to be the cheaper order.)");
 }
 
+// The inputs of DP row v: cost[v][j] of each strategy j of op v, and the resharding cost R[i][j]
+// from each strategy i of op v-1 (with its best[v-1][i]): all a reader needs to fill the row.
+void draw_dp_row_inputs(const ExercisesState& ex, int v) {
+  const IntraProblem& p = ex.ex5_problem;
+  const IntraProblem::Edge* edge = nullptr;
+  for (const auto& e : p.edges)
+    if (e.u == v - 1 && e.v == v) edge = &e;
+  const int kp = p.choices(v - 1), k = p.choices(v);
+  ImGui::Text("Row %s is built from: its costs cost[j], the row above best[i], and the resharding costs R[i][j] (ms).",
+              ex.ex5_ops[size_t(v)].c_str());
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+  const float h = ImGui::GetTextLineHeightWithSpacing() * float(kp + 3) + ImGui::GetStyle().ScrollbarSize;
+  if (ImGui::BeginTable("##ex5_inputs", k + 2, flags, ImVec2(0, h))) {
+    ImGui::TableSetupScrollFreeze(2, 0);
+    ImGui::TableSetupColumn((ex.ex5_ops[size_t(v - 1)] + " i").c_str());
+    ImGui::TableSetupColumn("best[i]");
+    for (int j = 0; j < k; ++j) ImGui::TableSetupColumn(ex.ex5_strategy_names[size_t(v)][size_t(j)].c_str());
+    ImGui::TableHeadersRow();
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextColored(kAccentText, "cost[j]");
+    for (int j = 0; j < k; ++j) {
+      ImGui::TableSetColumnIndex(j + 2);
+      ImGui::TextColored(kAccentText, "%.3f", p.node_cost[size_t(v)][size_t(j)]);
+    }
+    for (int i = 0; i < kp; ++i) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(ex.ex5_strategy_names[size_t(v - 1)][size_t(i)].c_str());
+      ImGui::TableSetColumnIndex(1);
+      ImGui::Text("%.3f", ex.ex5_dp.best[size_t(v - 1)][size_t(i)]);
+      for (int j = 0; j < k; ++j) {
+        ImGui::TableSetColumnIndex(j + 2);
+        ImGui::Text("%.3f", edge ? edge->cost[size_t(i * k + j)] : 0.0);
+      }
+    }
+    ImGui::EndTable();
+  }
+}
+
 void exercise5(AppState& state) {
   ExercisesState& ex = state.exercises;
   question("Why does Alpa's intra-op objective have the quadratic term s_v^T R_vu s_u, and why is a chain solved exactly by "
            "dynamic programming? Fill in the DP of one transformer layer as a chain (QKV -> attention -> output projection -> "
            "FFN1 -> FFN2) on the current mesh: best[v][j] = cost[v][j] + min_i (best[v-1][i] + R[i][j]).");
-  const std::string key = state.settings.cluster + "|" + state.settings.mesh + "|" + std::to_string(state.cluster.num_devices());
-  if (ex.ex5_key != key) {
-    ex.ex5_key = key;
-    ex.ex5_error.clear();
-    ex.ex5_ops.clear();
-    ex.ex5_strategy_names.clear();
-    ex.ex5_dp = ChainDp{};
-    ex.ex5_rows_shown = 1;
-    auto g = load_model("transformer-chain");
-    auto shape = parse_mesh(state.settings.mesh);
-    if (!g.ok() || !shape) {
-      ex.ex5_error = g.ok() ? "bad mesh" : g.error().message;
-    } else {
-      auto mesh = mesh_from_cluster(shape->first, shape->second, state.cluster);
-      IntraOpOptions o;
-      o.solver = "dp";
-      auto plan = mesh.ok() ? plan_intra_op(g.value(), mesh.value(), o) : Result<IntraOpPlan>(mesh.error());
-      if (!plan.ok()) {
-        ex.ex5_error = plan.error().message;
-      } else if (!is_chain(plan.value().problem)) {
-        ex.ex5_error = "the problem is not a chain";
-      } else {
-        ex.ex5_dp = chain_dp(plan.value().problem);
-        for (size_t v = 0; v < g.value().ops.size(); ++v) {
-          ex.ex5_ops.push_back(g.value().ops[v].name());
-          std::vector<std::string> names;
-          for (const auto& s : plan.value().strategies[v]) names.push_back(s.name);
-          ex.ex5_strategy_names.push_back(names);
-        }
-        if (std::fabs(ex.ex5_dp.objective - plan.value().objective) > 1e-9 * std::max(1.0, plan.value().objective))
-          ex.ex5_error = "the page's DP (" + format_ms(ex.ex5_dp.objective) + ") differs from the core's plan (" +
-                         format_ms(plan.value().objective) + ")";
-      }
-    }
-  }
+  refresh_exercise_data(state);
   if (!ex.ex5_error.empty()) {
     ImGui::TextColored(kWrong, "%s", ex.ex5_error.c_str());
     return;
   }
   const int rows = int(ex.ex5_dp.best.size());
+  if (rows == 0) return;
   ImGui::TextDisabled("transformer-chain on mesh %s of %s; costs in ms", state.settings.mesh.c_str(), state.settings.cluster.c_str());
+  const bool row_done = ex.ex5_rows_shown >= rows || exercise_solved_or_revealed(ex, 5);
+  if (!row_done) ImGui::BeginDisabled();
   if (ImGui::Button("Next row") && ex.ex5_rows_shown < rows) ++ex.ex5_rows_shown;
+  if (!row_done) ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("All rows")) ex.ex5_rows_shown = rows;
   ImGui::SameLine();
   if (ImGui::Button("Restart")) ex.ex5_rows_shown = 1;
-  if (ex.ex5_rows_shown < rows) {
-    ImGui::SameLine();
-    const std::string label = "min of row " + ex.ex5_ops[size_t(ex.ex5_rows_shown)] + " (next)";
-    answer_box(ex, 0, label.c_str(), "ms");
-    if (check_button(ex)) {
-      const auto& row = ex.ex5_dp.best[size_t(ex.ex5_rows_shown)];
-      verdict(ex.answers[4][0], *std::min_element(row.begin(), row.end()), 0.01, 1e-6, "the smallest best[" + ex.ex5_ops[size_t(ex.ex5_rows_shown)] + "][j]");
-    }
-  }
+  refresh_exercise_data(state);   // a new row is a new question
   size_t width = 0;
   for (const auto& r : ex.ex5_dp.best) width = std::max(width, r.size());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
@@ -457,13 +444,20 @@ void exercise5(AppState& state) {
                               ex.ex5_strategy_names[size_t(v - 1)][size_t(ex.ex5_dp.from[size_t(v)][j])].c_str());
         } else {
           ImGui::TextDisabled("?");
+          ImGui::TextDisabled("%s", ex.ex5_strategy_names[size_t(v)][j].c_str());
         }
       }
     }
     ImGui::EndTable();
   }
-  if (ex.ex5_rows_shown == rows)
+  if (ex.ex5_rows_shown < rows) {
+    ImGui::Spacing();
+    draw_dp_row_inputs(ex, ex.ex5_rows_shown);
+    ImGui::Spacing();
+    if (!answers_and_verdicts(state)) return;
+  } else {
     ImGui::TextColored(kRight, "Objective %s (green: the traced-back choice); equal to the core's plan.", format_ms(ex.ex5_dp.objective).c_str());
+  }
   explanation("The resharding cost of an edge depends on what both of its ops chose: a product of two choice variables, hence the "
               "quadratic term. On a chain, the best cost of the first k ops with op k taking j depends only on op k-1's choice "
               "(the Markov property), so the rows can be filled one after another and the minimum of the last row traced back "
@@ -487,17 +481,33 @@ void exercise6(AppState& state) {
   const auto steps = tmax_walk(table, ex.ex6_microbatches);
   auto core = solve_inter_op(table, ex.ex6_microbatches);
   const int n = int(steps.size());
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  // The inputs: every possible stage (a run of layers) on 1 GPU and on 2 GPUs.
+  ImGui::Text("Stage latencies (ms): a stage is a run of consecutive layers; the two GPUs run one 2-GPU stage or two 1-GPU stages.");
+  if (ImGui::BeginTable("##ex6_costs", 3, flags | ImGuiTableFlags_SizingFixedFit)) {
+    for (const char* h : {"stage", "on 1 GPU", "on 2 GPUs"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (int first = 0; first < 4; ++first)
+      for (int last = first; last < 4; ++last) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::Text(first == last ? "L%d" : "L%d-L%d", first + 1, last + 1);
+        for (size_t m = 0; m < table.submeshes.size() && m < 2; ++m) {
+          ImGui::TableSetColumnIndex(table.submeshes[m].devices() == 1 ? 1 : 2);
+          ImGui::Text("%.3f", table.latency[table.index(first, last, int(m))]);
+        }
+      }
+    ImGui::EndTable();
+  }
+  const bool show = answers_and_verdicts(state);
+  if (!show) return;
+  ImGui::Spacing();
   if (ImGui::Button("Next t_max") && ex.ex6_steps_shown < n) ++ex.ex6_steps_shown;
   ImGui::SameLine();
   if (ImGui::Button("All")) ex.ex6_steps_shown = n;
   ImGui::SameLine();
   if (ImGui::Button("Restart##ex6")) ex.ex6_steps_shown = 1;
   ex.ex6_steps_shown = std::clamp(ex.ex6_steps_shown, 1, std::max(1, n));
-  answer_box(ex, 0, "best total latency (ms)", "");
-  const bool show = check_button(ex);
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& s : steps) best = std::min(best, s.total_ms);
   if (ImGui::BeginTable("##ex6", 5, flags)) {
     for (const char* h : {"t_max", "best sum t_i with every t_i <= t_max", "+ (B-1) t_max = total", "stages", "note"}) ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
@@ -525,10 +535,16 @@ void exercise6(AppState& state) {
     }
     ImGui::EndTable();
   }
-  if (core.ok())
-    ImGui::TextDisabled("The core's solve_inter_op: total %.3f ms, t_max %.3f, %d of %d candidates tried.", core.value().total_latency,
-                        core.value().t_max, core.value().t_max_tried, core.value().t_max_candidates);
-  if (show) verdict(ex.answers[5][0], best, 0.005, 1e-3, "the best total latency");
+  if (core.ok()) {
+    // The walk's rows are the t_max values evaluated, plus the one that stopped the enumeration.
+    const int tried = core.value().t_max_tried, candidates = core.value().t_max_candidates;
+    const int stopped = !steps.empty() && steps.back().stopped ? 1 : 0;
+    ImGui::TextWrapped("The core's solve_inter_op: total %.3f ms at t_max %.3f. Of the %d distinct stage latencies (the candidate "
+                       "t_max), it evaluated %d (the rows without 'stop')%s%s.",
+                       core.value().total_latency, core.value().t_max, candidates, tried,
+                       stopped ? ", the next one stopped the enumeration" : "",
+                       candidates - tried - stopped > 0 ? (", and " + std::to_string(candidates - tried - stopped) + " larger ones were never looked at").c_str() : "");
+  }
   explanation("The max term depends on every stage, so the objective does not split into 'best prefix + best rest': a prefix with a "
               "smaller sum may have a larger single stage and lose on the max term. Fixing t_max makes (B-1) t_max a constant and "
               "'every stage <= t_max' a per-stage check; the remaining sum is additive, so a DP over (first layer, devices left) "
@@ -541,29 +557,11 @@ void exercise7(AppState& state) {
   question("Why is data parallelism so bad on DLRM? Which SOAP configuration avoids it? Below, DLRM (8 embedding tables) on the "
            "current cluster under data parallelism and under the expert strategy (each embedding table whole on one GPU, the MLPs "
            "data parallel), simulated by the same simulator.");
-  if (state.settings.custom_cluster) {
-    ImGui::TextDisabled("This exercise needs a preset cluster (Examples > Clusters).");
-    return;
-  }
-  if (ex.ex7_key != state.settings.cluster) {
-    ex.ex7_key = state.settings.cluster;
-    ex.ex7_error.clear();
-    auto dp = run_cli_json({"simulate", "--model", "dlrm", "--cluster", state.settings.cluster, "--strategy", "dp"});
-    auto expert = run_cli_json({"simulate", "--model", "dlrm", "--cluster", state.settings.cluster, "--strategy", "expert"});
-    if (!dp.ok() || !expert.ok()) {
-      ex.ex7_error = !dp.ok() ? dp.error().message : expert.error().message;
-    } else {
-      ex.ex7_dp = dp.value();
-      ex.ex7_expert = expert.value();
-    }
-  }
+  refresh_exercise_data(state);
   if (!ex.ex7_error.empty()) {
     ImGui::TextColored(kWrong, "%s", ex.ex7_error.c_str());
     return;
   }
-  answer_box(ex, 0, "how many times faster is the placement than data parallel?", "e.g. 3");
-  const double dp_ms = ex.ex7_dp.value("makespan_ms", 0.0), ex_ms = ex.ex7_expert.value("makespan_ms", 0.0);
-  const bool show = check_button(ex);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex7", 3, flags)) {
     for (const char* h : {"", "data parallel", "embedding placement (expert)"}) ImGui::TableSetupColumn(h);
@@ -586,7 +584,7 @@ void exercise7(AppState& state) {
     row("activation bytes", "activation_bytes", true);
     ImGui::EndTable();
   }
-  if (show && ex_ms > 0) verdict(ex.answers[6][0], dp_ms / ex_ms, 0.05, 0.05, "the speed-up of the placement");
+  if (!answers_and_verdicts(state)) return;
   explanation("The embedding tables hold most of DLRM's parameters, but each sample reads only one row of each table: little "
               "compute, huge weights. Data parallelism replicates every table and all-reduces the gradients of the whole tables "
               "every step, so communication swamps compute. In SOAP, give each embedding op no split and one GPU (operator "
@@ -595,7 +593,6 @@ void exercise7(AppState& state) {
 }
 
 void exercise8(AppState& state) {
-  ExercisesState& ex = state.exercises;
   question("FlexFlow's simulator models overlap of compute and communication; Alpa's intra-op cost only adds up communication. "
            "For the current strategy, what would an additive cost (every compute, transfer and sync task one after another) "
            "be, and how does it compare with the simulated iteration?");
@@ -605,9 +602,7 @@ void exercise8(AppState& state) {
   ImGui::TextDisabled("%s on %s, strategy %s", state.settings.model.c_str(), state.settings.cluster.c_str(), state.settings.strategy.c_str());
   ImGui::Text("compute %s + activation transfers %s + parameter sync %s (sums of task durations)", format_ms(s.compute_ms).c_str(),
               format_ms(s.activation_transfer_ms).c_str(), format_ms(s.param_sync_ms).c_str());
-  answer_box(ex, 0, "additive cost (ms)", "");
-  if (!check_button(ex)) return;
-  verdict(ex.answers[7][0], additive, 0.01, 1e-3, "the additive cost");
+  if (!answers_and_verdicts(state)) return;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex8", 2, flags)) {
     ImGui::TableSetupColumn("simulator (overlap, contention, critical path)");
@@ -650,8 +645,8 @@ void draw_exercises_panel(AppState& state, const PanelRect& rect) {
     ImGui::Separator();
     ImGui::Spacing();
     switch (ex.shown) {
-      case 1: exercise1(ex); break;
-      case 2: exercise2(ex); break;
+      case 1: exercise1(state); break;
+      case 2: exercise2(state); break;
       case 3: exercise3(state); break;
       case 4: exercise4(state); break;
       case 5: exercise5(state); break;

@@ -58,7 +58,8 @@ void draw_scenario_list(AppState& state) {
 // The beta sweep in the page: Run (a slice of the 35 searches per frame), progress, CLI command.
 void draw_beta_sweep_controls(AppState& state) {
   LectureState& lecture = state.lecture;
-  beta_sweep_advance(lecture, 10.0);
+  // 25 ms of a frame: the reader is watching this progress bar, and the page still draws at 30+ fps.
+  beta_sweep_advance(lecture, 25.0);
   const bool running = lecture.sweep && lecture.sweep->running;
   if (!running && ImGui::Button("Compute the numbers")) beta_sweep_start(lecture);
   if (running) {
@@ -165,10 +166,7 @@ void draw_scenario_details(AppState& state) {
   ImGui::TextWrapped("%s", setup_line(state).c_str());
   const std::string demo = scenario_demo_panel(info->name);
   const std::string go = std::string("Show it in the ") + tab_title(demo) + " tab";
-  if (ImGui::Button(go.c_str())) {
-    state.settings.panel = demo;
-    state.focus_panel_pending = true;
-  }
+  if (ImGui::Button(go.c_str())) show_scenario_demo(state);
   draw_findings(state, *info);
 }
 

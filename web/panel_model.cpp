@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "format_units.h"
+#include <cstdio>
+
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "js_hook.h"
@@ -57,15 +59,41 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
   form_label("Spec", "The model argument as on the CLI: NAME[:key=value,...], e.g. mlp:layers=6,hidden=2048. Press Enter to apply.");
   // Widget scratch (like ImGui's own): the text being typed, shown instead of the state while
   // the field is active.
+  // A spec the core refused stays in the field, marked, until it is fixed or another model is chosen.
   static std::string spec_text;
   static bool spec_editing = false;
-  if (!spec_editing) spec_text = state.settings.model;
+  static std::string rejected_for;   // the model shown when the typed spec was refused; empty: none refused
+  static std::string rejected_why;
+  const bool rejected = !rejected_for.empty() && rejected_for == state.settings.model;
+  if (!spec_editing && !rejected) spec_text = state.settings.model;
+  if (rejected) {
+    ImGui::PushStyleColor(ImGuiCol_Border, ImVec4(1.0f, 0.45f, 0.45f, 1.0f));
+    ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 1.5f);
+  }
   if (ImGui::InputTextWithHint("##spec", "mlp:layers=6", &spec_text, ImGuiInputTextFlags_EnterReturnsTrue)) {
     Settings next = state.settings;
     next.model = spec_text;
-    apply_from_ui(state, next, "Loaded model " + spec_text + ".");
+    if (apply_settings(state, next).ok()) {
+      rejected_for.clear();
+      notify_info(state, "Loaded model " + spec_text + ".");
+    } else {
+      rejected_for = state.settings.model;
+      rejected_why = state.notice.text;
+    }
+  }
+  if (rejected) {
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Not applied: %s", rejected_why.c_str());
   }
   spec_editing = ImGui::IsItemActive();
+  if (!rejected_for.empty() && rejected_for == state.settings.model) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(1);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
+    ImGui::TextWrapped("Not applied (still %s): %s", state.settings.model.c_str(), rejected_why.c_str());
+    ImGui::PopStyleColor();
+  }
   ImGui::EndTable();
 
   // Model files (`autopar model --json` writes one): picked (button or the I key) or dropped. The page reads
@@ -114,13 +142,21 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
     const bool entered = ImGui::InputScalar("##v", ImGuiDataType_S64, &value, &step, nullptr, "%lld",
                                             ImGuiInputTextFlags_EnterReturnsTrue);
     if (entered || ImGui::IsItemDeactivatedAfterEdit()) {
+      const int64_t typed = value;
       value = std::clamp(value, p.min_value, p.max_value);
-      if (value != choice.values.at(p.key)) {
+      // A value outside the declared range is clamped, and the notice says so.
+      const std::string clamped = typed == value ? std::string()
+                                                 : " (" + p.key + " " + std::to_string(typed) + " is outside " + format_bound(p.min_value) +
+                                                       " .. " + format_bound(p.max_value) + ": used " + std::to_string(value) + ")";
+      if (value == choice.values.at(p.key) && !clamped.empty()) {
+        notify_info(state, p.key + " " + std::to_string(typed) + " is outside " + format_bound(p.min_value) + " .. " +
+                               format_bound(p.max_value) + ": kept " + std::to_string(value) + ".");
+      } else if (value != choice.values.at(p.key)) {
         ModelParams values = choice.values;
         values[p.key] = value;
         Settings next = state.settings;
         next.model = builtin_spec_string(*choice.model, values);
-        apply_from_ui(state, next, "Loaded model " + next.model + ".");
+        apply_from_ui(state, next, "Loaded model " + next.model + clamped + ".");
       }
     }
     ImGui::TableSetColumnIndex(2);
@@ -137,7 +173,7 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
 }
 
 // Totals over the graph, one line.
-void draw_model_summary(const Graph& g) {
+void draw_model_summary(const Graph& g, const SpaceSize& space, int devices) {
   section_header("Operators");
   ImGui::Text("%zu ops", g.ops.size());
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
@@ -145,6 +181,13 @@ void draw_model_summary(const Graph& g) {
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
   ImGui::Text("parameters %s (%s)", format_count(double(g.total_param_elements())).c_str(),
               format_bytes(double(g.total_param_bytes())).c_str());
+  // The SOAP space (lecture 2.3): exact while short, else as a power of ten.
+  char count[96];
+  if (space.strategies.size() <= 12) std::snprintf(count, sizeof count, "%s", space.strategies.c_str());
+  else std::snprintf(count, sizeof count, "10^%.2f", space.log10_strategies);
+  ImGui::Text("strategies on %d GPUs: %s", devices, count);
+  help_marker("The size of FlexFlow's SOAP search space for this model on this cluster: the product over ops of each op's "
+              "configurations (power-of-two degrees on aligned blocks of devices). Same as `autopar space`.");
   // The legend goes on the same line when it fits.
   const float legend_w = ImGui::CalcTextSize("split dims: sample attribute parameter (?)").x + ImGui::GetFontSize() * 3.0f;
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
@@ -290,7 +333,7 @@ void draw_model_panel(AppState& state, const PanelRect& rect) {
     // Re-parsed after the picker: it may apply a new model half-way through the frame.
     draw_model_picker(state, builtin_choice_of(state.settings));
     draw_model_params(state, builtin_choice_of(state.settings));
-    draw_model_summary(state.graph);
+    draw_model_summary(state.graph, state.space, state.cluster.num_devices());
     draw_op_table(state.graph, state.settings.model);
   }
   ImGui::End();

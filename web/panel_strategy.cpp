@@ -47,8 +47,11 @@ void draw_strategy_buttons(AppState& state) {
   const std::string base = strategy_base(state.settings.strategy);
   const bool is_random = base.rfind("random:", 0) == 0;
   if (is_random) state.random_strategy_seed = std::strtoll(base.c_str() + 7, nullptr, 10);
+  // A button is highlighted only when the strategy is exactly that named one: a base with edits
+  // (the search's best, a table edit) is no longer "Data parallel".
+  const bool edited = base != state.settings.strategy;
   auto named_button = [&](const char* label, const std::string& name, const char* tip) {
-    const bool current = base == name;
+    const bool current = !edited && base == name;
     if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
     if (ImGui::Button(label)) apply_named(state, name, std::string("Strategy: ") + label + ".");
     if (current) ImGui::PopStyleColor();
@@ -61,9 +64,9 @@ void draw_strategy_buttons(AppState& state) {
                "The FlexFlow paper's expert strategy: convolutions data parallel, fully connected layers split by "
                "parameter inside one node, each embedding table on its own GPU.");
   const std::string random_name = "random:" + std::to_string(state.random_strategy_seed);
-  if (is_random) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+  if (is_random && !edited) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
   if (ImGui::Button("Random")) apply_named(state, random_name, "Strategy: random with seed " + std::to_string(state.random_strategy_seed) + ".");
-  if (is_random) ImGui::PopStyleColor();
+  if (is_random && !edited) ImGui::PopStyleColor();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("A uniformly random configuration per op from the SOAP space, seeded.");
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
@@ -80,7 +83,6 @@ void draw_strategy_buttons(AppState& state) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled("strategy");
   ImGui::SameLine();
-  const bool edited = base != state.settings.strategy;
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(state.settings.strategy.c_str());
   ImGui::PopTextWrapPos();

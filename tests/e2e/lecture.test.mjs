@@ -127,10 +127,11 @@ async function lectureChecks(page, consoleErrors) {
   check('exercise 9 is refused', badEx.ok === false && /exercise/.test(badEx.error?.path || ''), JSON.stringify(badEx.error));
 
   // Exercise 1: 64 samples / 4 x 1024 inputs = 16384 input elements per GPU.
-  e = await st({ exercise: { number: 1, answer: '16384' } });
+  // All three parts (b/s) x n = 16384, n x (m/p) = 524288 and the 524288-element all-reduce.
+  e = await st({ exercise: { number: 1, answers: ['16384', '524288', '524288'] } });
   await nextFrames(page);
   r = await res();
-  check('exercise 1 marks (b/s) x n = 16384 right', r.exercise?.correct === true && r.exercise?.expected === 16384,
+  check('exercise 1 marks its three right parts right', r.exercise?.correct === true && r.exercise?.expected === 16384,
         JSON.stringify(r.exercise));
   await page.screenshot({ path: path.join(shotDir, 'exercise-1.png') });
 

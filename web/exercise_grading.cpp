@@ -1,0 +1,289 @@
+// Grading the exercises (see exercise_grading.h).
+#include "exercise_grading.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "device_mesh.h"
+#include "format_units.h"
+
+namespace autopar::web {
+namespace {
+
+std::string number_text(double v) { return format_number(v, 6); }
+
+ExercisePart numeric(std::string label, double expected, double rel, double abs_tol, std::string hint, std::string placeholder = "a number") {
+  ExercisePart p;
+  p.label = std::move(label);
+  p.expected = expected;
+  p.rel = rel;
+  p.abs_tol = abs_tol;
+  p.hint = std::move(hint);
+  p.placeholder = std::move(placeholder);
+  p.answer_text = number_text(expected);
+  return p;
+}
+
+// The key the DLRM simulations of exercise 7 were computed for.
+std::string ex7_key_of(const AppState& state) { return state.settings.custom_cluster ? std::string() : state.settings.cluster; }
+
+}  // namespace
+
+void refresh_exercise_data(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  if (ex.shown == 3 && state.flexflow.task_graph &&
+      (ex.ex3_revision != state.flexflow.revision || ex.ex3_moves.size() != state.graph.ops.size())) {
+    ex.ex3_moves.clear();
+    for (int op = 0; op < int(state.graph.ops.size()); ++op)
+      ex.ex3_moves.push_back(delta_move(state.graph, state.cluster, state.flexflow.strategy, op));
+    ex.ex3_first_start_ms.assign(state.graph.ops.size(), std::numeric_limits<double>::infinity());
+    for (const Task& t : state.flexflow.task_graph->tasks())
+      if (t.live && t.kind == TaskKind::forward && t.op >= 0 && size_t(t.op) < ex.ex3_first_start_ms.size())
+        ex.ex3_first_start_ms[size_t(t.op)] = std::min(ex.ex3_first_start_ms[size_t(t.op)], t.start_ms);
+    ex.ex3_revision = state.flexflow.revision;
+    ex.ex3_op = int(ex.ex3_moves.size()) - 1;   // the last op: the move that keeps the most tasks
+    reset_exercise_answers(ex, 3);
+  }
+  if (ex.shown == 5) {
+    const std::string key = state.settings.cluster + "|" + state.settings.mesh + "|" + std::to_string(state.cluster.num_devices());
+    if (ex.ex5_key != key) {
+      ex.ex5_key = key;
+      ex.ex5_error.clear();
+      ex.ex5_ops.clear();
+      ex.ex5_strategy_names.clear();
+      ex.ex5_dp = ChainDp{};
+      ex.ex5_problem = IntraProblem{};
+      ex.ex5_rows_shown = 1;
+      reset_exercise_answers(ex, 5);
+      auto g = load_model("transformer-chain");
+      auto shape = parse_mesh(state.settings.mesh);
+      if (!g.ok() || !shape) {
+        ex.ex5_error = g.ok() ? "the mesh is not of the form RxC" : g.error().message;
+      } else {
+        auto mesh = mesh_from_cluster(shape->first, shape->second, state.cluster);
+        IntraOpOptions o;
+        o.solver = "dp";
+        auto plan = mesh.ok() ? plan_intra_op(g.value(), mesh.value(), o) : Result<IntraOpPlan>(mesh.error());
+        if (!plan.ok()) {
+          ex.ex5_error = plan.error().message;
+        } else if (!is_chain(plan.value().problem)) {
+          ex.ex5_error = "the problem is not a chain";
+        } else {
+          ex.ex5_problem = plan.value().problem;
+          ex.ex5_dp = chain_dp(ex.ex5_problem);
+          for (size_t v = 0; v < g.value().ops.size(); ++v) {
+            ex.ex5_ops.push_back(g.value().ops[v].name());
+            std::vector<std::string> names;
+            for (const auto& s : plan.value().strategies[v]) names.push_back(s.name);
+            ex.ex5_strategy_names.push_back(names);
+          }
+          if (std::fabs(ex.ex5_dp.objective - plan.value().objective) > 1e-9 * std::max(1.0, plan.value().objective))
+            ex.ex5_error = "the page's DP (" + format_ms(ex.ex5_dp.objective) + ") differs from the core's plan (" +
+                           format_ms(plan.value().objective) + ")";
+        }
+      }
+    }
+    if (ex.ex5_rows_graded != ex.ex5_rows_shown) {
+      ex.ex5_rows_graded = ex.ex5_rows_shown;
+      reset_exercise_answers(ex, 5);
+    }
+  }
+  if (ex.shown == 7 && ex.ex7_key != ex7_key_of(state)) {
+    ex.ex7_key = ex7_key_of(state);
+    ex.ex7_error.clear();
+    ex.ex7_dp = Json();
+    ex.ex7_expert = Json();
+    reset_exercise_answers(ex, 7);
+    if (ex.ex7_key.empty()) {
+      ex.ex7_error = "This exercise needs a preset cluster (Examples > Clusters).";
+    } else {
+      auto dp = run_cli_json({"simulate", "--model", "dlrm", "--cluster", ex.ex7_key, "--strategy", "dp"});
+      auto expert = run_cli_json({"simulate", "--model", "dlrm", "--cluster", ex.ex7_key, "--strategy", "expert"});
+      if (!dp.ok() || !expert.ok()) {
+        ex.ex7_error = !dp.ok() ? dp.error().message : expert.error().message;
+      } else {
+        ex.ex7_dp = dp.value();
+        ex.ex7_expert = expert.value();
+      }
+    }
+  }
+}
+
+std::vector<ExercisePart> exercise_parts(const AppState& state, int number) {
+  const ExercisesState& ex = state.exercises;
+  std::vector<ExercisePart> parts;
+  switch (number) {
+    case 1: {
+      if (ex.ex1_batch % ex.ex1_sample_degree || ex.ex1_out % ex.ex1_param_degree) break;
+      const LinearSplitNumbers n = linear_split_numbers(ex.ex1_batch, ex.ex1_in, ex.ex1_out, ex.ex1_sample_degree, ex.ex1_param_degree);
+      parts.push_back(numeric("input elements per GPU", double(n.input_elements), 1e-9, 0.5,
+                              "a GPU reads its b/s samples, each with all n input features"));
+      parts.push_back(numeric("weight elements per GPU", double(n.weight_elements), 1e-9, 0.5,
+                              "the parameter split divides the m output columns of W by p; every GPU keeps all n rows"));
+      parts.push_back(numeric("gradient elements all-reduced per group", double(n.sync_elements), 1e-9, 0.5,
+                              "the s GPUs holding copies of the same weight shard all-reduce that shard's gradient; nothing when s = 1",
+                              "0 if nothing"));
+      break;
+    }
+    case 2:
+      parts.push_back(numeric("acceptance probability", exercise2_expected(ex), 0.02, 5e-4,
+                              std::string("exp(beta x (cost(S) - cost(S*))") + (ex.ex2_normalize ? " / initial cost" : "") +
+                                  "), at most 1; the difference is negative when the proposal is slower",
+                              "between 0 and 1"));
+      break;
+    case 3: {
+      if (ex.ex3_moves.size() != state.graph.ops.size() || ex.ex3_moves.empty()) break;
+      int most = 0;
+      for (const auto& m : ex.ex3_moves) most = std::max(most, m.recomputed);
+      ExercisePart p;
+      p.label = "op name";
+      p.placeholder = "an op of the table";
+      p.numeric = false;
+      for (const auto& m : ex.ex3_moves)
+        if (m.recomputed == most) p.accepted.push_back(state.graph.ops[size_t(m.op)].name());
+      p.answer_text = p.accepted.front() + " (" + std::to_string(most) + " tasks recomputed)";
+      p.hint = "a move changes the times of every task that waits, directly or not, on the moved op's tasks: look at when each "
+               "op's first task starts";
+      parts.push_back(p);
+      break;
+    }
+    case 4: {
+      auto mesh = mesh_from_cluster(2, 4, state.cluster);
+      if (!mesh.ok()) break;
+      const double bytes = double(ex.ex4_rows) * ex.ex4_cols * ex.ex4_dtype_bytes;
+      const ReshardOrder slow_first = reshard_order(mesh.value(), 0, bytes);
+      const ReshardOrder fast_first = reshard_order(mesh.value(), 1, bytes);
+      parts.push_back(numeric("cheaper order: 0 = axis 0 first, 1 = axis 1 first", slow_first.total_ms() <= fast_first.total_ms() ? 0 : 1, 0,
+                              0.1, "the slow axis should carry the smaller buffer: which step gathers the smaller shards?", "0 or 1"));
+      parts.push_back(numeric("bytes per GPU over axis 0 when axis 0 goes first", slow_first.slow_axis_bytes, 0.01, 0.5,
+                              "going first, axis 0 (2 GPUs) gathers shards of 1/8 of the tensor into 1/4: each GPU receives (n-1)/n of that",
+                              "bytes"));
+      parts.push_back(numeric("bytes per GPU over axis 0 when axis 1 goes first", fast_first.slow_axis_bytes, 0.01, 0.5,
+                              "going second, axis 0 gathers halves into the whole tensor: each GPU receives (n-1)/n of the whole",
+                              "bytes"));
+      break;
+    }
+    case 5: {
+      if (!ex.ex5_error.empty() || ex.ex5_rows_shown >= int(ex.ex5_dp.best.size())) break;
+      const auto& row = ex.ex5_dp.best[size_t(ex.ex5_rows_shown)];
+      parts.push_back(numeric("min of row " + ex.ex5_ops[size_t(ex.ex5_rows_shown)] + " (ms)", *std::min_element(row.begin(), row.end()), 0.01,
+                              1e-6,
+                              "for each strategy j of the next op: cost[j] + the smallest best[i] + R[i][j] over the previous op's "
+                              "strategies i; then the smallest over j",
+                              "ms"));
+      break;
+    }
+    case 6: {
+      const auto steps = tmax_walk(small_stage_table(ex.ex6_layer_ms), ex.ex6_microbatches);
+      double best = std::numeric_limits<double>::infinity();
+      for (const auto& s : steps) best = std::min(best, s.total_ms);
+      if (std::isfinite(best))
+        parts.push_back(numeric("best total latency (ms)", best, 0.005, 1e-3,
+                                "for each t_max: the cheapest slicing with every stage <= t_max, plus (B-1) t_max; keep the smallest "
+                                "total (try slicings on 1 and on 2 GPUs)",
+                                "ms"));
+      break;
+    }
+    case 7: {
+      const double dp_ms = ex.ex7_dp.is_object() ? ex.ex7_dp.value("makespan_ms", 0.0) : 0.0;
+      const double ex_ms = ex.ex7_expert.is_object() ? ex.ex7_expert.value("makespan_ms", 0.0) : 0.0;
+      if (dp_ms > 0 && ex_ms > 0)
+        parts.push_back(numeric("how many times faster is the placement than data parallel?", dp_ms / ex_ms, 0.05, 0.05,
+                                "divide the data-parallel iteration by the placement's (first row of the table)", "a ratio"));
+      break;
+    }
+    case 8: {
+      if (!state.flexflow.task_graph) break;
+      const SimSummary& s = state.flexflow.summary;
+      parts.push_back(numeric("additive cost (ms)", s.compute_ms + s.activation_transfer_ms + s.param_sync_ms, 0.01, 1e-3,
+                              "if nothing overlapped, every compute, transfer and sync task would run one after another", "ms"));
+      break;
+    }
+    default: break;
+  }
+  return parts;
+}
+
+PartGrade grade_part(const ExercisePart& part, const std::string& typed) {
+  std::string t;
+  for (char c : typed)
+    if (c != ' ') t += c;
+  if (t.empty()) return PartGrade::empty;
+  if (!part.numeric) {
+    for (const auto& a : part.accepted)
+      if (a == t) return PartGrade::right;
+    return PartGrade::wrong;
+  }
+  double v = 0;
+  if (!parse_answer(typed, v)) return PartGrade::wrong;
+  return answer_matches(v, part.expected, part.rel, part.abs_tol) ? PartGrade::right : PartGrade::wrong;
+}
+
+void reset_exercise_answers(ExercisesState& ex, int number) {
+  const size_t i = size_t(number - 1);
+  for (auto& a : ex.answers[i]) a.clear();
+  ex.checked[i] = false;
+  ex.tries[i] = 0;
+  ex.revealed[i] = false;
+  ex.solved[i] = false;
+  ex.grades[i] = {0, 0, 0};
+}
+
+void check_exercise(AppState& state) {
+  refresh_exercise_data(state);
+  ExercisesState& ex = state.exercises;
+  const size_t i = size_t(ex.shown - 1);
+  const auto parts = exercise_parts(state, ex.shown);
+  bool all_right = !parts.empty();
+  for (size_t k = 0; k < 3; ++k) {
+    const PartGrade g = k < parts.size() ? grade_part(parts[k], ex.answers[i][k]) : PartGrade::empty;
+    ex.grades[i][k] = int(g);
+    if (k < parts.size() && g != PartGrade::right) all_right = false;
+  }
+  ex.checked[i] = true;
+  ex.solved[i] = all_right;
+  if (!all_right && ++ex.tries[i] >= 2) ex.revealed[i] = true;
+}
+
+void reveal_exercise(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  ex.revealed[size_t(ex.shown - 1)] = true;
+}
+
+bool exercise_solved_or_revealed(const ExercisesState& ex, int number) {
+  const size_t i = size_t(number - 1);
+  return ex.revealed[i] || (ex.checked[i] && ex.solved[i]);
+}
+
+Json exercise_result_json(const AppState& state) {
+  const ExercisesState& ex = state.exercises;
+  const size_t i = size_t(ex.shown - 1);
+  const auto parts = exercise_parts(state, ex.shown);
+  Json answers = Json::array();
+  for (size_t k = 0; k < parts.size(); ++k) answers.push_back(ex.answers[i][k]);
+  Json jparts = Json::array();
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const bool right = ex.checked[i] && ex.grades[i][k] == int(PartGrade::right);
+    const bool show = ex.revealed[i] || right;
+    Json expected = nullptr;
+    if (show) expected = parts[k].numeric ? Json(parts[k].expected) : Json(parts[k].accepted);
+    const bool wrong = ex.checked[i] && !right && !ex.revealed[i];
+    jparts.push_back(Json{{"label", parts[k].label},
+                          {"correct", ex.checked[i] ? Json(right) : Json(nullptr)},
+                          {"expected", expected},
+                          {"hint", wrong ? Json(parts[k].hint) : Json(nullptr)}});
+  }
+  return Json{{"number", ex.shown},
+              {"answer", ex.answers[i][0]},
+              {"answers", answers},
+              {"checked", ex.checked[i]},
+              {"tries", ex.tries[i]},
+              {"revealed", ex.revealed[i]},
+              {"correct", ex.checked[i] ? Json(ex.solved[i]) : Json(nullptr)},
+              {"parts", jparts},
+              {"expected", jparts.empty() ? Json(nullptr) : jparts[0]["expected"]}};
+}
+
+}  // namespace autopar::web
