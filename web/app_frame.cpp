@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "cluster.h"
 #include "glpk.h"
+#include "imgui_internal.h"
 #include "js_hook.h"
 #include "keyboard_shortcuts.h"
 #include "panel_common.h"
@@ -62,6 +64,9 @@ const TabInfo kTabs[] = {{"Model & Cluster", "model"},
                          {"Alpa inter-op", "inter"}};
 constexpr int kTabCount = int(sizeof kTabs / sizeof kTabs[0]);
 
+// The UI scale (device pixel ratio) of the frame being drawn: ImGui works in canvas pixels.
+float ui_scale_of_frame = 1.0f;
+
 }  // namespace
 
 void draw_tab_strip(AppState& state, const PanelRect& rect) {
@@ -80,7 +85,13 @@ void draw_tab_strip(AppState& state, const PanelRect& rect) {
     if (ImGui::BeginTabBar("##main_tabs", ImGuiTabBarFlags_NoTooltip | ImGuiTabBarFlags_FittingPolicyScroll)) {
       for (int i = 0; i < kTabCount; ++i) {
         const ImGuiTabItemFlags f = (wanted != state.shown_tab && i == wanted) ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(kTabs[i].title, nullptr, f)) {
+        const bool open = ImGui::BeginTabItem(kTabs[i].title, nullptr, f);
+        // Where the tab is, in CSS pixels (result().ui.tabs: the input tests click there).
+        const float css = 1.0f / std::max(1.0f, ui_scale_of_frame);
+        const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+        if (state.ui.tabs.size() < size_t(kTabCount)) state.ui.tabs.resize(size_t(kTabCount));
+        state.ui.tabs[size_t(i)] = {a.x * css, a.y * css, (b.x - a.x) * css, (b.y - a.y) * css};
+        if (open) {
           selected = i;
           ImGui::EndTabItem();
         }
@@ -159,6 +170,7 @@ float draw_menu_bar(AppState& state) {
   }
   if (ImGui::BeginMenu("Help")) {
     if (ImGui::MenuItem("Keyboard shortcuts", "?", shortcuts_window_open())) toggle_shortcuts_window();
+    if (ImGui::MenuItem("Welcome", nullptr, state.show_welcome)) state.show_welcome = !state.show_welcome;
     ImGui::MenuItem("About autopar", nullptr, &state.show_about);
     ImGui::EndMenu();
   }
@@ -235,9 +247,71 @@ void draw_about_window(AppState& state) {
   ImGui::End();
 }
 
+// The first visit's welcome (no link, no saved state): what the playground is, three things to
+// try first and where the lecture's demos are. It closes with its buttons, Escape, or as soon as
+// the reader changes anything (it must not stand in the way of someone already exploring).
+void draw_welcome_window(AppState& state) {
+  static std::optional<Settings> opened_with;
+  if (!state.show_welcome) {
+    opened_with.reset();
+    return;
+  }
+  if (!opened_with) opened_with = state.settings;
+  if (!(state.settings == *opened_with) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    state.show_welcome = false;
+    return;
+  }
+  const float font = ImGui::GetFontSize();
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float w = std::min(display.x - font * 2, font * 38);
+  ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(ImVec2(w, 0), ImGuiCond_Always);
+  ImGui::SetNextWindowFocus();
+  bool open = true;
+  if (ImGui::Begin("Welcome to autopar", &open, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove |
+                                                    ImGuiWindowFlags_NoResize)) {
+    ImGui::TextWrapped("A playground for lecture 15 of CMU 15-779: how FlexFlow and Alpa find a way to split a model over many GPUs. "
+                       "Every number is computed live in your browser by the same C++ core as the autopar command line.");
+    ImGui::Spacing();
+    ImGui::TextColored(kAccentText, "Three things to try first");
+    const float bw = font * 13;
+    if (ImGui::Button("Open a lecture scenario", ImVec2(bw, 0))) {
+      open = false;
+      open_scenario(state, "megatron");
+    }
+    ImGui::SameLine();
+    ImGui::TextWrapped("Megatron-LM rediscovered (lecture 5.5): one transformer layer on a node of 8 GPUs, and the plan Alpa finds.");
+    if (ImGui::Button("Run the FlexFlow search", ImVec2(bw, 0))) {
+      open = false;
+      Settings next = state.settings;
+      next.panel = "search";
+      next.search.running = true;
+      apply_from_ui(state, next, "Search started: MCMC from data parallel on " + next.model + ".");
+    }
+    ImGui::SameLine();
+    ImGui::TextWrapped("MCMC over FlexFlow's SOAP strategies on AlexNet: watch the simulated iteration time drop.");
+    if (ImGui::Button("See Alpa's plans", ImVec2(bw, 0))) {
+      open = false;
+      Settings next = state.settings;
+      next.panel = "intra";
+      apply_from_ui(state, next, "");
+    }
+    ImGui::SameLine();
+    ImGui::TextWrapped("The Alpa intra-op tab shards each op over a device mesh (an ILP); the inter-op tab slices the model into pipeline stages.");
+    ImGui::Spacing();
+    ImGui::TextWrapped("Every demo of the lecture is in the Lecture menu at the top, by section; the Exercises tab holds its exercises. "
+                       "Help > Welcome shows this again.");
+    ImGui::Spacing();
+    if (ImGui::Button("Close")) open = false;
+  }
+  ImGui::End();
+  if (!open) state.show_welcome = false;
+}
+
 }  // namespace
 
 void draw_app_frame(AppState& state, float ui_scale) {
+  ui_scale_of_frame = ui_scale;
   handle_shortcuts(state);   // first: a tab switched by a key shows in this frame
   const float menu_h = draw_menu_bar(state);
   const float notice_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
@@ -265,6 +339,11 @@ void draw_app_frame(AppState& state, float ui_scale) {
   draw_export_window(state);
   draw_about_window(state);
   draw_shortcuts_window();
+  draw_welcome_window(state);
+  // Scroll positions for result().ui (a touch drag must move one of them).
+  float scroll = 0;
+  for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) scroll += w->Scroll.y;
+  state.ui.scroll_y_sum = scroll;
 }
 
 }  // namespace autopar::web

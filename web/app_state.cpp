@@ -573,6 +573,10 @@ Json result_to_json(const AppState& state) {
   j["compare"] = compare_result_json(state.compare);
   j["exercise"] = exercise_result_json(state);
   j["frame_ms"] = frame_stats_json(state.frame_stats);
+  Json tabs = Json::array();
+  for (size_t t = 0; t < state.ui.tabs.size(); ++t)
+    tabs.push_back(Json{{"x", state.ui.tabs[t][0]}, {"y", state.ui.tabs[t][1]}, {"w", state.ui.tabs[t][2]}, {"h", state.ui.tabs[t][3]}});
+  j["ui"] = Json{{"tabs", tabs}, {"scroll_y_sum", state.ui.scroll_y_sum}, {"welcome", state.show_welcome}};
   j["notice"] = Json{{"level", state.notice.level == NoticeLevel::error ? "error" : "info"}, {"text", state.notice.text},
                      {"code", state.notice.code}, {"path", state.notice.path}};
   return j;

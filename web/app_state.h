@@ -3,6 +3,7 @@
 // shown to the user. Applying settings validates them through the core and is atomic: on any
 // error the previous state is kept and the error becomes the notice. No ImGui in here.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -92,6 +93,13 @@ struct FrameStats {
   size_t next = 0;                        // where the next sample goes
   int64_t frames = 0;                     // frames measured so far
 };
+// Where the last frame drew things a script may want to click, in CSS pixels (result().ui).
+struct UiProbe {
+  std::vector<std::array<float, 4>> tabs;   // per tab (panel_tab order): x, y, width, height
+  float scroll_y_sum = 0;                   // sum of every window's vertical scroll (touch-scrolling tests)
+  bool welcome_open = false;                // the first-visit welcome is shown
+};
+
 // Frames FrameStats keeps.
 constexpr size_t kFrameStatsSize = 120;
 
@@ -118,6 +126,8 @@ struct AppState {
   int64_t random_strategy_seed = 1;  // the Strategy panel's seed for the Random button
   int shown_tab = -1;                // the tab the tab strip showed last frame (panel_tab numbering)
   FrameStats frame_stats;
+  UiProbe ui;                        // filled by the frame (app_frame.cpp)
+  bool show_welcome = false;         // the first-visit welcome (no link, no saved state)
   bool focus_panel_pending = true;   // bring settings.panel to the front on the next frame
   bool show_about = false;
 };

@@ -230,6 +230,7 @@ int main() {
   if (auto s = init_app_state(m.state); !s.ok())
     std::fprintf(stderr, "autopar: the default example failed to load: %s\n", s.error().message.c_str());
   const InitialState initial = js_hook_initial_state();
+  m.state.show_welcome = initial.fragment.empty();   // a first visit: no link, no saved state
   if (!initial.fragment.empty() && !apply_share_fragment(m.state, initial.fragment, initial.source).ok())
     js_hook_hold_publication(m.state);
   js_hook_bind(&m.state);
