@@ -256,8 +256,14 @@ void draw_welcome_window(AppState& state) {
     opened_with.reset();
     return;
   }
+  const bool appearing = !opened_with;
   if (!opened_with) opened_with = state.settings;
-  if (!(state.settings == *opened_with) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+  // Typing or clicking elsewhere means the reader went their own way.
+  static bool hovered = false;
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool elsewhere = io.InputQueueCharacters.Size > 0 || (ImGui::IsMouseClicked(0) && !hovered) ||
+                         ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
+  if (!(state.settings == *opened_with) || (!appearing && elsewhere)) {
     state.show_welcome = false;
     return;
   }
@@ -266,7 +272,7 @@ void draw_welcome_window(AppState& state) {
   const float w = std::min(display.x - font * 2, font * 38);
   ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(w, 0), ImGuiCond_Always);
-  ImGui::SetNextWindowFocus();
+  if (appearing) ImGui::SetNextWindowFocus();
   bool open = true;
   if (ImGui::Begin("Welcome to autopar", &open, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove |
                                                     ImGuiWindowFlags_NoResize)) {
@@ -304,6 +310,7 @@ void draw_welcome_window(AppState& state) {
     ImGui::Spacing();
     if (ImGui::Button("Close")) open = false;
   }
+  hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows);
   ImGui::End();
   if (!open) state.show_welcome = false;
 }
