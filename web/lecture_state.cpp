@@ -46,7 +46,7 @@ const ScenarioInfo* find_scenario(const std::string& name) {
 }
 
 bool scenario_is_light(const std::string& name) {
-  for (const char* n : {"conv1d-splits", "space-sizes", "alexnet-strategies", "task-graph", "resharding-table", "linear-nine", "megatron"})
+  for (const char* n : {"conv1d-splits", "space-sizes", "alexnet-strategies", "task-graph", "resharding-table", "linear-nine", "megatron", "cross-mesh-resharding"})
     if (name == n) return true;
   return false;
 }
