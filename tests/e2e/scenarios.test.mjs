@@ -96,6 +96,14 @@ await runTest('scenarios.test', async () => {
       check(`${name}: no console errors`, consoleErrors.length === errorsBefore, consoleErrors.slice(errorsBefore).join(' | '));
       console.log(`     (${name}: ${((Date.now() - t1) / 1000).toFixed(1)} s in the page)`);
     }
+    // Uneven splits (page side): one extra sample keeps AlexNet data parallel with about the same
+    // time (parts of 33 and 32 samples), equal to the CLI's number.
+    const ref256 = cli(['simulate', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--strategy', 'dp']);
+    const ref257 = cli(['simulate', '--model', 'alexnet:batch=257', '--cluster', 'lecture:2x4', '--strategy', 'dp']);
+    const odd = await page.evaluate(() => { window.autopar.setState({ model: 'alexnet:batch=257', cluster: 'lecture:2x4', strategy: 'dp' }); return window.autopar.result(); });
+    check('AlexNet batch 257 under data parallel: the CLI\'s time, within 1% of batch 256',
+          Math.abs(odd.makespan_ms - ref257.makespan_ms) <= 1e-9 * ref257.makespan_ms && Math.abs(odd.makespan_ms / ref256.makespan_ms - 1) < 0.01,
+          `page ${odd.makespan_ms}, CLI ${ref257.makespan_ms}, batch 256 ${ref256.makespan_ms}`);
     await page.close();
   });
 });
