@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "hf_config.h"
 #include "json_io.h"
 
 namespace autopar {
@@ -229,6 +230,19 @@ ModelSpec build_moe(const ModelParams& p) {
   return b.take();
 }
 
+// A preset of real size (hf_config.cpp) at a training shape.
+std::function<ModelSpec(const ModelParams&)> preset_builder(const std::string& name) {
+  return [name](const ModelParams& p) {
+    TransformerArch arch = transformer_presets().at(name);
+    arch.layers = p.at("layers");
+    TrainingShape shape;
+    shape.batch = p.at("batch");
+    shape.seq = p.at("seq");
+    shape.dtype_bytes = p.at("dtype_bytes");
+    return transformer_model_spec(arch, shape, "--model").value();   // the parameter ranges keep it valid
+  };
+}
+
 std::vector<BuiltinModel> build_registry() {
   std::vector<BuiltinModel> r;
   r.push_back({"conv1d", "the lecture's 1-D convolution (section 2.2): one conv1d op",
@@ -279,6 +293,19 @@ std::vector<BuiltinModel> build_registry() {
                with(gpt, {{"experts", 8, 1, 65536, "experts per layer"}, {"ffn", 4096, 1, kMaxSize, "expert hidden size"},
                           {"top_k", 2, 1, 64, "experts per token"}, dtype_param()}),
                build_moe});
+  // Real sizes, with their published shapes (sources in hf_config.cpp).
+  for (const char* name : {"gpt3-175b", "llama2-7b", "llama2-70b"}) {
+    const TransformerArch& a = transformer_presets().at(name);
+    const bool gpt = a.family == "gpt2";
+    std::string desc = gpt ? "GPT-3 175B (Brown et al. 2020): 96 layers of 12288, 96 heads, tied embeddings"
+                       : a.layers == 32 ? "Llama-2-7B (Touvron et al. 2023): 32 layers of 4096, SwiGLU 11008, RMSNorm"
+                                        : "Llama-2-70B: 80 layers of 8192, 64 heads sharing 8 K/V heads (GQA), SwiGLU 28672";
+    r.push_back({name, desc,
+                 {{"layers", a.layers, 1, 2000, "transformer layers (the published model has " + std::to_string(a.layers) + ")"},
+                  {"batch", 8, 1, kMaxSize, "sequences per batch"},
+                  {"seq", a.context, 1, gpt ? a.max_positions : kMaxSize, "sequence length"}, dtype_param()},
+                 preset_builder(name)});
+  }
   return r;
 }
 
@@ -354,25 +381,74 @@ Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string&
   return model->build(values);
 }
 
-Result<Graph> load_model(const std::string& text) {
-  if (ends_with(text, ".json")) {
-    auto body = read_text_file(text);
-    if (!body.ok()) return body.error();
-    auto j = parse_json_text(body.value(), "model file '" + text + "'");
-    if (!j.ok()) return j.error();
-    auto spec = model_from_json(j.value());
-    if (!spec.ok()) {
-      Error e = spec.error();
-      e.message = "model file '" + text + "': " + e.message;
-      return e;
-    }
+Result<Graph> load_model_json(const std::string& text, const std::string& label, const std::string& overrides,
+                              const std::string& arg_path) {
+  auto j = parse_json_text(text, "model file " + label);
+  if (!j.ok()) return j.error();
+  auto prefixed = [&](Error e) {
+    e.message = "model file " + label + ": " + e.message;
+    return e;
+  };
+  if (is_hf_config(j.value())) {
+    std::string name = label;
+    if (name.size() > 2 && name.front() == '\'' && name.back() == '\'') name = name.substr(1, name.size() - 2);
+    if (size_t slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+    if (ends_with(name, ".json")) name = name.substr(0, name.size() - 5);
+    if (name.empty()) name = "hf-model";
+    auto arch = arch_from_hf_config(j.value(), name);
+    if (!arch.ok()) return prefixed(arch.error());
+    TrainingShape shape;
+    TransformerArch a = arch.value();
+    if (auto s = apply_transformer_overrides(overrides, shape, a, arg_path); !s.ok()) return prefixed(s.error());
+    auto spec = transformer_model_spec(a, shape, arg_path);
+    if (!spec.ok()) return prefixed(spec.error());
     auto g = build_graph(spec.value());
-    if (!g.ok()) {
-      Error e = g.error();
-      e.message = "model file '" + text + "': " + e.message;
-      return e;
-    }
+    if (!g.ok()) return prefixed(g.error());
     return g;
+  }
+  auto spec = model_from_json(j.value());
+  if (!spec.ok()) return prefixed(spec.error());
+  // Overrides of an autopar model file: the batch (every input's first dimension) and the
+  // float width.
+  ModelSpec m = spec.value();
+  size_t pos = 0;
+  while (pos <= overrides.size()) {
+    size_t comma = overrides.find(',', pos);
+    std::string item = overrides.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    pos = comma == std::string::npos ? overrides.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    int64_t v = 0;
+    if (key != "batch" && key != "dtype_bytes")
+      return prefixed(make_error("unknown_param", "a model file takes the parameters batch and dtype_bytes, not '" + key + "'", arg_path));
+    if (eq == std::string::npos || !parse_int(item.substr(eq + 1), v) || v < 1 || v > kMaxSize)
+      return prefixed(make_error("bad_value", "parameter '" + key + "' needs a whole number, as in " + key + "=8", arg_path));
+    if (key == "batch") {
+      for (Tensor& t : m.inputs) t.shape[0] = v;
+    } else {
+      auto ft = float_dtype_for_bytes(v);
+      if (!ft) return prefixed(make_error("bad_value", "dtype_bytes must be 2, 4 or 8", arg_path));
+      for (Tensor& t : m.inputs)
+        if (t.dtype == m.dtype) t.dtype = *ft;
+      m.dtype = *ft;
+    }
+    for (OpSpec& o : m.ops) o.shape.reset();   // re-inferred for the new batch or width
+  }
+  auto g = build_graph(m);
+  if (!g.ok()) return prefixed(g.error());
+  return g;
+}
+
+Result<Graph> load_model(const std::string& text) {
+  // FILE.json or FILE.json:key=value,...
+  size_t json_end = text.find(".json:");
+  if (ends_with(text, ".json") || json_end != std::string::npos) {
+    const std::string file = json_end == std::string::npos ? text : text.substr(0, json_end + 5);
+    const std::string overrides = json_end == std::string::npos ? "" : text.substr(json_end + 6);
+    auto body = read_text_file(file);
+    if (!body.ok()) return body.error();
+    return load_model_json(body.value(), "'" + file + "'", overrides, "--model");
   }
   auto spec = builtin_model_spec(text);
   if (!spec.ok()) return spec.error();

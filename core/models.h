@@ -40,7 +40,15 @@ const BuiltinModel* find_builtin_model(const std::string& name);
 // valid ones). `arg_path` names the argument in errors (e.g. "--model").
 Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string& arg_path = "--model");
 
-// Loads a model from a built-in spec string or, when it ends in ".json", from that file.
+// Loads a model from a built-in spec string or a file: "FILE.json" or "FILE.json:key=value,..."
+// (an autopar model file, or a Hugging Face config.json recognised by its model_type).
 Result<Graph> load_model(const std::string& text);
+
+// Loads a model from the text of a JSON file (the page's import and share links use this):
+// an autopar model file (overrides: batch, dtype_bytes) or a Hugging Face config (overrides:
+// batch, seq, dtype_bytes, layers). `label` names the file in messages; errors from overrides
+// name `arg_path`.
+Result<Graph> load_model_json(const std::string& text, const std::string& label, const std::string& overrides = "",
+                              const std::string& arg_path = "--model");
 
 }  // namespace autopar

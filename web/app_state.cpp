@@ -26,17 +26,10 @@ Result<Graph> load_model_field(const Settings& s) {
       return make_error("too_large", "the model file " + s.model + " is " + std::to_string(s.model_json.size() >> 10) +
                                          " KiB; the page imports files up to " + std::to_string(kMaxModelFileBytes >> 20) + " MiB",
                         "model_json");
-    auto j = parse_json_text(s.model_json, "model file " + s.model);
-    if (!j.ok()) {
-      Error e = j.error();
-      e.path = "model_json";
-      return e;
-    }
-    auto spec = model_from_json(j.value());
-    auto g = spec.ok() ? build_graph(spec.value()) : Result<Graph>(spec.error());
+    // An autopar model file or a Hugging Face config.json, through the CLI's loader.
+    auto g = load_model_json(s.model_json, s.model);
     if (!g.ok()) {
       Error e = g.error();
-      e.message = "model file " + s.model + ": " + e.message;
       e.path = e.path.empty() ? "model_json" : "model_json." + e.path;
       return e;
     }

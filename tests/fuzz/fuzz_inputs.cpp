@@ -8,6 +8,7 @@
 
 #include "cluster_spec.h"
 #include "inter_op.h"
+#include "hf_config.h"
 #include "json_io.h"
 #include "models.h"
 #include "share_link.h"
@@ -24,9 +25,13 @@ namespace {
 void exercise_model(const std::string& text) {
   auto j = parse_json_text(text, "fuzz");
   if (!j.ok()) return;
-  auto spec = model_from_json(j.value());
-  if (!spec.ok()) return;
-  auto g = build_graph(spec.value());
+  // A Hugging Face config goes through the same loader as --model FILE.json (small shape).
+  auto g = is_hf_config(j.value()) ? load_model_json(text, "fuzz", "batch=1,seq=8")
+                                   : [&]() -> Result<Graph> {
+                                       auto spec = model_from_json(j.value());
+                                       if (!spec.ok()) return spec.error();
+                                       return build_graph(spec.value());
+                                     }();
   if (!g.ok()) return;
   ops_table_json(g.value());
   model_to_json(g.value());
