@@ -1,6 +1,8 @@
 // Command-line parsing: --key value, --key=value and --flag, checked against a command's syntax.
 #include "args.h"
 
+#include "cluster.h"
+
 namespace autopar::cli {
 
 std::optional<std::string> Args::get(const std::string& key) const {
@@ -28,10 +30,12 @@ Result<Args> parse_args(const std::string& command, const std::vector<std::strin
         key = key.substr(0, eq);
         inline_value = true;
       }
+      // --precision goes with every command that loads a model (see apply_precision).
+      const bool shared_precision = key == "precision" && syntax.options.count("model") && !syntax.options.count("precision");
       if (key == "json" || syntax.flags.count(key)) {
         if (inline_value) return make_error("bad_argument", "--" + key + " takes no value", w);
         a.flags.insert(key);
-      } else if (syntax.options.count(key)) {
+      } else if (syntax.options.count(key) || shared_precision) {
         if (!inline_value) {
           if (i + 1 >= words.size()) return make_error("bad_argument", "--" + key + " needs a value", w);
           value = words[++i];
@@ -46,7 +50,32 @@ Result<Args> parse_args(const std::string& command, const std::vector<std::strin
       a.positional.push_back(w);
     }
   }
+  if (syntax.options.count("model"))
+    if (auto s = apply_precision(a); !s.ok()) return s.error();
   return a;
+}
+
+Status apply_precision(Args& a) {
+  auto p = a.get("precision");
+  if (!p) return Ok{};
+  auto precision = parse_precision(*p);
+  if (!precision) return make_error("bad_value", "--precision is '" + *p + "'; use fp32, tf32 or mixed", "--precision");
+  // The model's float width: 16-bit activations, weights and gradients in mixed precision.
+  const std::string width = *precision == Precision::mixed ? "2" : "4";
+  if (auto m = a.get("model")) {
+    const bool has_params = m->find(':') != std::string::npos;
+    a.options["model"] = *m + (has_params ? "," : ":") + "dtype_bytes=" + width;
+  }
+  // The GPU peak: the cluster carries the precision in use.
+  if (auto c = a.get("cluster")) {
+    const bool file = c->size() >= 5 && c->compare(c->size() - 5, 5, ".json") == 0;
+    const bool has_options = c->find(file ? ".json:" : ",") != std::string::npos;
+    a.options["cluster"] = *c + (has_options ? "," : file ? ":" : ",") + "precision=" + *p;
+  } else if (!a.get("alpha")) {
+    // Commands fall back to lecture:2x4; say it rather than silently time FP32 on it.
+    a.options["cluster"] = "lecture:2x4,precision=" + *p;
+  }
+  return Ok{};
 }
 
 }  // namespace autopar::cli

@@ -30,7 +30,14 @@ struct Args {
 };
 
 // Parses argv[2..] against `syntax`; an unknown option or a missing value is an Error whose
-// path is the offending argument. `--json` is always accepted.
+// path is the offending argument. `--json` is always accepted, and `--precision` by every
+// command that takes --model (apply_precision).
 Result<Args> parse_args(const std::string& command, const std::vector<std::string>& words, const CommandSyntax& syntax);
+
+// The one place --precision fp32|tf32|mixed takes effect, for every command that loads a model
+// and a cluster: the model's float width (dtype_bytes 2 for mixed, 4 otherwise) and the
+// cluster's precision in use (its FP32, TF32 or FP16/BF16 tensor-core peak) are appended to the
+// --model and --cluster specs (a missing --cluster is the commands' default lecture:2x4).
+Status apply_precision(Args& a);
 
 }  // namespace autopar::cli

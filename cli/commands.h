@@ -39,6 +39,8 @@ std::vector<Command> inter_commands();
 std::vector<Command> plan_commands();
 // `bench`: throughput measurements.
 std::vector<Command> bench_commands();
+// `memory`: training memory per GPU.
+std::vector<Command> memory_commands();
 // `scenario`: the lecture's demos.
 std::vector<Command> scenario_commands();
 

@@ -72,15 +72,15 @@ Result<Output> clusters_command(const Args&) {
   Output out;
   Json list = Json::array();
   std::ostringstream t;
-  t << pad("preset", 9) << pad("default", 9) << pad("TFLOP/s", 9, true) << pad("mem GB/s", 10, true)
+  t << pad("preset", 9) << pad("default", 9) << pad("TFLOP/s", 9, true) << pad("TF32", 7, true) << pad("FP16", 7, true) << pad("mem GB/s", 10, true)
     << pad("GiB", 6, true) << pad("intra GB/s", 12, true) << pad("inter GB/s", 12, true) << "  description\n";
   for (const auto& p : cluster_presets()) {
     const Cluster& c = p.cluster;
     std::string shape = std::to_string(p.default_nodes) + "x" + std::to_string(p.default_gpus_per_node);
     list.push_back(Json{{"name", p.name}, {"description", p.description}, {"default_shape", shape}, {"cluster", cluster_to_json(c)}});
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%-9s%-9s%9.2f%10.0f%6.0f%12.2f%12.3f", p.name.c_str(), shape.c_str(), c.gpu.peak_tflops,
-                  c.gpu.memory_bandwidth_gb_per_s, c.gpu.memory_gib, c.intra_node.bandwidth_gb_per_s, c.inter_node.bandwidth_gb_per_s);
+    std::snprintf(buf, sizeof buf, "%-9s%-9s%9.2f%7.0f%7.0f%10.0f%6.0f%12.2f%12.3f", p.name.c_str(), shape.c_str(), c.gpu.peak_tflops,
+                  c.gpu.peak_tflops_tf32, c.gpu.peak_tflops_fp16, c.gpu.memory_bandwidth_gb_per_s, c.gpu.memory_gib, c.intra_node.bandwidth_gb_per_s, c.inter_node.bandwidth_gb_per_s);
     t << buf << "  " << p.description << "\n";
   }
   out.json = Json{{"clusters", list}};

@@ -9,6 +9,13 @@ namespace autopar {
 namespace {
 
 
+// A GPU with its FP32 numbers and its TF32 and FP16/BF16 peaks (dense, without sparsity).
+GpuSpec gpu_with(GpuSpec g, double tf32_tflops, double fp16_tflops) {
+  g.peak_tflops_tf32 = tf32_tflops;
+  g.peak_tflops_fp16 = fp16_tflops;
+  return g;
+}
+
 Cluster make(const std::string& name, int nodes, int gpus, GpuSpec gpu, LinkSpec intra, LinkSpec inter,
              const std::string& sources) {
   Cluster c;
@@ -32,48 +39,49 @@ std::vector<ClusterPreset> build_presets() {
   // nodes joined by PCIe-class links, and a commodity 10 Gb/s Ethernet network between nodes,
   // slower than the FlexFlow paper's InfiniBand (lecture 4.2: "网卡更慢").
   p.push_back({"lecture", "the lecture's teaching cluster: P100 GPUs, 16 GB/s in a node, 10 GbE between nodes", 2, 4,
-               make("lecture", 2, 4, {"Tesla P100 SXM2 16 GB", 10.6, 732, 16, launch},
+               make("lecture", 2, 4, gpu_with({"Tesla P100 SXM2 16 GB", 10.6, 732, 16, launch}, 0, 21.2),
                     {10, 16}, {50, 1.25},
-                    "GPU: NVIDIA Tesla P100 datasheet (10.6 TFLOP/s FP32, 732 GB/s HBM2, 16 GB). "
+                    "GPU: NVIDIA Tesla P100 datasheet (10.6 TFLOP/s FP32, 21.2 FP16, no tensor cores, 732 GB/s HBM2, 16 GB). "
                     "Intra-node: PCIe 3.0 x16, 15.75 GB/s per direction (PCI-SIG), rounded to 16. "
                     "Inter-node: 10 Gb/s Ethernet = 1.25 GB/s (IEEE 802.3ae); 50 us TCP round trip.")});
   // p100: the FlexFlow paper's P100 cluster (Jia et al., MLSys 2019, section 8: 4 P100 per node
   // with NVLink, nodes over 100 Gb/s EDR InfiniBand).
   p.push_back({"p100", "FlexFlow paper's P100 cluster: 4 x P100 per node, NVLink, 100 Gb/s EDR InfiniBand", 4, 4,
-               make("p100", 4, 4, {"Tesla P100 SXM2 16 GB", 10.6, 732, 16, launch},
+               make("p100", 4, 4, gpu_with({"Tesla P100 SXM2 16 GB", 10.6, 732, 16, launch}, 0, 21.2),
                     {5, 20}, {10, 12.5},
-                    "GPU: NVIDIA Tesla P100 datasheet (10.6 TFLOP/s FP32, 732 GB/s, 16 GB). "
+                    "GPU: NVIDIA Tesla P100 datasheet (10.6 TFLOP/s FP32, 21.2 FP16, 732 GB/s, 16 GB). "
                     "Intra-node: one NVLink 1.0 link, 20 GB/s per direction (NVIDIA P100 whitepaper). "
                     "Inter-node: EDR InfiniBand 100 Gb/s = 12.5 GB/s (FlexFlow paper, section 8). "
                     "Latencies: order of the P2P/IB latencies measured by Li et al., 'Evaluating Modern GPU "
                     "Interconnect', IEEE TPDS 2019.")});
   // k80: the FlexFlow paper's K80 cluster (4 K80 GPUs per node over PCIe, 56 Gb/s FDR InfiniBand).
   p.push_back({"k80", "FlexFlow paper's K80 cluster: 4 x K80 per node, PCIe, 56 Gb/s FDR InfiniBand", 4, 4,
-               make("k80", 4, 4, {"Tesla K80 (one GK210 GPU)", 4.37, 240, 12, launch},
+               make("k80", 4, 4, gpu_with({"Tesla K80 (one GK210 GPU)", 4.37, 240, 12, launch}, 0, 4.37),
                     {10, 15.75}, {10, 7},
                     "GPU: NVIDIA Tesla K80 datasheet, per GPU of the two on a board (8.74 TFLOP/s FP32 boost, "
-                    "480 GB/s, 24 GB per board). Intra-node: PCIe 3.0 x16, 15.75 GB/s (PCI-SIG). "
+                    "480 GB/s, 24 GB per board; Kepler has no faster FP16 path). Intra-node: PCIe 3.0 x16, 15.75 GB/s (PCI-SIG). "
                     "Inter-node: FDR InfiniBand 56 Gb/s = 7 GB/s (FlexFlow paper, section 8).")});
   // v100: the Alpa paper's cluster (Zheng et al., OSDI 2022, section 8: AWS p3.16xlarge,
   // 8 V100 16 GB with NVLink per node, 25 Gb/s between nodes).
   p.push_back({"v100", "Alpa paper's cluster: AWS p3.16xlarge, 8 x V100 per node, NVLink, 25 Gb/s network", 8, 8,
-               make("v100", 8, 8, {"Tesla V100 SXM2 16 GB", 15.7, 900, 16, launch},
+               make("v100", 8, 8, gpu_with({"Tesla V100 SXM2 16 GB", 15.7, 900, 16, launch}, 0, 125),
                     {5, 150}, {20, 3.125},
-                    "GPU: NVIDIA Tesla V100 datasheet (15.7 TFLOP/s FP32, 900 GB/s, 16 GB). "
+                    "GPU: NVIDIA Tesla V100 datasheet (15.7 TFLOP/s FP32, 125 FP16 tensor core, no TF32, 900 GB/s, 16 GB). "
                     "Intra-node: NVLink 2.0, 6 links x 25 GB/s per direction per GPU (V100 whitepaper). "
                     "Inter-node: 25 Gb/s = 3.125 GB/s (AWS p3.16xlarge; Alpa paper, section 8).")});
   // a100: DGX A100 (NVSwitch inside a node, one 200 Gb/s HDR InfiniBand NIC per GPU).
   p.push_back({"a100", "DGX A100: 8 x A100 80 GB per node, NVSwitch, 8 x 200 Gb/s HDR InfiniBand", 1, 8,
-               make("a100", 1, 8, {"A100 SXM4 80 GB", 19.5, 2039, 80, launch},
+               make("a100", 1, 8, gpu_with({"A100 SXM4 80 GB", 19.5, 2039, 80, launch}, 156, 312),
                     {3, 300}, {5, 25},
-                    "GPU: NVIDIA A100 datasheet (19.5 TFLOP/s FP32, 2,039 GB/s HBM2e, 80 GB). "
+                    "GPU: NVIDIA A100 datasheet (19.5 TFLOP/s FP32, 156 TF32 and 312 FP16/BF16 tensor core, dense; 2,039 GB/s HBM2e, 80 GB). "
                     "Intra-node: NVLink 3 via NVSwitch, 600 GB/s bidirectional = 300 GB/s per direction. "
                     "Inter-node: one HDR InfiniBand 200 Gb/s NIC per GPU = 25 GB/s (DGX A100 datasheet).")});
   // h100: DGX H100 (NVLink 4 via NVSwitch, one 400 Gb/s NDR InfiniBand NIC per GPU).
   p.push_back({"h100", "DGX H100: 8 x H100 80 GB per node, NVSwitch, 8 x 400 Gb/s NDR InfiniBand", 1, 8,
-               make("h100", 1, 8, {"H100 SXM5 80 GB", 67, 3350, 80, launch},
+               make("h100", 1, 8, gpu_with({"H100 SXM5 80 GB", 67, 3350, 80, launch}, 494.7, 989.4),
                     {3, 450}, {5, 50},
-                    "GPU: NVIDIA H100 SXM5 datasheet (67 TFLOP/s FP32, 3.35 TB/s HBM3, 80 GB). "
+                    "GPU: NVIDIA H100 SXM5 datasheet (67 TFLOP/s FP32; tensor core TF32 989 and FP16/BF16 1,979 with sparsity, "
+                    "so 494.7 and 989.4 dense; 3.35 TB/s HBM3, 80 GB). "
                     "Intra-node: NVLink 4 via NVSwitch, 900 GB/s bidirectional = 450 GB/s per direction. "
                     "Inter-node: one NDR InfiniBand 400 Gb/s NIC per GPU = 50 GB/s (DGX H100 datasheet).")});
   return p;
@@ -101,6 +109,21 @@ Status check_number(double v, double lo, double hi, const std::string& path, con
 
 }  // namespace
 
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::mixed: return "mixed";
+  }
+  return "fp32";
+}
+
+std::optional<Precision> parse_precision(const std::string& name) {
+  for (Precision p : {Precision::fp32, Precision::tf32, Precision::mixed})
+    if (name == precision_name(p)) return p;
+  return std::nullopt;
+}
+
 const std::vector<ClusterPreset>& cluster_presets() {
   static const std::vector<ClusterPreset> presets = build_presets();
   return presets;
@@ -120,6 +143,8 @@ Status validate_cluster(const Cluster& c) {
       {c.gpu.memory_bandwidth_gb_per_s, 1e-3, 1e6, "gpu.memory_bandwidth_gb_per_s", "GPU memory bandwidth", "GB/s", false},
       {c.gpu.memory_gib, 1e-3, 1e6, "gpu.memory_gib", "GPU memory capacity", "GiB", false},
       {c.gpu.kernel_overhead_us, 0, 1e6, "gpu.kernel_overhead_us", "kernel launch overhead", "us", true},
+      {c.gpu.peak_tflops_tf32, 0, 1e6, "gpu.peak_tflops_tf32", "GPU TF32 peak (0: none)", "TFLOP/s", true},
+      {c.gpu.peak_tflops_fp16, 0, 1e6, "gpu.peak_tflops_fp16", "GPU FP16/BF16 peak (0: unknown)", "TFLOP/s", true},
       {c.intra_node.latency_us, 0, 1e7, "intra_node.latency_us", "intra-node latency", "us", true},
       {c.intra_node.bandwidth_gb_per_s, 1e-6, 1e6, "intra_node.bandwidth_gb_per_s", "intra-node bandwidth", "GB/s", false},
       {c.inter_node.latency_us, 0, 1e7, "inter_node.latency_us", "inter-node latency", "us", true},

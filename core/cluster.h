@@ -1,6 +1,7 @@
 // The cluster model: nodes x GPUs, per-GPU throughput, memory bandwidth and capacity, and the
 // latency and bandwidth of links inside a node and between nodes. Presets cite their sources.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,15 @@ struct LinkSpec {
   }
 };
 
+// The arithmetic a training run uses: plain FP32, FP32 storage with TF32 tensor-core matmuls,
+// or mixed precision (FP16/BF16 tensor-core matmuls, 16-bit activations and gradients, FP32
+// master weights; Micikevicius et al. 2018).
+enum class Precision { fp32, tf32, mixed };
+// "fp32", "tf32" or "mixed".
+const char* precision_name(Precision p);
+// Parses a precision name; nullopt when unknown.
+std::optional<Precision> parse_precision(const std::string& name);
+
 // One GPU, in the units of datasheets.
 struct GpuSpec {
   std::string model;                     // "Tesla P100 SXM2 16 GB"
@@ -30,8 +40,17 @@ struct GpuSpec {
   double memory_bandwidth_gb_per_s = 0;
   double memory_gib = 0;
   double kernel_overhead_us = 0;         // fixed cost of launching one kernel
-  // Peak throughput in FLOPs per millisecond.
-  double peak_flops_per_ms() const { return peak_tflops * 1e9; }
+  double peak_tflops_tf32 = 0;           // dense TF32 tensor-core peak; 0: none (FP32 is used)
+  double peak_tflops_fp16 = 0;           // dense FP16/BF16 peak (tensor cores where there are); 0: unknown
+  Precision precision = Precision::fp32; // the precision in use: selects the peak below
+  // The peak of the precision in use, in TFLOP/s (a missing peak falls back to FP32's).
+  double active_peak_tflops() const {
+    if (precision == Precision::tf32 && peak_tflops_tf32 > 0) return peak_tflops_tf32;
+    if (precision == Precision::mixed && peak_tflops_fp16 > 0) return peak_tflops_fp16;
+    return peak_tflops;
+  }
+  // Peak throughput in FLOPs per millisecond, at the precision in use.
+  double peak_flops_per_ms() const { return active_peak_tflops() * 1e9; }
   // Memory bandwidth in bytes per millisecond.
   double memory_bandwidth_bytes_per_ms() const { return memory_bandwidth_gb_per_s * 1e6; }
   // Memory capacity in bytes.
@@ -40,7 +59,8 @@ struct GpuSpec {
   double kernel_overhead_ms() const { return kernel_overhead_us * 1e-3; }
   bool operator==(const GpuSpec& o) const {
     return model == o.model && peak_tflops == o.peak_tflops && memory_bandwidth_gb_per_s == o.memory_bandwidth_gb_per_s &&
-           memory_gib == o.memory_gib && kernel_overhead_us == o.kernel_overhead_us;
+           memory_gib == o.memory_gib && kernel_overhead_us == o.kernel_overhead_us && peak_tflops_tf32 == o.peak_tflops_tf32 &&
+           peak_tflops_fp16 == o.peak_tflops_fp16 && precision == o.precision;
   }
 };
 

@@ -23,7 +23,46 @@ std::string cluster_spec_string(const Cluster& c) {
   return c.name + ":" + std::to_string(c.nodes) + "x" + std::to_string(c.gpus_per_node);
 }
 
-Result<Cluster> load_cluster(const std::string& text, const std::string& arg_path) {
+namespace {
+
+// Applies ",precision=P" (presets) or ":precision=P" (files) options to a loaded cluster.
+Status apply_cluster_options(const std::string& options, Cluster& c, const std::string& arg_path) {
+  size_t pos = 0;
+  while (pos <= options.size()) {
+    size_t comma = options.find(',', pos);
+    std::string item = options.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    pos = comma == std::string::npos ? options.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || item.substr(0, eq) != "precision")
+      return make_error("bad_value", "cluster option '" + item + "' is unknown; the one option is precision=fp32|tf32|mixed", arg_path);
+    auto p = parse_precision(item.substr(eq + 1));
+    if (!p) return make_error("bad_value", "precision '" + item.substr(eq + 1) + "' is unknown; use fp32, tf32 or mixed", arg_path);
+    c.gpu.precision = *p;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Cluster> load_cluster(const std::string& full_text, const std::string& arg_path) {
+  // Options after the cluster: "a100:4x8,precision=mixed" or "FILE.json:precision=mixed".
+  std::string text = full_text, options;
+  if (size_t j = full_text.find(".json:"); j != std::string::npos) {
+    text = full_text.substr(0, j + 5);
+    options = full_text.substr(j + 6);
+  } else if (size_t comma = full_text.find(','); comma != std::string::npos && full_text.find(".json") == std::string::npos) {
+    text = full_text.substr(0, comma);
+    options = full_text.substr(comma + 1);
+  }
+  auto c = load_cluster_plain(text, arg_path);
+  if (!c.ok() || options.empty()) return c;
+  Cluster out = c.value();
+  if (auto s = apply_cluster_options(options, out, arg_path); !s.ok()) return s.error();
+  return out;
+}
+
+Result<Cluster> load_cluster_plain(const std::string& text, const std::string& arg_path) {
   if (text.size() >= 5 && text.compare(text.size() - 5, 5, ".json") == 0) {
     auto body = read_text_file(text);
     if (!body.ok()) return body.error();

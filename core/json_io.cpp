@@ -307,7 +307,10 @@ Json cluster_to_json(const Cluster& c) {
                   {"peak_tflops", c.gpu.peak_tflops},
                   {"memory_bandwidth_gb_per_s", c.gpu.memory_bandwidth_gb_per_s},
                   {"memory_gib", c.gpu.memory_gib},
-                  {"kernel_overhead_us", c.gpu.kernel_overhead_us}};
+                  {"kernel_overhead_us", c.gpu.kernel_overhead_us},
+                  {"peak_tflops_tf32", c.gpu.peak_tflops_tf32},
+                  {"peak_tflops_fp16", c.gpu.peak_tflops_fp16}};
+  if (c.gpu.precision != Precision::fp32) j["gpu"]["precision"] = precision_name(c.gpu.precision);
   j["intra_node"] = Json{{"latency_us", c.intra_node.latency_us}, {"bandwidth_gb_per_s", c.intra_node.bandwidth_gb_per_s}};
   j["inter_node"] = Json{{"latency_us", c.inter_node.latency_us}, {"bandwidth_gb_per_s", c.inter_node.bandwidth_gb_per_s}};
   j["sources"] = c.sources;
@@ -341,7 +344,23 @@ Result<Cluster> cluster_from_json(const Json& j) {
   if (!gpu.ok()) return gpu.error();
   if (!gpu.value()->is_object()) return wrong_type("gpu", "an object", *gpu.value());
   const Json& g = *gpu.value();
-  if (auto s = only_keys(g, "gpu", {"model", "peak_tflops", "memory_bandwidth_gb_per_s", "memory_gib", "kernel_overhead_us"}); !s.ok()) return s.error();
+  if (auto s = only_keys(g, "gpu", {"model", "peak_tflops", "memory_bandwidth_gb_per_s", "memory_gib", "kernel_overhead_us",
+                                    "peak_tflops_tf32", "peak_tflops_fp16", "precision"}); !s.ok())
+    return s.error();
+  // The TF32 and FP16/BF16 peaks are optional (0: none or unknown, the FP32 peak is used).
+  for (const char* key : {"peak_tflops_tf32", "peak_tflops_fp16"}) {
+    if (auto m = member(g, key, "gpu", false); m.ok() && m.value()) {
+      auto v = get_number(g, key, "gpu");
+      if (!v.ok()) return v.error();
+      (std::string(key) == "peak_tflops_tf32" ? c.gpu.peak_tflops_tf32 : c.gpu.peak_tflops_fp16) = v.value();
+    }
+  }
+  if (auto m = member(g, "precision", "gpu", false); m.ok() && m.value()) {
+    if (!m.value()->is_string()) return wrong_type("gpu.precision", "a string (fp32, tf32 or mixed)", *m.value());
+    auto p = parse_precision(m.value()->get<std::string>());
+    if (!p) return make_error("bad_value", "gpu.precision '" + m.value()->get<std::string>() + "' is unknown; use fp32, tf32 or mixed", "gpu.precision");
+    c.gpu.precision = *p;
+  }
   if (auto m = member(g, "model", "gpu", false); m.ok() && m.value()) {
     if (!m.value()->is_string()) return wrong_type("gpu.model", "a string", *m.value());
     c.gpu.model = m.value()->get<std::string>();

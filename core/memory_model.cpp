@@ -1,0 +1,199 @@
+// Per-device training memory: ZeRO's model-state accounting and Korthikanti et al.'s activation
+// accounting over the op graph. See memory_model.h.
+#include "memory_model.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "op_kinds.h"
+
+namespace autopar {
+namespace {
+
+// Which tensors Megatron-style tensor parallelism splits: a matmul reading a replicated tensor
+// is column-parallel (its output split), one reading a split tensor row-parallel (its output
+// all-reduced, replicated); embeddings are vocabulary-parallel; other ops follow their input.
+struct TensorParallelLayout {
+  std::vector<bool> output_split;                 // per op
+  std::map<std::string, bool> param_split;        // per parameter name (first reader decides)
+};
+
+TensorParallelLayout tensor_parallel_layout(const Graph& g) {
+  TensorParallelLayout t;
+  t.output_split.assign(g.ops.size(), false);
+  for (size_t v = 0; v < g.ops.size(); ++v) {
+    const Op& op = g.ops[v];
+    const int p = op.producers.empty() ? -1 : op.producers[0];
+    const bool in_split = p >= 0 && t.output_split[size_t(p)];
+    bool out = in_split;
+    std::vector<bool> params(op.params.size(), false);
+    switch (op_kind_traits(op.spec.kind).tensor_parallel) {
+      case TensorParallelRole::matmul:
+        out = !in_split;
+        for (size_t k = 0; k < params.size(); ++k) params[k] = k == 0 || !in_split;   // a row-parallel bias is replicated
+        break;
+      case TensorParallelRole::embedding:
+        out = false;
+        params.assign(params.size(), true);
+        break;
+      case TensorParallelRole::experts:
+        out = false;
+        for (size_t k = 1; k < params.size(); ++k) params[k] = true;   // the gate is replicated
+        break;
+      case TensorParallelRole::follow:
+        break;
+    }
+    t.output_split[v] = out;
+    for (size_t k = 0; k < op.params.size(); ++k) t.param_split.emplace(op.params[k].name, params[k]);
+  }
+  return t;
+}
+
+}  // namespace
+
+const char* optimizer_name(Optimizer o) { return o == Optimizer::adam ? "adam" : "sgd"; }
+
+StateBytesPerParam state_bytes_per_param(Precision p, Optimizer o) {
+  StateBytesPerParam b;
+  const bool mixed = p == Precision::mixed;
+  b.params = mixed ? 2 : 4;
+  b.grads = mixed ? 2 : 4;
+  const int moments = o == Optimizer::adam ? 8 : 4;   // Adam: momentum + variance; SGD: momentum (FP32)
+  b.optimizer = moments + (mixed ? 4 : 0);            // mixed keeps an FP32 master copy of the weights
+  return b;
+}
+
+LayerStructure find_layers(const Graph& g) {
+  const int n = int(g.ops.size());
+  // Cut after op k when exactly one output of ops <= k is read after k (counted incrementally).
+  std::vector<int> last_use(size_t(n), -1);
+  for (int v = 0; v < n; ++v)
+    for (int p : g.ops[size_t(v)].producers)
+      if (p >= 0) last_use[size_t(p)] = std::max(last_use[size_t(p)], v);
+  std::vector<int> ending_at(size_t(n), 0);
+  for (int v = 0; v < n; ++v)
+    if (last_use[size_t(v)] > v) ++ending_at[size_t(last_use[size_t(v)])];
+  std::vector<std::pair<int, int>> units;
+  int live = 0, start = 0;
+  for (int k = 0; k < n; ++k) {
+    live -= ending_at[size_t(k)];
+    if (last_use[size_t(k)] > k) ++live;
+    if (k == n - 1 || live == 1) {
+      units.push_back({start, k});
+      start = k + 1;
+    }
+  }
+  // A signature per piece (kinds, shapes, attributes), as small integers.
+  std::map<std::string, int> ids;
+  std::vector<int> sig;
+  for (auto [first, last] : units) {
+    std::string s;
+    for (int v = first; v <= last; ++v) {
+      const Op& op = g.ops[size_t(v)];
+      s += std::string(op_kind_name(op.spec.kind)) + shape_to_string(op.output.shape) + op.spec.activation;
+      for (const auto& [k, x] : op.spec.attrs) s += k + "=" + std::to_string(x) + ",";
+      s += ";";
+    }
+    sig.push_back(ids.emplace(s, int(ids.size())).first->second);
+  }
+  // The longest run of repeated blocks of `period` pieces (most ops covered; then shortest period).
+  const int u = int(units.size());
+  int best_ops = 0, best_p = 0, best_i = 0, best_c = 0;
+  for (int p = 1; p <= 8 && 2 * p <= u; ++p)
+    for (int i = 0; i + 2 * p <= u; ++i) {
+      int c = 1;
+      while (i + (c + 1) * p <= u) {
+        bool same = true;
+        for (int j = 0; j < p && same; ++j) same = sig[size_t(i + c * p + j)] == sig[size_t(i + j)];
+        if (!same) break;
+        ++c;
+      }
+      if (c < 2) continue;
+      const int ops = units[size_t(i + c * p - 1)].second - units[size_t(i)].first + 1;
+      if (ops > best_ops) { best_ops = ops; best_p = p; best_i = i; best_c = c; }
+    }
+  LayerStructure ls;
+  if (best_c < 2) {
+    ls.layers = units;
+    return ls;
+  }
+  for (int b = 0; b < best_c; ++b)
+    ls.layers.push_back({units[size_t(best_i + b * best_p)].first, units[size_t(best_i + (b + 1) * best_p - 1)].second});
+  return ls;
+}
+
+Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const MemoryOptions& o) {
+  if (o.data_parallel < 1 || o.data_parallel > kMaxDevices)
+    return make_error("out_of_range", "the data-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--dp");
+  if (o.tensor_parallel < 1 || o.tensor_parallel > kMaxDevices)
+    return make_error("out_of_range", "the tensor-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--mesh");
+  if (o.zero_stage < 0 || o.zero_stage > 3) return make_error("out_of_range", "the ZeRO stage is 0, 1, 2 or 3", "--zero");
+  MemoryReport r;
+  const double dp = o.data_parallel, tp = o.tensor_parallel;
+  const TensorParallelLayout layout = tensor_parallel_layout(g);
+
+  // Model states (tied weights once), split by tensor parallelism, sharded by ZeRO.
+  std::set<std::string> seen;
+  for (const Op& op : g.ops)
+    for (const Tensor& p : op.params)
+      if (seen.insert(p.name).second) {
+        r.param_elements += num_elements(p.shape);
+        r.device_param_elements += double(num_elements(p.shape)) / (layout.param_split.at(p.name) ? tp : 1.0);
+      }
+  r.bytes_per_param = state_bytes_per_param(o.precision, o.optimizer);
+  r.params_bytes = r.device_param_elements * r.bytes_per_param.params / (o.zero_stage >= 3 ? dp : 1.0);
+  r.grads_bytes = r.device_param_elements * r.bytes_per_param.grads / (o.zero_stage >= 2 ? dp : 1.0);
+  r.optimizer_bytes = r.device_param_elements * r.bytes_per_param.optimizer / (o.zero_stage >= 1 ? dp : 1.0);
+
+  // Activations kept for backward, per device: the batch splits over the replicas, split
+  // tensors over the tensor-parallel group.
+  auto share = [&](double bytes, bool split) { return bytes / dp / (split ? tp : 1.0); };
+  std::vector<double> saved(g.ops.size());
+  for (size_t v = 0; v < g.ops.size(); ++v) {
+    const Op& op = g.ops[v];
+    const SavedActivations s = saved_activations(op);
+    const int p = op.producers.empty() ? -1 : op.producers[0];
+    saved[v] = share(double(s.with_input_bytes), p >= 0 && layout.output_split[size_t(p)]) +
+               share(double(s.with_output_bytes), layout.output_split[v]);
+  }
+  const LayerStructure ls = find_layers(g);
+  r.layers = int(ls.layers.size());
+  std::vector<bool> in_layer(g.ops.size(), false);
+  for (auto [first, last] : ls.layers) {
+    double full = 0;
+    for (int v = first; v <= last; ++v) {
+      full += saved[size_t(v)];
+      in_layer[size_t(v)] = true;
+    }
+    r.layer_bytes += full;
+    r.recompute_bytes = std::max(r.recompute_bytes, full);
+    // The layer's input: the one tensor crossing into it (or the model inputs it reads).
+    std::set<int> producers;
+    std::set<std::string> model_inputs;
+    for (int v = first; v <= last; ++v)
+      for (size_t k = 0; k < g.ops[size_t(v)].producers.size(); ++k) {
+        const int p = g.ops[size_t(v)].producers[k];
+        if (p < 0) model_inputs.insert(g.ops[size_t(v)].inputs[k].name);
+        else if (p < first) producers.insert(p);
+      }
+    for (int p : producers) r.kept_input_bytes += share(double(g.ops[size_t(p)].output_bytes), layout.output_split[size_t(p)]);
+    for (const Tensor& t : g.spec.inputs)
+      if (model_inputs.count(t.name)) r.kept_input_bytes += share(double(tensor_bytes(t)), false);
+  }
+  for (size_t v = 0; v < g.ops.size(); ++v)
+    if (!in_layer[v]) r.other_bytes += saved[v];
+  if (o.remat) {
+    r.activation_bytes = r.kept_input_bytes + r.recompute_bytes + r.other_bytes;
+  } else {
+    r.recompute_bytes = 0;
+    r.kept_input_bytes = 0;
+    r.activation_bytes = r.layer_bytes + r.other_bytes;
+  }
+  r.total_bytes = r.params_bytes + r.grads_bytes + r.optimizer_bytes + r.activation_bytes;
+  r.capacity_bytes = c.gpu.memory_capacity_bytes();
+  r.fits = r.total_bytes <= r.capacity_bytes;
+  return r;
+}
+
+}  // namespace autopar
