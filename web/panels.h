@@ -55,6 +55,10 @@ void draw_app_frame(AppState& state, float ui_scale);
 // The main menu bar (Examples, View, Help) with a one-line summary on its right; returns its height.
 float draw_menu_bar(AppState& state);
 
+// The memory section of the Cluster panel (panel_memory.cpp): one GPU's training memory as a
+// stacked bar against capacity, with ZeRO stage, data-parallel degree and recomputation controls.
+void draw_memory_section(AppState& state);
+
 // The Model panel: built-in model picker, parameters and the op table.
 void draw_model_panel(AppState& state, const PanelRect& rect);
 

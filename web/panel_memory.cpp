@@ -1,0 +1,112 @@
+// The memory section of the Cluster panel: one GPU's training memory as `autopar memory` counts
+// it (core/memory_model.h) for the current model and cluster, as a stacked bar (parameters,
+// gradients, optimizer state, activations) against the GPU's capacity, with the data-parallel
+// degree, ZeRO stage, optimizer, precision and recomputation as controls, and a clear mark when
+// it does not fit. The controls are the panel's own (not in the share link yet).
+#include <algorithm>
+#include <string>
+
+#include "format_units.h"
+#include "memory_model.h"
+#include "panel_common.h"
+
+namespace autopar::web {
+namespace {
+
+struct MemoryControls {
+  int dp_index = -1;         // index into the divisors of the device count; -1: all devices
+  int zero = 0;
+  int optimizer = 0;         // adam, sgd
+  int precision = 0;         // from the model's dtype, fp32, mixed
+  bool remat = false;
+};
+
+MemoryControls g_controls;
+
+}  // namespace
+
+void draw_memory_section(AppState& state) {
+  const int devices = state.cluster.num_devices();
+  std::vector<int> divisors;
+  for (int d = 1; d <= devices; ++d)
+    if (devices % d == 0) divisors.push_back(d);
+  MemoryControls& c = g_controls;
+  if (c.dp_index < 0 || c.dp_index >= int(divisors.size())) c.dp_index = int(divisors.size()) - 1;
+  section_header("Training memory per GPU");
+  ImGui::SameLine();
+  help_marker("As `autopar memory` counts it: ZeRO's model states (mixed-precision Adam keeps 2 + 2 + 12 bytes per "
+              "parameter; stage 1 shards the optimizer state over the data-parallel GPUs, 2 also the gradients, 3 also "
+              "the parameters) and Korthikanti et al.'s activations (what each op keeps for backward; recomputation keeps "
+              "only each layer's input). GPUs not in the data-parallel group form Megatron tensor-parallel groups.");
+  const std::string dp_label = std::to_string(divisors[size_t(c.dp_index)]) + " x " +
+                               std::to_string(devices / divisors[size_t(c.dp_index)]) + " (data x tensor)";
+  ImGui::SetNextItemWidth(180);
+  ImGui::SliderInt("##dp", &c.dp_index, 0, int(divisors.size()) - 1, dp_label.c_str());
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  const char* zero_names[] = {"ZeRO off", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+  ImGui::Combo("##zero", &c.zero, zero_names, 4);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(80);
+  const char* opt_names[] = {"Adam", "SGD"};
+  ImGui::Combo("##opt", &c.optimizer, opt_names, 2);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(130);
+  const char* prec_names[] = {"model dtype", "fp32", "mixed"};
+  ImGui::Combo("##prec", &c.precision, prec_names, 3);
+  ImGui::SameLine();
+  ImGui::Checkbox("recompute", &c.remat);
+
+  MemoryOptions o;
+  o.data_parallel = divisors[size_t(c.dp_index)];
+  o.tensor_parallel = devices / o.data_parallel;
+  o.zero_stage = c.zero;
+  o.optimizer = c.optimizer == 0 ? Optimizer::adam : Optimizer::sgd;
+  o.precision = c.precision == 1 ? Precision::fp32 : c.precision == 2 ? Precision::mixed
+              : state.graph.spec.dtype == DType::f16 ? Precision::mixed : Precision::fp32;
+  o.remat = c.remat;
+  auto r = estimate_memory(state.graph, state.cluster, o);
+  if (!r.ok()) {
+    ImGui::TextWrapped("%s", r.error().message.c_str());
+    return;
+  }
+  const MemoryReport& m = r.value();
+  // One stacked bar: the scale is the larger of the capacity and the total, so an overflow shows.
+  const double scale = std::max(m.capacity_bytes, m.total_bytes);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = std::max(200.0f, ImGui::GetContentRegionAvail().x - 10), height = 26;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  struct Part { const char* name; double bytes; ImU32 color; };
+  const Part parts[] = {{"parameters", m.params_bytes, IM_COL32(90, 150, 230, 255)},
+                        {"gradients", m.grads_bytes, IM_COL32(110, 200, 120, 255)},
+                        {"optimizer", m.optimizer_bytes, IM_COL32(240, 170, 70, 255)},
+                        {"activations", m.activation_bytes, IM_COL32(200, 110, 200, 255)}};
+  dl->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), IM_COL32(40, 42, 48, 255));
+  float x = origin.x;
+  for (const Part& p : parts) {
+    const float w = float(p.bytes / scale) * width;
+    dl->AddRectFilled(ImVec2(x, origin.y), ImVec2(x + w, origin.y + height), p.color);
+    x += w;
+  }
+  const float cap_x = origin.x + float(m.capacity_bytes / scale) * width;
+  dl->AddLine(ImVec2(cap_x, origin.y - 4), ImVec2(cap_x, origin.y + height + 4), IM_COL32(255, 255, 255, 255), 2.0f);
+  ImGui::Dummy(ImVec2(width, height + 6));
+  for (const Part& p : parts) {
+    ImGui::ColorButton(p.name, ImGui::ColorConvertU32ToFloat4(p.color), ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
+    ImGui::SameLine();
+    ImGui::Text("%s %s", p.name, format_bytes(p.bytes).c_str());
+    ImGui::SameLine();
+  }
+  ImGui::NewLine();
+  if (m.fits) {
+    ImGui::Text("total %s of %s: fits", format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
+  } else {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.35f, 1.0f));
+    ImGui::Text("DOES NOT FIT: total %s of %s per GPU", format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::TextDisabled("%s precision, %d layers; compute at %.1f TFLOP/s (%s peak of the cluster)", precision_name(o.precision), m.layers,
+                      state.cluster.gpu.active_peak_tflops(), precision_name(state.cluster.gpu.precision));
+}
+
+}  // namespace autopar::web
