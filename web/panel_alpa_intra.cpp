@@ -32,7 +32,14 @@ void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell) {
   const int n = shard_count(spec.dims, rows, cols);
   ImGui::BeginGroup();
   const std::string label = spec_to_string(spec);
+  // The label sits left of the grid, centred on it, so a table row is one grid tall (more ops
+  // fit on a short screen than with the label above).
+  const float grid_h = float(rows) * cell, text_h = ImGui::GetTextLineHeight();
+  const ImVec2 start = ImGui::GetCursorPos();
+  ImGui::SetCursorPosY(start.y + std::max(0.0f, (grid_h - text_h) * 0.5f));
   ImGui::TextUnformatted(label.c_str());
+  ImGui::SameLine(0, ImGui::GetFontSize() * 0.3f);
+  ImGui::SetCursorPosY(start.y + std::max(0.0f, (text_h - grid_h) * 0.5f));
   const ImVec2 p = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (int r = 0; r < rows; ++r)
@@ -185,10 +192,23 @@ void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
               "batch on axis 0 of a 2-D mesh, the loss free. autopar intra --help lists both.");
 }
 
+// Side of one device square in the spec grids: smaller for bigger meshes, within readable bounds.
+float spec_cell_size(const IntraOpPlan& plan) {
+  return std::clamp(ImGui::GetFontSize() * 0.8f * 8.0f / float(std::max(plan.mesh.rows(), plan.mesh.cols())),
+                    ImGui::GetFontSize() * 0.45f, ImGui::GetFontSize() * 0.8f);
+}
+
+// Height the per-op table needs to show `visible_rows` ops: the header, then rows as tall as a
+// spec grid (its label beside the mesh squares; see draw_spec_grid).
+float ops_table_height(const IntraOpPlan& plan, int visible_rows) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float row = std::max(ImGui::GetTextLineHeight(), float(plan.mesh.rows()) * spec_cell_size(plan)) + st.CellPadding.y * 2 + 1;
+  return ImGui::GetFrameHeight() + st.CellPadding.y * 2 + row * float(visible_rows);
+}
+
 void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
   const int rows = plan.mesh.rows(), cols = plan.mesh.cols();
-  const float cell = std::clamp(ImGui::GetFontSize() * 0.8f * 8.0f / float(std::max(rows, cols)), ImGui::GetFontSize() * 0.45f,
-                                ImGui::GetFontSize() * 0.8f);
+  const float cell = spec_cell_size(plan);
   const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
   // A new table per plan, so that the fixed column widths follow the new names.
@@ -204,7 +224,7 @@ void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
     algo_w = std::max(algo_w, ImGui::CalcTextSize(plan.strategies[v][size_t(plan.solution.choice[v])].name.c_str()).x);
   }
   const float pad = ImGui::GetStyle().CellPadding.x * 2 + 2;
-  const float grid_w = std::max(float(cols) * cell, ImGui::CalcTextSize("S01S01R").x);
+  const float grid_w = ImGui::CalcTextSize("S01S01R").x + ImGui::GetFontSize() * 0.3f + float(cols) * cell;
   ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthFixed, name_w + pad);
   ImGui::TableSetupColumn("algorithm", ImGuiTableColumnFlags_WidthFixed, algo_w + pad);
   ImGui::TableSetupColumn("inputs (data, then parameters)", ImGuiTableColumnFlags_WidthStretch);
@@ -290,6 +310,8 @@ void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) 
     }
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit;
+  // Fill what is left of the panel, but never less than a few rows: the panel scrolls instead.
+  if (height <= 0) height = std::max(ImGui::GetFrameHeightWithSpacing() * 7, ImGui::GetContentRegionAvail().y);
   if (!ImGui::BeginTable("##reshard", n + 1, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("from \\ to");
@@ -331,10 +353,16 @@ void draw_intra_panel(AppState& state, const PanelRect& rect) {
   refresh_intra_plan(state);
   const IntraOpView& view = state.alpa.intra;
   const IntraOpPlan* plan = view.plan ? &*view.plan : nullptr;
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Alpa's intra-op pass: each op picks a parallel algorithm (a sharding of its loop dimensions over the mesh "
-                     "axes) so that communication plus resharding is smallest.");
-  ImGui::PopStyleColor();
+  // On a short window (1024x640) the explanations fold into (?) markers so that 8 ops of the
+  // per-op table stay on screen without scrolling the panel.
+  const bool short_window = ImGui::GetWindowHeight() < ImGui::GetFontSize() * 38;
+  const char* intro = "Alpa's intra-op pass: each op picks a parallel algorithm (a sharding of its loop dimensions over the mesh "
+                      "axes) so that communication plus resharding is smallest.";
+  if (!short_window) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", intro);
+    ImGui::PopStyleColor();
+  }
   if (ImGui::BeginTable("##intra_top", 2, ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableNextColumn();
     draw_mesh_section(state, plan);
@@ -348,15 +376,31 @@ void draw_intra_panel(AppState& state, const PanelRect& rect) {
     ImGui::PopStyleColor();
   }
   if (plan) {
-    section_header("Per op: chosen algorithm and sharding specs");
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("Each grid is the %s device mesh; a device's colour says which shard of the tensor it holds (one colour = "
-                        "replicated). S0 splits a dimension along mesh axis 0, S1 along axis 1, S01 along both. Click an op for "
-                        "its resharding table.", plan->mesh.shape_string().c_str());
-    ImGui::PopStyleColor();
+    const char* per_op_title = "Per op: chosen algorithm and sharding specs (colour = the shard a device holds)";
+    if (!short_window) section_header("Per op: chosen algorithm and sharding specs");
+    const std::string legend = "Each grid is the " + plan->mesh.shape_string() +
+                               " device mesh; a device's colour says which shard of the tensor it holds (one colour = "
+                               "replicated). S0 splits a dimension along mesh axis 0, S1 along axis 1, S01 along both. Click an "
+                               "op for its resharding table.";
+    if (short_window) {
+      // section_header with the explanations behind a (?) on the same line.
+      ImGui::Spacing();
+      ImGui::TextColored(kAccentText, "%s", per_op_title);
+      help_marker((std::string(intro) + "\n\n" + legend).c_str());
+      ImGui::Separator();
+    } else {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("%s", legend.c_str());
+      ImGui::PopStyleColor();
+    }
     const float avail = ImGui::GetContentRegionAvail().y;
     const float reshard_h = std::max(ImGui::GetFrameHeightWithSpacing() * 6, avail * 0.36f);
-    draw_ops_table(state, *plan, std::max(ImGui::GetFrameHeight() * 4, avail - reshard_h - ImGui::GetFrameHeightWithSpacing() * 2.5f));
+    // At least 8 ops stay visible (all of them when fewer) at any window size; a short window
+    // scrolls the panel rather than squeezing the table (issue 11: 2 rows at 1280x720).
+    const int ops = int(state.graph.ops.size());
+    const float min_ops_h = ops_table_height(*plan, std::min(8, std::max(1, ops)));
+    const float want_ops_h = std::min(ops_table_height(*plan, std::max(1, ops)), avail - reshard_h - ImGui::GetFrameHeightWithSpacing() * 2.5f);
+    draw_ops_table(state, *plan, std::max(min_ops_h, want_ops_h));
     draw_reshard_table(state, *plan, 0);
   }
   ImGui::End();

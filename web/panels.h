@@ -105,7 +105,7 @@ void draw_intra_panel(AppState& state, const PanelRect& rect);
 // latencies, and the GPipe and 1F1B schedules as Gantt charts with their bubble fractions.
 void draw_inter_panel(AppState& state, const PanelRect& rect);
 
-// A sharding spec drawn as its label over a rows x cols device grid (colour = shard held).
+// A sharding spec drawn as its label beside a rows x cols device grid (colour = shard held).
 void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell);
 
 // The Export menu of the menu bar (trace, strategy, engine plans); opens the export window.
