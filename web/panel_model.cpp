@@ -164,9 +164,7 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
     ImGui::TextDisabled("%s .. %s", format_bound(p.min_value).c_str(), format_bound(p.max_value).c_str());
     ImGui::TableSetColumnIndex(3);
     ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted(p.doc.c_str());
-    if (ImGui::IsItemHovered() && ImGui::CalcTextSize(p.doc.c_str()).x > ImGui::GetColumnWidth())
-      ImGui::SetTooltip("%s", p.doc.c_str());
+    ImGui::TextWrapped("%s", p.doc.c_str());   // wraps on a narrow panel rather than being cut off
     ImGui::PopID();
   }
   ImGui::EndTable();
@@ -199,7 +197,9 @@ void draw_model_summary(const Graph& g, const SpaceSize& space, int devices) {
   }
   help_marker("FlexFlow's SOAP dimensions: an op can be split along its sample (batch) dimension, attribute "
               "dimensions (e.g. the length of a sequence or an image) and parameter dimensions (e.g. output "
-              "channels, which split its weights). The number is the largest degree; degrees must divide it.");
+              "channels, which split its weights). The number is the dimension's size, the largest degree it can take; a degree that does not divide it "
+              "gives parts that differ by one element. On a narrow panel each shows as its initial and size (s64 = "
+              "sample 64); hovering a row names them.");
 }
 
 // The hover tooltip of one op: its inputs, parameters and backward cost.
@@ -212,6 +212,9 @@ void op_tooltip(const Op& op) {
   ImGui::Text("output  %s %s", op.output.name.c_str(), shape_to_string(op.output.shape).c_str());
   for (const auto& t : op.params)
     ImGui::Text("param   %s %s", t.name.c_str(), shape_to_string(t.shape).c_str());
+  std::string splits;
+  for (const SplitDim& d : op.split_dims) splits += (splits.empty() ? "" : ", ") + d.name + " " + std::to_string(d.size);
+  ImGui::Text("split   %s", splits.empty() ? "-" : splits.c_str());
   ImGui::Separator();
   ImGui::Text("forward %s, backward %s", format_flops(op.forward_flops).c_str(), format_flops(op.backward_flops).c_str());
   ImGui::Text("bytes: inputs %s, output %s, params %s", format_bytes(double(op.input_bytes)).c_str(),
@@ -223,6 +226,7 @@ void op_tooltip(const Op& op) {
 struct OpRowText {
   std::string name, kind, shape, forward, params, param_bytes;
   std::vector<std::pair<std::string, SplitKind>> splits;
+  std::vector<std::string> short_splits;   // "s64" for "sample 64": the narrow panel's form
 };
 
 // The op table's rows and column widths for one model at one font size.
@@ -230,6 +234,7 @@ struct OpTableCache {
   std::string key;
   std::vector<OpRowText> rows;
   float widths[7] = {};
+  float short_split_width = 0;   // column 6 in the short form
 };
 
 const OpTableCache& op_table_cache(const Graph& g, const std::string& model_key) {
@@ -251,11 +256,14 @@ const OpTableCache& op_table_cache(const Graph& g, const std::string& model_key)
     for (const auto& t : op.params) param_elements += num_elements(t.shape);
     r.params = op.params.empty() ? "-" : format_count(double(param_elements));
     r.param_bytes = op.params.empty() ? "-" : format_bytes(double(op.param_bytes));
-    float split_w = 0;
+    float split_w = 0, short_w = 0;
     for (const SplitDim& d : op.split_dims) {
       r.splits.emplace_back(d.name + " " + std::to_string(d.size), d.kind);
+      r.short_splits.push_back(d.name.substr(0, 1) + std::to_string(d.size));
       split_w += (split_w > 0 ? split_gap : 0) + ImGui::CalcTextSize(r.splits.back().first.c_str()).x;
+      short_w += (short_w > 0 ? split_gap : 0) + ImGui::CalcTextSize(r.short_splits.back().c_str()).x;
     }
+    cache.short_split_width = std::max(cache.short_split_width, short_w);
     const std::string* cells[6] = {&r.name, &r.kind, &r.shape, &r.forward, &r.params, &r.param_bytes};
     for (int c = 0; c < 6; ++c) cache.widths[c] = std::max(cache.widths[c], ImGui::CalcTextSize(cells[c]->c_str()).x);
     cache.widths[6] = std::max(cache.widths[6], split_w);
@@ -272,6 +280,9 @@ void draw_op_table(const Graph& g, const std::string& model_key) {
   float content_w = 0;
   for (float w : cache.widths) content_w += w + style.CellPadding.x * 2.0f + 1.0f;
   const float avail_w = ImGui::GetContentRegionAvail().x;
+  // Too wide for the panel: split dims in their short form first (s64), sideways scrolling last.
+  const bool short_splits = content_w > avail_w;
+  if (short_splits) content_w += std::max(ImGui::CalcTextSize("Split dims").x, cache.short_split_width) - cache.widths[6];
   ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
                           ImGuiTableFlags_BordersV | ImGuiTableFlags_SizingFixedFit;
   if (content_w > avail_w) flags |= ImGuiTableFlags_ScrollX;
@@ -316,7 +327,7 @@ void draw_op_table(const Graph& g, const std::string& model_key) {
       for (size_t d = 0; d < r.splits.size(); ++d) {
         if (d) ImGui::SameLine(0, ImGui::GetFontSize() * 0.6f);
         ImGui::PushStyleColor(ImGuiCol_Text, split_kind_color(r.splits[d].second));
-        ImGui::TextUnformatted(r.splits[d].first.c_str());
+        ImGui::TextUnformatted(short_splits ? r.short_splits[d].c_str() : r.splits[d].first.c_str());
         ImGui::PopStyleColor();
       }
       if (r.splits.empty()) ImGui::TextDisabled("-");
