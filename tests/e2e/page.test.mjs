@@ -115,7 +115,7 @@ async function flexflowChecks(page, browser) {
   const ro = await res();
   check('setState takes a strategy object too (stored as edits on dp)',
         asObject.ok === true && ro.makespan_ms === re.makespan_ms && /^dp;/.test(ro.strategy), ro.strategy);
-  for (const [bad, why] of [['expert;fc6=3x1@0', 'a degree that does not divide'], ['dp;nosuchop=1x1@0', 'an unknown op'],
+  for (const [bad, why] of [['expert;fc6=512x1@0', 'a degree larger than its dimension (batch 256)'], ['dp;nosuchop=1x1@0', 'an unknown op'],
                             ['dp;fc6=1x2@7', 'devices out of range'], ['fast', 'an unknown base']]) {
     const b = await st({ strategy: bad });
     check(`a strategy with ${why} is refused and names the strategy`, b.ok === false && b.error?.path === 'strategy',
