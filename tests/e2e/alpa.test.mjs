@@ -151,8 +151,12 @@ async function alpaChecks(page) {
 
   // The Plan button through the UI (real mouse click): "planning..." first, then the CLI's plan.
   await page.mouse.click(239, 119);
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
-  const during = await res();
+  // Queued input gives the hover, the press and the release frames of their own: wait for the click to land.
+  let during = await res();
+  for (let k = 0; k < 60 && !during.inter_planning && during.total_latency === null; ++k) {
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
+    during = await res();
+  }
   await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter-planning.png') });
   const t0 = Date.now();
   let after = await res();

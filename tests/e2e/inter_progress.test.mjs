@@ -15,6 +15,13 @@ const CANCEL_BUTTON = [315, 148];   // next to the progress bar, shown while pla
 const resultNextFrame = (page) =>
   page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(window.autopar.result()))));
 
+// Clicks Plan and waits (at most 60 frames) until the page reports planning: queued input gives
+// the hover, the press and the release frames of their own, so planning starts a few frames later.
+async function clickPlan(page) {
+  await page.mouse.click(...PLAN_BUTTON);
+  for (let k = 0; k < 60; ++k) if ((await resultNextFrame(page)).inter_planning) return;
+}
+
 // Samples result() once a frame until planning ends (or `limit_ms` passes); returns the samples.
 async function samplePlanning(page, limit_ms) {
   const samples = [];
@@ -38,7 +45,7 @@ async function progressChecks(page) {
   const before = await res();
   check('before planning, total_latency and inter_progress are null', set.ok === true && before.total_latency === null &&
         before.inter_progress === null && before.inter_planning === false, JSON.stringify(set.error || {}));
-  await page.mouse.click(...PLAN_BUTTON);
+  await clickPlan(page);
   const samples = await samplePlanning(page, 50_000);
   const during = samples.filter((r) => r.inter_planning);
   const last = samples[samples.length - 1];
@@ -72,12 +79,11 @@ async function progressChecks(page) {
   // Cancel: the planning stops and nothing is planned for the new inputs.
   await st({ microbatches: 16 });
   await nextFrames(page);
-  await page.mouse.click(...PLAN_BUTTON);
-  for (let k = 0; k < 3; ++k) await resultNextFrame(page);
+  await clickPlan(page);
   const planning = await res();
   await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter-progress.png') });
   await page.mouse.click(...CANCEL_BUTTON);
-  await nextFrames(page);
+  for (let k = 0; k < 60; ++k) if (!(await resultNextFrame(page)).inter_planning) break;
   const cancelled = await res();
   check('Cancel stops the planning; the stale plan is not shown', planning.inter_planning === true && cancelled.inter_planning === false &&
         cancelled.total_latency === null && cancelled.inter_progress === null,
@@ -86,22 +92,22 @@ async function progressChecks(page) {
   check('after Cancel no planning resumes', idle.inter_planning === false && idle.total_latency === null);
 
   // Changing the micro-batches while planning restarts it for the new value.
-  await st({ model: 'transformer:layers=24', cluster: 'lecture:2x4', mesh: '2x4', microbatches: 16 });
+  // 4x8: many frames of planning, so the change lands while it runs (2x4 plans in a frame or two).
+  await st({ model: 'transformer:layers=24', cluster: 'lecture:4x8', mesh: '4x8', microbatches: 16 });
   await nextFrames(page);
-  await page.mouse.click(...PLAN_BUTTON);
-  await resultNextFrame(page);
+  await clickPlan(page);
   const mid = await res();
   await st({ microbatches: 8 });
   const restarted = await samplePlanning(page, 50_000);
   const end = restarted[restarted.length - 1];
-  const ref8 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:2x4', '--microbatches', '8']);
+  const ref8 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:4x8', '--microbatches', '8']);
   check('micro-batches changed while planning: it restarts and ends with the CLI\'s plan for the new value',
         mid.inter_planning === true && end.inter_planning === false && end.inter_progress === 1 &&
         typeof end.total_latency === 'number' && (!ref8 || end.total_latency === ref8.total_latency),
         `planning when changed: ${mid.inter_planning}; page ${end.total_latency}, CLI ${ref8?.total_latency}`);
 
   // planInter() plans at once, as before.
-  await st({ microbatches: 4 });
+  await st({ cluster: 'lecture:2x4', mesh: '2x4', microbatches: 4 });
   const now = await page.evaluate(() => window.autopar.planInter());
   const ref4 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:2x4', '--microbatches', '4']);
   check('planInter() returns the CLI\'s plan at once', now.inter_planning === false && now.inter_progress === 1 &&
