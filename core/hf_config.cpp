@@ -84,17 +84,6 @@ Result<bool> dropout_field(const Json& j, const std::string& family, const std::
   if (!var##_r.ok()) return var##_r.error(); \
   auto var = var##_r.value()
 
-bool parse_int(const std::string& s, int64_t& out) {
-  if (s.empty() || s.size() > 18) return false;
-  for (char c : s) if (c < '0' || c > '9') return false;
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0') return false;
-  out = v;
-  return true;
-}
-
 }  // namespace
 
 bool is_hf_config(const Json& j) { return j.is_object() && j.contains("model_type") && !j.contains("ops"); }
@@ -196,7 +185,7 @@ Status apply_transformer_overrides(const std::string& overrides, TrainingShape& 
       return make_error("unknown_param", "model '" + arch.name + "' has no parameter '" + key + "'; its parameters: batch, seq, dtype_bytes, layers",
                         arg_path);
     int64_t v = 0;
-    if (eq == std::string::npos || !parse_int(item.substr(eq + 1), v))
+    if (eq == std::string::npos || !parse_whole_number(item.substr(eq + 1), v))
       return make_error("bad_value", "parameter '" + key + "' of model '" + arch.name + "' needs a whole number, as in " + key + "=8", arg_path);
     const int64_t hi = key == "layers" ? 2000 : key == "dtype_bytes" ? 8 : int64_t(1) << 30;
     if (v < 1 || v > hi)

@@ -2,7 +2,9 @@
 // type-checked first and the first problem is returned with its JSON path.
 #include "json_io.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -428,6 +430,17 @@ Json ops_table_json(const Graph& g) {
     ops.push_back(o);
   }
   return ops;
+}
+
+bool parse_whole_number(const std::string& s, int64_t& out) {
+  if (s.empty() || s.size() > 19) return false;
+  for (char c : s) if (c < '0' || c > '9') return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;   // overflow
+  out = v;
+  return true;
 }
 
 }  // namespace autopar

@@ -33,4 +33,8 @@ Json error_to_json(const Error& e);
 // Derived facts of every op: shapes, parameters, FLOPs, bytes, split dimensions.
 Json ops_table_json(const Graph& g);
 
+// Reads a non-negative decimal integer written with digits only ("8", not "+8", "8.0" or "");
+// false when it is anything else or does not fit in 64 bits. Model overrides use it.
+bool parse_whole_number(const std::string& s, int64_t& out);
+
 }  // namespace autopar

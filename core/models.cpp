@@ -309,17 +309,6 @@ std::vector<BuiltinModel> build_registry() {
   return r;
 }
 
-bool parse_int(const std::string& s, int64_t& out) {
-  if (s.empty() || s.size() > 19) return false;
-  for (char c : s) if (c < '0' || c > '9') return false;
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0') return false;
-  out = v;
-  return true;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -366,7 +355,7 @@ Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string&
         return make_error("unknown_param", "model '" + name + "' has no parameter '" + key + "'; its parameters: " + keys, arg_path);
       }
       int64_t v = 0;
-      if (eq == std::string::npos || !parse_int(item.substr(eq + 1), v))
+      if (eq == std::string::npos || !parse_whole_number(item.substr(eq + 1), v))
         return make_error("bad_value", "parameter '" + key + "' of model '" + name + "' needs a whole number, as in " + key + "=" +
                                            std::to_string(param->default_value), arg_path);
       if (v < param->min_value || v > param->max_value)
@@ -422,7 +411,7 @@ Result<Graph> load_model_json(const std::string& text, const std::string& label,
     int64_t v = 0;
     if (key != "batch" && key != "dtype_bytes")
       return prefixed(make_error("unknown_param", "a model file takes the parameters batch and dtype_bytes, not '" + key + "'", arg_path));
-    if (eq == std::string::npos || !parse_int(item.substr(eq + 1), v) || v < 1 || v > kMaxSize)
+    if (eq == std::string::npos || !parse_whole_number(item.substr(eq + 1), v) || v < 1 || v > kMaxSize)
       return prefixed(make_error("bad_value", "parameter '" + key + "' needs a whole number, as in " + key + "=8", arg_path));
     if (key == "batch") {
       for (Tensor& t : m.inputs) t.shape[0] = v;
