@@ -48,6 +48,20 @@ bool stage_terms(const StageCostTable& t, bool boundaries, int k, int i, int m, 
   return true;
 }
 
+// The plan's stage for layers k..i on sub-mesh m at device `offset`: its latency, logical mesh
+// and boundary terms, as the DP and the brute force both report it.
+PipelineStage plan_stage(const StageCostTable& t, int k, int i, int m, int offset) {
+  const size_t idx = t.index(k, i, m);
+  PipelineStage st{k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx], offset, 0, 0};
+  StageTerms terms;
+  if (stage_terms(t, t.has_boundaries, k, i, m, offset, terms)) {
+    st.recv_ms = terms.recv;
+    st.send_ms = terms.send;
+  }
+  set_boundary_fields(t, st);
+  return st;
+}
+
 // The total of simple plans the DP also considers: q equal sub-meshes tiling the cluster, the
 // layers cut into q stages with the least largest latency (a linear partition), within the
 // 1F1B limit. An upper bound on the DP's best in well under a millisecond; it only estimates
@@ -267,15 +281,7 @@ void InterOpSolver::keep_best_plan(double t_max) {
       int k = 0, d = D;
       for (int r = s; r >= 1; --r) {
         auto [i, m] = choice_[at(r, k, d)];
-        const size_t idx = t.index(k, i, m);
-        PipelineStage st{k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx], D - d, 0, 0};
-        StageTerms terms;
-        if (stage_terms(t, t.has_boundaries, k, i, m, D - d, terms)) {
-          st.recv_ms = terms.recv;
-          st.send_ms = terms.send;
-        }
-        set_boundary_fields(t, st);
-        best_.stages.push_back(st);
+        best_.stages.push_back(plan_stage(t, k, i, m, D - d));
         d -= t.submeshes[size_t(m)].devices();
         k = i + 1;
       }
@@ -340,14 +346,7 @@ Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatch
         const int size = t.submeshes[size_t(m)].devices();
         const size_t idx = t.index(k, i, m);
         if (size > d || !std::isfinite(t.latency[idx])) continue;
-        PipelineStage st{k, i, t.submeshes[size_t(m)], t.latency[idx], t.logical_mesh[idx], D - d, 0, 0};
-        StageTerms terms;
-        if (stage_terms(t, t.has_boundaries, k, i, m, D - d, terms)) {
-          st.recv_ms = terms.recv;
-          st.send_ms = terms.send;
-        }
-        set_boundary_fields(t, st);
-        cur.push_back(st);
+        cur.push_back(plan_stage(t, k, i, m, D - d));
         go(i + 1, d - size);
         cur.pop_back();
       }
