@@ -9,38 +9,13 @@
 #include "models.h"
 #include "rng.h"
 #include "simulator.h"
+#include "simulator_fixtures.h"
 
 using namespace autopar;
+using autopar::test::round_cluster;
+using autopar::test::two_linear_ops;
 
 namespace {
-
-// A cluster with round numbers: 1e6 FLOP/ms, memory never the bottleneck, 10 us per kernel,
-// links of 1000 bytes/ms without latency inside a node, 0.5 ms latency between nodes.
-Cluster round_cluster(int nodes, int gpus) {
-  Cluster c;
-  c.name = "round";
-  c.nodes = nodes;
-  c.gpus_per_node = gpus;
-  c.gpu = {"test GPU", 1e-3, 1e6, 16, 10};
-  c.intra_node = {0, 1e-3};
-  c.inter_node = {500, 1e-3};
-  return c;
-}
-
-// x[4, 8] -> a (linear 8->6, no bias) -> b (linear 6->2, no bias).
-Graph two_ops() {
-  ModelSpec m;
-  m.name = "two";
-  m.inputs = {Tensor{"x", {4, 8}, DType::f32}};
-  OpSpec a;
-  a.name = "a"; a.kind = OpKind::linear; a.inputs = {"x"}; a.output = "ha"; a.attrs = {{"out_features", 6}, {"bias", 0}};
-  OpSpec b;
-  b.name = "b"; b.kind = OpKind::linear; b.inputs = {"ha"}; b.output = "hb"; b.attrs = {{"out_features", 2}, {"bias", 0}};
-  m.ops = {a, b};
-  auto g = build_graph(m);
-  REQUIRE(g.ok());
-  return g.value();
-}
 
 OpConfig on(int device, int sample = 1, int channel = 1) {
   OpConfig c{{sample, channel}, {}};
@@ -79,7 +54,7 @@ void check_timeline(const TaskGraph& tg, double makespan) {
 }  // namespace
 
 TEST_CASE("two ops on two GPUs: the hand-worked timeline") {
-  Graph g = two_ops();
+  Graph g = two_linear_ops(4);
   Cluster c = round_cluster(1, 2);
   Strategy s{{on(0), on(1)}};
   TaskGraph tg(g, c, s);
@@ -99,7 +74,7 @@ TEST_CASE("two ops on two GPUs: the hand-worked timeline") {
 }
 
 TEST_CASE("data parallel on two GPUs: parameter sync contends on the links") {
-  Graph g = two_ops();
+  Graph g = two_linear_ops(4);
   Cluster c = round_cluster(1, 2);
   Strategy s{{on(0, 2), on(0, 2)}};
   TaskGraph tg(g, c, s);
@@ -116,7 +91,7 @@ TEST_CASE("data parallel on two GPUs: parameter sync contends on the links") {
 }
 
 TEST_CASE("a transfer between nodes pays the network latency and bandwidth") {
-  Graph g = two_ops();
+  Graph g = two_linear_ops(4);
   Cluster c = round_cluster(2, 1);
   Strategy s{{on(0), on(1)}};
   TaskGraph tg(g, c, s);

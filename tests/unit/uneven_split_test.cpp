@@ -9,38 +9,13 @@
 #include "models.h"
 #include "regions.h"
 #include "simulator.h"
+#include "simulator_fixtures.h"
 
 using namespace autopar;
+using autopar::test::round_cluster;
+using autopar::test::two_linear_ops;
 
 namespace {
-
-// As in simulator_test: 1e6 FLOP/ms, memory never the bottleneck, 10 us per kernel, links of
-// 1000 bytes/ms without latency inside a node.
-Cluster round_cluster(int nodes, int gpus) {
-  Cluster c;
-  c.name = "round";
-  c.nodes = nodes;
-  c.gpus_per_node = gpus;
-  c.gpu = {"test GPU", 1e-3, 1e6, 16, 10};
-  c.intra_node = {0, 1e-3};
-  c.inter_node = {500, 1e-3};
-  return c;
-}
-
-// x[5, 8] -> a (linear 8->6, no bias) -> b (linear 6->2, no bias): an odd batch of 5.
-Graph odd_batch_ops() {
-  ModelSpec m;
-  m.name = "odd";
-  m.inputs = {Tensor{"x", {5, 8}, DType::f32}};
-  OpSpec a;
-  a.name = "a"; a.kind = OpKind::linear; a.inputs = {"x"}; a.output = "ha"; a.attrs = {{"out_features", 6}, {"bias", 0}};
-  OpSpec b;
-  b.name = "b"; b.kind = OpKind::linear; b.inputs = {"ha"}; b.output = "hb"; b.attrs = {{"out_features", 2}, {"bias", 0}};
-  m.ops = {a, b};
-  auto g = build_graph(m);
-  REQUIRE(g.ok());
-  return g.value();
-}
 
 OpConfig split_samples(int degree, int first_device) {
   OpConfig c{{degree, 1}, {}};
@@ -73,7 +48,7 @@ TEST_CASE("balanced partition: parts differ by at most one unit, the first ones 
 }
 
 TEST_CASE("an odd batch split two ways: the hand-worked timeline") {
-  Graph g = odd_batch_ops();
+  Graph g = two_linear_ops(5);
   Cluster c = round_cluster(1, 2);
   Strategy s{{split_samples(2, 0), split_samples(2, 0)}};
   for (const OpConfig& cfg : s.ops) CHECK(validate_config(g.ops[0], cfg, 2, "x").ok());
@@ -109,7 +84,7 @@ TEST_CASE("an odd batch split two ways: the hand-worked timeline") {
 }
 
 TEST_CASE("uneven producer and consumer parts: transfers carry exactly the overlapping rows") {
-  Graph g = odd_batch_ops();
+  Graph g = two_linear_ops(5);
   Cluster c = round_cluster(1, 3);
   // a in 3 parts: rows [0,2) GPU 0, [2,4) GPU 1, [4,5) GPU 2; b in 2 parts: rows [0,3) GPU 0, [3,5) GPU 1.
   Strategy s{{split_samples(3, 0), split_samples(2, 0)}};
@@ -132,7 +107,7 @@ TEST_CASE("uneven producer and consumer parts: transfers carry exactly the overl
 }
 
 TEST_CASE("validate_config accepts degrees that do not divide, and still refuses impossible ones") {
-  Graph g = odd_batch_ops();
+  Graph g = two_linear_ops(5);
   const Op& a = g.ops[0];   // sample 5, channel 6
   CHECK(validate_config(a, OpConfig{{2, 1}, {0, 1}}, 8, "x").ok());
   CHECK(validate_config(a, OpConfig{{5, 1}, {0, 1, 2, 3, 4}}, 8, "x").ok());
