@@ -2,14 +2,25 @@
 //
 // Every task has a positive duration, so a task becomes ready strictly after the task that
 // released it started; the simulation therefore takes tasks in increasing (ready, order), and
-// each task's times depend only on tasks that come before it in that order.
+// each task's times depend only on tasks that come before it in that order: its ready time is
+// the latest end of its deps, and it starts at max(ready, end of the task before it on its
+// device in that order).
 //
-// Delta simulation uses this: after one op's configuration changes, let K0 be the earliest
-// (ready, order) key any changed task can have, before or after the change. Every task whose
-// key was below K0 keeps its times (nothing it depends on changed), so the new timeline is the
-// old one up to K0, and only the tasks from K0 on are simulated again, starting from the
-// devices' state at K0. A change late in the iteration re-simulates little; one at the very
-// start re-simulates everything (but never rebuilds the task graph).
+// Delta simulation uses this. After one op's configuration changes, let K0 be the earliest
+// (ready, order) key any changed task can have, before or after the change: every task before
+// K0 keeps its times. From K0 on it walks the old timeline's processing order (a sorted list
+// of slots it keeps) merged with a heap of the tasks the change reached, so that tasks are
+// taken in the new (ready, order) order, as a full simulation would:
+// - a task of the old order none of whose deps changed kept its ready time; it costs one
+//   comparison: it starts at max(ready, device end) and, if that is its old start, it is
+//   unchanged and nothing is propagated;
+// - a task with a changed dep (or a new task) waits until all its deps are settled, then
+//   enters the heap keyed by its new ready time; when taken, its new times are compared with
+//   the old ones, and only a change is passed on to its successors.
+// The device's end seen by each task is the end of the task before it in the new order, so
+// changes that reorder a device are covered. The result is exactly the full simulation's,
+// while the heap holds only the tasks a change reaches. The new order is written as it goes
+// (for the next move); undo restores the old order and the saved times of changed tasks.
 #include "simulator.h"
 
 #include <algorithm>
@@ -25,37 +36,57 @@ namespace {
 
 // A binary min-heap on (ready, order) with "replace the top": a finished task usually
 // releases a successor, which then takes its place with one sift instead of a pop and a push.
+// Keys are unique (orders are), so the order of pops does not depend on how the heap sifts.
 class ReadyQueue {
  public:
-  explicit ReadyQueue(std::vector<HeapItem>& storage) : h_(storage) { h_.clear(); }
+  // Works on `storage` in place (the caller clears it when starting afresh).
+  explicit ReadyQueue(std::vector<HeapItem>& storage) : h_(storage) {}
   bool empty() const { return h_.empty(); }
   const HeapItem& top() const { return h_[0]; }
   void push(const HeapItem& x) {
     h_.push_back(x);
-    size_t i = h_.size() - 1;
-    while (i > 0) {
-      size_t p = (i - 1) / 2;
-      if (!less(h_[i], h_[p])) break;
-      std::swap(h_[i], h_[p]);
-      i = p;
-    }
+    sift_up(h_.size() - 1, x);
   }
   void replace_top(const HeapItem& x) {
     h_[0] = x;
     sift_down();
   }
+  // Floyd's pop: the hole at the top sinks to a leaf along the smaller children (one
+  // comparison per level, no early exit to mispredict), then the last item rises from there.
   void pop() {
-    h_[0] = h_.back();
+    const HeapItem x = h_.back();
     h_.pop_back();
-    if (!h_.empty()) sift_down();
+    const size_t n = h_.size();
+    if (n == 0) return;
+    size_t i = 0, c;
+    while ((c = 2 * i + 2) < n) {
+      c -= less(h_[c - 1], h_[c]);
+      h_[i] = h_[c];
+      i = c;
+    }
+    if (c == n) {   // a last, single child
+      h_[i] = h_[c - 1];
+      i = c - 1;
+    }
+    sift_up(i, x);
   }
   void heapify() {
     for (size_t i = h_.size() / 2; i-- > 0;) sift_down(i);
   }
 
  private:
+  // Without branches: the comparison's outcome is unpredictable in a heap.
   static bool less(const HeapItem& a, const HeapItem& b) {
-    return a.ready < b.ready || (a.ready == b.ready && a.order < b.order);
+    return (a.ready < b.ready) | ((a.ready == b.ready) & (a.order < b.order));
+  }
+  void sift_up(size_t i, const HeapItem& x) {
+    while (i > 0) {
+      size_t p = (i - 1) / 2;
+      if (!less(x, h_[p])) break;
+      h_[i] = h_[p];
+      i = p;
+    }
+    h_[i] = x;
   }
   void sift_down(size_t i = 0) {
     const size_t n = h_.size();
@@ -63,7 +94,7 @@ class ReadyQueue {
     while (true) {
       size_t c = 2 * i + 1;
       if (c >= n) break;
-      if (c + 1 < n && less(h_[c + 1], h_[c])) ++c;
+      if (c + 1 < n) c += less(h_[c + 1], h_[c]);
       if (!less(h_[c], x)) break;
       h_[i] = h_[c];
       i = c;
@@ -112,6 +143,7 @@ double simulate_full(TaskGraph& tg) {
   static thread_local std::vector<double> device_end;
   static thread_local std::vector<HeapItem> storage;
   device_end.assign(size_t(tg.topology().num_devices()), 0.0);
+  storage.clear();
   ReadyQueue queue(storage);
   for (int s : tg.live_slots()) {
     Task& t = tasks[size_t(s)];
@@ -147,6 +179,83 @@ SimSummary summarize(const TaskGraph& tg) {
 DeltaSimulator::DeltaSimulator(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost)
     : tg_(graph, cluster, strategy, cost) {
   makespan_ = simulate_full(tg_);
+  const auto& tasks = tg_.tasks();
+  order_ = tg_.live_slots();
+  std::sort(order_.begin(), order_.end(), [&](int a, int b) {
+    return Key{tasks[size_t(a)].ready_ms, tasks[size_t(a)].order} < Key{tasks[size_t(b)].ready_ms, tasks[size_t(b)].order};
+  });
+}
+
+namespace {
+
+// What set_config knows of a slot during one move.
+enum : uint8_t {
+  kUnmarked = 0,   // not reached by the change: its times are the old ones once the walk passed it
+  kNotify = 1,     // not passed yet, and a waiting task counts it among its unsettled deps
+  kWaiting = 2,    // reached by the change; Task::pending counts its unsettled deps
+  kQueued = 3,     // in the heap with its new ready time
+  kDone = 4,       // its new times are computed
+  kGone = 5,       // removed by the change
+};
+
+}  // namespace
+
+uint8_t DeltaSimulator::state(int slot) const {
+  const uint32_t m = mark_[size_t(slot)];
+  return (m >> 3) == move_ ? uint8_t(m & 7) : uint8_t(kUnmarked);
+}
+
+void DeltaSimulator::set_state(int slot, uint8_t s) { mark_[size_t(slot)] = (move_ << 3) | s; }
+
+bool DeltaSimulator::settled(int slot, const Key& now) const {
+  const uint8_t s = state(slot);
+  if (s == kDone) return true;
+  if (s != kUnmarked && s != kNotify) return false;
+  const Task& t = tg_.tasks()[size_t(slot)];
+  return Key{t.ready_ms, t.order} < now;   // the walk passed it: it kept its times
+}
+
+void DeltaSimulator::count_unsettled(int slot, const Key& now) {
+  Task& t = tg_.tasks()[size_t(slot)];
+  int pending = 0;
+  for (int d : t.deps) {
+    if (settled(d, now)) continue;
+    ++pending;
+    if (state(d) == kUnmarked) set_state(d, kNotify);
+  }
+  if (pending == 0) {
+    queue_when_settled(slot);
+  } else {
+    t.pending = pending;
+    set_state(slot, kWaiting);
+  }
+}
+
+void DeltaSimulator::queue_when_settled(int slot) {
+  auto& tasks = tg_.tasks();
+  const Task& t = tasks[size_t(slot)];
+  double ready = 0;
+  for (int d : t.deps) ready = std::max(ready, tasks[size_t(d)].end_ms);
+  ReadyQueue queue(heap_);
+  if (top_taken_) {   // the task being processed left its place at the top: take it
+    queue.replace_top({ready, t.order, slot});
+    top_taken_ = false;
+  } else {
+    queue.push({ready, t.order, slot});
+  }
+  set_state(slot, kQueued);
+}
+
+void DeltaSimulator::pass_on(int slot, bool changed, const Key& now) {
+  auto& tasks = tg_.tasks();
+  for (int w : tasks[size_t(slot)].succs) {
+    const uint8_t s = state(w);
+    if (s == kWaiting) {
+      if (--tasks[size_t(w)].pending == 0) queue_when_settled(w);
+    } else if (changed && (s == kUnmarked || s == kNotify)) {
+      count_unsettled(w, now);   // its ready time may change: it waits for its other deps
+    }
+  }
 }
 
 void DeltaSimulator::undo() {
@@ -159,6 +268,7 @@ void DeltaSimulator::undo() {
     task.start_ms = t.start;
     task.end_ms = t.end;
   }
+  order_.swap(order_before_);
   makespan_ = saved_makespan_;
   saved_valid_ = false;
 }
@@ -171,13 +281,18 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
 
   const TaskGraph::Change& change = tg_.set_config(op, config);
   const size_t n = tasks.size();
-  if (state_.size() < n) state_.resize(n, 0);
-  enum : uint8_t { kOld = 0, kNew = 1, kSuffix = 2 };
+  if (mark_.size() < n) mark_.resize(n, 0);
+  if (++move_ >= (1u << 29)) {   // the move number would overflow its bits: forget every mark
+    std::fill(mark_.begin(), mark_.end(), 0u);
+    move_ = 1;
+  }
+  for (int s : change.added) set_state(s, kWaiting);
+  for (int s : change.removed) set_state(s, kGone);
+  auto is_new = [&](int s) { return state(s) == kWaiting; };
 
   // K0: no changed task can have a (ready, order) key below it, before or after the change.
   Key k0{1e300, ~uint64_t(0)};
   auto lower = [&](Key k) { if (k < k0) k0 = k; };
-  for (int s : change.added) state_[size_t(s)] = kNew;
   // A new task is ready no earlier than the end of any dep that keeps its times, and no
   // earlier than any new dep is (lower bounds, computed depth-first over new deps).
   lb_.resize(n);
@@ -191,7 +306,7 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
       double bound = 0;
       bool ready = true;
       for (int d : tasks[size_t(s)].deps) {
-        if (state_[size_t(d)] == kNew) {
+        if (is_new(d)) {
           if (lb_[size_t(d)] < 0) { stack.push_back(d); ready = false; }
           else bound = std::max(bound, lb_[size_t(d)]);
         } else {
@@ -207,52 +322,119 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     lower({lb_[size_t(s)], tasks[size_t(s)].order});
     // Survivors that gain a dep may become ready later: they are changed from their old key on.
     for (int u : tasks[size_t(s)].succs)
-      if (state_[size_t(u)] != kNew) lower({tasks[size_t(u)].ready_ms, tasks[size_t(u)].order});
+      if (!is_new(u)) lower({tasks[size_t(u)].ready_ms, tasks[size_t(u)].order});
   }
   for (int s : change.removed) lower({tasks[size_t(s)].ready_ms, tasks[size_t(s)].order});
   for (int s : change.touched) {
     // Survivors that lost a dep: from their old key, or earlier if they now become ready earlier.
     const Task& t = tasks[size_t(s)];
     double bound = 0;
-    for (int d : t.deps) bound = std::max(bound, state_[size_t(d)] == kNew ? lb_[size_t(d)] : tasks[size_t(d)].end_ms);
+    for (int d : t.deps) bound = std::max(bound, is_new(d) ? lb_[size_t(d)] : tasks[size_t(d)].end_ms);
     lower({t.ready_ms, t.order});
     lower({bound, t.order});
   }
 
-  // Tasks before K0 keep their times and give each device's state at K0; the rest re-run.
+  // The old timeline up to K0 stands: it gives each device's end and the makespan so far.
+  auto key_of = [&](int s) { return Key{tasks[size_t(s)].ready_ms, tasks[size_t(s)].order}; };
+  const size_t p0 = size_t(std::lower_bound(order_.begin(), order_.end(), k0, [&](int s, const Key& k) { return key_of(s) < k; }) -
+                           order_.begin());
   device_end_.assign(size_t(tg_.topology().num_devices()), 0.0);
   double makespan = 0;
-  int rerun = 0;
-  for (int s : tg_.live_slots()) {
-    Task& t = tasks[size_t(s)];
-    if (state_[size_t(s)] != kNew && Key{t.ready_ms, t.order} < k0) {
-      device_end_[size_t(t.device)] = std::max(device_end_[size_t(t.device)], t.end_ms);
-      makespan = std::max(makespan, t.end_ms);
-    } else {
-      // Remember what is about to be overwritten, so that a rejected proposal costs a copy.
-      if (state_[size_t(s)] != kNew) saved_times_.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
-      state_[size_t(s)] = kSuffix;
-      suffix_.push_back(s);
-      ++rerun;
-    }
+  for (size_t i = 0; i < p0; ++i) {
+    const Task& t = tasks[size_t(order_[i])];
+    device_end_[size_t(t.device)] = t.end_ms;   // ends grow along a device's order
+    makespan = std::max(makespan, t.end_ms);
   }
+  std::vector<int>& next = order_before_;   // becomes the new order; the old one is kept for undo
+  next.assign(order_.begin(), order_.begin() + std::ptrdiff_t(p0));
+
+  // The tasks the edit reached: new ones, and survivors that lost or gained deps. Each waits
+  // for its deps not yet settled at K0.
+  dirty_.assign(change.added.begin(), change.added.end());
+  for (int s : change.touched)
+    if (state(s) == kUnmarked) { set_state(s, kWaiting); dirty_.push_back(s); }
+  for (int s : change.added)
+    for (int u : tasks[size_t(s)].succs)
+      if (state(u) == kUnmarked) { set_state(u, kWaiting); dirty_.push_back(u); }
+  heap_.clear();
+  for (int s : dirty_) count_unsettled(s, k0);
+
+  // Walk the old order from K0 merged with the heap, in the new (ready, order) order.
   ReadyQueue queue(heap_);
-  for (int s : suffix_) {
-    Task& t = tasks[size_t(s)];
-    t.ready_ms = 0;
-    t.pending = 0;
-    for (int d : t.deps) {
-      if (state_[size_t(d)] == kSuffix) ++t.pending;
-      else t.ready_ms = std::max(t.ready_ms, tasks[size_t(d)].end_ms);
+  const size_t count = order_.size();
+  size_t pos = p0;
+  int recomputed = 0;
+  while (true) {
+    while (pos < count) {
+      const uint8_t s = state(order_[pos]);
+      if (s == kUnmarked || s == kNotify) break;
+      ++pos;   // gone, or reached by the change: it comes out of the heap
     }
-    if (t.pending == 0) heap_.push_back({t.ready_ms, t.order, s});
+    bool from_order = pos < count;
+    if (!from_order && queue.empty()) break;
+    // The walk's next tasks are known: start loading them (a no-op where unsupported).
+    if (pos + 6 < count) __builtin_prefetch(&tasks[size_t(order_[pos + 6])]);
+    if (from_order && !queue.empty()) {
+      const Task& t = tasks[size_t(order_[pos])];
+      const HeapItem& top = queue.top();
+      from_order = t.ready_ms < top.ready || (t.ready_ms == top.ready && t.order < top.order);
+    }
+    if (from_order) {
+      const int s = order_[pos++];
+      Task& t = tasks[size_t(s)];
+      int unsettled = 0;
+      for (int d : t.deps) {
+        const uint8_t sd = state(d);
+        unsettled += sd == kWaiting || sd == kQueued;
+      }
+      if (unsettled > 0) {   // a dep is still to be recomputed: so is this task
+        t.pending = unsettled;
+        set_state(s, kWaiting);
+        continue;
+      }
+      // Its deps kept their times, so it kept its ready time; only its device can delay or advance it.
+      double& device_end = device_end_[size_t(t.device)];
+      const double start = std::max(t.ready_ms, device_end);
+      const Key now{t.ready_ms, t.order};
+      if (start != t.start_ms) {
+        saved_times_.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
+        t.start_ms = start;
+        t.end_ms = start + t.duration_ms;
+        set_state(s, kDone);
+        ++recomputed;
+        pass_on(s, true, now);
+      } else if (state(s) == kNotify) {
+        pass_on(s, false, now);   // waiting tasks counted it as unsettled
+      }
+      device_end = t.end_ms;
+      makespan = std::max(makespan, t.end_ms);
+      next.push_back(s);
+    } else {
+      const HeapItem item = queue.top();
+      top_taken_ = true;   // popped once pass_on released nothing to take its place
+      Task& t = tasks[size_t(item.slot)];
+      double& device_end = device_end_[size_t(t.device)];
+      const double start = std::max(item.ready, device_end);
+      const bool changed = item.ready != t.ready_ms || start != t.start_ms;
+      if (changed) saved_times_.push_back({item.slot, t.ready_ms, t.start_ms, t.end_ms});
+      t.ready_ms = item.ready;
+      t.start_ms = start;
+      t.end_ms = start + t.duration_ms;
+      device_end = t.end_ms;
+      makespan = std::max(makespan, t.end_ms);
+      set_state(item.slot, kDone);
+      ++recomputed;
+      next.push_back(item.slot);
+      // A new task's successors are all waiting for it already, changed or not.
+      pass_on(item.slot, changed, Key{item.ready, t.order});
+      if (top_taken_) {
+        queue.pop();
+        top_taken_ = false;
+      }
+    }
   }
-  queue.heapify();
-  makespan = std::max(makespan, run_queue(tasks, queue, device_end_));
-  for (int s : suffix_) state_[size_t(s)] = kOld;
-  for (int s : change.removed) state_[size_t(s)] = kOld;
-  suffix_.clear();
-  last_recomputed_ = rerun;
+  order_.swap(next);
+  last_recomputed_ = recomputed;
   makespan_ = makespan;
   return makespan_;
 }

@@ -35,11 +35,12 @@ class DeltaSimulator {
  public:
   // Builds and fully simulates `strategy`.
   DeltaSimulator(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost = {});
-  // Changes one op's configuration: updates the task graph in place and re-simulates only the
-  // tasks from the earliest point the change can affect; returns the makespan.
+  // Changes one op's configuration: updates the task graph in place and propagates the change
+  // through the deps and each device's order, recomputing only tasks whose times may change
+  // (FlexFlow's Algorithm 2); returns the makespan, exactly what simulate_full would give.
   double set_config(int op, const OpConfig& config);
   // Reverts the last set_config: the graph and the timeline are exactly as before it
-  // (MCMC's rejected proposals; cheaper than simulating the way back).
+  // (MCMC's rejected proposals; restores the saved times of the tasks that changed).
   void undo();
   // The current makespan.
   double makespan() const { return makespan_; }
@@ -57,19 +58,33 @@ class DeltaSimulator {
   struct QueueItem { double ready; uint64_t order; int slot; };
 
  private:
+  uint8_t state(int slot) const;
+  void set_state(int slot, uint8_t s);
+  bool settled(int slot, const Key& now) const;
+  void count_unsettled(int slot, const Key& now);
+  void queue_when_settled(int slot);
+  void pass_on(int slot, bool changed, const Key& now);
+
   TaskGraph tg_;
   double makespan_ = 0;
   int last_recomputed_ = 0;
-  // The timeline before the last set_config, for undo().
+  // The live slots in processing order (ready, order) of the current timeline, and the
+  // previous one (kept for undo, then reused as the next move's output).
+  std::vector<int> order_, order_before_;
+  // The timeline before the last set_config, for undo(): the times of the tasks it changed.
   struct SavedTimes { int slot; double ready, start, end; };
   std::vector<SavedTimes> saved_times_;
   double saved_makespan_ = 0;
   bool saved_valid_ = false;
+  // Per slot: (move number << 3) | state during the current set_config; stale numbers mean
+  // "not reached by the change", so nothing is cleared between moves.
+  std::vector<uint32_t> mark_;
+  uint32_t move_ = 0;
   // Scratch space reused across calls.
-  std::vector<uint8_t> state_;
   std::vector<double> lb_, device_end_;
-  std::vector<int> stack_, suffix_;
+  std::vector<int> stack_, dirty_;
   std::vector<QueueItem> heap_;
+  bool top_taken_ = false;   // the heap's top was taken and awaits a replacement or a pop
 };
 
 }  // namespace autopar

@@ -51,16 +51,16 @@ struct Task {
   double ready_ms = 0, start_ms = 0, end_ms = 0;   // simulation state
   double duration_ms = 0;
   int device = -1;                   // GPU id, or num_gpus + link id
-  int pending = 0;                   // simulate_full's count of unfinished deps
+  int pending = 0;                   // the simulators' count of unfinished deps
   SmallVector<int, 4> succs;         // task slots
   SmallVector<int, 4> deps;
-  double bytes = 0;                  // transfers and sync: bytes moved
+  bool live = false;
+  TaskKind kind = TaskKind::forward;
+  bool forward_pass = true;          // for transfers: activation (true) or gradient (false)
   int op = -1;                       // the op it belongs to (for transfers: the consuming op)
   int part = -1;                     // compute: the part; transfer: consumer part; sync: ring position
   int peer_part = -1;                // transfer: producer part; sync: shard group
-  TaskKind kind = TaskKind::forward;
-  bool forward_pass = true;          // for transfers: activation (true) or gradient (false)
-  bool live = false;
+  double bytes = 0;                  // transfers and sync: bytes moved
 };
 
 // Devices of the simulation: GPUs first, then one link per ordered GPU pair inside a node,
