@@ -1,5 +1,5 @@
 // `autopar memory`: training memory per device (ZeRO's model states, Korthikanti et al.'s
-// activations) for a model on a cluster with data and tensor parallelism. See core/memory_model.h.
+// activations) for a model on a cluster with data and tensor parallelism. See core/model/memory_model.h.
 #include <cstdio>
 #include <sstream>
 

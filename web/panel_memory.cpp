@@ -1,5 +1,5 @@
 // The memory section of the Cluster panel: one GPU's training memory as `autopar memory` counts
-// it (core/memory_model.h) for the current model and cluster, as a stacked bar (parameters,
+// it (core/model/memory_model.h) for the current model and cluster, as a stacked bar (parameters,
 // gradients, optimizer state, activations) against the GPU's capacity, with the data-parallel
 // degree, ZeRO stage, optimizer, precision and recomputation as controls, and a clear mark when
 // it does not fit. The controls are the panel's own (not in the share link yet).
