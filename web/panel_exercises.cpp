@@ -536,14 +536,12 @@ void exercise6(AppState& state) {
     ImGui::EndTable();
   }
   if (core.ok()) {
-    // The walk's rows are the t_max values evaluated, plus the one that stopped the enumeration.
+    // The core gives the walk's plan but skips runs of candidates with a bound (core/inter_op.h).
     const int tried = core.value().t_max_tried, candidates = core.value().t_max_candidates;
-    const int stopped = !steps.empty() && steps.back().stopped ? 1 : 0;
-    ImGui::TextWrapped("The core's solve_inter_op: total %.3f ms at t_max %.3f. Of the %d distinct stage latencies (the candidate "
-                       "t_max), it evaluated %d (the rows without 'stop')%s%s.",
-                       core.value().total_latency, core.value().t_max, candidates, tried,
-                       stopped ? ", the next one stopped the enumeration" : "",
-                       candidates - tried - stopped > 0 ? (", and " + std::to_string(candidates - tried - stopped) + " larger ones were never looked at").c_str() : "");
+    ImGui::TextWrapped("The core's solve_inter_op: total %.3f ms at t_max %.3f. Of the %d distinct stage latencies (the "
+                       "candidate t_max), it ran the DP for %d: a candidate's least sum bounds every smaller t_max (fewer plans fit), "
+                       "so a run of candidates whose bound plus (B-1) t_max cannot beat the best is skipped without a DP.",
+                       core.value().total_latency, core.value().t_max, candidates, tried);
   }
   explanation("The max term depends on every stage, so the objective does not split into 'best prefix + best rest': a prefix with a "
               "smaller sum may have a larger single stage and lose on the max term. Fixing t_max makes (B-1) t_max a constant and "

@@ -64,8 +64,8 @@ PipelineStage plan_stage(const StageCostTable& t, int k, int i, int m, int offse
 
 // The total of simple plans the DP also considers: q equal sub-meshes tiling the cluster, the
 // layers cut into q stages with the least largest latency (a linear partition), within the
-// 1F1B limit. An upper bound on the DP's best in well under a millisecond; it only estimates
-// how many t_max candidates the DP will try (InterOpSolver::rows_bound).
+// 1F1B limit. An upper bound on the DP's best in well under a millisecond: candidates with
+// (B - 1) * t_max above it cannot win, so InterOpSolver never tries them.
 double equal_submesh_plan_total(const StageCostTable& t, int microbatches, bool boundaries) {
   const int L = t.layers, D = t.nodes * t.gpus_per_node;
   double best = kInf;
@@ -185,46 +185,91 @@ InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool bounda
   candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
   best_.t_max_candidates = int(candidates_.size());
   stages_max_ = std::min(L, D);
-  simple_plan_total_ = equal_submesh_plan_total(table_, microbatches_, boundaries_);
+  // The stages the DP chooses from, with their terms at each kind of placement (what
+  // stage_terms gives at an offset of that kind), so that the inner loop only adds.
+  choices_.resize(size_t(L));
+  for (int k = 0; k < L; ++k)
+    for (int i = k; i < L; ++i)
+      for (int m = 0; m < int(table_.submeshes.size()); ++m) {
+        const size_t idx = table_.index(k, i, m);
+        if (!std::isfinite(table_.latency[idx])) continue;
+        StageChoice c;
+        c.last = i;
+        c.submesh = m;
+        c.devices = table_.submeshes[size_t(m)].devices();
+        c.whole_nodes = table_.submeshes[size_t(m)].gpus == table_.gpus_per_node;
+        c.max_succ = table_.max_succ_stages[idx];
+        c.latency = table_.latency[idx];
+        for (int kind = 0; kind < 4; ++kind) {
+          StageTerms st;
+          st.compute = c.latency;
+          if (boundaries_) {
+            if (k > 0) st.recv = boundary_cost(table_, k - 1, idx, kind & 2).recv_ms;
+            if (i + 1 < L) st.send = 2 * ((kind & 1) ? table_.inter_link : table_.intra_link).transfer_ms(table_.cut_bytes[size_t(i)]);
+          }
+          c.sum[kind] = boundaries_ ? st.sum() : c.latency;
+          c.lane[kind] = boundaries_ ? st.lane() : c.latency;
+        }
+        choices_[size_t(k)].push_back(c);
+      }
   F_.resize(size_t(stages_max_ + 1) * size_t(L + 1) * size_t(D + 1));
   choice_.resize(F_.size());
-  done_ = candidates_.empty();
+  finite_.resize(size_t(stages_max_ + 1) * size_t(L + 1));
+  // Candidates with (B - 1) * t_max above the total of a simple plan the DP also finds (equal
+  // sub-meshes, see equal_submesh_plan_total) cannot win: the first interval stops below them.
+  const double simple = equal_submesh_plan_total(table_, microbatches_, boundaries_);
+  int top = int(candidates_.size()) - 1;
+  while (top >= 0 && double(microbatches_ - 1) * candidates_[size_t(top)] > simple) --top;
+  pending_.push_back({0, top, -kInf});
+  pending_count_ = top + 1;
+  if (!start_next_candidate()) done_ = true;
+}
+
+bool InterOpSolver::start_next_candidate() {
+  cand_ = -1;
+  while (!pending_.empty()) {
+    const Interval iv = pending_.back();
+    pending_.pop_back();
+    if (iv.a > iv.b) continue;
+    // Every candidate j in [a, b] totals at least right_sum + (B - 1) * t_a; Alpa's early
+    // stopping, (B - 1) * t_a >= best, is the case right_sum = 0 (latencies are never negative).
+    const double lead = double(microbatches_ - 1) * candidates_[size_t(iv.a)];
+    const double bound = iv.right_sum + lead;
+    if (bound > best_.total_latency || (bound == best_.total_latency && iv.a > best_cand_) || lead >= best_.total_latency) {
+      pending_count_ -= iv.b - iv.a + 1;
+      continue;
+    }
+    // With nothing known above the interval (only the first one), its top candidate bounds it.
+    current_ = iv;
+    cand_ = iv.right_sum == -kInf ? iv.b : iv.a + (iv.b - iv.a) / 2;
+    --pending_count_;
+    row_ = 0;
+    ++best_.t_max_tried;
+    const int L = table_.layers, D = table_.nodes * table_.gpus_per_node;
+    std::fill(F_.begin(), F_.begin() + ptrdiff_t(size_t(L + 1) * size_t(D + 1)), kInf);
+    F_[at(0, L, 0)] = 0;
+    for (int k = 0; k <= L; ++k) finite_[size_t(k)] = k == L ? std::pair<int, int>{0, 0} : std::pair<int, int>{1, 0};
+    return true;
+  }
+  return false;
 }
 
 bool InterOpSolver::step(int max_rows) {
   for (int n = 0; n < max_rows && !done_; ++n) {
-    const double t_max = candidates_[next_];
-    if (row_ == 0) {
-      // T*(t_max) >= (B - 1) * t_max: no larger t_max can beat the best found (early stopping).
-      if (double(microbatches_ - 1) * t_max >= best_.total_latency) {
-        done_ = true;
-        break;
-      }
-      ++best_.t_max_tried;
-      std::fill(F_.begin(), F_.end(), kInf);
-      F_[at(0, table_.layers, 0)] = 0;
-    }
-    compute_row(++row_, t_max);
+    compute_row(++row_, candidates_[size_t(cand_)]);
+    ++rows_done_;
     if (row_ == stages_max_) {
-      keep_best_plan(t_max);
-      row_ = 0;
-      done_ = ++next_ == candidates_.size();
+      finish_candidate();
+      if (!start_next_candidate()) done_ = true;
     }
   }
   return done_;
 }
 
-int InterOpSolver::rows_done() const { return int(next_) * stages_max_ + row_; }
-
 int InterOpSolver::rows_bound() const {
-  if (done_) return rows_done();
-  // Step's early stopping test, on the candidates not started yet. Once t_max reaches the
-  // largest stage latency of the simple plan, the DP has found it or a better one, so the
-  // simple plan's total bounds the best from there on.
-  const double bound = std::min(best_.total_latency, simple_plan_total_);
-  size_t end = row_ > 0 ? next_ + 1 : next_;
-  while (end < candidates_.size() && !(double(microbatches_ - 1) * candidates_[end] >= bound)) ++end;
-  return int(end) * stages_max_;
+  if (done_) return rows_done_;
+  const int64_t bound = int64_t(rows_done_) + (cand_ >= 0 ? stages_max_ - row_ : 0) + int64_t(stages_max_) * pending_count_;
+  return int(std::min<int64_t>(bound, std::numeric_limits<int>::max()));
 }
 
 size_t InterOpSolver::at(int s, int k, int d) const {
@@ -232,51 +277,79 @@ size_t InterOpSolver::at(int s, int k, int d) const {
   return (size_t(s) * size_t(table_.layers + 1) + size_t(k)) * (D + 1) + size_t(d);
 }
 
+// Row s of F for one t_max. Per row: for each first layer k (L) and each stage choice (last
+// layer i, sub-mesh m: up to L x M, M the sub-mesh shapes), the device counts d it can start at:
+// D of them without boundaries, with boundaries the offsets D - d where the sub-mesh fits (N
+// for whole nodes, up to D for part of a node), only those where F(s - 1, i + 1, d - size) is
+// finite. So at most L x L x M x D per row, min(L, D) rows per candidate; choices slower than
+// t_max, or whose 1F1B memory limit allows fewer than s - 1 later stages, are skipped whole.
+// The logical meshes do not appear: the stage costs keep each stage's best one.
 void InterOpSolver::compute_row(int s, double t_max) {
   const StageCostTable& t = table_;
-  const int L = t.layers, D = t.nodes * t.gpus_per_node, M = int(t.submeshes.size());
-  const size_t per_s = size_t(L + 1) * size_t(D + 1);   // at(), kept local for the innermost loop
-  auto at = [&](int row, int k, int d) { return size_t(row) * per_s + size_t(k) * size_t(D + 1) + size_t(d); };
-  for (int k = L - 1; k >= 0; --k)
-    for (int d = 1; d <= D; ++d) {
-      double bestF = kInf;
-      std::pair<int, int> arg{-1, -1};
-      for (int i = k; i < L; ++i)
-        for (int m = 0; m < M; ++m) {
-          const int size = t.submeshes[size_t(m)].devices();
-          if (size > d) continue;
-          const size_t idx = t.index(k, i, m);
-          if (!(t.latency[idx] <= t_max)) continue;
-          // 1F1B: this stage holds the activations of the s - 1 stages after it.
-          if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < s - 1) continue;
-          const double rest = F_[at(s - 1, i + 1, d - size)];
-          if (!(rest < kInf)) continue;
-          double lat = t.latency[idx];
-          if (boundaries_) {   // the stage starts at device D - d
-            StageTerms st;
-            if (!stage_terms(t, true, k, i, m, D - d, st) || !(st.lane() <= t_max)) continue;
-            lat = st.sum();
-          }
-          if (lat + rest < bestF) {
-            bestF = lat + rest;
-            arg = {i, m};
-          }
+  const int L = t.layers, G = t.gpus_per_node, D = t.nodes * G;
+  const size_t width = size_t(D + 1);
+  double* cur = &F_[at(s, 0, 0)];
+  std::pair<int, int>* arg = &choice_[at(s, 0, 0)];
+  std::fill(cur, cur + size_t(L + 1) * width, kInf);
+  const double* prev = &F_[at(s - 1, 0, 0)];
+  auto crosses = [&](int offset) { return t.nodes > 1 && offset % G == 0; };   // boundary_crosses_nodes
+  for (int k = 0; k <= L; ++k) {
+    std::pair<int, int>& range = finite_[size_t(s) * size_t(L + 1) + size_t(k)];
+    range = {1, 0};
+    if (k == L) continue;
+    double* row = cur + size_t(k) * width;
+    std::pair<int, int>* row_arg = arg + size_t(k) * width;
+    int lo = D + 1, hi = -1;
+    for (const StageChoice& c : choices_[size_t(k)]) {
+      if (!(c.latency <= t_max)) continue;                       // every lane is at least the compute
+      if (c.max_succ >= 0 && c.max_succ < s - 1) continue;       // 1F1B: it holds the activations of the s - 1 stages after it
+      const auto [plo, phi] = finite_[size_t(s - 1) * size_t(L + 1) + size_t(c.last + 1)];
+      if (plo > phi) continue;
+      const double* rest = prev + size_t(c.last + 1) * width;
+      const int z = c.devices, d_lo = plo + z, d_hi = std::min(phi + z, D);
+      auto relax = [&](int d, double sum) {
+        const double v = sum + rest[d - z];
+        if (v < row[d]) {
+          row[d] = v;
+          row_arg[d] = {c.last, c.submesh};
+          lo = std::min(lo, d);
+          hi = std::max(hi, d);
         }
-      F_[at(s, k, d)] = bestF;
-      choice_[at(s, k, d)] = arg;
+      };
+      if (!boundaries_) {
+        for (int d = d_lo; d <= d_hi; ++d) relax(d, c.sum[0]);
+      } else if (c.whole_nodes) {                                // starts on a node's edge: offset D - d a multiple of G
+        const int kind = 2 * crosses(0) + crosses(z);
+        if (!(c.lane[kind] <= t_max)) continue;
+        for (int d = d_hi - d_hi % G; d >= d_lo; d -= G) relax(d, c.sum[kind]);
+      } else {                                                   // stays inside one node
+        for (int d = d_lo; d <= d_hi; ++d) {
+          const int offset = D - d;
+          if (offset % G + c.devices > G) continue;
+          const int kind = 2 * crosses(offset) + crosses(offset + z);
+          if (c.lane[kind] <= t_max) relax(d, c.sum[kind]);
+        }
+      }
     }
+    if (lo <= hi) range = {lo, hi};
+  }
 }
 
-void InterOpSolver::keep_best_plan(double t_max) {
+void InterOpSolver::finish_candidate() {
   const StageCostTable& t = table_;
   const int D = t.nodes * t.gpus_per_node;
+  const double t_max = candidates_[size_t(cand_)];
+  double least_sum = kInf;
   for (int s = 1; s <= stages_max_; ++s) {
     const double sum = F_[at(s, 0, D)];
     if (!std::isfinite(sum)) continue;
+    least_sum = std::min(least_sum, sum);
     const double total = sum + double(microbatches_ - 1) * t_max;
-    if (total < best_.total_latency) {
+    // Ties go to the smaller t_max, then to fewer stages, as in the ascending enumeration.
+    if (total < best_.total_latency || (total == best_.total_latency && cand_ < best_cand_)) {
       best_.total_latency = total;
       best_.t_max = t_max;
+      best_cand_ = cand_;
       best_.stages.clear();
       int k = 0, d = D;
       for (int r = s; r >= 1; --r) {
@@ -287,6 +360,11 @@ void InterOpSolver::keep_best_plan(double t_max) {
       }
     }
   }
+  // Above the candidate: the interval's own bound; below it: this candidate's least sum (lower
+  // t_max allow fewer plans). The lower half goes on top, to be tried first.
+  pending_.push_back({cand_ + 1, current_.b, current_.right_sum});
+  pending_.push_back({current_.a, cand_ - 1, least_sum});
+  cand_ = -1;
 }
 
 Result<InterOpPlan> InterOpSolver::finish() {

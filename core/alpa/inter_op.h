@@ -137,6 +137,17 @@ Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches
 // frames. A unit of work is one row s of the F(s, k, d) recurrence for one t_max candidate
 // (a candidate is min(layers, devices) rows); stepped to the end in slices of any size it tries
 // the same candidates in the same order and gives exactly solve_inter_op's plan.
+//
+// Which candidates it tries: the plan of Alpa's enumeration (every candidate in increasing order,
+// stopping once (B - 1) * t_max >= the best total) is kept exactly, but runs of candidates are
+// skipped with a bound. F*(t) = min_s F(s, 0, D; t), the least sum of a plan whose stages are
+// all at most t, never increases with t; so once F*(t_c) is known, every candidate t_j <= t_c
+// has a total of at least F*(t_c) + (B - 1) * t_j. Candidates are kept as intervals [a, b] of
+// the sorted list, each with the F* of an evaluated candidate to its right; an interval whose
+// bound F*(t_c) + (B - 1) * t_a cannot beat the best plan is dropped whole, otherwise its middle
+// candidate is evaluated and the interval split (left half first). An infeasible candidate
+// (F* infinite) drops every candidate below it. Ties resolve as the ascending enumeration does
+// (the smaller t_max, then the fewer stages), so the plan is that enumeration's, bit for bit.
 class InterOpSolver {
  public:
   // Prepares the candidates (the distinct finite stage latencies, ascending) and the DP arrays.
@@ -148,9 +159,9 @@ class InterOpSolver {
   // True when every candidate that can still improve the plan has been tried (or on bad input).
   bool done() const { return done_; }
   // Rows computed so far; never decreases.
-  int rows_done() const;
-  // An upper bound on the rows computed by the end (early stopping makes the exact count
-  // unknown until then): never increases, and equals rows_done() once done.
+  int rows_done() const { return rows_done_; }
+  // An upper bound on the rows computed by the end (the bounds make the exact count unknown
+  // until then): never increases, and equals rows_done() once done.
   int rows_bound() const;
   // Rows per t_max candidate: min(layers, devices).
   int rows_per_candidate() const { return stages_max_; }
@@ -158,21 +169,42 @@ class InterOpSolver {
   Result<InterOpPlan> finish();
 
  private:
+  // One (last layer, sub-mesh) choice for a stage starting at layer k, with its cost terms for
+  // each placement: [c] with c = 2 * (starts on a node's edge) + (ends on a node's edge).
+  struct StageChoice {
+    int last = 0, submesh = 0, devices = 0, max_succ = -1;
+    bool whole_nodes = false;            // starts on a node's edge (else stays inside one node)
+    double latency = 0;
+    double sum[4] = {0, 0, 0, 0}, lane[4] = {0, 0, 0, 0};
+  };
+  // A run [a, b] of untried candidates and the least sum of an evaluated candidate above them
+  // (-infinity when none is known yet).
+  struct Interval {
+    int a = 0, b = 0;
+    double right_sum = 0;
+  };
   size_t at(int s, int k, int d) const;  // index of F[s][k][d]
+  bool start_next_candidate();           // pops intervals until one needs a DP; false when none does
   void compute_row(int s, double t_max);
-  void keep_best_plan(double t_max);     // after the last row of a candidate
+  void finish_candidate();               // after the last row of a candidate
   StageCostTable table_;
   int microbatches_ = 1;
   bool boundaries_ = false;
   int stages_max_ = 0;                   // S = min(layers, devices): rows per candidate
   std::vector<double> candidates_;
-  size_t next_ = 0;                      // the candidate being tried (or the next one)
+  std::vector<std::vector<StageChoice>> choices_;   // [k]: feasible stages starting at layer k, by (last, sub-mesh)
+  std::vector<Interval> pending_;        // a stack, the lowest interval on top
+  int pending_count_ = 0;                // untried candidates in pending_ and in the current interval
+  Interval current_;                     // the interval the current candidate splits
+  int cand_ = -1;                        // the candidate being tried (-1: none)
   int row_ = 0;                          // its rows computed so far
+  int rows_done_ = 0;
   bool done_ = false;
   std::vector<double> F_;                // F[s][k][d]: least sum of latencies slicing layers k.. into s stages on d devices, every stage at most t_max
   std::vector<std::pair<int, int>> choice_;   // same indexing: the (last layer, sub-mesh) of the first of those stages
+  std::vector<std::pair<int, int>> finite_;   // [s * (L + 1) + k]: the d range where F[s][k][d] is finite (empty: first > second)
   InterOpPlan best_;
-  double simple_plan_total_ = 0;         // a plan with equal sub-meshes: bounds the best total (for rows_bound)
+  int best_cand_ = -1;                   // the candidate of best_ (ties go to the smaller)
   std::optional<Error> error_;           // bad input found by the constructor
 };
 

@@ -123,8 +123,9 @@ TEST_CASE("stage costs and the pipeline plan, stepped in slices, equal the one-c
     int dp_slices = 0;
     auto stepped = solve_in_slices(sliced, c.microbatches, &dp_slices);
     REQUIRE(stepped.ok());
-    // intra-only has one candidate (the whole model on the whole cluster): a few rows.
-    CHECK(dp_slices > (o.mode == "intra-only" ? 0 : 5));
+    // intra-only has one candidate (the whole model on the whole cluster): a few rows; the
+    // others try a few candidates (the bounds skip the rest) of a few rows each.
+    CHECK(dp_slices > (o.mode == "intra-only" ? 0 : 2));
     CHECK(same_plan(stepped.value(), plan.value()));
   }
 }
@@ -210,7 +211,7 @@ TEST_CASE("the page's planning job: a unit per frame gives plan_inter's plan; in
     CHECK_FALSE(inter_plan_status(view).empty());
     progress = inter_plan_progress(view);
   }
-  CHECK(frame > 100);
+  CHECK(frame > 30);   // the intra-op plans of the distinct layers on every logical mesh, and the DP's rows
   CHECK_FALSE(inter_planning(view));
   CHECK_FALSE(view.pending);
   CHECK(view.timing.slices == frame + 1);
