@@ -207,51 +207,52 @@ uint8_t DeltaSimulator::state(int slot) const {
 
 void DeltaSimulator::set_state(int slot, uint8_t s) { mark_[size_t(slot)] = (move_ << 3) | s; }
 
-bool DeltaSimulator::settled(int slot, const Key& now) const {
-  const uint8_t s = state(slot);
-  if (s == kDone) return true;
-  if (s != kUnmarked && s != kNotify) return false;
-  const Task& t = tg_.tasks()[size_t(slot)];
-  return Key{t.ready_ms, t.order} < now;   // the walk passed it: it kept its times
-}
-
 void DeltaSimulator::count_unsettled(int slot, const Key& now) {
-  Task& t = tg_.tasks()[size_t(slot)];
+  auto& tasks = tg_.tasks();
+  Task& t = tasks[size_t(slot)];
   int pending = 0;
+  double ready = 0;   // the latest end among its settled deps
   for (int d : t.deps) {
-    if (settled(d, now)) continue;
+    const uint8_t s = state(d);
+    const Task& dep = tasks[size_t(d)];
+    // Settled: recomputed already, or passed by the walk (then it kept its times).
+    if (s == kDone || ((s == kUnmarked || s == kNotify) && Key{dep.ready_ms, dep.order} < now)) {
+      ready = std::max(ready, dep.end_ms);
+      continue;
+    }
     ++pending;
-    if (state(d) == kUnmarked) set_state(d, kNotify);
+    if (s == kUnmarked) set_state(d, kNotify);
   }
   if (pending == 0) {
-    queue_when_settled(slot);
+    enqueue(slot, ready);
   } else {
     t.pending = pending;
+    ready_[size_t(slot)] = ready;
     set_state(slot, kWaiting);
   }
 }
 
-void DeltaSimulator::queue_when_settled(int slot) {
-  auto& tasks = tg_.tasks();
-  const Task& t = tasks[size_t(slot)];
-  double ready = 0;
-  for (int d : t.deps) ready = std::max(ready, tasks[size_t(d)].end_ms);
+void DeltaSimulator::enqueue(int slot, double ready) {
   ReadyQueue queue(heap_);
+  const uint64_t order = tg_.tasks()[size_t(slot)].order;
   if (top_taken_) {   // the task being processed left its place at the top: take it
-    queue.replace_top({ready, t.order, slot});
+    queue.replace_top({ready, order, slot});
     top_taken_ = false;
   } else {
-    queue.push({ready, t.order, slot});
+    queue.push({ready, order, slot});
   }
   set_state(slot, kQueued);
 }
 
 void DeltaSimulator::pass_on(int slot, bool changed, const Key& now) {
   auto& tasks = tg_.tasks();
+  const double end = tasks[size_t(slot)].end_ms;
   for (int w : tasks[size_t(slot)].succs) {
     const uint8_t s = state(w);
     if (s == kWaiting) {
-      if (--tasks[size_t(w)].pending == 0) queue_when_settled(w);
+      double& ready = ready_[size_t(w)];
+      ready = std::max(ready, end);
+      if (--tasks[size_t(w)].pending == 0) enqueue(w, ready);
     } else if (changed && (s == kUnmarked || s == kNotify)) {
       count_unsettled(w, now);   // its ready time may change: it waits for its other deps
     }
@@ -282,6 +283,7 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   const TaskGraph::Change& change = tg_.set_config(op, config);
   const size_t n = tasks.size();
   if (mark_.size() < n) mark_.resize(n, 0);
+  if (ready_.size() < n) ready_.resize(n, 0.0);
   if (++move_ >= (1u << 29)) {   // the move number would overflow its bits: forget every mark
     std::fill(mark_.begin(), mark_.end(), 0u);
     move_ = 1;
@@ -388,7 +390,13 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
         unsettled += sd == kWaiting || sd == kQueued;
       }
       if (unsettled > 0) {   // a dep is still to be recomputed: so is this task
+        double ready = 0;
+        for (int d : t.deps) {
+          const uint8_t sd = state(d);
+          if (sd != kWaiting && sd != kQueued) ready = std::max(ready, tasks[size_t(d)].end_ms);
+        }
         t.pending = unsettled;
+        ready_[size_t(s)] = ready;
         set_state(s, kWaiting);
         continue;
       }

@@ -58,11 +58,15 @@ class DeltaSimulator {
   struct QueueItem { double ready; uint64_t order; int slot; };
 
  private:
+  // A slot's state in the current move, and setting it.
   uint8_t state(int slot) const;
   void set_state(int slot, uint8_t s);
-  bool settled(int slot, const Key& now) const;
+  // A task the change reached: queues it if its deps are settled at `now`, else makes it wait.
   void count_unsettled(int slot, const Key& now);
-  void queue_when_settled(int slot);
+  // Puts a task whose deps are all settled in the heap.
+  void enqueue(int slot, double ready);
+  // After a task got its final times: releases the tasks waiting for it, and if its times
+  // changed, makes its other successors wait for their deps.
   void pass_on(int slot, bool changed, const Key& now);
 
   TaskGraph tg_;
@@ -82,6 +86,7 @@ class DeltaSimulator {
   uint32_t move_ = 0;
   // Scratch space reused across calls.
   std::vector<double> lb_, device_end_;
+  std::vector<double> ready_;   // per waiting slot: the latest end of its settled deps
   std::vector<int> stack_, dirty_;
   std::vector<QueueItem> heap_;
   bool top_taken_ = false;   // the heap's top was taken and awaits a replacement or a pop
