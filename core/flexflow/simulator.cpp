@@ -201,11 +201,14 @@ enum : uint8_t {
 }  // namespace
 
 uint8_t DeltaSimulator::state(int slot) const {
-  const uint32_t m = mark_[size_t(slot)];
-  return (m >> 3) == move_ ? uint8_t(m & 7) : uint8_t(kUnmarked);
+  return state_[size_t(slot)];
 }
 
-void DeltaSimulator::set_state(int slot, uint8_t s) { mark_[size_t(slot)] = (move_ << 3) | s; }
+void DeltaSimulator::set_state(int slot, uint8_t s) {
+  uint8_t& state = state_[size_t(slot)];
+  if (state == kUnmarked) marked_.push_back(slot);   // to be cleared when the move is done
+  state = s;
+}
 
 void DeltaSimulator::count_unsettled(int slot, const Key& now) {
   auto& tasks = tg_.tasks();
@@ -282,12 +285,8 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
 
   const TaskGraph::Change& change = tg_.set_config(op, config);
   const size_t n = tasks.size();
-  if (mark_.size() < n) mark_.resize(n, 0);
+  if (state_.size() < n) state_.resize(n, kUnmarked);
   if (ready_.size() < n) ready_.resize(n, 0.0);
-  if (++move_ >= (1u << 29)) {   // the move number would overflow its bits: forget every mark
-    std::fill(mark_.begin(), mark_.end(), 0u);
-    move_ = 1;
-  }
   for (int s : change.added) set_state(s, kWaiting);
   for (int s : change.removed) set_state(s, kGone);
   auto is_new = [&](int s) { return state(s) == kWaiting; };
@@ -442,6 +441,8 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     }
   }
   order_.swap(next);
+  for (int s : marked_) state_[size_t(s)] = kUnmarked;
+  marked_.clear();
   last_recomputed_ = recomputed;
   makespan_ = makespan;
   return makespan_;

@@ -80,10 +80,10 @@ class DeltaSimulator {
   std::vector<SavedTimes> saved_times_;
   double saved_makespan_ = 0;
   bool saved_valid_ = false;
-  // Per slot: (move number << 3) | state during the current set_config; stale numbers mean
-  // "not reached by the change", so nothing is cleared between moves.
-  std::vector<uint32_t> mark_;
-  uint32_t move_ = 0;
+  // Per slot: its state during the current set_config (0: not reached by the change), and
+  // the slots given another state, which are cleared when the move is done.
+  std::vector<uint8_t> state_;
+  std::vector<int> marked_;
   // Scratch space reused across calls.
   std::vector<double> lb_, device_end_;
   std::vector<double> ready_;   // per waiting slot: the latest end of its settled deps
