@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cluster_spec.h"
+#include "compare.h"
 #include "commands.h"
 #include "engine_export.h"
 #include "mcmc.h"
@@ -118,54 +119,27 @@ Result<Output> compare_command(const Args& a) {
   if (!in.ok()) return in.error();
   auto seed = seed_of(a);
   if (!seed.ok()) return seed.error();
-  int64_t steps = 2000;
+  CompareRequest r;
+  r.title = in.value().title;
+  r.seed = seed.value();
   if (auto s = a.get("steps")) {
     if (s->empty() || s->size() > 8 || s->find_first_not_of("0123456789") != std::string::npos || std::stoll(*s) < 1)
       return make_error("bad_value", "--steps needs a whole number of at least 1", "--steps");
-    steps = std::stoll(*s);
+    r.steps = std::stoll(*s);
   }
-  double ff_ms = 0;
-  SearchResult ff = flexflow_plan(in.value(), seed.value(), steps, &ff_ms);
-  TaskGraph ff_tg(in.value().graph, in.value().cluster, ff.best);
-  simulate_full(ff_tg);
-  SimSummary ff_sum = summarize(ff_tg);
-  auto start = std::chrono::steady_clock::now();
-  auto intra = alpa_plan(in.value());
-  if (!intra.ok()) return intra.error();
-  const double alpa_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  Strategy alpa_strategy = alpa_plan_to_strategy(in.value().graph, intra.value());
-  TaskGraph alpa_tg(in.value().graph, in.value().cluster, alpa_strategy);
-  simulate_full(alpa_tg);
-  SimSummary alpa_sum = summarize(alpa_tg);
-  auto breakdown = [](const SimSummary& s) {
-    return Json{{"compute_ms", s.compute_ms}, {"activation_transfer_ms", s.activation_transfer_ms}, {"param_sync_ms", s.param_sync_ms},
-                {"activation_bytes", s.activation_bytes}, {"param_sync_bytes", s.param_sync_bytes}, {"peak_memory_bytes", s.peak_memory_bytes}};
-  };
-  Json plan = Json::array();
-  for (size_t v = 0; v < in.value().graph.ops.size(); ++v) {
-    const OpStrategy& s = intra.value().strategies[v][size_t(intra.value().solution.choice[v])];
-    plan.push_back(Json{{"name", in.value().graph.ops[v].name()}, {"strategy", s.name}, {"output_spec", spec_to_string(s.output)}});
+  if (auto b = a.get("microbatches")) {
+    if (b->empty() || b->size() > 5 || b->find_first_not_of("0123456789") != std::string::npos || std::stoll(*b) < 1)
+      return make_error("bad_value", "--microbatches needs a whole number of at least 1", "--microbatches");
+    r.microbatches = int(std::stoll(*b));
   }
+  r.graph = in.value().graph;
+  r.cluster = in.value().cluster;
+  CompareJob job(std::move(r));
+  auto report = job.finish();
+  if (!report.ok()) return report.error();
   Output out;
-  out.json = Json{{"model", in.value().title},
-                  {"flexflow", Json{{"makespan_ms", ff_sum.makespan_ms}, {"search_steps", ff.steps}, {"elapsed_ms", ff_ms},
-                                    {"breakdown", breakdown(ff_sum)}, {"strategy", strategy_to_json(in.value().graph, ff.best)}}},
-                  {"alpa", Json{{"makespan_ms", alpa_sum.makespan_ms}, {"mesh", intra.value().mesh.shape_string()}, {"objective", intra.value().objective},
-                                {"solve_ms", alpa_ms}, {"breakdown", breakdown(alpa_sum)}, {"plan", plan},
-                                {"strategy", strategy_to_json(in.value().graph, alpa_strategy)}}}};
-  std::ostringstream t;
-  char line[240];
-  t << "FlexFlow and Alpa on " << in.value().title << ", both simulated by FlexFlow's simulator\n";
-  std::snprintf(line, sizeof line, "  %-9s %10s %10s %12s %12s %10s\n", "", "makespan", "compute", "act. xfer", "param sync", "planning");
-  t << line;
-  std::snprintf(line, sizeof line, "  %-9s %8.3f ms %8.3f %12.3f %12.3f %7.0f ms (MCMC, %lld steps)\n", "FlexFlow", ff_sum.makespan_ms, ff_sum.compute_ms,
-                ff_sum.activation_transfer_ms, ff_sum.param_sync_ms, ff_ms, (long long)ff.steps);
-  t << line;
-  std::snprintf(line, sizeof line, "  %-9s %8.3f ms %8.3f %12.3f %12.3f %7.1f ms (intra-op on %s)\n", "Alpa", alpa_sum.makespan_ms, alpa_sum.compute_ms,
-                alpa_sum.activation_transfer_ms, alpa_sum.param_sync_ms, alpa_ms, intra.value().mesh.shape_string().c_str());
-  t << line;
-  t << "(Alpa's plan as SOAP configurations: a row-parallel split of a reduced dimension runs replicated there.)\n";
-  out.text = t.str();
+  out.json = report.value().to_json(job.request().graph);
+  out.text = report.value().to_text();
   return out;
 }
 
@@ -176,7 +150,7 @@ std::vector<Command> plan_commands() {
       {"export", "write a plan for PyTorch, JAX, Megatron-LM, torchtitan, or a Perfetto trace", "--format F --model M --cluster C",
        {{"format", "model", "cluster", "strategy", "seed"}, {}}, export_command},
       {"compare", "FlexFlow's and Alpa's plans simulated side by side", "--model M --cluster C",
-       {{"model", "cluster", "seed", "steps"}, {}}, compare_command},
+       {{"model", "cluster", "seed", "steps", "microbatches"}, {}}, compare_command},
   };
 }
 

@@ -849,9 +849,6 @@ Result<Graph> microbatch_graph(const Graph& g, int microbatches) {
   return build_graph(spec);
 }
 
-namespace {
-
-// The graph of ops [first, last]: tensors from outside become its inputs.
 Graph layer_subgraph(const Graph& g, int first, int last, std::vector<std::string>& activations) {
   ModelSpec spec;
   spec.name = g.name() + "[" + std::to_string(first) + ".." + std::to_string(last) + "]";
@@ -872,6 +869,8 @@ Graph layer_subgraph(const Graph& g, int first, int last, std::vector<std::strin
   }
   return build_graph(spec).value();   // a valid graph's slice is valid
 }
+
+namespace {
 
 // A structural fingerprint: identical layers (the blocks of a transformer) share their plans.
 std::string layer_signature(const Graph& g, int first, int last) {

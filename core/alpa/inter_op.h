@@ -247,6 +247,11 @@ Result<ModelLayers> auto_layers(const Graph& g, int n);
 // (consecutive ones merged evenly to at most options.max_layers), else cluster_layers.
 Result<ModelLayers> plan_layers(const Graph& g, const InterOpOptions& options);
 
+// The graph of ops [first, last] of a valid graph (a stage or a layer): tensors from outside
+// become its inputs, and those made by earlier ops (needing a gradient) are appended to
+// `activations`.
+Graph layer_subgraph(const Graph& g, int first, int last, std::vector<std::string>& activations);
+
 // The graph of one micro-batch: every model input's first dimension divided by B.
 Result<Graph> microbatch_graph(const Graph& g, int microbatches);
 

@@ -1,0 +1,123 @@
+// Compare (lecture section 7): FlexFlow's plan and Alpa's plan priced by the same simulator.
+// FlexFlow's side is an MCMC search over SOAP configurations from data parallel. Alpa's side is
+// its whole pipeline: the inter-op pass slices the model into stages on sub-meshes, each
+// stage's ops are planned by the intra-op pass on the stage's logical mesh, and the plan is
+// simulated micro-batch by micro-batch, so that every stage boundary (lecture 6.4) becomes real
+// transfer tasks on the links between the two sub-meshes, forward and backward, exactly as the
+// FlexFlow plan's transfers are priced.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "graph.h"
+#include "inter_op.h"
+#include "intra_op.h"
+#include "json_io.h"
+#include "mcmc.h"
+#include "result.h"
+#include "simulator.h"
+#include "soap.h"
+
+namespace autopar {
+
+// What to compare.
+struct CompareRequest {
+  Graph graph;
+  Cluster cluster;
+  std::string title;                  // "alexnet on lecture:2x4", as the user named them
+  uint64_t seed = 1;                  // FlexFlow's search
+  int64_t steps = 2000;               // FlexFlow's proposals
+  int microbatches = 0;               // Alpa's pipeline; 0: the largest divisor of the batch up to 8
+};
+
+// The micro-batch count compare uses by default: the largest B <= 8 dividing every input's batch.
+int default_compare_microbatches(const Graph& g);
+
+// The graph of `microbatches` copies of a one-micro-batch graph, copy k's ops and tensors named
+// "NAME#k". Only the last copy carries the parameters (its bytes), so that a simulation
+// synchronises each gradient once per iteration, after the last micro-batch's backward pass, and
+// counts the weights once in memory; the other copies' compute then omits reading the weights
+// (a small underestimate for memory-bound ops).
+Result<Graph> pipeline_graph(const Graph& microbatch, int microbatches);
+
+// One pipeline stage of Alpa's plan as compare prices it.
+struct CompareStage {
+  PipelineStage stage;                // layers (indices into the micro-batch graph's layers), sub-mesh, offset
+  int first_op = 0, last_op = 0;      // its op range in the model
+  std::vector<int> devices;           // the cluster GPUs it runs on
+  IntraOpPlan intra;                  // the intra-op plan of its ops on its logical mesh
+  std::vector<int> layer_numbers;     // [first, last] in the model's numbering
+};
+
+// Alpa's side: the pipeline plan and the SOAP strategy each op runs with.
+struct AlpaPipelinePlan {
+  int microbatches = 1;
+  InterOpPlan inter;                  // the inter-op pass's plan (its objective includes boundaries)
+  std::vector<CompareStage> stages;
+  Strategy strategy;                  // per op of the model: its stage's sharding as SOAP configurations
+  std::vector<int> stage_of_op;       // per op: its stage
+};
+
+// FlexFlow's or Alpa's plan simulated.
+struct ComparedPlan {
+  SimSummary summary;
+  double planning_ms = 0;             // wall clock (differs between runs by nature)
+};
+
+// Everything `compare` reports.
+struct CompareReport {
+  std::string title;
+  std::string cluster_shape;          // "NxG": the cluster Alpa's stages tile
+  SearchResult flexflow;
+  ComparedPlan flexflow_sim;
+  AlpaPipelinePlan alpa;
+  ComparedPlan alpa_sim;
+  // The CLI's JSON (INTERFACES.md: flexflow.makespan_ms/strategy, alpa.makespan_ms/plan).
+  Json to_json(const Graph& g) const;
+  // The CLI's table.
+  std::string to_text() const;
+};
+
+// Alpa's whole plan for a model (inter-op, then each stage's intra-op plan), without simulating it.
+Result<AlpaPipelinePlan> plan_alpa_pipeline(const Graph& g, const Cluster& c, int microbatches);
+
+// Simulates Alpa's plan: `microbatches` copies of the micro-batch graph, each op on its stage's
+// devices with its stage's sharding; returns the summary of that simulation.
+Result<SimSummary> simulate_alpa_pipeline(const Graph& g, const Cluster& c, const AlpaPipelinePlan& plan);
+
+// Compare as a job a page can spread over frames: the MCMC search a slice at a time, then
+// Alpa's planning and the two simulations.
+class CompareJob {
+ public:
+  // Validates the request; errors show in result().
+  explicit CompareJob(CompareRequest request);
+  // Works for about `budget_ms` (at least one unit); returns done().
+  bool step(double budget_ms);
+  // True when the report (or an error) is ready.
+  bool done() const { return done_; }
+  // 0..1: proposals made of those asked for, then Alpa's planning.
+  double progress() const;
+  // FlexFlow's proposals made so far.
+  int64_t search_steps() const;
+  // The report, or why there is none; steps to the end first when not done.
+  Result<CompareReport> finish();
+  // The request (its graph indexes the report's strategies).
+  const CompareRequest& request() const { return *request_; }
+
+ private:
+  void finish_alpa();
+  std::unique_ptr<CompareRequest> request_;   // stable address: the search keeps references into it
+  std::unique_ptr<McmcSearch> search_;
+  double search_ms_ = 0;
+  bool done_ = false;
+  std::optional<Error> error_;
+  CompareReport report_;
+};
+
+// Runs a CompareJob to the end.
+Result<CompareReport> run_compare(CompareRequest request);
+
+}  // namespace autopar
