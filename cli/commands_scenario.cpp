@@ -365,7 +365,7 @@ std::vector<Scenario> scenarios() {
                  return Ok{};
                }});
   s.push_back({"flexflow-vs-alpa", "7", "FlexFlow and Alpa on the same model and cluster",
-               "MCMC over the flat SOAP space against Alpa's exact intra-op solve, both plans simulated by the same simulator.",
+               "MCMC over the flat SOAP space against Alpa's pipeline (inter-op stages, an exact intra-op solve for each), both plans simulated by the same simulator: Alpa's micro-batch by micro-batch, with each stage boundary as send/recv transfer tasks.",
                [](Json& r, std::vector<std::string>& f) -> Status {
                  for (const char* m : {"alexnet", "transformer:layers=4"}) {
                    TRY_RUN(j, "compare", "--model", m, "--cluster", "lecture:2x4", "--seed", "1");

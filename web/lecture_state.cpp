@@ -204,75 +204,28 @@ void beta_sweep_advance(LectureState& lecture, double budget_ms) {
   lecture.results = Json{{"sweep", sweep}};
 }
 
-void compare_start(CompareState& compare, const std::string& model, const std::string& cluster, int64_t seed) {
+void compare_start(CompareState& compare, const Graph& graph, const Cluster& cluster, const std::string& inputs, int64_t seed) {
   compare.error.clear();
   compare.output = Json();
-  compare.inputs = model + " on " + cluster + ", seed " + std::to_string(seed);
-  compare.job.reset();
-  auto g = load_model(model);
-  auto c = load_cluster(cluster);
-  if (!g.ok() || !c.ok()) {
-    compare.error = !g.ok() ? g.error().message : c.error().message;
-    return;
-  }
-  auto job = std::make_shared<CompareJob>();
-  job->graph = std::make_unique<Graph>(std::move(g.value()));
-  job->cluster = std::make_unique<Cluster>(std::move(c.value()));
-  job->model = model;
-  job->cluster_spec = cluster;
-  // As `autopar compare`: 2,000 proposals from data parallel with the seed (cli flexflow_plan).
-  SearchOptions o;
-  o.steps = 2000;
-  o.seed = uint64_t(seed);
-  job->search = std::make_unique<McmcSearch>(*job->graph, *job->cluster, data_parallel(*job->graph, job->cluster->num_devices()), o);
-  compare.job = job;
+  compare.inputs = inputs;
+  // As `autopar compare`: 2,000 proposals from data parallel with the seed, then Alpa's pipeline.
+  CompareRequest r;
+  r.graph = graph;
+  r.cluster = cluster;
+  r.title = inputs.substr(0, inputs.rfind(", seed "));
+  r.seed = uint64_t(seed);
+  compare.job = std::make_shared<CompareJob>(std::move(r));
 }
 
-int64_t compare_search_steps(const CompareState& compare) {
-  return compare.job && compare.job->search ? compare.job->search->result().steps : 0;
-}
+int64_t compare_search_steps(const CompareState& compare) { return compare.job ? compare.job->search_steps() : 0; }
 
 void compare_advance(CompareState& compare, double budget_ms) {
-  if (!compare.job) return;
-  CompareJob& job = *compare.job;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
-  while (!job.search->result().finished && elapsed() < budget_ms) job.search->step(50);
-  job.search_ms += elapsed();
-  if (!job.search->result().finished) return;
-  const Graph& g = *job.graph;
-  const SearchResult& ff = job.search->result();
-  TaskGraph ff_tg(g, *job.cluster, ff.best);
-  simulate_full(ff_tg);
-  const SimSummary ff_sum = summarize(ff_tg);
-  const auto a0 = std::chrono::steady_clock::now();
-  auto mesh = mesh_from_cluster(job.cluster->nodes, job.cluster->gpus_per_node, *job.cluster);
-  auto intra = mesh.ok() ? plan_intra_op(g, mesh.value(), IntraOpOptions{}) : Result<IntraOpPlan>(mesh.error());
-  if (!intra.ok()) {
-    compare.error = intra.error().message;
-    compare.job.reset();
-    return;
-  }
-  const double alpa_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a0).count();
-  const Strategy alpa_strategy = alpa_plan_to_strategy(g, intra.value());
-  TaskGraph alpa_tg(g, *job.cluster, alpa_strategy);
-  simulate_full(alpa_tg);
-  const SimSummary alpa_sum = summarize(alpa_tg);
-  auto breakdown = [](const SimSummary& s) {
-    return Json{{"compute_ms", s.compute_ms}, {"activation_transfer_ms", s.activation_transfer_ms}, {"param_sync_ms", s.param_sync_ms},
-                {"activation_bytes", s.activation_bytes}, {"param_sync_bytes", s.param_sync_bytes}, {"peak_memory_bytes", s.peak_memory_bytes}};
-  };
-  Json plan = Json::array();
-  for (size_t v = 0; v < g.ops.size(); ++v) {
-    const OpStrategy& s = intra.value().strategies[v][size_t(intra.value().solution.choice[v])];
-    plan.push_back(Json{{"name", g.ops[v].name()}, {"strategy", s.name}, {"output_spec", spec_to_string(s.output)}});
-  }
-  compare.output = Json{{"model", job.model + " on " + job.cluster_spec},
-                        {"flexflow", Json{{"makespan_ms", ff_sum.makespan_ms}, {"search_steps", ff.steps}, {"elapsed_ms", job.search_ms},
-                                          {"breakdown", breakdown(ff_sum)}, {"strategy", strategy_to_json(g, ff.best)}}},
-                        {"alpa", Json{{"makespan_ms", alpa_sum.makespan_ms}, {"mesh", intra.value().mesh.shape_string()},
-                                      {"objective", intra.value().objective}, {"solve_ms", alpa_ms}, {"breakdown", breakdown(alpa_sum)},
-                                      {"plan", plan}, {"strategy", strategy_to_json(g, alpa_strategy)}}}};
+  if (!compare.job || !compare.job->step(budget_ms)) return;
+  auto report = compare.job->finish();
+  if (report.ok())
+    compare.output = report.value().to_json(compare.job->request().graph);
+  else
+    compare.error = report.error().message;
   compare.job.reset();
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster.h"
+#include "compare.h"
 #include "graph.h"
 #include "json_io.h"
 #include "mcmc.h"
@@ -65,23 +66,13 @@ void beta_sweep_advance(LectureState& lecture, double budget_ms);
 // Searches finished so far in the sweep (0 .. betas x seeds).
 int beta_sweep_done(const BetaSweepJob& job);
 
-// The comparison in progress: FlexFlow's MCMC search advanced a slice per frame, then Alpa's
-// plan (one frame) and both simulated, as `autopar compare` does.
-struct CompareJob {
-  std::unique_ptr<Graph> graph;           // owned: the search refers to it
-  std::unique_ptr<Cluster> cluster;
-  std::string model, cluster_spec;        // spec strings
-  std::unique_ptr<McmcSearch> search;
-  double search_ms = 0;                   // wall time spent in the search
-};
-
 // The Compare tab: FlexFlow's MCMC plan and Alpa's plan, simulated by the same simulator.
 struct CompareState {
   Json output;                            // `autopar compare --json` output; null until computed
   std::string inputs;                     // "model on cluster, seed N" the output belongs to
   std::string error;                      // why computing failed; empty when it did not
   bool compute_pending = false;           // true: start the comparison on this frame
-  std::shared_ptr<CompareJob> job;        // the comparison in progress; null when none
+  std::shared_ptr<autopar::CompareJob> job;   // the comparison in progress (core/operations/compare.h); null when none
 };
 
 // Every scenario, in lecture order (computed once).
@@ -114,14 +105,15 @@ void show_scenario_demo(AppState& state);
 // Runs scenario `name` through the CLI's scenario command and stores its findings in `lecture`.
 void compute_scenario(LectureState& lecture, const std::string& name);
 
-// Starts the comparison in slices (compare_advance finishes it); errors go to compare.error.
-void compare_start(CompareState& compare, const std::string& model, const std::string& cluster, int64_t seed);
+// Starts the comparison of `graph` on `cluster` in slices (compare_advance finishes it); `inputs`
+// names them for the tab ("model on cluster, seed N"). Errors go to compare.error.
+void compare_start(CompareState& compare, const Graph& graph, const Cluster& cluster, const std::string& inputs, int64_t seed);
 
-// Advances a started comparison by about `budget_ms`; when the search finishes, plans with Alpa,
-// simulates both and stores the output (the same JSON as `autopar compare --json`).
+// Advances a running comparison for about `budget_ms`; when it is done, stores the output
+// (the same JSON as `autopar compare --json`).
 void compare_advance(CompareState& compare, double budget_ms);
 
-// Proposals made so far by the comparison's search (0 when none runs).
+// FlexFlow proposals made so far in the running comparison.
 int64_t compare_search_steps(const CompareState& compare);
 
 // Runs any CLI command (words without --json) and returns its JSON output.

@@ -1,7 +1,8 @@
-// The Compare tab (lecture section 7): FlexFlow's MCMC plan and Alpa's intra-op plan for the
-// current model and cluster, both turned into task graphs and simulated by the same simulator
-// (`autopar compare`), side by side: makespans, time breakdowns, the per-op strategies and how
-// long each planner took. Neither system offers this comparison.
+// The Compare tab (lecture section 7): FlexFlow's MCMC plan and Alpa's pipeline plan (inter-op
+// stages, each planned by the intra-op pass) for the current model and cluster, both turned into
+// task graphs and simulated by the same simulator (core/operations/compare.h, `autopar
+// compare`), side by side: makespans, time breakdowns, Alpa's stages and their boundaries, the
+// per-op strategies and how long each planner took. Neither system offers this comparison.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -55,7 +56,7 @@ void draw_summary(const Json& out) {
   if (!ImGui::BeginTable("##compare_summary", 3, flags)) return;
   ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.4f);
   ImGui::TableSetupColumn("FlexFlow (MCMC over SOAP)", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("Alpa (intra-op ILP on the whole mesh)", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("Alpa (pipeline stages, intra-op ILP each)", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableHeadersRow();
   auto row = [](const char* label, const std::string& a, const std::string& b) {
     ImGui::TableNextRow();
@@ -76,10 +77,47 @@ void draw_summary(const Json& out) {
   char steps[96];
   std::snprintf(steps, sizeof steps, "%s (best at step %lld)", format_ms(number(ff, "elapsed_ms")).c_str(),
                 static_cast<long long>(number(ff, "search_steps")));
+  char pipeline[128];
+  std::snprintf(pipeline, sizeof pipeline, "%zu stage%s, %d micro-batches; objective %s", al["stages"].size(), al["stages"].size() == 1 ? "" : "s",
+                int(number(al, "microbatches")), format_ms(number(al, "objective")).c_str());
+  row("Pipeline (Alpa's inter-op pass)", "none (one batch)", pipeline);
   char solve[96];
-  std::snprintf(solve, sizeof solve, "%s (mesh %s)", format_ms(number(al, "solve_ms")).c_str(),
+  std::snprintf(solve, sizeof solve, "%s (on %s)", format_ms(number(al, "solve_ms")).c_str(),
                 al.contains("mesh") ? al["mesh"].get<std::string>().c_str() : "?");
   row("Planning time (wall clock)", steps, solve);
+  ImGui::EndTable();
+}
+
+// Alpa's stages: layers, GPUs, logical mesh, and what each boundary sends per micro-batch.
+void draw_stages(const Json& out) {
+  const Json& stages = out["alpa"]["stages"];
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("##compare_stages", 5, flags)) return;
+  ImGui::TableSetupColumn("Stage", ImGuiTableColumnFlags_WidthStretch, 0.4f);
+  ImGui::TableSetupColumn("Layers", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  ImGui::TableSetupColumn("GPUs (logical mesh)", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+  ImGui::TableSetupColumn("Latency per micro-batch", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+  ImGui::TableSetupColumn("Boundary to the next (send/recv, per micro-batch)", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+  ImGui::TableHeadersRow();
+  for (size_t k = 0; k < stages.size(); ++k) {
+    const Json& st = stages[k];
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::Text("%zu", k);
+    ImGui::TableSetColumnIndex(1);
+    ImGui::Text("%d-%d", st["layers"][0].get<int>(), st["layers"][1].get<int>());
+    ImGui::TableSetColumnIndex(2);
+    ImGui::Text("%d-%d (%s)", st["devices"][0].get<int>(), st["devices"][1].get<int>(), st.value("logical_mesh", "").c_str());
+    ImGui::TableSetColumnIndex(3);
+    ImGui::TextUnformatted(format_ms(number(st, "latency")).c_str());
+    ImGui::TableSetColumnIndex(4);
+    const Json& b = st["boundary"];
+    if (b.is_object())
+      ImGui::Text("%s, %s, %s", format_bytes(number(b, "bytes")).c_str(), b.value("inter_node", false) ? "across nodes" : "inside a node",
+                  format_ms(number(b, "ms")).c_str());
+    else
+      ImGui::TextDisabled("(last stage)");
+  }
   ImGui::EndTable();
 }
 
@@ -104,7 +142,7 @@ void draw_strategies(const Json& out) {
     ImGui::TextUnformatted(soap_config(ff_ops[i]).c_str());
     ImGui::TableSetColumnIndex(2);
     if (i < plan.size())
-      ImGui::Text("%s (%s)", plan[i].value("strategy", "").c_str(), plan[i].value("output_spec", "").c_str());
+      ImGui::Text("stage %d: %s (%s)", plan[i].value("stage", 0), plan[i].value("strategy", "").c_str(), plan[i].value("output_spec", "").c_str());
     ImGui::TableSetColumnIndex(3);
     if (i < al_ops.size()) ImGui::TextUnformatted(soap_config(al_ops[i]).c_str());
   }
@@ -116,27 +154,20 @@ void draw_strategies(const Json& out) {
 void draw_compare_panel(AppState& state, const PanelRect& rect) {
   CompareState& cmp = state.compare;
   const std::string inputs = current_inputs(state);
-  // Started on first view; the MCMC search advances a slice per frame, then Alpa plans (one frame).
-  if (!cmp.output.is_object() && !cmp.job && cmp.error.empty() && !state.settings.custom_cluster) cmp.compute_pending = true;
+  // Started on first view; the MCMC search advances a slice per frame, then Alpa plans.
+  if (!cmp.output.is_object() && !cmp.job && cmp.error.empty()) cmp.compute_pending = true;
   if (cmp.compute_pending) {
-    // An imported model reaches the comparison (which runs on spec strings, like the CLI) as a file.
-    auto args = cli_model_and_cluster(state);
-    if (args.ok()) {
-      compare_start(cmp, args.value().first, state.settings.cluster, state.settings.seed);
-      cmp.inputs = inputs;   // named as the user knows it, not by the temporary file
-    } else {
-      cmp.error = args.error().message;
-    }
+    compare_start(cmp, state.graph, state.cluster, inputs, state.settings.seed);
     cmp.compute_pending = false;
   }
   compare_advance(cmp, 10.0);
   if (begin_panel(state, kCompareWindow, "compare", rect)) {
-    ImGui::TextWrapped("FlexFlow searches SOAP configurations with MCMC (2,000 proposals from data parallel, the seed below, a slice per frame); "
-                       "Alpa solves its intra-op ILP on the whole cluster as one nodes x GPUs mesh. Both plans become task graphs "
-                       "and are simulated by the same simulator (lecture section 7), as `autopar compare` does.");
-    if (state.settings.custom_cluster) {
-      ImGui::TextDisabled("Compare needs a preset cluster (Examples > Clusters): the edited cluster has no spec string.");
-    } else {
+    ImGui::TextWrapped("FlexFlow searches SOAP configurations with MCMC (2,000 proposals from data parallel, the seed below, a slice per frame). "
+                       "Alpa's inter-op pass slices the model into pipeline stages on sub-meshes and its intra-op ILP plans each stage. "
+                       "Both plans become task graphs and are simulated by the same simulator (lecture section 7), as `autopar compare` does: "
+                       "Alpa's micro-batch by micro-batch, so that each stage boundary is real send/recv transfer tasks on the links "
+                       "between the two sub-meshes (lecture 6.4); FlexFlow's plan runs the whole batch at once.");
+    {
       if (cmp.job) {
         char overlay[96];
         const int64_t steps = compare_search_steps(cmp);
@@ -145,9 +176,11 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
       } else if (ImGui::Button("Run both planners")) {
         cmp.compute_pending = true;
       }
-      ImGui::SameLine();
-      ImGui::TextDisabled("build/autopar compare --model %s --cluster %s --seed %lld --json", state.settings.model.c_str(),
-                          state.settings.cluster.c_str(), static_cast<long long>(state.settings.seed));
+      if (!state.settings.custom_cluster) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("build/autopar compare --model %s --cluster %s --seed %lld --json", state.settings.model.c_str(),
+                            state.settings.cluster.c_str(), static_cast<long long>(state.settings.seed));
+      }
     }
     if (cmp.job) {
       ImGui::TextDisabled("Searching; Alpa plans once the search ends.");
@@ -163,6 +196,8 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
         ImGui::TextDisabled("Results for %s.", cmp.inputs.c_str());
       section_header("Both plans, one simulator");
       draw_summary(cmp.output);
+      section_header("Alpa's pipeline stages");
+      draw_stages(cmp.output);
       section_header("The strategies, op by op");
       draw_strategies(cmp.output);
     }

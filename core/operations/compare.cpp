@@ -38,6 +38,15 @@ void add_stage_strategy(const Graph& stage_graph, const CompareStage& st, Strate
   }
 }
 
+// The copies of a pipeline simulation must stay within the op limit of a model.
+std::optional<Error> pipeline_too_large(size_t ops, int microbatches) {
+  if (ops * size_t(microbatches) <= size_t(kMaxOps)) return std::nullopt;
+  return make_error("too_large",
+                    "compare simulates one copy of the model per micro-batch: " + std::to_string(ops) + " ops x " + std::to_string(microbatches) +
+                        " micro-batches is more than " + std::to_string(kMaxOps) + " ops; give fewer --microbatches",
+                    "--microbatches");
+}
+
 }  // namespace
 
 int default_compare_microbatches(const Graph& g) {
@@ -52,11 +61,7 @@ int default_compare_microbatches(const Graph& g) {
 Result<Graph> pipeline_graph(const Graph& microbatch, int microbatches) {
   if (microbatches < 1) return make_error("out_of_range", "--microbatches must be at least 1", "--microbatches");
   const size_t n = microbatch.ops.size();
-  if (n * size_t(microbatches) > size_t(kMaxOps))
-    return make_error("too_large",
-                      "compare simulates one copy of the model per micro-batch: " + std::to_string(n) + " ops x " + std::to_string(microbatches) +
-                          " micro-batches is more than " + std::to_string(kMaxOps) + " ops; give fewer --microbatches",
-                      "--microbatches");
+  if (auto e = pipeline_too_large(n, microbatches)) return *e;
   ModelSpec spec;
   spec.name = microbatch.name();
   spec.dtype = microbatch.spec.dtype;
@@ -79,7 +84,10 @@ Result<Graph> pipeline_graph(const Graph& microbatch, int microbatches) {
   auto g = build_graph(spec);
   if (!g.ok()) return g.error();
   Graph out = std::move(g.value());
-  for (size_t v = 0; v + n < out.ops.size(); ++v) out.ops[v].param_bytes = 0;   // every copy but the last
+  for (size_t v = 0; v + n < out.ops.size(); ++v) {   // every copy but the last
+    out.ops[v].param_bytes = 0;
+    out.ops[v].params.clear();
+  }
   return out;
 }
 
@@ -154,6 +162,7 @@ CompareJob::CompareJob(CompareRequest request) : request_(std::make_unique<Compa
         break;
       }
   }
+  if (!error_) error_ = pipeline_too_large(r.graph.ops.size(), r.microbatches);
   if (error_) {
     done_ = true;
     return;

@@ -1,0 +1,142 @@
+// Unit tests of compare (core/operations/compare.h): Alpa's pipeline simulated micro-batch by
+// micro-batch with its stage boundaries as transfer tasks, checked against a hand-worked
+// timeline, and the report's contract.
+#include <doctest/doctest.h>
+
+#include "cluster_spec.h"
+#include "compare.h"
+#include "models.h"
+#include "simulator_fixtures.h"
+
+using namespace autopar;
+using autopar::test::round_cluster;
+using autopar::test::two_linear_ops;
+
+namespace {
+
+OpConfig whole_on(int gpu) {
+  OpConfig c;
+  c.degrees = {1, 1};
+  c.devices = {gpu};
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline_graph: one copy per micro-batch, the weights counted once") {
+  auto g = load_model("transformer:layers=2");
+  REQUIRE(g.ok());
+  auto micro = microbatch_graph(g.value(), 4);
+  REQUIRE(micro.ok());
+  auto pipe = pipeline_graph(micro.value(), 4);
+  REQUIRE(pipe.ok());
+  const Graph& m = micro.value();
+  const Graph& p = pipe.value();
+  CHECK(p.ops.size() == 4 * m.ops.size());
+  CHECK(p.ops[0].name() == m.ops[0].name() + "#0");
+  CHECK(p.ops[3 * m.ops.size()].name() == m.ops[0].name() + "#3");
+  // Four quarter batches compute what the whole batch does.
+  CHECK(p.total_forward_flops() == doctest::Approx(g.value().total_forward_flops()).epsilon(1e-12));
+  // Only the last copy holds the parameters: they are synchronised once.
+  CHECK(p.total_param_bytes() == m.total_param_bytes());
+  for (size_t v = 0; v < m.ops.size(); ++v) CHECK(p.ops[v].param_bytes == 0);
+  // Too many copies for the op limit is an error naming the option.
+  auto huge = pipeline_graph(m, kMaxOps);
+  REQUIRE(!huge.ok());
+  CHECK(huge.error().code == "too_large");
+  CHECK(huge.error().path == "--microbatches");
+}
+
+TEST_CASE("two stages, two micro-batches: the hand-worked pipelined timeline") {
+  // a on GPU 0, b on GPU 1, batch 4 in two micro-batches of 2 (round numbers, simulator_fixtures.h).
+  // a fwd: 10 us + 2*2*8*6 = 192 FLOP / 1e6 = 0.010192 ms; b fwd 0.01 + 48e-6 = 0.010048;
+  // b bwd 0.010096; a bwd 0.010384. A boundary crossing is 2x6 floats = 48 B = 0.048 ms.
+  //   GPU 0: a#0 fwd [0, 0.010192], a#1 fwd [0.010192, 0.020384]
+  //   link 0->1: x#0 [0.010192, 0.058192], x#1 [0.058192, 0.106192] (queued behind x#0)
+  //   GPU 1: b#0 fwd [0.058192, 0.06824], b#0 bwd [0.06824, 0.078336],
+  //          b#1 fwd [0.106192, 0.11624], b#1 bwd [0.11624, 0.126336]
+  //   link 1->0: g#0 [0.078336, 0.126336], g#1 [0.126336, 0.174336]
+  //   GPU 0: a#0 bwd [0.126336, 0.13672], a#1 bwd [0.174336, 0.18472]
+  // Without micro-batches the same placement takes 0.23344 ms (simulator_test.cpp).
+  Graph g = two_linear_ops(4);
+  Cluster c = round_cluster(1, 2);
+  AlpaPipelinePlan plan;
+  plan.microbatches = 2;
+  plan.strategy.ops = {whole_on(0), whole_on(1)};
+  auto sum = simulate_alpa_pipeline(g, c, plan);
+  REQUIRE(sum.ok());
+  CHECK(sum.value().makespan_ms == doctest::Approx(0.18472).epsilon(1e-12));
+  CHECK(sum.value().activation_bytes == 4 * 48);   // two crossings forward, two back
+  CHECK(sum.value().param_sync_bytes == 0);
+  plan.microbatches = 1;
+  auto serial = simulate_alpa_pipeline(g, c, plan);
+  REQUIRE(serial.ok());
+  CHECK(serial.value().makespan_ms == doctest::Approx(0.23344).epsilon(1e-12));
+}
+
+TEST_CASE("compare: Alpa's stages cover the model, and their boundaries are simulated transfers") {
+  auto g = load_model("transformer:layers=4");
+  auto c = load_cluster("lecture:2x4");
+  REQUIRE(g.ok());
+  REQUIRE(c.ok());
+  CompareRequest r;
+  r.graph = g.value();
+  r.cluster = c.value();
+  r.title = "transformer:layers=4 on lecture:2x4";
+  r.steps = 200;
+  CompareJob job(r);
+  int slices = 0;
+  while (!job.step(1.0)) ++slices;
+  CHECK(job.progress() == 1.0);
+  auto report = job.finish();
+  REQUIRE(report.ok());
+  const CompareReport& rep = report.value();
+  CHECK(rep.alpa.microbatches == default_compare_microbatches(g.value()));
+  REQUIRE(!rep.alpa.stages.empty());
+  // The stages tile the ops in order, and every op runs on its stage's GPUs.
+  int next_op = 0;
+  double boundary_bytes = 0;
+  for (size_t k = 0; k < rep.alpa.stages.size(); ++k) {
+    const CompareStage& st = rep.alpa.stages[k];
+    CHECK(st.first_op == next_op);
+    next_op = st.last_op + 1;
+    for (int v = st.first_op; v <= st.last_op; ++v) {
+      CHECK(rep.alpa.stage_of_op[size_t(v)] == int(k));
+      for (int d : rep.alpa.strategy.ops[size_t(v)].devices) {
+        CHECK(d >= st.devices.front());
+        CHECK(d <= st.devices.back());
+      }
+    }
+    boundary_bytes += st.stage.send_bytes;
+  }
+  CHECK(next_op == int(g.value().ops.size()));
+  // Every boundary crosses forward and back once per micro-batch, as transfer tasks.
+  CHECK(rep.alpa_sim.summary.activation_bytes >= 2 * rep.alpa.microbatches * boundary_bytes);
+  CHECK(rep.alpa_sim.summary.makespan_ms > 0);
+  CHECK(rep.flexflow_sim.summary.makespan_ms > 0);
+  // The JSON contract (INTERFACES.md) and the stage list.
+  Json j = rep.to_json(job.request().graph);
+  CHECK(j["flexflow"]["makespan_ms"].get<double>() == rep.flexflow_sim.summary.makespan_ms);
+  CHECK(j["alpa"]["makespan_ms"].get<double>() == rep.alpa_sim.summary.makespan_ms);
+  CHECK(j["flexflow"]["strategy"]["ops"].size() == g.value().ops.size());
+  CHECK(j["alpa"]["plan"].size() == g.value().ops.size());
+  CHECK(j["alpa"]["stages"].size() == rep.alpa.stages.size());
+  CHECK(j["alpa"]["stages"].back()["boundary"].is_null());
+  // The same request stepped in one go gives the same numbers.
+  auto whole = run_compare(r);
+  REQUIRE(whole.ok());
+  CHECK(whole.value().alpa_sim.summary.makespan_ms == rep.alpa_sim.summary.makespan_ms);
+  CHECK(whole.value().flexflow_sim.summary.makespan_ms == rep.flexflow_sim.summary.makespan_ms);
+}
+
+TEST_CASE("compare: a batch that does not divide into the micro-batches is an error naming the option") {
+  auto g = load_model("mlp3");
+  REQUIRE(g.ok());
+  CompareRequest r;
+  r.graph = g.value();
+  r.cluster = round_cluster(1, 2);
+  r.microbatches = int(g.value().spec.inputs[0].shape[0]) + 1;
+  auto rep = run_compare(r);
+  REQUIRE(!rep.ok());
+  CHECK(rep.error().path == "--microbatches");
+}
