@@ -61,7 +61,6 @@ struct InterOpView {
   std::optional<Error> error;          // set when planning failed
   std::vector<std::string> layer_first_op, layer_last_op;   // per layer: names of its first and last op
   std::vector<std::pair<int, int>> layer_numbers;           // per layer: its first and last layer in the model's numbering
-  bool ignore_boundaries = false;      // the toggle: plan as the Alpa paper's DP, boundaries free
   std::optional<InterOpJob> job;       // the planning in progress, if any
   bool pending = false;                // job.has_value(), for has_background_work
   InterOpTiming timing;                // of the last planning that finished

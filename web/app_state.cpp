@@ -289,6 +289,9 @@ Status merge_settings_fields(const Json& j, Settings& next) {
       auto x = read_int(v, "microbatches", 1, 1 << 20);
       if (!x.ok()) return x.error();
       next.microbatches = x.value();
+    } else if (key == "ignore_boundaries") {
+      if (!v.is_boolean()) return wrong_type("ignore_boundaries", "true or false");
+      next.ignore_boundaries = v.get<bool>();
     } else if (key == "search") {
       if (!v.is_object()) return wrong_type("search", "an object {running, steps, budget_ms, init}");
       for (auto s = v.begin(); s != v.end(); ++s) {
@@ -329,7 +332,7 @@ Status merge_settings_fields(const Json& j, Settings& next) {
     } else {
       return (make_error("unknown_field",
                              "the state has no field \"" + key +
-                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, search, accuracy, panel, scenario, exercise, intra",
+                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, search, accuracy, panel, scenario, exercise, intra",
                              key));
     }
   }
@@ -500,6 +503,7 @@ Json settings_to_json(const Settings& s) {
   j["beta"] = s.beta;
   j["seed"] = s.seed;
   j["microbatches"] = s.microbatches;
+  j["ignore_boundaries"] = s.ignore_boundaries;
   j["search"] = Json{{"running", s.search.running}, {"steps", s.search.steps}, {"budget_ms", s.search.budget_ms},
                      {"init", s.search.init}};
   j["accuracy"] = Json{{"samples", s.accuracy.samples}};
@@ -534,7 +538,7 @@ AlpaInputs alpa_inputs(const AppState& state) {
   in.remat = state.alpa.intra.remat;
   in.alpa_costs = alpa_costs_key(state.alpa.intra);
   in.microbatches = int(state.settings.microbatches);
-  in.ignore_boundaries = state.alpa.inter.ignore_boundaries;
+  in.ignore_boundaries = state.settings.ignore_boundaries;
   return in;
 }
 

@@ -56,6 +56,7 @@ struct Settings {
   double beta = 500;                         // MCMC acceptance sharpness
   int64_t seed = 1;                          // seeds the search and the accuracy study
   int64_t microbatches = 32;
+  bool ignore_boundaries = false;            // inter-op plan as the Alpa paper's DP: stage boundaries free (`inter --ignore-boundaries`)
   SearchSettings search;
   AccuracySettings accuracy;
   std::string panel = "model";               // the panel in front
@@ -63,6 +64,7 @@ struct Settings {
   bool operator==(const Settings& o) const {
     return model == o.model && model_json == o.model_json && cluster == o.cluster && custom_cluster == o.custom_cluster &&
            mesh == o.mesh && strategy == o.strategy && beta == o.beta && seed == o.seed && microbatches == o.microbatches &&
+           ignore_boundaries == o.ignore_boundaries &&
            search == o.search && accuracy == o.accuracy && panel == o.panel && scenario == o.scenario;
   }
 };

@@ -277,9 +277,11 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     ImGui::PopStyleColor();
   }
   // Alpa's simplification side by side: the paper's DP prices no boundary between stages.
-  bool ignore = view.ignore_boundaries;
+  bool ignore = state.settings.ignore_boundaries;
   if (ImGui::Checkbox("Ignore boundaries (the Alpa paper's DP)", &ignore)) {
-    view.ignore_boundaries = ignore;
+    Settings next = state.settings;
+    next.ignore_boundaries = ignore;
+    apply_from_ui(state, next, "");
     start_inter_plan(view, alpa_inputs(state), state.graph, state.cluster);
     ImGui::End();
     return;   // the inputs changed: the next frame draws the planning

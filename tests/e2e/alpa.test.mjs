@@ -146,6 +146,15 @@ async function alpaChecks(page) {
         planned.bubble_fraction['1f1b'] >= 0 && planned.bubble_fraction['1f1b'] < 1, JSON.stringify(planned.bubble_fraction));
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter.png') });
+  // Alpa's simplification side by side: the paper's DP with boundaries free, as `inter --ignore-boundaries`.
+  await st({ ignore_boundaries: true });
+  const free = await page.evaluate(() => window.autopar.planInter());
+  const freeRef = cli(['inter', '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4', '--microbatches', '16', '--ignore-boundaries']);
+  check('ignore_boundaries: the plan equals `inter --ignore-boundaries` and is kept in the state',
+        (await page.evaluate(() => window.autopar.getState())).ignore_boundaries === true && (!freeRef || free.total_latency === freeRef.total_latency),
+        `page ${free.total_latency}, CLI ${freeRef?.total_latency}`);
+  await st({ ignore_boundaries: false });
+  await page.evaluate(() => window.autopar.planInter());
   await st({ microbatches: 8 });
   check('changing micro-batches makes the inter-op plan stale (total_latency null)', (await res()).total_latency === null);
 

@@ -50,7 +50,7 @@ async function linkChecks(browser, base) {
   const historyBefore = await page.evaluate(() => history.length);
   // Edit through setState.
   const edit = await page.evaluate(() => window.autopar.setState({
-    model: 'mlp:layers=4', cluster: 'p100:2x4', strategy: 'expert', beta: 321.5, seed: 9, microbatches: 16,
+    model: 'mlp:layers=4', cluster: 'p100:2x4', strategy: 'expert', beta: 321.5, seed: 9, microbatches: 16, ignore_boundaries: true,
     search: { steps: 1234, budget_ms: 25, init: 'random' }, accuracy: { samples: 33 }, panel: 'strategy' }));
   check('setState with many fields is accepted', edit.ok === true, JSON.stringify(edit));
   await nextFrames(page);
@@ -58,7 +58,7 @@ async function linkChecks(browser, base) {
   const wantResult = await result(page);
   const h1 = await hash(page);
   check('the address bar follows the state (history.replaceState)', h1.includes('model=mlp:layers=4') && h1.includes('beta=321.5') &&
-        h1.includes('search.steps=1234'), h1);
+        h1.includes('search.steps=1234') && h1.includes('ignore_boundaries=true'), h1);
   const historyLength = await page.evaluate(() => history.length);
   check('following the state adds no history entries', historyLength === historyBefore, `history.length ${historyBefore} -> ${historyLength}`);
   const stored = await page.evaluate(() => localStorage.getItem('autopar.state'));
