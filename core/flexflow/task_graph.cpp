@@ -468,10 +468,14 @@ void TaskGraph::save_links(int slot) {
 
 void TaskGraph::remove_slot(int slot, Change* change) {
   Task& t = tasks_[size_t(slot)];
-  for (int d : t.deps) tasks_[size_t(d)].succs.erase_value(slot);
+  // Only survivors' lists are edited: the other removed tasks keep theirs untouched until
+  // commit() (so undo_last() need not restore them).
+  for (int d : t.deps)
+    if (tasks_[size_t(d)].live) tasks_[size_t(d)].succs.erase_value(slot);
   for (int s : t.succs) {
+    if (!tasks_[size_t(s)].live) continue;
     tasks_[size_t(s)].deps.erase_value(slot);
-    if (tasks_[size_t(s)].live) change->touched.push_back(s);
+    change->touched.push_back(s);
   }
   t.live = false;
   --live_;
@@ -507,14 +511,16 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   std::vector<int>& doomed = scratch_doomed_;
   doomed.assign(op_units_[size_t(i)].slots.begin(), op_units_[size_t(i)].slots.end());
   for (size_t e : edges_of_op_[size_t(i)]) doomed.insert(doomed.end(), edges_[e].slots.begin(), edges_[e].slots.end());
-  // Keep every link list this change will edit, so that undo_last() can put it back exactly.
-  for (int s : doomed) {
-    save_links(s);
-    for (int d : tasks_[size_t(s)].deps) save_links(d);
-    for (int u : tasks_[size_t(s)].succs) save_links(u);
-  }
-  // Mark first so that removing one doomed task does not report another as touched.
+  // Mark first, so that removing one doomed task neither edits another's links nor reports
+  // it as touched.
   for (int s : doomed) tasks_[size_t(s)].live = false;
+  // Keep every surviving link list this change will edit, so that undo_last() can put it back exactly.
+  for (int s : doomed) {
+    for (int d : tasks_[size_t(s)].deps)
+      if (tasks_[size_t(d)].live) save_links(d);
+    for (int u : tasks_[size_t(s)].succs)
+      if (tasks_[size_t(u)].live) save_links(u);
+  }
   for (int s : doomed) {
     tasks_[size_t(s)].live = true;
     remove_slot(s, &change);
