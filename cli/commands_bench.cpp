@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "bench_planner.h"
 #include "cluster_spec.h"
 #include "inter_op.h"
 #include "intra_op.h"
@@ -119,6 +120,10 @@ Result<Output> bench_command(const Args& a) {
   }
   std::ostringstream t;
   Json out;
+  if (a.has("planner")) {   // only the planner's long sweep (bench_planner.cpp)
+    out["planner"] = planner_bench_sweep(t);
+    return Output{out, t.str()};
+  }
   t << "full simulation, AlexNet on lecture:2x4 (targets: at most 20 us; dp build+simulate at most 2x simulate only)\n";
   auto alex = setup("alexnet", "lecture:2x4");
   auto dlrm = setup("dlrm", "lecture:2x4");
@@ -225,6 +230,7 @@ Result<Output> bench_command(const Args& a) {
     alpa["inter_op_plans_per_s"] = 1 / secs;
   }
   out["alpa"] = alpa;
+  out["planner"] = planner_bench_line(t);
   Output o;
   o.json = out;
   o.text = t.str();
@@ -234,7 +240,8 @@ Result<Output> bench_command(const Args& a) {
 }  // namespace
 
 std::vector<Command> bench_commands() {
-  return {{"bench", "measure simulator, delta-simulation and search throughput", "[--seconds S]", {{"seconds"}, {}}, bench_command}};
+  return {{"bench", "measure simulator, delta-simulation, search and planner throughput", "[--seconds S] [--planner]", {{"seconds"}, {"planner"}},
+           bench_command}};
 }
 
 }  // namespace autopar::cli

@@ -45,6 +45,10 @@ checks = {
     "gpt-pipeline": lambda r: len(r["plan"]["stages"]) >= 2 and sum(s["submesh"][0] * s["submesh"][1] for s in r["plan"]["stages"]) == 32,
     # 6.3: Alpa scales better than intra-op only.
     "wide-resnet": lambda r: r["weak_scaling"][-1]["alpa"]["efficiency"] > r["weak_scaling"][-1]["intra-only"]["efficiency"],
+    # 6.5: GPT-3 175B on 1,024 GPUs: every GPU used, a finite total, several pipeline stages of whole
+    # nodes (the planning time is measured by `autopar bench --planner`, not asserted here).
+    "gpt3-1024": lambda r: r["gpus_used"] == 1024 and 0 < r["plan"]["total_latency"] < float("inf") and len(r["plan"]["stages"]) >= 2
+        and all(s["submesh"][1] == 8 for s in r["plan"]["stages"]),
     # 7: both plans simulated.
     "flexflow-vs-alpa": lambda r: all(r[m]["flexflow_ms"] > 0 and r[m]["alpa_ms"] > 0 for m in r),
 }
