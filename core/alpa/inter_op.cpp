@@ -242,6 +242,10 @@ bool InterOpSolver::start_next_candidate() {
     // With nothing known above the interval (only the first one), its top candidate bounds it.
     current_ = iv;
     cand_ = iv.right_sum == -kInf ? iv.b : iv.a + (iv.b - iv.a) / 2;
+    // A partial sum above best - (B - 1) * t_a cannot be part of a plan that beats the best at
+    // any candidate of the interval, nor make the least sum a useful bound for its lower half:
+    // the DP drops it (with a relative margin far above rounding, so that ties survive).
+    sum_cap_ = best_.total_latency - lead + std::fabs(best_.total_latency) * 1e-9;
     --pending_count_;
     row_ = 0;
     ++best_.t_max_tried;
@@ -302,6 +306,7 @@ void InterOpSolver::compute_row(int s, double t_max) {
     int lo = D + 1, hi = -1;
     for (const StageChoice& c : choices_[size_t(k)]) {
       if (!(c.latency <= t_max)) continue;                       // every lane is at least the compute
+      if (c.latency > sum_cap_) continue;                        // every sum through it is at least the compute
       if (c.max_succ >= 0 && c.max_succ < s - 1) continue;       // 1F1B: it holds the activations of the s - 1 stages after it
       const auto [plo, phi] = finite_[size_t(s - 1) * size_t(L + 1) + size_t(c.last + 1)];
       if (plo > phi) continue;
@@ -309,7 +314,7 @@ void InterOpSolver::compute_row(int s, double t_max) {
       const int z = c.devices, d_lo = plo + z, d_hi = std::min(phi + z, D);
       auto relax = [&](int d, double sum) {
         const double v = sum + rest[d - z];
-        if (v < row[d]) {
+        if (v < row[d] && v <= sum_cap_) {
           row[d] = v;
           row_arg[d] = {c.last, c.submesh};
           lo = std::min(lo, d);

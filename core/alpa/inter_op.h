@@ -153,6 +153,8 @@ Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches
 // far fewer in practice (stages slower than t_max, over their memory limit, or not fitting are
 // skipped). The ascending enumeration runs a DP for every candidate below best / (B - 1),
 // thousands on 1,024 GPUs; the bounds leave a few tens (15 of 8,039 for GPT-3 175B on 128 x 8).
+// The micro-batches B only scale the bounds: the larger B, the sooner candidates drop. Inside a
+// candidate's DP, a partial sum that cannot beat the best plan is dropped as it is formed.
 class InterOpSolver {
  public:
   // Prepares the candidates (the distinct finite stage latencies, ascending) and the DP arrays.
@@ -210,6 +212,7 @@ class InterOpSolver {
   std::vector<std::pair<int, int>> finite_;   // [s * (L + 1) + k]: the d range where F[s][k][d] is finite (empty: first > second)
   InterOpPlan best_;
   int best_cand_ = -1;                   // the candidate of best_ (ties go to the smaller)
+  double sum_cap_ = 0;                   // partial sums above it are dropped (see start_next_candidate)
   std::optional<Error> error_;           // bad input found by the constructor
 };
 
