@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 need_pkgs=(cmake g++ make python3 nlohmann-json3-dev doctest-dev libglpk-dev glpk-utils
-           emscripten node-acorn binaryen nodejs npm chromium fonts-dejavu-core clang libclang-rt-14-dev xz-utils)
+           emscripten node-acorn binaryen nodejs npm chromium fonts-dejavu-core fonts-wqy-microhei python3-fonttools clang libclang-rt-14-dev xz-utils)
 missing=()
 for p in "${need_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

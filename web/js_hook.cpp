@@ -5,10 +5,13 @@
 
 #include <emscripten.h>
 
+#include <cstdlib>
 #include <optional>
+#include <vector>
 
 #include "exercise_grading.h"
 #include "share_link.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
@@ -21,6 +24,13 @@ void js_hook_download(const std::string& file_name, const std::string& text) {
   EM_ASM({
     if (typeof Module['autoparDownload'] === 'function') Module['autoparDownload'](UTF8ToString($0), UTF8ToString($1));
   }, file_name.c_str(), text.c_str());
+}
+
+void js_hook_request_cjk_font() {
+  EM_ASM({
+    if (typeof Module['autoparLoadCjkFont'] === 'function') Module['autoparLoadCjkFont']();
+    else Module['_autopar_cjk_font_loaded'](0, 0);
+  });
 }
 
 void js_hook_signal_ready() {
@@ -147,8 +157,25 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
     autopar::web::refresh_intra_plan(*g_state);
     autopar::web::refresh_exercise_data(*g_state);
   }
-  out = g_state ? autopar::web::result_to_json(*g_state).dump() : "null";
+  if (!g_state) {
+    out = "null";
+    return out.c_str();
+  }
+  autopar::Json j = autopar::web::result_to_json(*g_state);
+  j["cjk_font"] = autopar::web::cjk_font_status_name();   // not_needed, loading, loaded, failed
+  j["font_glyphs"] = autopar::web::font_glyph_count();     // glyphs in the UI font's atlas
+  out = j.dump();
   return out.c_str();
+}
+
+// The CJK font's bytes fetched by the page (malloc'd by it; taken over and freed here), or
+// size 0 when the fetch failed. The atlas is rebuilt before the next frame.
+EMSCRIPTEN_KEEPALIVE void autopar_cjk_font_loaded(unsigned char* data, int size) {
+  std::vector<unsigned char> bytes;
+  if (data && size > 0) bytes.assign(data, data + size);
+  std::free(data);
+  autopar::web::set_cjk_font(std::move(bytes));
+  g_redraw_requested = true;
 }
 
 // "Show it" of the shown scenario (window.autopar.showScenario): its tab in front, its

@@ -45,6 +45,10 @@ void js_hook_publish_if_changed(const AppState& state);
 // restored stays in the address bar until the user changes something).
 void js_hook_hold_publication(const AppState& state);
 
+// Asks the page to fetch the CJK font (build-wasm/web/cjk-font.ttf); it answers with
+// autopar_cjk_font_loaded (the bytes, or none when the fetch failed).
+void js_hook_request_cjk_font();
+
 // How many input events (pointer, wheel, keys, resize, focus, drops) the page has seen.
 int js_hook_input_serial();
 

@@ -53,7 +53,24 @@ struct MainLoop {
   int frames_to_draw = kFramesAfterInput;
   double draw_until_ms = 0;  // emscripten_get_now() time until which frames are drawn
   int canvas_width = 0, canvas_height = 0;
+  std::string cjk_checked_model;   // the model whose names were last checked for CJK characters
 };
+
+// Fetches the CJK font the first time a model's names need it (it is never part of the first
+// download), and rebuilds the atlas once it has arrived.
+void update_cjk_font(MainLoop& m) {
+  if (cjk_font_status() == CjkFontStatus::not_needed) {
+    const std::string key = m.state.settings.model + "#" + std::to_string(m.state.settings.model_json.size());
+    if (key != m.cjk_checked_model) {
+      m.cjk_checked_model = key;
+      if (has_cjk_text(m.state.settings.model) || graph_needs_cjk(m.state.graph)) {
+        set_cjk_font_loading();
+        js_hook_request_cjk_font();
+      }
+    }
+  }
+  if (take_cjk_font_arrival()) apply_ui_style(m.ui_scale);
+}
 
 // The pointer input of one frame from the page's queue (index.html takePointerStep): position in
 // canvas pixels, buttons (bit 0 left, 1 right, 2 middle) and wheel in pixels. 0 when the page
@@ -173,6 +190,7 @@ void frame(void* arg) {
   }
 
   glfwPollEvents();
+  update_cjk_font(m);
   if (!frame_needed(m)) return;
   // Long work (the MCMC search, the accuracy study) gets a bounded slice of every frame.
   advance_background_work(m.state, kBackgroundWorkMsPerFrame);

@@ -2,6 +2,7 @@
 // ranges the core declares, and read the op table the core derives (shapes, FLOPs, parameters,
 // and the SOAP dimensions each op can be split along, FlexFlow section 4).
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "imgui_stdlib.h"
 #include "js_hook.h"
 #include "panel_common.h"
+#include "ui_style.h"
 #include "panels.h"
 
 namespace autopar::web {
@@ -239,7 +241,7 @@ struct OpTableCache {
 
 const OpTableCache& op_table_cache(const Graph& g, const std::string& model_key) {
   static OpTableCache cache;   // widget scratch: rebuilt when the model or the font changes
-  const std::string key = model_key + "@" + std::to_string(ImGui::GetFontSize());
+  const std::string key = model_key + "@" + std::to_string(ImGui::GetFontSize()) + "/" + std::to_string(font_generation());
   if (cache.key == key) return cache;
   cache = OpTableCache{};
   cache.key = key;
@@ -345,7 +347,8 @@ void draw_model_panel(AppState& state, const PanelRect& rect) {
     draw_model_picker(state, builtin_choice_of(state.settings));
     draw_model_params(state, builtin_choice_of(state.settings));
     draw_model_summary(state.graph, state.space, state.cluster.num_devices());
-    draw_op_table(state.graph, state.settings.model);
+    // An imported file is known by its content: the same name may hold another file.
+    draw_op_table(state.graph, state.settings.model + "#" + std::to_string(std::hash<std::string>{}(state.settings.model_json)));
   }
   ImGui::End();
 }

@@ -9,8 +9,25 @@
 namespace autopar::web {
 namespace {
 
-// Basic Latin + Latin-1 (x, middle dot, micro) + general punctuation (dashes, ellipsis) + arrows.
-const ImWchar kGlyphRanges[] = {0x0020, 0x00FF, 0x2010, 0x2027, 0x2190, 0x2193, 0};
+// What DejaVu Sans draws for the UI and for names from files: Latin (with its extensions),
+// Greek, Cyrillic, Armenian, Hebrew and Arabic letters, general punctuation, arrows, math signs.
+// The atlas packs only the glyphs the font has.
+const ImWchar kGlyphRanges[] = {0x0020, 0x024F, 0x0370, 0x03FF, 0x0400, 0x052F, 0x0530, 0x058F, 0x0590, 0x05FF, 0x0600, 0x06FF,
+                                0x1E00, 0x1FFF, 0x2010, 0x2027, 0x2030, 0x205E, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+// The CJK font (a subset, see scripts/subset_cjk_font.py) merged for these blocks: CJK
+// radicals, punctuation, kana, Han, Hangul syllables, compatibility ideographs, full-width forms.
+const ImWchar kCjkGlyphRanges[] = {0x2E80, 0x2FDF, 0x3000, 0x30FF, 0x3100, 0x33FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF,
+                                   0xAC00, 0xD7AF, 0xF900, 0xFAFF, 0xFF00, 0xFFEF, 0};
+
+CjkFontStatus g_cjk_status = CjkFontStatus::not_needed;
+std::vector<unsigned char> g_cjk_font;   // the fetched TTF; the atlas reads it without owning it
+bool g_cjk_arrived = false;
+int g_font_generation = 0;
+
+bool is_cjk_codepoint(unsigned cp) {
+  return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0xFF00 && cp <= 0xFFEF);
+}
 
 void load_font(float scale) {
   ImGuiIO& io = ImGui::GetIO();
@@ -25,6 +42,16 @@ void load_font(float scale) {
     font = io.Fonts->AddFontFromFileTTF(AUTOPAR_UI_FONT_PATH, kUiFontSize * scale, &config, kGlyphRanges);
   }
 #endif
+  if (font && !g_cjk_font.empty()) {
+    // Merged into the UI font: a CJK character in any label draws from it. Han glyphs are
+    // square and dense, so they are rasterised without horizontal oversampling.
+    ImFontConfig config;
+    config.MergeMode = true;
+    config.FontDataOwnedByAtlas = false;
+    config.OversampleH = 1;
+    config.OversampleV = 1;
+    io.Fonts->AddFontFromMemoryTTF(g_cjk_font.data(), int(g_cjk_font.size()), kUiFontSize * scale, &config, kCjkGlyphRanges);
+  }
   if (!font) {
     // Dear ImGui's built-in bitmap font is drawn for 13 px; scale it as a whole.
     ImFontConfig config;
@@ -34,6 +61,61 @@ void load_font(float scale) {
 }
 
 }  // namespace
+
+bool has_cjk_text(const std::string& text) {
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    unsigned cp = c;
+    size_t n = 1;
+    if (c >= 0xF0) { cp = c & 0x07; n = 4; }
+    else if (c >= 0xE0) { cp = c & 0x0F; n = 3; }
+    else if (c >= 0xC0) { cp = c & 0x1F; n = 2; }
+    for (size_t k = 1; k < n && i + k < text.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    if (n > 1 && is_cjk_codepoint(cp)) return true;
+    i += n;
+  }
+  return false;
+}
+
+bool graph_needs_cjk(const Graph& g) {
+  if (has_cjk_text(g.name())) return true;
+  for (const Op& op : g.ops)
+    if (has_cjk_text(op.name())) return true;
+  return false;
+}
+
+CjkFontStatus cjk_font_status() { return g_cjk_status; }
+
+const char* cjk_font_status_name() {
+  switch (g_cjk_status) {
+    case CjkFontStatus::not_needed: return "not_needed";
+    case CjkFontStatus::loading: return "loading";
+    case CjkFontStatus::loaded: return "loaded";
+    case CjkFontStatus::failed: return "failed";
+  }
+  return "failed";
+}
+
+int font_generation() { return g_font_generation; }
+
+int font_glyph_count() {
+  const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+  return atlas->Fonts.empty() ? 0 : atlas->Fonts[0]->Glyphs.Size;
+}
+
+void set_cjk_font_loading() { g_cjk_status = CjkFontStatus::loading; }
+
+void set_cjk_font(std::vector<unsigned char> ttf) {
+  g_cjk_status = ttf.empty() ? CjkFontStatus::failed : CjkFontStatus::loaded;
+  g_cjk_font = std::move(ttf);
+  g_cjk_arrived = !g_cjk_font.empty();
+}
+
+bool take_cjk_font_arrival() {
+  const bool arrived = g_cjk_arrived;
+  g_cjk_arrived = false;
+  return arrived;
+}
 
 void apply_ui_style(float scale) {
   ImGuiStyle style;
@@ -62,6 +144,7 @@ void apply_ui_style(float scale) {
   ImGui::GetStyle() = style;
 
   load_font(scale);
+  ++g_font_generation;
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
 }

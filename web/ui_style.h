@@ -2,6 +2,10 @@
 // (DejaVu Sans embedded by web/CMakeLists.txt when available), both scaled by the device pixel
 // ratio so the canvas renders crisp text at its native resolution.
 #pragma once
+#include <string>
+#include <vector>
+
+#include "graph.h"
 
 namespace autopar::web {
 
@@ -11,5 +15,29 @@ inline constexpr float kUiFontSize = 15.0f;
 // Resets the style to the playground's theme scaled by `scale` and rebuilds the font atlas at
 // kUiFontSize * scale. Call between frames; the GL backend must be initialised.
 void apply_ui_style(float scale);
+
+// Whether `text` (UTF-8) holds a character of a CJK script (Han, Hangul, kana, CJK punctuation,
+// full-width forms), which the UI font has no glyph for.
+bool has_cjk_text(const std::string& text);
+
+// Whether the model's name or any op name needs the CJK font.
+bool graph_needs_cjk(const Graph& g);
+
+// Where the CJK font is: not asked for, being fetched, merged into the atlas, or unavailable.
+enum class CjkFontStatus { not_needed, loading, loaded, failed };
+// The status, and its name for result(): "not_needed", "loading", "loaded" or "failed".
+CjkFontStatus cjk_font_status();
+const char* cjk_font_status_name();
+// Marks the font as being fetched (the page fetches it only once).
+void set_cjk_font_loading();
+// Keeps the fetched font (a TTF subset built by scripts/subset_cjk_font.py); the next
+// apply_ui_style merges it into the atlas. Empty bytes mean the fetch failed.
+void set_cjk_font(std::vector<unsigned char> ttf);
+// How many times the font atlas was built: text measured with an older atlas must be measured again.
+int font_generation();
+// Glyphs the UI font's atlas holds (grows by the CJK subset once it is merged).
+int font_glyph_count();
+// True once when a font arrived since the last call: the atlas must be rebuilt before the next frame.
+bool take_cjk_font_arrival();
 
 }  // namespace autopar::web
