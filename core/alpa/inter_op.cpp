@@ -870,9 +870,12 @@ Graph layer_subgraph(const Graph& g, int first, int last, std::vector<std::strin
     }
     OpSpec s = op.spec;
     s.shape.reset();
+    // A head tied to an embedding outside the slice holds its own copy of the table there (as
+    // pipelines keep the tied table on both stages); inside the slice the tie stays.
+    if (!s.weight_from.empty() && g.find_op(s.weight_from) < first) s.weight_from.clear();
     spec.ops.push_back(s);
   }
-  return build_graph(spec).value();   // a valid graph's slice is valid
+  return build_graph(spec).value();   // a valid graph's slice is valid (ties to ops outside it are cut above)
 }
 
 namespace {

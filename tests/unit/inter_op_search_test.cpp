@@ -2,7 +2,8 @@
 // candidates with bounds, and must give the plan of Alpa's plain enumeration (every candidate
 // in increasing order, the F(s, k, d) recurrence over every stage choice and device count,
 // stopping once (B - 1) * t_max >= the best total) bit for bit, ties included. The reference
-// here is that enumeration written out directly, on tables too large for brute force.
+// here is that enumeration written out directly, on tables too large for brute force. Also: the
+// stage costs of a model whose head is tied to an embedding in another layer.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,7 +12,9 @@
 #include <limits>
 #include <vector>
 
+#include "cluster_spec.h"
 #include "inter_op.h"
+#include "models.h"
 #include "rng.h"
 
 using namespace autopar;
@@ -186,4 +189,28 @@ TEST_CASE("the bounded t_max search on an infeasible table tries one candidate")
   REQUIRE_FALSE(plan.ok());
   CHECK(plan.error().code == "infeasible");
   CHECK(solver.rows_done() == solver.rows_per_candidate());
+}
+
+TEST_CASE("a head tied to an embedding in an earlier layer: the inter-op pass plans it (GPT-3's tied embeddings)") {
+  // gpt3-175b ties lm_head to the token embedding wte; with 2 layers the head's layer does not
+  // hold wte, so its slice keeps a copy of the table instead of failing to build.
+  auto g = load_model("gpt3-175b:layers=2,batch=8,seq=64");
+  REQUIRE(g.ok());
+  Graph micro = microbatch_graph(g.value(), 8).value();
+  InterOpOptions o;
+  o.microbatches = 8;
+  std::vector<std::pair<int, int>> layers;
+  auto table = stage_costs_from_model(micro, load_cluster("a100:1x8").value(), o, &layers);
+  REQUIRE(table.ok());
+  REQUIRE(layers.size() == 2);
+  // The tie crosses the cut: wte in the first layer, lm_head (weight_from wte) in the second.
+  const int wte = micro.find_op("wte"), head = micro.find_op("lm_head");
+  REQUIRE(wte >= 0);
+  REQUIRE(head >= 0);
+  CHECK(wte <= layers[0].second);
+  CHECK(head >= layers[1].first);
+  CHECK(micro.ops[size_t(head)].spec.weight_from == "wte");
+  auto plan = solve_inter_op(table.value(), 8);
+  REQUIRE(plan.ok());
+  CHECK(std::isfinite(plan.value().total_latency));
 }
