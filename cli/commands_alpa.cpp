@@ -156,8 +156,18 @@ Json plan_json(const Graph& g, const IntraOpPlan& plan) {
               {"collectives", collectives_json(plan.collectives)},
               {"memory_per_device_bytes", plan.memory_per_device},
               {"memory", Json{{"params_and_grads_bytes", plan.param_memory_per_device},
-                              {"activation_bytes", plan.activation_memory_per_device},
-                              {"optimizer_bytes", plan.optimizer_memory_per_device}}},
+                              {"params_bytes", plan.memory.params_bytes},
+                              {"grads_bytes", plan.memory.grads_bytes},
+                              {"optimizer_bytes", plan.memory.optimizer_bytes},
+                              {"activation_bytes", plan.memory.activation_bytes},
+                              {"total_bytes", plan.memory.total_bytes},
+                              {"capacity_bytes", plan.memory.capacity_bytes},
+                              {"fits", plan.memory.fits}}},
+              {"zero_stage", plan.memory.zero_stage},
+              {"remat", plan.memory.remat},
+              {"zero_cost", plan.zero_cost},
+              {"recompute_cost", plan.recompute_cost},
+              {"memory_tries", plan.memory_tries},
               {"solver", plan.solution.solver},
               {"status", plan.solution.status},
               {"ilp_variables", plan.solution.variables},
@@ -182,8 +192,13 @@ std::string plan_text(const Graph& g, const IntraOpPlan& plan) {
     << fmt("%.7g", plan.resharding_cost) << (plan.penalty_cost > 0 ? " + replicated penalty " + fmt("%.7g", plan.penalty_cost) : std::string())
     << (plan.mesh.alpa_conventions() ? " (Alpa's conventions)" : "") << "\n"
     << "collectives per iteration: " << collectives_text(plan.collectives) << "\n"
-    << "memory " << si(plan.memory_per_device) << "B per device (parameters and gradients " << si(plan.param_memory_per_device)
-    << "B, activations " << si(plan.activation_memory_per_device) << "B; Adam state " << si(plan.optimizer_memory_per_device) << "B more)\n\n"
+    << "memory per device " << si(plan.memory.total_bytes) << "B: parameters " << si(plan.memory.params_bytes) << "B, gradients "
+    << si(plan.memory.grads_bytes) << "B, optimizer " << si(plan.memory.optimizer_bytes) << "B, activations " << si(plan.memory.activation_bytes) << "B"
+    << (plan.memory.capacity_bytes > 0 ? " of " + si(plan.memory.capacity_bytes) + "B: " + (plan.memory.fits ? "fits" : "DOES NOT FIT") : std::string())
+    << "\nZeRO stage " << plan.memory.zero_stage << (plan.memory.remat ? ", recomputation" : ", no recomputation")
+    << (plan.memory_tries > 0 ? " (chosen: the plan did not fit; " + std::to_string(plan.memory_tries) + " settings tried)" : std::string())
+    << (plan.zero_cost != 0 ? ", ZeRO collectives " + fmt("%+.4g", plan.zero_cost) + unit : std::string())
+    << (plan.recompute_cost > 0 ? ", recomputed forward compute " + fmt("%.4g", plan.recompute_cost) + unit : std::string()) << "\n\n"
     << pad("op", 12) << pad("strategy", 24) << pad("inputs", 26) << pad("output", 10) << pad("cost", 10, true) << "\n";
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
@@ -206,6 +221,20 @@ Result<Output> intra_command(const Args& a) {
   o.write_lp = a.get("write-lp").value_or("");
   o.reduce_scatter = a.has("reduce-scatter");
   o.remat = a.has("remat");
+  if (auto z = a.get("zero")) {
+    if (*z != "0" && *z != "1" && *z != "2" && *z != "3") return make_error("bad_value", "--zero must be 0, 1, 2 or 3, not '" + *z + "'", "--zero");
+    o.zero_stage = std::stoi(*z);
+  }
+  const std::string opt = a.get("optimizer").value_or("adam");
+  if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
+  o.optimizer = opt == "adam" ? Optimizer::adam : Optimizer::sgd;
+  // On a cluster the GPU's memory is the budget and its peak prices recomputation.
+  if (!a.get("alpha") && !a.get("beta")) {
+    auto c = load_cluster(a.get("cluster").value_or("lecture:2x4"));
+    if (!c.ok()) return c.error();
+    o.capacity_bytes = c.value().gpu.memory_capacity_bytes();
+    o.peak_flops_per_ms = c.value().gpu.peak_flops_per_ms();
+  }
   if (auto b = a.get("memory-budget-bytes")) {
     char* end = nullptr;
     o.memory_budget_bytes = std::strtod(b->c_str(), &end);
@@ -273,8 +302,15 @@ const char* const kIntraHelp =
     "  --remat             recompute activations in the backward pass: forward collectives and\n"
     "                      forward resharding are paid twice; only activations several ops read\n"
     "                      stay in memory, plus the largest segment being recomputed\n"
-    "  --memory-budget-bytes X  per device (parameters, gradients, activations); the solver\n"
-    "                      applies it as without --remat and --reduce-scatter (an upper bound)\n"
+    "  --zero 0|1|2|3      a fixed ZeRO stage (sharding optimizer state, + gradients, + weights\n"
+    "                      over the axes each gradient is synchronised over); by default 0, or\n"
+    "                      the cheapest that fits when the plan does not\n"
+    "  --optimizer adam|sgd  the optimizer state counted (default adam; --precision sets the bytes)\n"
+    "  --memory-budget-bytes X  per device (parameters, gradients, optimizer state, activations,\n"
+    "                      as `autopar memory` counts them); default: the cluster's GPU memory.\n"
+    "                      A plan over it is re-planned: ZeRO stages and recomputation are tried\n"
+    "                      on the plan, then the ILP is re-solved with the budget for each; the\n"
+    "                      cheapest that fits is kept (zero_stage, remat, memory.fits in --json)\n"
     "  --write-lp FILE, --all-meshes\n"
     "\n"
     "conventions (where autopar follows Alpa and where it deliberately differs):\n"
@@ -302,7 +338,7 @@ std::vector<Command> alpa_commands() {
       {"reshard", "the collectives that turn one sharding spec into another", "--mesh RxC --from S --to S --shape AxB",
        {{"mesh", "cluster", "alpha", "beta", "from", "to", "shape", "dtype-bytes"}, {"table"}}, reshard_command},
       {"intra", "Alpa's intra-op plan: a parallel algorithm per op on a device mesh", "--model M --mesh RxC --cluster C",
-       {{"model", "mesh", "cluster", "alpha", "beta", "solver", "write-lp", "memory-budget-bytes"}, {"all-meshes", "reduce-scatter", "remat"}},
+       {{"model", "mesh", "cluster", "alpha", "beta", "solver", "write-lp", "memory-budget-bytes", "zero", "optimizer"}, {"all-meshes", "reduce-scatter", "remat"}},
        intra_command, kIntraHelp},
   };
 }

@@ -64,6 +64,13 @@ Result<Output> inter_command(const Args& a) {
         return make_error("bad_value", "--layers needs a whole number of at least 1 (Alpa's automatic layer construction)", "--layers");
       o.layers = std::stoi(*nl);
     }
+    if (auto z = a.get("zero")) {
+      if (*z != "0" && *z != "1" && *z != "2" && *z != "3") return make_error("bad_value", "--zero must be 0, 1, 2 or 3, not '" + *z + "'", "--zero");
+      o.zero_stage = std::stoi(*z);
+    }
+    const std::string opt = a.get("optimizer").value_or("adam");
+    if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
+    o.optimizer = opt == "adam" ? Optimizer::adam : Optimizer::sgd;
     StageCostBuilder builder(micro.value(), c.value(), o);
     auto t = builder.finish();
     if (!t.ok()) return t.error();
@@ -112,6 +119,14 @@ Result<Output> inter_command(const Args& a) {
            {"submesh", Json::array({st.submesh.nodes, st.submesh.gpus})},
            {"latency", st.latency},
            {"logical_mesh", st.logical_mesh}};
+    // The ZeRO stage and recomputation the stage's memory needed (memory_model.h's accounting).
+    size_t sm = 0;
+    while (sm + 1 < table.submeshes.size() && !(table.submeshes[sm] == st.submesh)) ++sm;
+    const size_t entry = table.index(st.first, st.last, int(sm));
+    const int zero = entry < table.zero_stage.size() ? table.zero_stage[entry] : 0;
+    const bool remat = entry < table.remat.size() && table.remat[entry];
+    s["zero_stage"] = zero;
+    s["remat"] = remat;
     std::string ops, bnd;
     if (from_model) {
       const int first_op = layers[size_t(st.first)].first, last_op = layers[size_t(st.last)].second;
@@ -146,7 +161,8 @@ Result<Output> inter_command(const Args& a) {
     stages.push_back(s);
     t << pad(std::to_string(k), 7) << pad(std::to_string(first) + "-" + std::to_string(last), 10)
       << pad("(" + std::to_string(st.submesh.nodes) + "," + std::to_string(st.submesh.gpus) + ")", 10) << pad(st.logical_mesh, 9)
-      << pad(fmt("%.4g", st.latency), 11, true) << (table.has_boundaries ? "  " + pad(bnd, 36) : "") << "  " << ops << "\n";
+      << pad(fmt("%.4g", st.latency), 11, true) << (table.has_boundaries ? "  " + pad(bnd, 36) : "") << "  " << ops
+      << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat ? "  recomputed" : "") << "\n";
   }
   if (from_model)
     t << "layers: " << layers.size() << " (" << (layer_source == "model" ? "the model's own" : layer_source == "auto" ? "Alpa's automatic construction" : "graph cuts")
@@ -177,7 +193,7 @@ Result<Output> inter_command(const Args& a) {
 std::vector<Command> inter_commands() {
   return {
       {"inter", "Alpa's inter-op plan: pipeline stages on sub-meshes", "--model M --cluster C --microbatches B",
-       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs"}, {"brute-force", "ignore-boundaries"}}, inter_command},
+       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer"}, {"brute-force", "ignore-boundaries"}}, inter_command},
   };
 }
 

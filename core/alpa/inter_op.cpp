@@ -130,6 +130,8 @@ void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   latency.assign(size, kInf);
   max_succ_stages.assign(size, -1);
   logical_mesh.assign(size, "");
+  zero_stage.assign(size, 0);
+  remat.assign(size, 0);
   has_boundaries = false;
   cut_bytes.assign(size_t(l), 0);
   recv_allgather_ms.assign(size, 0);
@@ -986,6 +988,8 @@ void StageCostBuilder::plan_layer(int layer) {
   o.grad_sync_scale = 1.0 / options_.microbatches;   // synchronised once per iteration, not per micro-batch
   o.data_parallel_only = options_.mode == "inter-only";
   o.gradient_inputs = activations;
+  o.peak_flops_per_ms = cluster_.gpu.peak_flops_per_ms();   // no capacity: memory is decided per stage (add_stages)
+  o.optimizer = options_.optimizer;
   LayerPlan lp;
   auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
@@ -995,6 +999,14 @@ void StageCostBuilder::plan_layer(int layer) {
       lp.latency += op_compute_ms(sg.ops[v], work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh), cluster_);
     lp.param_memory = p.param_memory_per_device;
     lp.activation_memory = p.activation_memory_per_device;
+    for (int z = 0; z < 4; ++z) {
+      const MemoryChoice c = evaluate_memory_choice(sg, p, o, z, false);
+      lp.state_bytes[z] = c.memory.params_bytes + c.memory.grads_bytes + c.memory.optimizer_bytes;
+      lp.zero_ms[z] = c.zero_cost;
+    }
+    const MemoryChoice r = evaluate_memory_choice(sg, p, o, 0, true);
+    lp.input_bytes = r.memory.input_bytes;
+    lp.recompute_ms = r.recompute_comm + r.recompute_compute;
     lp.out_spec = p.strategies.back()[size_t(p.solution.choice.back())].output;
     lp.in_spec = p.strategies.front()[size_t(p.solution.choice.front())].inputs.front();
   }
@@ -1013,7 +1025,8 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
   // Stages: sums of their layers plus resharding between consecutive layers.
   for (int f = 0; f < L; ++f) {
     if (options_.mode == "intra-only" && f != 0) break;
-    double lat = 0, pmem = 0, amem = 0;
+    double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0;
+    double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
     for (int l = f; l < L; ++l) {
       const LayerPlan& lp = plans[size_t(l)];
       lat += lp.latency;
@@ -1024,17 +1037,50 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
           lat += reshard(plans[size_t(l - 1)].out_spec, lp.in_spec, t.shape, dtype_bytes(t.dtype), mesh).cost +
                  reshard(lp.in_spec, plans[size_t(l - 1)].out_spec, t.shape, dtype_bytes(t.dtype), mesh).cost;
       }
-      pmem += lp.param_memory;
+      for (int z = 0; z < 4; ++z) {
+        states[z] += lp.state_bytes[z];
+        zero_ms[z] += lp.zero_ms[z];
+      }
       amem += lp.activation_memory;
+      kept += lp.input_bytes;
+      largest = std::max(largest, lp.activation_memory);
+      recompute += lp.recompute_ms;
       if (options_.mode == "intra-only" && l != L - 1) continue;
-      if (!std::isfinite(lat) || pmem > capacity) continue;
+      if (!std::isfinite(lat)) continue;
+      // The stage's ZeRO stage and recomputation (memory_model.h's accounting). 1F1B: with s
+      // stages after it, a stage keeps s + 1 micro-batches of activations (under recomputation
+      // only their inputs, plus one layer's activations while it is recomputed). The default
+      // (no ZeRO, no recomputation) is kept when it leaves room for every stage that can follow;
+      // otherwise the cheapest setting that does, else the one that allows the most.
+      const int can_follow = options_.mode == "intra-only" ? 0 : std::min(L - 1 - l, cluster_.num_devices() - table.submeshes[size_t(m)].devices());
+      double best_lat = kInf;
+      int best_succ = -2, best_z = 0;
+      bool best_r = false;
+      for (int z = 0; z < 4; ++z)
+        for (bool r : {false, true}) {
+          if (options_.zero_stage >= 0 && z != options_.zero_stage) continue;
+          const double per_micro = r ? kept : amem;
+          const double room = capacity - states[z] - (r ? largest : 0) - per_micro;
+          if (room < 0) continue;
+          const int succ = per_micro > 0 ? int(std::min(1e6, std::floor(room / per_micro))) : int(1e6);
+          const double option_lat = lat + zero_ms[z] + (r ? recompute : 0);
+          const bool enough = succ >= can_follow, best_enough = best_succ >= can_follow;
+          if (best_succ == -2 || (enough && !best_enough) || (enough && best_enough && option_lat < best_lat) ||
+              (!enough && !best_enough && (succ > best_succ || (succ == best_succ && option_lat < best_lat)))) {
+            if (best_succ >= 0 && best_z == std::max(0, options_.zero_stage) && !best_r && best_enough) continue;   // the default suffices
+            best_lat = option_lat;
+            best_succ = succ;
+            best_z = z;
+            best_r = r;
+          }
+        }
+      if (best_succ < 0) continue;   // nothing fits even one micro-batch
       const size_t idx = table.index(f, l, m);
-      if (lat < table.latency[idx]) {
-        table.latency[idx] = lat;
-        // 1F1B: with s stages after it, a stage keeps s micro-batches of activations.
-        const double room = capacity - pmem - amem;
-        table.max_succ_stages[idx] = amem > 0 ? int(std::min(1e6, std::floor(room / amem))) : -1;
-        if (table.max_succ_stages[idx] < 0) table.latency[idx] = kInf;
+      if (best_lat < table.latency[idx]) {
+        table.latency[idx] = best_lat;
+        table.max_succ_stages[idx] = amem > 0 || best_r ? std::min(best_succ, int(1e6)) : -1;
+        table.zero_stage[idx] = best_z;
+        table.remat[idx] = best_r;
         table.logical_mesh[idx] = mesh.shape_string();
         if (f > 0) {
           // Alpa's local all-gather: one copy arrives spread over the n devices (T / n each),

@@ -15,6 +15,7 @@
 #include "device_mesh.h"
 #include "graph.h"
 #include "json_io.h"
+#include "memory_model.h"
 #include "result.h"
 #include "sharding_spec.h"
 
@@ -39,6 +40,8 @@ struct StageCostTable {
   std::vector<double> latency;           // [(first * layers + last) * submeshes + m]
   std::vector<int> max_succ_stages;      // same indexing
   std::vector<std::string> logical_mesh; // same indexing; the best logical mesh, e.g. "2x4"
+  std::vector<int> zero_stage;           // same indexing; the ZeRO stage the stage runs with (0 from a stage-cost file)
+  std::vector<char> remat;               // same indexing; whether it recomputes its activations
   // Boundaries (known when the table comes from a model; a stage-cost file has none):
   bool has_boundaries = false;
   std::vector<double> cut_bytes;         // [i]: bytes crossing forward from layer i to layer i + 1, one micro-batch
@@ -230,6 +233,8 @@ struct InterOpOptions {
   int max_layers = 32;                   // ops are grouped into at most this many layers
   int layers = 0;                        // > 0: Alpa's automatic layer construction into this many layers
   std::string mode = "alpa";             // alpa (inter + intra), intra-only (one stage), inter-only (data parallel stages)
+  int zero_stage = -1;                   // 0-3: every stage's ZeRO stage; -1: chosen per stage (0 unless memory needs more)
+  Optimizer optimizer = Optimizer::adam; // the optimizer state counted
 };
 
 // Layers of a graph: contiguous op ranges ending where a single tensor crosses to the rest,
@@ -273,7 +278,13 @@ Result<StageCostTable> stage_costs_from_model(const Graph& microbatch, const Clu
 // One layer's intra-op plan on one logical mesh, as the stage costs read it.
 struct LayerPlan {
   double latency = std::numeric_limits<double>::infinity();   // compute + communication; infinite when the intra-op pass fails
-  double param_memory = 0, activation_memory = 0;
+  double param_memory = 0, activation_memory = 0;   // parameters + gradients; saved activations of one micro-batch
+  // Memory as `autopar memory` counts it (evaluate_memory_choice): per ZeRO stage z, the model
+  // states on a device (parameters, gradients, optimizer) and the latency change of its collectives.
+  double state_bytes[4] = {0, 0, 0, 0};
+  double zero_ms[4] = {0, 0, 0, 0};
+  double input_bytes = 0;                // the layer's input on a device: all recomputation keeps of it
+  double recompute_ms = 0;               // recomputation's second forward pass (collectives and compute)
   ShardingSpec out_spec, in_spec;        // of the tensor leaving / entering the layer
 };
 

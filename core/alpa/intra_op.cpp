@@ -28,6 +28,8 @@
 #include <map>
 #include <set>
 
+#include "op_kinds.h"
+
 namespace autopar {
 namespace {
 
@@ -426,6 +428,7 @@ int scatter_dim(const Op& op, const OpStrategy& s, const GradSync& g, const Devi
 // gradient bytes per device that remain.
 struct ScatteredSync {
   double cost = 0;
+  double reduce_cost = 0, gather_cost = 0;   // the two halves of cost
   double grad_bytes = 0;
 };
 
@@ -437,31 +440,72 @@ ScatteredSync scattered(const Op& op, const OpStrategy& s, const GradSync& g, in
   if (dim == -1) {   // a flat bucket: each step divides the buffer
     double b = g.bytes;
     for (int a : axes) {
-      out.cost += reduce_scatter_cost(mesh.axis[a], b);
+      out.reduce_cost += reduce_scatter_cost(mesh.axis[a], b);
       b /= mesh.axis[a].size;
     }
     out.grad_bytes = b;
     for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
       b *= mesh.axis[*it].size;
-      out.cost += all_gather_cost(mesh.axis[*it], b);
+      out.gather_cost += all_gather_cost(mesh.axis[*it], b);
     }
+    out.cost = out.reduce_cost + out.gather_cost;
     return out;
   }
   const Tensor& p = op.params[size_t(g.params[0])];
   ShardingSpec cur = s.inputs[op.inputs.size() + size_t(g.params[0])];
   for (int a : axes) {
-    out.cost += reduce_scatter_cost(mesh.axis[a], bytes_of(p, cur, mesh));
+    out.reduce_cost += reduce_scatter_cost(mesh.axis[a], bytes_of(p, cur, mesh));
     cur.dims[size_t(dim)] |= kAxis[a];
   }
   out.grad_bytes = bytes_of(p, cur, mesh);
   for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
     cur.dims[size_t(dim)] &= AxisMask(~kAxis[*it]);
-    out.cost += all_gather_cost(mesh.axis[*it], bytes_of(p, cur, mesh));
+    out.gather_cost += all_gather_cost(mesh.axis[*it], bytes_of(p, cur, mesh));
   }
+  out.cost = out.reduce_cost + out.gather_cost;
   return out;
 }
 
 const OpStrategy& chosen(const IntraOpPlan& plan, size_t v) { return plan.strategies[v][size_t(plan.solution.choice[v])]; }
+
+// The share of each parameter a device keeps once its gradient is reduce-scattered (ZeRO):
+// 1 / the devices it is synchronised over (the largest part when uneven), 1 when it is not.
+std::vector<double> zero_shares(const Op& op, const OpStrategy& s, const DeviceMesh& mesh) {
+  std::vector<double> share(op.params.size(), 1.0);
+  for (const GradSync& gs : s.grad_syncs) {
+    const int dim = scatter_dim(op, s, gs, mesh);
+    if (dim == -2 || gs.bytes <= 0) continue;
+    const double kept = scattered(op, s, gs, dim, mesh).grad_bytes / gs.bytes;
+    for (int k : gs.params) share[size_t(k)] = kept;
+  }
+  return share;
+}
+
+double fraction_of(const Tensor& t, const ShardingSpec& s, const DeviceMesh& mesh) {
+  const double n = double(num_elements(t.shape));
+  return n > 0 ? per_device_elements(s, t.shape, mesh) / n : 0;
+}
+
+// What an op keeps for its backward pass on one device under a strategy (op_kinds.h's
+// saved_activations, each tensor split as the strategy splits it).
+double saved_bytes(const Op& op, const OpStrategy& s, const DeviceMesh& mesh) {
+  const SavedActivations a = saved_activations(op);
+  double b = double(a.with_output_bytes) * fraction_of(op.output, s.output, mesh);
+  if (!op.inputs.empty() && !s.inputs.empty()) b += double(a.with_input_bytes) * fraction_of(op.inputs[0], s.inputs[0], mesh);
+  return b;
+}
+
+// Model states of an op on one device under ZeRO stage `zero`.
+void add_states(const Op& op, const OpStrategy& s, const DeviceMesh& mesh, const StateBytesPerParam& bp, int zero, double& params,
+                double& grads, double& optimizer) {
+  const std::vector<double> share = zero >= 1 ? zero_shares(op, s, mesh) : std::vector<double>(op.params.size(), 1.0);
+  for (size_t k = 0; k < op.params.size(); ++k) {
+    const double e = per_device_elements(s.inputs[op.inputs.size() + k], op.params[k].shape, mesh);
+    params += e * bp.params * (zero >= 3 ? share[k] : 1.0);
+    grads += e * bp.grads * (zero >= 2 ? share[k] : 1.0);
+    optimizer += e * bp.optimizer * share[k];
+  }
+}
 
 }  // namespace
 
@@ -602,7 +646,12 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
 
 CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options) {
   const DeviceMesh& mesh = plan.mesh;
-  const int forward_passes = options.remat ? 2 : 1;
+  const bool remat = options.remat || plan.memory.remat;
+  const bool scatter = options.reduce_scatter || plan.memory.zero_stage >= 1;
+  const int forward_passes = remat ? 2 : 1;
+  // ZeRO 3 gathers the weights before every forward pass and the backward pass instead of once
+  // after the update.
+  const int gathers = plan.memory.zero_stage >= 3 ? forward_passes + 1 : 1;
   CollectiveCounts c;
   // Gradient collectives combine per set of mesh axes (and scatter dimension).
   std::set<std::pair<int, int>> all_reduce_groups, scatter_groups;
@@ -615,7 +664,7 @@ CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, cons
     c += s.backward_collectives;
     c += s.update_collectives;
     for (const GradSync& gs : s.grad_syncs) {
-      const int dim = options.reduce_scatter ? scatter_dim(g.ops[v], s, gs, mesh) : -2;
+      const int dim = scatter ? scatter_dim(g.ops[v], s, gs, mesh) : -2;
       if (dim == -2) all_reduce_groups.insert({gs.axes, 0});
       else scatter_groups.insert({gs.axes, dim});
     }
@@ -623,7 +672,7 @@ CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, cons
   for (const auto& [axes, dim] : all_reduce_groups) c.all_reduce += axis_count(AxisMask(axes), mesh);
   for (const auto& [axes, dim] : scatter_groups) {
     c.reduce_scatter += axis_count(AxisMask(axes), mesh);
-    c.all_gather += axis_count(AxisMask(axes), mesh);
+    c.all_gather += gathers * axis_count(AxisMask(axes), mesh);
   }
   for (size_t v = 0; v < g.ops.size(); ++v)
     for (size_t k = 0; k < g.ops[v].inputs.size(); ++k) {
@@ -639,18 +688,92 @@ CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, cons
   return c;
 }
 
-Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options, int zero_stage, bool remat) {
+  const DeviceMesh& mesh = plan.mesh;
+  const StateBytesPerParam bp = state_bytes_per_param(training_precision(g), options.optimizer);
+  const int forward_passes = remat ? 2 : 1;
+  const bool recompute_unpriced = remat && !options.remat;   // the solve did not see the second forward pass
+  MemoryChoice c;
+  PlanMemory& m = c.memory;
+  m.zero_stage = zero_stage;
+  m.remat = remat;
+  std::vector<double> saved(g.ops.size()), outputs(g.ops.size());
+  std::map<std::string, double> inputs;
+  for (size_t v = 0; v < g.ops.size(); ++v) {
+    const Op& op = g.ops[v];
+    const OpStrategy& s = chosen(plan, v);
+    add_states(op, s, mesh, bp, zero_stage, m.params_bytes, m.grads_bytes, m.optimizer_bytes);
+    if (zero_stage >= 1)
+      for (const GradSync& gs : s.grad_syncs) {
+        const int dim = scatter_dim(op, s, gs, mesh);
+        if (dim == -2) continue;
+        const ScatteredSync rs = scattered(op, s, gs, dim, mesh);
+        // The reduce-scatter is once per iteration (scaled like the all-reduce it replaces);
+        // ZeRO 3's weight gathers are in every micro-batch's passes.
+        c.zero_cost += zero_stage >= 3 ? rs.reduce_cost * options.grad_sync_scale + rs.gather_cost * (forward_passes + 1)
+                                       : rs.cost * options.grad_sync_scale;
+        c.zero_cost -= gs.cost;
+      }
+    saved[v] = saved_bytes(op, s, mesh);
+    outputs[v] = bytes_of(op.output, s.output, mesh);
+    for (size_t k = 0; k < op.inputs.size(); ++k)
+      if (op.producers[k] < 0 && inputs.emplace(op.inputs[k].name, bytes_of(op.inputs[k], s.inputs[k], mesh)).second)
+        m.input_bytes += inputs[op.inputs[k].name];
+    if (recompute_unpriced) c.recompute_comm += s.forward_comm + s.input_reshard;
+    if (remat && options.peak_flops_per_ms > 0) c.recompute_compute += op.forward_flops * work_fraction(s, op, mesh) / options.peak_flops_per_ms;
+  }
+  if (recompute_unpriced)
+    for (size_t v = 0; v < g.ops.size(); ++v)
+      for (size_t k = 0; k < g.ops[v].inputs.size(); ++k) {
+        const int u = g.ops[v].producers[k];
+        if (u < 0) continue;
+        const Tensor& t = g.ops[v].inputs[k];
+        c.recompute_comm += reshard(chosen(plan, size_t(u)).output, chosen(plan, v).inputs[k], t.shape, dtype_bytes(t.dtype), mesh).cost;
+      }
+  m.activation_bytes = activation_memory(g, saved, outputs, inputs, remat).total_bytes;
+  m.total_bytes = m.params_bytes + m.grads_bytes + m.optimizer_bytes + m.activation_bytes;
+  m.capacity_bytes = options.memory_budget_bytes > 0 ? options.memory_budget_bytes : options.capacity_bytes;
+  m.fits = m.capacity_bytes <= 0 || m.total_bytes <= m.capacity_bytes;
+  return c;
+}
+
+namespace {
+
+// Sets the plan's totals for a ZeRO stage and recomputation setting.
+void apply_memory_choice(const Graph& g, IntraOpPlan& plan, const IntraOpOptions& options, int zero_stage, bool remat) {
+  const MemoryChoice c = evaluate_memory_choice(g, plan, options, zero_stage, remat);
+  plan.memory = c.memory;
+  plan.zero_cost = c.zero_cost;
+  plan.reduce_scatter_delta = zero_stage >= 1 ? c.zero_cost : 0;
+  plan.recompute_cost = c.recompute_compute;
+  plan.communication_cost = plan.base_communication_cost + c.zero_cost + c.recompute_comm;
+  plan.objective = plan.solver_objective + c.cost_delta();
+  plan.param_memory_per_device = c.memory.params_bytes + c.memory.grads_bytes;
+  plan.activation_memory_per_device = c.memory.activation_bytes;
+  plan.optimizer_memory_per_device = c.memory.optimizer_bytes;
+  plan.memory_per_device = plan.param_memory_per_device + plan.activation_memory_per_device;
+  IntraOpOptions counted = options;
+  counted.reduce_scatter = false;
+  plan.collectives = count_collectives(g, plan, counted);
+}
+
+// One solve with every strategy's memory counted under a ZeRO stage and recomputation setting
+// (recomputed layers count no activations: the exact total is checked after the solve) and a
+// budget (0: none); the totals are those of that setting.
+Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options, int zero_stage, double budget) {
   IntraOpPlan plan;
   plan.mesh = mesh;
   plan.strategies = enumerate_strategies(g, mesh, options);
   IntraProblem& p = plan.problem;
-  p.memory_budget = options.memory_budget_bytes;
-  for (const auto& ss : plan.strategies) {
+  p.memory_budget = budget;
+  const StateBytesPerParam bp = state_bytes_per_param(training_precision(g), options.optimizer);
+  for (size_t v = 0; v < g.ops.size(); ++v) {
     std::vector<double> cost, mem;
-    for (const OpStrategy& s : ss) {
+    for (const OpStrategy& s : plan.strategies[v]) {
       cost.push_back(s.cost());
-      mem.push_back(s.memory_bytes);
+      double params = 0, grads = 0, optimizer = 0;
+      if (budget > 0) add_states(g.ops[v], s, mesh, bp, zero_stage, params, grads, optimizer);
+      mem.push_back(budget > 0 ? params + grads + optimizer + (options.remat ? 0 : saved_bytes(g.ops[v], s, mesh)) : s.memory_bytes);
     }
     p.node_cost.push_back(cost);
     p.node_memory.push_back(mem);
@@ -680,7 +803,7 @@ Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const 
       p.edges.push_back(e);
     }
   std::string solver = options.solver;
-  if (solver == "auto") solver = is_chain(p) && options.memory_budget_bytes <= 0 ? "dp" : "ilp";
+  if (solver == "auto") solver = is_chain(p) && budget <= 0 ? "dp" : "ilp";
   Result<IntraSolution> sol = make_error("bad_value", "unknown solver '" + options.solver + "'; use ilp, dp or exhaustive", "--solver");
   if (solver == "ilp") sol = solve_ilp(p, options.time_limit_ms, options.write_lp);
   else if (solver == "dp") sol = solve_chain_dp(p);
@@ -689,68 +812,61 @@ Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const 
   plan.solution = sol.value();
   plan.solver_objective = plan.solution.objective;
   // The totals of the chosen plan, recomputed from its strategies and edges.
-  double params = 0, grads = 0, optimizer = 0, activations = 0;
   for (size_t v = 0; v < g.ops.size(); ++v) {
-    const Op& op = g.ops[v];
     const OpStrategy& s = chosen(plan, v);
-    plan.communication_cost += s.forward_comm + s.backward_comm + s.grad_sync + s.recompute_comm;
+    plan.base_communication_cost += s.forward_comm + s.backward_comm + s.grad_sync + s.recompute_comm;
     plan.resharding_cost += s.input_reshard;
     plan.penalty_cost += s.penalty;
     plan.grad_sync_cost += options.grad_sync_scale > 0 ? s.grad_sync / options.grad_sync_scale : 0;
-    const std::vector<ShardingSpec> specs = param_specs_of(s, op);
-    std::vector<double> grad_bytes(op.params.size());
-    for (size_t k = 0; k < op.params.size(); ++k) grad_bytes[k] = bytes_of(op.params[k], specs[k], mesh);
-    const double op_params = param_bytes_of(op, specs, mesh);
-    params += op_params;
-    double op_optimizer = 2 * op_params;
-    // ZeRO-2: each device keeps only its shard of the gradients and updates only its shard of
-    // the weights, so it holds only that shard of the optimizer state.
-    if (options.reduce_scatter)
-      for (const GradSync& gs : s.grad_syncs) {
-        const int dim = scatter_dim(op, s, gs, mesh);
-        if (dim == -2) continue;
-        const ScatteredSync rs = scattered(op, s, gs, dim, mesh);
-        plan.reduce_scatter_delta += rs.cost * options.grad_sync_scale - gs.cost;
-        double bucket = 0;
-        for (int k : gs.params) bucket += grad_bytes[size_t(k)];
-        const double kept = bucket > 0 ? rs.grad_bytes / bucket : 1;
-        for (int k : gs.params) {
-          op_optimizer -= 2 * grad_bytes[size_t(k)] * (1 - kept);
-          grad_bytes[size_t(k)] *= kept;
-        }
-      }
-    for (double b : grad_bytes) grads += b;
-    optimizer += op_optimizer;
-    activations += bytes_of(op.output, s.output, mesh);
   }
-  plan.communication_cost += plan.reduce_scatter_delta;
-  if (options.remat) {
-    // Keep only the outputs several ops read (the residual stream: one per half layer of a
-    // transformer) and recompute the rest one segment at a time (Chen et al. 2016): activation
-    // memory = those checkpoints + the largest segment between two of them.
-    double checkpoints = 0, segment = 0, largest = 0;
-    for (size_t v = 0; v < g.ops.size(); ++v) {
-      const double b = bytes_of(g.ops[v].output, chosen(plan, v).output, mesh);
-      if (g.consumers[v].size() >= 2) {
-        checkpoints += b;
-        largest = std::max(largest, segment);
-        segment = 0;
-      } else {
-        segment += b;
-      }
-    }
-    activations = checkpoints + std::max(largest, segment);
-  }
-  plan.activation_memory_per_device = activations;
-  plan.param_memory_per_device = params + grads;
-  plan.memory_per_device = params + grads + activations;
-  plan.optimizer_memory_per_device = optimizer;
   for (const auto& e : p.edges)
     plan.resharding_cost += e.cost[size_t(plan.solution.choice[size_t(e.u)] * p.choices(e.v) + plan.solution.choice[size_t(e.v)])];
-  plan.objective = plan.solver_objective + plan.reduce_scatter_delta;
-  plan.collectives = count_collectives(g, plan, options);
-  plan.solve_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  apply_memory_choice(g, plan, options, zero_stage, options.remat);
   return plan;
+}
+
+}  // namespace
+
+Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.zero_stage < -1 || options.zero_stage > 3) return make_error("out_of_range", "the ZeRO stage is 0, 1, 2 or 3", "--zero");
+  const int fixed_zero = options.zero_stage >= 0 ? options.zero_stage : options.reduce_scatter ? 2 : -1;
+  auto first = solve_once(g, mesh, options, fixed_zero >= 0 ? fixed_zero : 0, options.memory_budget_bytes);
+  if (!first.ok()) return first.error();
+  IntraOpPlan best = first.value();
+  if (!best.memory.fits) {
+    // The plan does not fit: the cheapest ZeRO stage and recomputation setting that fits. Each
+    // setting is first applied to the plan found; where that does not fit, the ILP is re-solved
+    // with the setting's memory and the budget (where it fits, no plan is cheaper under it: the
+    // unconstrained optimum is).
+    std::vector<int> zeros = fixed_zero >= 0 ? std::vector<int>{fixed_zero} : std::vector<int>{0, 1, 2, 3};
+    std::vector<bool> remats = options.remat ? std::vector<bool>{true} : options.choose_remat ? std::vector<bool>{false, true} : std::vector<bool>{false};
+    const double budget = options.memory_budget_bytes > 0 ? options.memory_budget_bytes : options.capacity_bytes;
+    bool found = false;
+    int tries = 0;
+    auto consider = [&](const IntraOpPlan& p) {
+      if (p.memory.fits && (!found || p.objective < best.objective)) {
+        best = p;
+        found = true;
+      }
+    };
+    for (int z : zeros)
+      for (bool r : remats) {
+        IntraOpPlan p = first.value();
+        apply_memory_choice(g, p, options, z, r);
+        ++tries;
+        consider(p);
+        if (p.memory.fits) continue;
+        IntraOpOptions o = options;
+        o.remat = r;
+        auto q = solve_once(g, mesh, o, z, budget);
+        ++tries;
+        if (q.ok()) consider(q.value());
+      }
+    best.memory_tries = tries;
+  }
+  best.solve_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return best;
 }
 
 }  // namespace autopar

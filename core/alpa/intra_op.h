@@ -8,6 +8,7 @@
 #include "device_mesh.h"
 #include "graph.h"
 #include "intra_op_problem.h"
+#include "memory_model.h"
 #include "result.h"
 #include "sharding_spec.h"
 
@@ -80,7 +81,7 @@ ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh);
 // Settings of the intra-op pass.
 struct IntraOpOptions {
   std::string solver = "auto";          // auto (dp on chains, else ilp), ilp, dp, exhaustive
-  double memory_budget_bytes = 0;       // per device; 0 = none
+  double memory_budget_bytes = 0;       // per device; 0 = capacity_bytes (none when that is 0 too)
   double time_limit_ms = 20000;         // ILP time limit
   std::string write_lp;                 // write the ILP here (CPLEX LP format)
   double grad_sync_scale = 1;           // weight of gradient sync (1 / micro-batches in a pipeline stage)
@@ -88,6 +89,27 @@ struct IntraOpOptions {
   std::vector<std::string> gradient_inputs;   // model inputs that do need a gradient (a stage's activations)
   bool reduce_scatter = false;          // after the solve: gradient all-reduce -> reduce-scatter + all-gather (ZeRO-2)
   bool remat = false;                   // recompute activations in the backward pass (forward collectives paid twice)
+  // Memory (memory_model.h's accounting). With a capacity (or a budget) a plan that does not
+  // fit is never returned as if it did: ZeRO stages and recomputation are tried, cheapest first.
+  double capacity_bytes = 0;            // one GPU's memory; 0: unknown (Alpa's unitless meshes)
+  double peak_flops_per_ms = 0;         // the GPU's peak, to price recomputation's extra forward pass; 0: not priced
+  Optimizer optimizer = Optimizer::adam;
+  int zero_stage = -1;                  // 0-3: fixed; -1: chosen (0 unless the plan does not fit; 2 with reduce_scatter)
+  bool choose_remat = true;             // recomputation may be chosen when no plan fits without it
+};
+
+// Per-device memory of a plan by kind, counted as `autopar memory` counts it: the bytes per
+// parameter of the model's precision and the optimizer (state_bytes_per_param), each parameter
+// sharded by ZeRO over the mesh axes its gradient is synchronised over, and Korthikanti's saved
+// activations of every op in its chosen layout (activation_memory).
+struct PlanMemory {
+  int zero_stage = 0;
+  bool remat = false;
+  double params_bytes = 0, grads_bytes = 0, optimizer_bytes = 0, activation_bytes = 0;
+  double input_bytes = 0;               // the model inputs on a device (a pipeline stage keeps them under recomputation)
+  double total_bytes = 0;
+  double capacity_bytes = 0;            // the budget it is checked against (0: none)
+  bool fits = true;
 };
 
 // The strategies of every op, in graph order. Heavy ops (linear, convolution, embedding,
@@ -103,6 +125,7 @@ struct IntraOpPlan {
   IntraSolution solution;                             // choice per op
   double objective = 0;
   double communication_cost = 0;                      // node costs without input resharding
+  double base_communication_cost = 0;                 // the same, as solved (before ZeRO and unpriced recomputation)
   double resharding_cost = 0;                         // edges plus model-input resharding
   double memory_per_device = 0;
   double param_memory_per_device = 0;                 // parameters and gradients
@@ -112,7 +135,11 @@ struct IntraOpPlan {
   double penalty_cost = 0;                            // Alpa's replicated penalties (objective = comm + resharding + penalty)
   double solver_objective = 0;                        // what the solver reported (before --reduce-scatter)
   double reduce_scatter_delta = 0;                    // objective change of the reduce-scatter pass
-  double optimizer_memory_per_device = 0;             // Adam's two moments per parameter (not in memory_per_device)
+  double optimizer_memory_per_device = 0;             // optimizer state (not in memory_per_device)
+  PlanMemory memory;                                  // everything by kind, with the ZeRO stage and recomputation chosen
+  double zero_cost = 0;                               // objective change of the ZeRO stage's collectives (reduce_scatter_delta when 1 or 2)
+  double recompute_cost = 0;                          // recomputation's extra forward compute (cluster meshes), in the objective
+  int memory_tries = 0;                               // ZeRO / recomputation settings evaluated because the plan did not fit
   CollectiveCounts collectives;                       // per iteration, forward and backward, gradient collectives combined
 };
 
@@ -122,6 +149,21 @@ struct IntraOpPlan {
 // --reduce-scatter the reduce-scatters and all-gathers combine when they also scatter the same
 // tensor dimension. Computed from the plan's strategies, independently of the solver.
 CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options);
+
+// What a ZeRO stage and recomputation setting keeps and costs on a solved plan: its memory and
+// the change of the objective (ZeRO 1 and 2: each gradient all-reduce becomes a reduce-scatter
+// once per iteration plus an all-gather of the updated weights; ZeRO 3: the reduce-scatter plus
+// the weights all-gathered in every forward pass and again in the backward pass; recomputation:
+// the forward collectives and resharding again, when the solve did not already price them, and
+// the forward compute again at the GPU's peak).
+struct MemoryChoice {
+  PlanMemory memory;
+  double zero_cost = 0;
+  double recompute_comm = 0;
+  double recompute_compute = 0;
+  double cost_delta() const { return zero_cost + recompute_comm + recompute_compute; }
+};
+MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options, int zero_stage, bool remat);
 
 // Builds the problem and solves it.
 Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options);

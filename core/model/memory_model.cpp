@@ -123,6 +123,49 @@ LayerStructure find_layers(const Graph& g) {
   return ls;
 }
 
+ActivationMemory activation_memory(const Graph& g, const std::vector<double>& saved, const std::vector<double>& outputs,
+                                   const std::map<std::string, double>& model_inputs, bool remat) {
+  ActivationMemory r;
+  const LayerStructure ls = find_layers(g);
+  r.layers = int(ls.layers.size());
+  std::vector<bool> in_layer(g.ops.size(), false);
+  for (auto [first, last] : ls.layers) {
+    double full = 0;
+    for (int v = first; v <= last; ++v) {
+      full += saved[size_t(v)];
+      in_layer[size_t(v)] = true;
+    }
+    r.layer_bytes += full;
+    r.recompute_bytes = std::max(r.recompute_bytes, full);
+    // The layer's input: the one tensor crossing into it (or the model inputs it reads).
+    std::set<int> producers;
+    std::set<std::string> read;
+    for (int v = first; v <= last; ++v)
+      for (size_t k = 0; k < g.ops[size_t(v)].producers.size(); ++k) {
+        const int p = g.ops[size_t(v)].producers[k];
+        if (p < 0) read.insert(g.ops[size_t(v)].inputs[k].name);
+        else if (p < first) producers.insert(p);
+      }
+    for (int p : producers) r.kept_input_bytes += outputs[size_t(p)];
+    for (const std::string& name : read) {
+      auto it = model_inputs.find(name);
+      if (it != model_inputs.end()) r.kept_input_bytes += it->second;
+    }
+  }
+  for (size_t v = 0; v < g.ops.size(); ++v)
+    if (!in_layer[v]) r.other_bytes += saved[v];
+  if (remat) {
+    r.total_bytes = r.kept_input_bytes + r.recompute_bytes + r.other_bytes;
+  } else {
+    r.recompute_bytes = 0;
+    r.kept_input_bytes = 0;
+    r.total_bytes = r.layer_bytes + r.other_bytes;
+  }
+  return r;
+}
+
+Precision training_precision(const Graph& g) { return g.spec.dtype == DType::f16 ? Precision::mixed : Precision::fp32; }
+
 Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const MemoryOptions& o) {
   if (o.data_parallel < 1 || o.data_parallel > kMaxDevices)
     return make_error("out_of_range", "the data-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--dp");
@@ -157,39 +200,17 @@ Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const Mem
     saved[v] = share(double(s.with_input_bytes), p >= 0 && layout.output_split[size_t(p)]) +
                share(double(s.with_output_bytes), layout.output_split[v]);
   }
-  const LayerStructure ls = find_layers(g);
-  r.layers = int(ls.layers.size());
-  std::vector<bool> in_layer(g.ops.size(), false);
-  for (auto [first, last] : ls.layers) {
-    double full = 0;
-    for (int v = first; v <= last; ++v) {
-      full += saved[size_t(v)];
-      in_layer[size_t(v)] = true;
-    }
-    r.layer_bytes += full;
-    r.recompute_bytes = std::max(r.recompute_bytes, full);
-    // The layer's input: the one tensor crossing into it (or the model inputs it reads).
-    std::set<int> producers;
-    std::set<std::string> model_inputs;
-    for (int v = first; v <= last; ++v)
-      for (size_t k = 0; k < g.ops[size_t(v)].producers.size(); ++k) {
-        const int p = g.ops[size_t(v)].producers[k];
-        if (p < 0) model_inputs.insert(g.ops[size_t(v)].inputs[k].name);
-        else if (p < first) producers.insert(p);
-      }
-    for (int p : producers) r.kept_input_bytes += share(double(g.ops[size_t(p)].output_bytes), layout.output_split[size_t(p)]);
-    for (const Tensor& t : g.spec.inputs)
-      if (model_inputs.count(t.name)) r.kept_input_bytes += share(double(tensor_bytes(t)), false);
-  }
-  for (size_t v = 0; v < g.ops.size(); ++v)
-    if (!in_layer[v]) r.other_bytes += saved[v];
-  if (o.remat) {
-    r.activation_bytes = r.kept_input_bytes + r.recompute_bytes + r.other_bytes;
-  } else {
-    r.recompute_bytes = 0;
-    r.kept_input_bytes = 0;
-    r.activation_bytes = r.layer_bytes + r.other_bytes;
-  }
+  std::vector<double> outputs(g.ops.size());
+  for (size_t v = 0; v < g.ops.size(); ++v) outputs[v] = share(double(g.ops[v].output_bytes), layout.output_split[v]);
+  std::map<std::string, double> inputs;
+  for (const Tensor& t : g.spec.inputs) inputs[t.name] = share(double(tensor_bytes(t)), false);
+  const ActivationMemory a = activation_memory(g, saved, outputs, inputs, o.remat);
+  r.layers = a.layers;
+  r.layer_bytes = a.layer_bytes;
+  r.kept_input_bytes = a.kept_input_bytes;
+  r.recompute_bytes = a.recompute_bytes;
+  r.other_bytes = a.other_bytes;
+  r.activation_bytes = a.total_bytes;
   r.total_bytes = r.params_bytes + r.grads_bytes + r.optimizer_bytes + r.activation_bytes;
   r.capacity_bytes = c.gpu.memory_capacity_bytes();
   r.fits = r.total_bytes <= r.capacity_bytes;

@@ -7,6 +7,7 @@
 // and by the data-parallel batch; full recomputation keeps only each layer's input.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,25 @@ struct LayerStructure {
 // longest run of identical consecutive groups of cut pieces (shortest period first) are the
 // layers. A graph without repetition has every piece as its own layer.
 LayerStructure find_layers(const Graph& g);
+
+// Activation memory of one device.
+struct ActivationMemory {
+  int layers = 0;
+  double layer_bytes = 0;        // every layer's saved activations
+  double kept_input_bytes = 0;   // under recomputation: the layers' inputs
+  double recompute_bytes = 0;    // under recomputation: the largest layer, while it is recomputed
+  double other_bytes = 0;        // ops outside the repeating layers
+  double total_bytes = 0;        // layer_bytes + other_bytes, or kept + recompute + other under recomputation
+};
+// The activation memory of one device from what each op keeps on it for its backward pass
+// (`saved`, per op), each op's output on it (`outputs`, per op: a layer's input is an earlier
+// op's output) and the model inputs on it (by name), over the layers of find_layers. Both
+// `memory` and Alpa's planners count activations with it, each with its own split of the tensors.
+ActivationMemory activation_memory(const Graph& g, const std::vector<double>& saved, const std::vector<double>& outputs,
+                                   const std::map<std::string, double>& model_inputs, bool remat);
+
+// The precision a model trains in: 16-bit floats mean mixed precision, otherwise FP32.
+Precision training_precision(const Graph& g);
 
 // Memory of one device.
 struct MemoryReport {
