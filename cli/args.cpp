@@ -1,7 +1,14 @@
 // Command-line parsing: --key value, --key=value and --flag, checked against a command's syntax.
 #include "args.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "cluster.h"
+#include "cluster_spec.h"
+#include "models.h"
 
 namespace autopar::cli {
 
@@ -76,6 +83,48 @@ Status apply_precision(Args& a) {
     a.options["cluster"] = "lecture:2x4,precision=" + *p;
   }
   return Ok{};
+}
+
+Result<Graph> model_option(const Args& a) {
+  auto m = a.get("model");
+  if (!m) return make_error("missing_argument", "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
+  return load_model(*m);
+}
+
+Result<Cluster> cluster_option(const Args& a, const std::string& fallback) { return load_cluster(a.get("cluster").value_or(fallback)); }
+
+Result<int64_t> int_option(const Args& a, const std::string& key, int64_t fallback, int64_t lo, int64_t hi) {
+  auto v = a.get(key);
+  if (!v) return fallback;
+  const std::string& s = *v;
+  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
+    return make_error("bad_value", "--" + key + " needs a whole number, not '" + s + "'", "--" + key);
+  int64_t x = std::stoll(s);
+  if (x < lo || x > hi)
+    return make_error("out_of_range", "--" + key + " is " + s + "; it must be between " + std::to_string(lo) + " and " + std::to_string(hi), "--" + key);
+  return x;
+}
+
+Result<double> number_option(const Args& a, const std::string& key, double fallback, double lo, double hi) {
+  auto v = a.get(key);
+  if (!v) return fallback;
+  char* end = nullptr;
+  double x = std::strtod(v->c_str(), &end);
+  if (v->empty() || *end != '\0' || !std::isfinite(x))
+    return make_error("bad_value", "--" + key + " needs a number, not '" + *v + "'", "--" + key);
+  if (x < lo || x > hi) {
+    std::ostringstream m;
+    m << "--" << key << " is " << *v << "; it must be between " << lo << " and " << hi;
+    return make_error("out_of_range", m.str(), "--" + key);
+  }
+  return x;
+}
+
+Status write_file(const std::string& path, const std::string& text, const std::string& option) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return make_error("io", "cannot write '" + path + "'; check the folder exists and is writable", option);
+  out << text;
+  return out.good() ? Status(Ok{}) : Status(make_error("io", "writing '" + path + "' failed", option));
 }
 
 }  // namespace autopar::cli

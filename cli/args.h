@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster.h"
+#include "graph.h"
 #include "result.h"
 
 namespace autopar::cli {
@@ -39,5 +41,16 @@ Result<Args> parse_args(const std::string& command, const std::vector<std::strin
 // cluster's precision in use (its FP32, TF32 or FP16/BF16 tensor-core peak) are appended to the
 // --model and --cluster specs (a missing --cluster is the commands' default lecture:2x4).
 Status apply_precision(Args& a);
+
+// --model as a graph (missing: an error naming --model).
+Result<Graph> model_option(const Args& a);
+// --cluster as a cluster, `fallback` when not given.
+Result<Cluster> cluster_option(const Args& a, const std::string& fallback = "lecture:2x4");
+// A whole-number option within [lo, hi], `fallback` when not given.
+Result<int64_t> int_option(const Args& a, const std::string& key, int64_t fallback, int64_t lo, int64_t hi);
+// A finite-number option within [lo, hi], `fallback` when not given.
+Result<double> number_option(const Args& a, const std::string& key, double fallback, double lo, double hi);
+// Writes an output file named by `option` (--trace, --taskgraph, ...).
+Status write_file(const std::string& path, const std::string& text, const std::string& option);
 
 }  // namespace autopar::cli

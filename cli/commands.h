@@ -1,5 +1,6 @@
-// The CLI's commands. Each returns its result as JSON plus a readable text rendering; main()
-// prints one of them and turns an Error into exit status 2.
+// The CLI's commands: each parses its words into an operation's inputs, calls the operation
+// (core/operations) and returns the report's JSON and text; main() prints one of them and
+// turns an Error into exit status 2.
 #pragma once
 #include <functional>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "args.h"
 #include "json_io.h"
+#include "report_text.h"
 #include "result.h"
 
 namespace autopar::cli {
@@ -16,6 +18,12 @@ struct Output {
   Json json;
   std::string text;
 };
+
+// An operation's report (anything with to_json() and to_text()) as a command's output.
+template <class Report>
+Output output_of(const Report& r) {
+  return Output{r.to_json(), r.to_text()};
+}
 
 // One command of the CLI.
 struct Command {
@@ -50,13 +58,10 @@ const std::vector<Command>& all_commands();
 // the JSON and the text rendering.
 Result<Output> run_command(const std::vector<std::string>& words);
 
-// Formats a count with thousands separators ("17,576").
-std::string group_digits(int64_t n);
-// Formats FLOPs or bytes with a unit prefix ("1.23 G").
-std::string si(double v);
-// Formats one number with a printf format ("%.2f ms").
-std::string fmt(const char* format, double v);
-// Pads or truncates to a column width.
-std::string pad(const std::string& s, size_t width, bool right = false);
+// The text renderings' formatting helpers (core/operations/report_text.h).
+using autopar::fmt;
+using autopar::group_digits;
+using autopar::pad;
+using autopar::si;
 
 }  // namespace autopar::cli

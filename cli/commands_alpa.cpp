@@ -1,11 +1,11 @@
 // CLI commands of the Alpa half (INTERFACES.md): reshard, intra (and inter, in
-// commands_inter.cpp).
+// commands_inter.cpp), parsing words into the operations of core/operations/alpa_operations.h.
 #include <cstdio>
 #include <sstream>
 
 #include "cluster_spec.h"
 #include "commands.h"
-#include "intra_op.h"
+#include "alpa_operations.h"
 #include "models.h"
 
 namespace autopar::cli {
@@ -48,13 +48,6 @@ Result<Shape> shape_of(const std::string& text) {
   return s;
 }
 
-Json steps_json(const ReshardPlan& p) {
-  Json steps = Json::array();
-  for (const ReshardStep& s : p.steps)
-    steps.push_back(Json{{"collective", s.collective}, {"axes", s.axes}, {"bytes", s.bytes}, {"cost", s.cost}});
-  return steps;
-}
-
 Result<Output> reshard_command(const Args& a) {
   auto mesh = mesh_of(a, "lecture:2x4");
   if (!mesh.ok()) return mesh.error();
@@ -65,31 +58,7 @@ Result<Output> reshard_command(const Args& a) {
     if (*d != "2" && *d != "4" && *d != "8") return make_error("bad_value", "--dtype-bytes must be 2, 4 or 8", "--dtype-bytes");
     dtype = std::stoi(*d);
   }
-  const std::string unit = mesh.value().unitless ? "" : " ms";
-  Output out;
-  if (a.has("table")) {
-    std::vector<ShardingSpec> specs = all_specs(shape.value(), mesh.value());
-    Json rows = Json::array();
-    std::ostringstream t;
-    t << "resharding cost" << (unit.empty() ? "" : " (ms)") << " of a " << shape_to_string(shape.value()) << " tensor on a " << mesh.value().shape_string()
-      << " mesh (rows: from, columns: to)\n" << pad("", 6);
-    for (const auto& s : specs) t << pad(spec_to_string(s), 10, true);
-    t << "\n";
-    for (const auto& from : specs) {
-      t << pad(spec_to_string(from), 6);
-      for (const auto& to : specs) {
-        ReshardPlan p = reshard(from, to, shape.value(), dtype, mesh.value());
-        std::string what;
-        for (const auto& st : p.steps) what += (what.empty() ? "" : "+") + st.collective;
-        rows.push_back(Json{{"from", spec_to_string(from)}, {"to", spec_to_string(to)}, {"cost", p.cost}, {"steps", steps_json(p)}});
-        t << pad(p.cost == 0 ? (what == "none" ? "-" : "0") : fmt("%.4g", p.cost), 10, true);
-      }
-      t << "\n";
-    }
-    out.json = Json{{"mesh", mesh.value().shape_string()}, {"shape", shape.value()}, {"specs", specs.size()}, {"table", rows}};
-    out.text = t.str();
-    return out;
-  }
+  if (a.has("table")) return output_of(reshard_table_operation(shape.value(), dtype, mesh.value()));
   if (!a.get("from") || !a.get("to")) return make_error("missing_argument", "give --from SPEC and --to SPEC (e.g. --from S0R --to RS0), or --table", "--from");
   auto from = parse_spec(*a.get("from"), "--from");
   if (!from.ok()) return from.error();
@@ -97,123 +66,11 @@ Result<Output> reshard_command(const Args& a) {
   if (!to.ok()) return to.error();
   if (auto s = validate_spec(from.value(), shape.value(), mesh.value(), "--from"); !s.ok()) return s.error();
   if (auto s = validate_spec(to.value(), shape.value(), mesh.value(), "--to"); !s.ok()) return s.error();
-  ReshardPlan p = reshard(from.value(), to.value(), shape.value(), dtype, mesh.value());
-  out.json = Json{{"from", spec_to_string(from.value())}, {"to", spec_to_string(to.value())}, {"steps", steps_json(p)}, {"cost", p.cost}};
-  std::ostringstream t;
-  t << spec_to_string(from.value()) << " -> " << spec_to_string(to.value()) << " on a " << mesh.value().shape_string() << " mesh:\n";
-  for (const auto& st : p.steps) {
-    t << "  " << pad(st.collective, 11);
-    if (!st.axes.empty()) t << " along axis " << st.axes[0] << (mesh.value().axis[st.axes[0]].crosses_nodes ? " (across nodes)" : "");
-    if (st.bytes > 0) t << ", " << si(st.bytes) << "B per device, cost " << fmt("%.4g", st.cost) << unit;
-    t << "\n";
-  }
-  t << "total " << fmt("%.4g", p.cost) << unit << "\n";
-  out.text = t.str();
-  return out;
-}
-
-Json collectives_json(const CollectiveCounts& c) {
-  Json j = Json::object();
-  j["all-reduce"] = c.all_reduce;
-  j["all-gather"] = c.all_gather;
-  j["reduce-scatter"] = c.reduce_scatter;
-  j["all-to-all"] = c.all_to_all;
-  return j;
-}
-
-std::string collectives_text(const CollectiveCounts& c) {
-  return std::to_string(c.all_reduce) + " all-reduce, " + std::to_string(c.all_gather) + " all-gather, " + std::to_string(c.reduce_scatter) +
-         " reduce-scatter, " + std::to_string(c.all_to_all) + " all-to-all";
-}
-
-Json plan_json(const Graph& g, const IntraOpPlan& plan) {
-  Json ops = Json::array();
-  for (size_t v = 0; v < g.ops.size(); ++v) {
-    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
-    Json inputs = Json::array();
-    for (const ShardingSpec& in : s.inputs) inputs.push_back(spec_to_string(in));
-    ops.push_back(Json{{"name", g.ops[v].name()},
-                       {"kind", op_kind_name(g.ops[v].spec.kind)},
-                       {"strategy", s.name},
-                       {"output_spec", spec_to_string(s.output)},
-                       {"input_specs", inputs},
-                       {"cost", s.cost()},
-                       {"forward_comm", s.forward_comm},
-                       {"backward_comm", s.backward_comm},
-                       {"grad_sync", s.grad_sync},
-                       {"penalty", s.penalty},
-                       {"recompute_comm", s.recompute_comm},
-                       {"strategies", plan.strategies[v].size()}});
-  }
-  return Json{{"mesh", plan.mesh.shape_string()},
-              {"objective", plan.objective},
-              {"communication_cost", plan.communication_cost},
-              {"resharding_cost", plan.resharding_cost},
-              {"penalty_cost", plan.penalty_cost},
-              {"solver_objective", plan.solver_objective},
-              {"reduce_scatter_delta", plan.reduce_scatter_delta},
-              {"conventions", plan.mesh.alpa_conventions() ? "alpa" : "cluster"},
-              {"collectives", collectives_json(plan.collectives)},
-              {"memory_per_device_bytes", plan.memory_per_device},
-              {"memory", Json{{"params_and_grads_bytes", plan.param_memory_per_device},
-                              {"params_bytes", plan.memory.params_bytes},
-                              {"grads_bytes", plan.memory.grads_bytes},
-                              {"optimizer_bytes", plan.memory.optimizer_bytes},
-                              {"activation_bytes", plan.memory.activation_bytes},
-                              {"total_bytes", plan.memory.total_bytes},
-                              {"capacity_bytes", plan.memory.capacity_bytes},
-                              {"fits", plan.memory.fits}}},
-              {"zero_stage", plan.memory.zero_stage},
-              {"remat", plan.memory.remat},
-              {"zero_cost", plan.zero_cost},
-              {"recompute_cost", plan.recompute_cost},
-              {"memory_tries", plan.memory_tries},
-              {"solver", plan.solution.solver},
-              {"status", plan.solution.status},
-              {"ilp_variables", plan.solution.variables},
-              {"ilp_constraints", plan.solution.constraints},
-              {"solve_ms", plan.solve_ms},
-              {"ops", ops}};
-}
-
-std::string plan_text(const Graph& g, const IntraOpPlan& plan) {
-  std::ostringstream t;
-  const std::string unit = plan.mesh.unitless ? "" : " ms";
-  t << "mesh " << plan.mesh.shape_string();
-  if (plan.mesh.alpa_conventions())
-    t << " (alpha " << fmt("%g", plan.mesh.axis[0].alpha) << "," << fmt("%g", plan.mesh.axis[1].alpha) << ", beta " << fmt("%g", plan.mesh.axis[0].beta)
-      << "," << fmt("%g", plan.mesh.axis[1].beta) << ")";
-  else
-    t << " (axis 0 " << (plan.mesh.axis[0].crosses_nodes ? "across nodes" : "inside a node") << ", axis 1 "
-      << (plan.mesh.axis[1].crosses_nodes ? "across nodes" : "inside a node") << ")";
-  t << ", solver " << plan.solution.solver << " ("
-    << fmt("%.1f", plan.solve_ms) << " ms)\n"
-    << "objective " << fmt("%.7g", plan.objective) << unit << " = communication " << fmt("%.7g", plan.communication_cost) << " + resharding "
-    << fmt("%.7g", plan.resharding_cost) << (plan.penalty_cost > 0 ? " + replicated penalty " + fmt("%.7g", plan.penalty_cost) : std::string())
-    << (plan.mesh.alpa_conventions() ? " (Alpa's conventions)" : "") << "\n"
-    << "collectives per iteration: " << collectives_text(plan.collectives) << "\n"
-    << "memory per device " << si(plan.memory.total_bytes) << "B: parameters " << si(plan.memory.params_bytes) << "B, gradients "
-    << si(plan.memory.grads_bytes) << "B, optimizer " << si(plan.memory.optimizer_bytes) << "B, activations " << si(plan.memory.activation_bytes) << "B"
-    << (plan.memory.capacity_bytes > 0 ? " of " + si(plan.memory.capacity_bytes) + "B: " + (plan.memory.fits ? "fits" : "DOES NOT FIT") : std::string())
-    << "\nZeRO stage " << plan.memory.zero_stage << (plan.memory.remat ? ", recomputation" : ", no recomputation")
-    << (plan.memory_tries > 0 ? (plan.memory.fits ? " (chosen: the plan did not fit; " : " (no setting fits; ") + std::to_string(plan.memory_tries) + " settings tried)"
-                              : std::string())
-    << (plan.zero_cost != 0 ? ", ZeRO collectives " + fmt("%+.4g", plan.zero_cost) + unit : std::string())
-    << (plan.recompute_cost > 0 ? ", recomputed forward compute " + fmt("%.4g", plan.recompute_cost) + unit : std::string()) << "\n\n"
-    << pad("op", 12) << pad("strategy", 24) << pad("inputs", 26) << pad("output", 10) << pad("cost", 10, true) << "\n";
-  for (size_t v = 0; v < g.ops.size(); ++v) {
-    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
-    std::string ins;
-    for (const ShardingSpec& in : s.inputs) ins += (ins.empty() ? "" : " ") + spec_to_string(in);
-    t << pad(g.ops[v].name(), 12) << pad(s.name, 24) << pad(ins, 26) << pad(spec_to_string(s.output), 10) << pad(fmt("%.4g", s.cost()), 10, true) << "\n";
-  }
-  return t.str();
+  return output_of(reshard_operation(from.value(), to.value(), shape.value(), dtype, mesh.value()));
 }
 
 Result<Output> intra_command(const Args& a) {
-  auto m = a.get("model");
-  if (!m) return make_error("missing_argument", "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
-  auto g = load_model(*m);
+  auto g = model_option(a);
   if (!g.ok()) return g.error();
   IntraOpOptions o;
   o.solver = a.get("solver").value_or("auto");
@@ -231,7 +88,7 @@ Result<Output> intra_command(const Args& a) {
   o.optimizer = opt == "adam" ? Optimizer::adam : Optimizer::sgd;
   // On a cluster the GPU's memory is the budget and its peak prices recomputation.
   if (!a.get("alpha") && !a.get("beta")) {
-    auto c = load_cluster(a.get("cluster").value_or("lecture:2x4"));
+    auto c = cluster_option(a);
     if (!c.ok()) return c.error();
     o.capacity_bytes = c.value().gpu.memory_capacity_bytes();
     o.peak_flops_per_ms = c.value().gpu.peak_flops_per_ms();
@@ -242,47 +99,18 @@ Result<Output> intra_command(const Args& a) {
     if (b->empty() || *end || !(o.memory_budget_bytes > 0) || o.memory_budget_bytes > 1e18)
       return make_error("bad_value", "--memory-budget-bytes needs a positive number of bytes per device", "--memory-budget-bytes");
   }
-  Output out;
   if (a.has("all-meshes")) {
-    auto c = load_cluster(a.get("cluster").value_or("lecture:2x4"));
+    auto c = cluster_option(a);
     if (!c.ok()) return c.error();
-    const int n = c.value().num_devices();
-    Json meshes = Json::array();
-    std::ostringstream t;
-    t << pad("mesh", 8) << pad("objective", 12, true) << pad("comm", 12, true) << pad("reshard", 12, true) << "  heavy ops\n";
-    double best = 1e300;
-    std::string best_mesh;
-    for (int r = 1; r <= n; ++r) {
-      if (n % r) continue;
-      auto mesh = mesh_from_cluster(r, n / r, c.value());
-      if (!mesh.ok()) return mesh.error();
-      auto plan = plan_intra_op(g.value(), mesh.value(), o);
-      if (!plan.ok()) return plan.error();
-      meshes.push_back(plan_json(g.value(), plan.value()));
-      std::string heavy;
-      for (size_t v = 0; v < g.value().ops.size() && heavy.size() < 60; ++v) {
-        const OpStrategy& s = plan.value().strategies[v][size_t(plan.value().solution.choice[v])];
-        if (s.name.rfind("follow", 0) != 0) heavy += (heavy.empty() ? "" : ", ") + s.name;
-      }
-      t << pad(mesh.value().shape_string(), 8) << pad(fmt("%.4g", plan.value().objective), 12, true) << pad(fmt("%.4g", plan.value().communication_cost), 12, true)
-        << pad(fmt("%.4g", plan.value().resharding_cost), 12, true) << "  " << heavy << "\n";
-      if (plan.value().objective < best) {
-        best = plan.value().objective;
-        best_mesh = mesh.value().shape_string();
-      }
-    }
-    out.json = Json{{"meshes", meshes}, {"best_mesh", best_mesh}, {"best_objective", best}};
-    t << "best: " << best_mesh << "\n";
-    out.text = t.str();
-    return out;
+    auto r = intra_all_meshes_operation(g.value(), c.value(), o);
+    if (!r.ok()) return r.error();
+    return output_of(r.value());
   }
   auto mesh = mesh_of(a, "lecture:2x4");
   if (!mesh.ok()) return mesh.error();
-  auto plan = plan_intra_op(g.value(), mesh.value(), o);
-  if (!plan.ok()) return plan.error();
-  out.json = plan_json(g.value(), plan.value());
-  out.text = plan_text(g.value(), plan.value());
-  return out;
+  auto r = intra_operation(g.value(), mesh.value(), o);
+  if (!r.ok()) return r.error();
+  return output_of(r.value());
 }
 
 }  // namespace

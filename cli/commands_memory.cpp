@@ -1,12 +1,12 @@
 // `autopar memory`: training memory per device (ZeRO's model states, Korthikanti et al.'s
-// activations) for a model on a cluster with data and tensor parallelism. See core/model/memory_model.h.
+// activations) for a model on a cluster with data and tensor parallelism: core/operations/memory_operation.h.
 #include <cstdio>
 #include <sstream>
 
 #include "cluster_spec.h"
 #include "commands.h"
 #include "device_mesh.h"
-#include "memory_model.h"
+#include "memory_operation.h"
 #include "models.h"
 
 namespace autopar::cli {
@@ -23,14 +23,10 @@ Result<int64_t> whole(const Args& a, const std::string& key, int64_t fallback, i
   return x;
 }
 
-std::string gb(double bytes) { return fmt("%.2f GB", bytes / 1e9); }
-
 Result<Output> memory_command(const Args& a) {
-  auto m = a.get("model");
-  if (!m) return make_error("missing_argument", "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
-  auto g = load_model(*m);
+  auto g = model_option(a);
   if (!g.ok()) return g.error();
-  auto c = load_cluster(a.get("cluster").value_or("lecture:2x4"));
+  auto c = cluster_option(a);
   if (!c.ok()) return c.error();
   const int devices = c.value().num_devices();
   MemoryOptions o;
@@ -63,49 +59,9 @@ Result<Output> memory_command(const Args& a) {
   o.precision = a.get("precision") ? *parse_precision(*a.get("precision"))
                                    : g.value().spec.dtype == DType::f16 ? Precision::mixed : Precision::fp32;
   o.remat = a.has("remat");
-  auto r = estimate_memory(g.value(), c.value(), o);
+  auto r = memory_operation(g.value(), c.value(), o);
   if (!r.ok()) return r.error();
-  const MemoryReport& m_ = r.value();
-  Output out;
-  out.json = Json{{"model", g.value().name()},
-                  {"param_elements", m_.param_elements},
-                  {"devices", devices},
-                  {"dp", o.data_parallel},
-                  {"tp", o.tensor_parallel},
-                  {"zero", o.zero_stage},
-                  {"optimizer", optimizer_name(o.optimizer)},
-                  {"precision", precision_name(o.precision)},
-                  {"remat", o.remat},
-                  {"bytes_per_param", Json{{"params", m_.bytes_per_param.params}, {"grads", m_.bytes_per_param.grads},
-                                           {"optimizer", m_.bytes_per_param.optimizer}}},
-                  {"params_bytes", m_.params_bytes},
-                  {"grads_bytes", m_.grads_bytes},
-                  {"optimizer_bytes", m_.optimizer_bytes},
-                  {"activation_bytes", m_.activation_bytes},
-                  {"total_bytes", m_.total_bytes},
-                  {"capacity_bytes", m_.capacity_bytes},
-                  {"fits", m_.fits},
-                  {"activations", Json{{"layers", m_.layers}, {"layer_bytes", m_.layer_bytes}, {"kept_input_bytes", m_.kept_input_bytes},
-                                       {"recompute_bytes", m_.recompute_bytes}, {"other_bytes", m_.other_bytes}}}};
-  std::ostringstream t;
-  t << "memory per GPU: " << g.value().name() << " (" << group_digits(m_.param_elements) << " parameters) on " << devices << " GPUs: "
-    << o.data_parallel << "-way data parallel x " << o.tensor_parallel << "-way tensor parallel, ZeRO stage " << o.zero_stage << ", "
-    << optimizer_name(o.optimizer) << ", " << precision_name(o.precision) << " precision"
-    << (o.remat ? ", recomputation" : "") << "\n"
-    << "  parameters   " << pad(gb(m_.params_bytes), 12, true) << "  (" << m_.bytes_per_param.params << " B/param"
-    << (o.zero_stage >= 3 ? ", sharded" : "") << ")\n"
-    << "  gradients    " << pad(gb(m_.grads_bytes), 12, true) << "  (" << m_.bytes_per_param.grads << " B/param"
-    << (o.zero_stage >= 2 ? ", sharded" : "") << ")\n"
-    << "  optimizer    " << pad(gb(m_.optimizer_bytes), 12, true) << "  (" << m_.bytes_per_param.optimizer << " B/param"
-    << (o.zero_stage >= 1 ? ", sharded" : "") << ")\n"
-    << "  activations  " << pad(gb(m_.activation_bytes), 12, true) << "  (" << m_.layers << " layers"
-    << (o.remat ? ": inputs kept " + gb(m_.kept_input_bytes) + ", one layer recomputed " + gb(m_.recompute_bytes)
-                : ": " + gb(m_.layer_bytes))
-    << "; other ops " << gb(m_.other_bytes) << ")\n"
-    << "  total        " << pad(gb(m_.total_bytes), 12, true) << "  of " << gb(m_.capacity_bytes) << ": "
-    << (m_.fits ? "fits" : "DOES NOT FIT") << "\n";
-  out.text = t.str();
-  return out;
+  return output_of(r.value());
 }
 
 }  // namespace

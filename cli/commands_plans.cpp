@@ -1,5 +1,6 @@
-// CLI commands that use both planners: `export` (plans for real engines and traces) and
-// `compare` (FlexFlow's and Alpa's plans simulated by the same simulator, lecture section 7).
+// CLI commands that use both planners: `export` (plans for real engines and traces,
+// core/operations/export_operation.h) and `compare` (FlexFlow's and Alpa's plans simulated by
+// the same simulator, lecture section 7).
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "compare.h"
 #include "commands.h"
 #include "engine_export.h"
+#include "export_operation.h"
 #include "mcmc.h"
 #include "models.h"
 #include "simulator.h"
@@ -55,63 +57,28 @@ Result<IntraOpPlan> alpa_plan(const Inputs& in) {
   return plan_intra_op(in.graph, mesh.value(), IntraOpOptions{});
 }
 
-// The largest number of micro-batches (at most 32) that divides every input's batch.
-int default_microbatches(const Graph& g) {
-  for (int b = 32; b > 1; --b) {
-    bool ok = true;
-    for (const Tensor& t : g.spec.inputs) ok &= t.shape[0] % b == 0;
-    if (ok) return b;
-  }
-  return 1;
-}
-
 Result<Output> export_command(const Args& a) {
-  const std::string format = a.get("format").value_or("");
-  if (format != "perfetto" && format != "dtensor" && format != "jax" && format != "megatron" && format != "torchtitan")
-    return make_error("bad_value", "--format must be perfetto, dtensor, jax, megatron or torchtitan", "--format");
+  ExportRequest request;
+  request.format = a.get("format").value_or("");
+  if (auto st = check_export_format(request.format); !st.ok()) return st.error();
   auto in = inputs_of(a);
   if (!in.ok()) return in.error();
   auto seed = seed_of(a);
   if (!seed.ok()) return seed.error();
-  Output out;
-  if (format == "perfetto") {
-    Strategy s;
-    if (auto st = a.get("strategy")) {
+  request.seed = seed.value();
+  request.title = in.value().title;
+  if (auto st = a.get("strategy")) {
+    if (request.format != "perfetto") {
+      request.strategy = Strategy{};   // refused by the operation: engines export Alpa's plan
+    } else {
       auto loaded = load_strategy(*st, in.value().graph, in.value().cluster);
       if (!loaded.ok()) return loaded.error();
-      s = loaded.value();
-    } else {
-      s = flexflow_plan(in.value(), seed.value(), 2000, nullptr).best;
+      request.strategy = loaded.value();
     }
-    TaskGraph tg(in.value().graph, in.value().cluster, s);
-    simulate_full(tg);
-    out.json = perfetto_trace(tg);
-    out.text = out.json.dump() + "\n";
-    return out;
   }
-  if (a.get("strategy")) return make_error("bad_argument", "--strategy applies to --format perfetto; the engine formats export Alpa's plan", "--strategy");
-  auto intra = alpa_plan(in.value());
-  if (!intra.ok()) return intra.error();
-  std::string text;
-  if (format == "dtensor") text = export_dtensor(in.value().graph, intra.value(), in.value().title);
-  if (format == "jax") text = export_jax(in.value().graph, intra.value(), in.value().title);
-  if (format == "megatron" || format == "torchtitan") {
-    const int b = default_microbatches(in.value().graph);
-    auto micro = microbatch_graph(in.value().graph, b);
-    if (!micro.ok()) return micro.error();
-    InterOpOptions o;
-    o.microbatches = b;
-    auto table = stage_costs_from_model(micro.value(), in.value().cluster, o);
-    if (!table.ok()) return table.error();
-    auto pipe = solve_inter_op(table.value(), b);
-    if (!pipe.ok()) return pipe.error();
-    text = format == "megatron"
-               ? export_megatron(in.value().graph, intra.value(), pipe.value(), b, in.value().cluster.num_devices(), in.value().title)
-               : export_torchtitan_schedule(int(pipe.value().stages.size()), b);
-  }
-  out.json = Json{{"format", format}, {"text", text}};
-  out.text = text;
-  return out;
+  auto r = export_operation(in.value().graph, in.value().cluster, request);
+  if (!r.ok()) return r.error();
+  return output_of(r.value());
 }
 
 Result<Output> compare_command(const Args& a) {

@@ -84,6 +84,19 @@ int64_t McmcSearch::step(int64_t n) {
   return made;
 }
 
+bool McmcSearch::charge_time(double spent_ms) {
+  if (options_.budget_ms <= 0 || result_.finished) return false;
+  if (result_.best_step != charged_best_step_) {
+    charged_best_step_ = result_.best_step;
+    last_improvement_ms_ = spent_ms;
+  }
+  if (spent_ms >= options_.budget_ms || (options_.stop_when_stalled && spent_ms - last_improvement_ms_ >= options_.budget_ms / 2)) {
+    result_.finished = result_.stopped_by_budget = true;
+    return true;
+  }
+  return false;
+}
+
 SearchResult run_search(const Graph& graph, const Cluster& cluster, const Strategy& init, const SearchOptions& options,
                         double* elapsed_ms) {
   using Clock = std::chrono::steady_clock;
@@ -91,19 +104,9 @@ SearchResult run_search(const Graph& graph, const Cluster& cluster, const Strate
   McmcSearch search(graph, cluster, init, options);
   auto elapsed = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
   const double setup_ms = elapsed();
-  double last_improvement_ms = 0;
-  int64_t last_best_step = 0;
   while (!search.result().finished) {
     search.step(options.budget_ms > 0 ? 64 : options.steps);
-    if (options.budget_ms > 0) {
-      double now = elapsed();
-      if (search.result().best_step != last_best_step) {
-        last_best_step = search.result().best_step;
-        last_improvement_ms = now;
-      }
-      // The time budget, or half of it without improvement (the FlexFlow stopping rule).
-      if (now >= options.budget_ms || (options.stop_when_stalled && now - last_improvement_ms >= options.budget_ms / 2)) search.finish();
-    }
+    if (options.budget_ms > 0) search.charge_time(elapsed());
   }
   if (elapsed_ms) *elapsed_ms = elapsed();
   SearchResult r = search.result();

@@ -36,6 +36,7 @@ struct SearchResult {
   Strategy best;
   std::vector<std::pair<int64_t, double>> history;   // (step, best_ms) at every improvement
   bool finished = false;
+  bool stopped_by_budget = false;  // finished by the wall-clock budget (charge_time)
   double setup_ms = 0;           // run_search: wall time building the search (configs, first simulation)
 };
 
@@ -48,6 +49,10 @@ class McmcSearch {
   int64_t step(int64_t n);
   // Marks the search finished (e.g. its wall-clock budget ran out).
   void finish() { result_.finished = true; }
+  // FlexFlow's stopping rule for options.budget_ms > 0, the one place it is written: given the
+  // search time spent so far (`spent_ms`, in all), finishes the search when the budget is spent
+  // or half of it brought no improvement. Returns true when this call stopped the search.
+  bool charge_time(double spent_ms);
   const SearchResult& result() const { return result_; }
   // The strategy the chain is at now.
   const Strategy& current() const { return current_; }
@@ -66,6 +71,8 @@ class McmcSearch {
   Strategy current_;
   std::unique_ptr<DeltaSimulator> delta_;
   SearchResult result_;
+  int64_t charged_best_step_ = 0;    // best_step when charge_time last saw an improvement
+  double last_improvement_ms_ = 0;   // the search time then
 };
 
 // Runs a whole search (honouring options.budget_ms with a steady clock); `elapsed_ms` receives

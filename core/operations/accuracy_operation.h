@@ -1,0 +1,60 @@
+// `accuracy` as a job (INTERFACES.md, lecture 3.4): random strategies simulated by the ideal
+// and the calibrated simulator and by the finer "real execution" model, then compared. A unit
+// of work is one strategy; the i-th is drawn with the i-th output of Rng(seed), so the report
+// equals accuracy_study's however the job is sliced. Both simulators are summarised: the CLI
+// prints the one asked for, the page shows both.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "accuracy.h"
+#include "cluster.h"
+#include "graph.h"
+#include "job.h"
+#include "rng.h"
+
+namespace autopar {
+
+// What the study is started with.
+struct AccuracyRequest {
+  int samples = 300;                       // random strategies (at least 2)
+  uint64_t seed = 1;
+  CostMode simulator = CostMode::ideal;    // the one the report's JSON and text show: ideal or calibrated
+};
+
+// The finished study.
+struct AccuracyReport {
+  AccuracyRequest request;
+  std::vector<double> ideal_ms, calibrated_ms, real_ms;   // per strategy
+  AccuracyResult ideal, calibrated;                       // summaries (no points)
+  // `accuracy --json` for request.simulator, with its points [simulated, real].
+  Json to_json() const;
+  std::string to_text() const;
+  // The summary of one simulator as the page's result() shows it (no points).
+  static Json summary_json(const AccuracyResult& r);
+};
+
+// A study in progress. Owns copies of its graph and cluster.
+class AccuracyJob : public Job<AccuracyReport> {
+ public:
+  AccuracyJob(Graph graph, Cluster cluster, const AccuracyRequest& request);
+  JobProgress progress() const override;
+  // Strategies done so far, and their times (for a live scatter plot).
+  int done_samples() const { return int(real_ms_.size()); }
+  const std::vector<double>& ideal_ms() const { return ideal_ms_; }
+  const std::vector<double>& calibrated_ms() const { return calibrated_ms_; }
+  const std::vector<double>& real_ms() const { return real_ms_; }
+  const AccuracyRequest& request() const { return request_; }
+
+ protected:
+  void work(BudgetMeter& meter) override;
+
+ private:
+  Graph graph_;
+  Cluster cluster_;
+  AccuracyRequest request_;
+  Rng rng_;
+  std::vector<double> ideal_ms_, calibrated_ms_, real_ms_;
+};
+
+}  // namespace autopar

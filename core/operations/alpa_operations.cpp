@@ -1,0 +1,234 @@
+// The Alpa half's short operations. See alpa_operations.h.
+#include "alpa_operations.h"
+
+#include <sstream>
+
+#include "report_text.h"
+
+namespace autopar {
+namespace {
+
+Json steps_json(const ReshardPlan& p) {
+  Json steps = Json::array();
+  for (const ReshardStep& s : p.steps) steps.push_back(Json{{"collective", s.collective}, {"axes", s.axes}, {"bytes", s.bytes}, {"cost", s.cost}});
+  return steps;
+}
+
+Json collectives_json(const CollectiveCounts& c) {
+  Json j = Json::object();
+  j["all-reduce"] = c.all_reduce;
+  j["all-gather"] = c.all_gather;
+  j["reduce-scatter"] = c.reduce_scatter;
+  j["all-to-all"] = c.all_to_all;
+  return j;
+}
+
+std::string collectives_text(const CollectiveCounts& c) {
+  return std::to_string(c.all_reduce) + " all-reduce, " + std::to_string(c.all_gather) + " all-gather, " + std::to_string(c.reduce_scatter) +
+         " reduce-scatter, " + std::to_string(c.all_to_all) + " all-to-all";
+}
+
+}  // namespace
+
+ReshardReport reshard_operation(const ShardingSpec& from, const ShardingSpec& to, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh) {
+  ReshardReport r;
+  r.from = spec_to_string(from);
+  r.to = spec_to_string(to);
+  r.mesh_shape = mesh.shape_string();
+  r.plan = reshard(from, to, shape, dtype_bytes, mesh);
+  for (const auto& axis : mesh.axis) r.axis_crosses_nodes.push_back(axis.crosses_nodes);
+  r.unitless = mesh.unitless;
+  return r;
+}
+
+Json ReshardReport::to_json() const { return Json{{"from", from}, {"to", to}, {"steps", steps_json(plan)}, {"cost", plan.cost}}; }
+
+std::string ReshardReport::to_text() const {
+  const std::string unit = unitless ? "" : " ms";
+  std::ostringstream t;
+  t << from << " -> " << to << " on a " << mesh_shape << " mesh:\n";
+  for (const auto& st : plan.steps) {
+    t << "  " << pad(st.collective, 11);
+    if (!st.axes.empty()) t << " along axis " << st.axes[0] << (axis_crosses_nodes[size_t(st.axes[0])] ? " (across nodes)" : "");
+    if (st.bytes > 0) t << ", " << si(st.bytes) << "B per device, cost " << fmt("%.4g", st.cost) << unit;
+    t << "\n";
+  }
+  t << "total " << fmt("%.4g", plan.cost) << unit << "\n";
+  return t.str();
+}
+
+ReshardTableReport reshard_table_operation(const Shape& shape, int dtype_bytes, const DeviceMesh& mesh) {
+  ReshardTableReport r;
+  r.mesh_shape = mesh.shape_string();
+  r.shape = shape;
+  r.unitless = mesh.unitless;
+  const std::vector<ShardingSpec> specs = all_specs(shape, mesh);
+  for (const auto& s : specs) r.specs.push_back(spec_to_string(s));
+  for (const auto& from : specs)
+    for (const auto& to : specs) r.plans.push_back(reshard(from, to, shape, dtype_bytes, mesh));
+  return r;
+}
+
+Json ReshardTableReport::to_json() const {
+  Json rows = Json::array();
+  for (size_t i = 0; i < specs.size(); ++i)
+    for (size_t j = 0; j < specs.size(); ++j) {
+      const ReshardPlan& p = plans[i * specs.size() + j];
+      rows.push_back(Json{{"from", specs[i]}, {"to", specs[j]}, {"cost", p.cost}, {"steps", steps_json(p)}});
+    }
+  return Json{{"mesh", mesh_shape}, {"shape", shape}, {"specs", specs.size()}, {"table", rows}};
+}
+
+std::string ReshardTableReport::to_text() const {
+  std::ostringstream t;
+  t << "resharding cost" << (unitless ? "" : " (ms)") << " of a " << shape_to_string(shape) << " tensor on a " << mesh_shape
+    << " mesh (rows: from, columns: to)\n" << pad("", 6);
+  for (const auto& s : specs) t << pad(s, 10, true);
+  t << "\n";
+  for (size_t i = 0; i < specs.size(); ++i) {
+    t << pad(specs[i], 6);
+    for (size_t j = 0; j < specs.size(); ++j) {
+      const ReshardPlan& p = plans[i * specs.size() + j];
+      std::string what;
+      for (const auto& st : p.steps) what += (what.empty() ? "" : "+") + st.collective;
+      t << pad(p.cost == 0 ? (what == "none" ? "-" : "0") : fmt("%.4g", p.cost), 10, true);
+    }
+    t << "\n";
+  }
+  return t.str();
+}
+
+Json intra_plan_json(const Graph& g, const IntraOpPlan& plan) {
+  Json ops = Json::array();
+  for (size_t v = 0; v < g.ops.size(); ++v) {
+    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
+    Json inputs = Json::array();
+    for (const ShardingSpec& in : s.inputs) inputs.push_back(spec_to_string(in));
+    ops.push_back(Json{{"name", g.ops[v].name()},
+                       {"kind", op_kind_name(g.ops[v].spec.kind)},
+                       {"strategy", s.name},
+                       {"output_spec", spec_to_string(s.output)},
+                       {"input_specs", inputs},
+                       {"cost", s.cost()},
+                       {"forward_comm", s.forward_comm},
+                       {"backward_comm", s.backward_comm},
+                       {"grad_sync", s.grad_sync},
+                       {"penalty", s.penalty},
+                       {"recompute_comm", s.recompute_comm},
+                       {"strategies", plan.strategies[v].size()}});
+  }
+  return Json{{"mesh", plan.mesh.shape_string()},
+              {"objective", plan.objective},
+              {"communication_cost", plan.communication_cost},
+              {"resharding_cost", plan.resharding_cost},
+              {"penalty_cost", plan.penalty_cost},
+              {"solver_objective", plan.solver_objective},
+              {"reduce_scatter_delta", plan.reduce_scatter_delta},
+              {"conventions", plan.mesh.alpa_conventions() ? "alpa" : "cluster"},
+              {"collectives", collectives_json(plan.collectives)},
+              {"memory_per_device_bytes", plan.memory_per_device},
+              {"memory", Json{{"params_and_grads_bytes", plan.param_memory_per_device},
+                              {"params_bytes", plan.memory.params_bytes},
+                              {"grads_bytes", plan.memory.grads_bytes},
+                              {"optimizer_bytes", plan.memory.optimizer_bytes},
+                              {"activation_bytes", plan.memory.activation_bytes},
+                              {"total_bytes", plan.memory.total_bytes},
+                              {"capacity_bytes", plan.memory.capacity_bytes},
+                              {"fits", plan.memory.fits}}},
+              {"zero_stage", plan.memory.zero_stage},
+              {"remat", plan.memory.remat},
+              {"zero_cost", plan.zero_cost},
+              {"recompute_cost", plan.recompute_cost},
+              {"memory_tries", plan.memory_tries},
+              {"solver", plan.solution.solver},
+              {"status", plan.solution.status},
+              {"ilp_variables", plan.solution.variables},
+              {"ilp_constraints", plan.solution.constraints},
+              {"solve_ms", plan.solve_ms},
+              {"ops", ops}};
+}
+
+std::string intra_plan_text(const Graph& g, const IntraOpPlan& plan) {
+  std::ostringstream t;
+  const std::string unit = plan.mesh.unitless ? "" : " ms";
+  t << "mesh " << plan.mesh.shape_string();
+  if (plan.mesh.alpa_conventions())
+    t << " (alpha " << fmt("%g", plan.mesh.axis[0].alpha) << "," << fmt("%g", plan.mesh.axis[1].alpha) << ", beta " << fmt("%g", plan.mesh.axis[0].beta)
+      << "," << fmt("%g", plan.mesh.axis[1].beta) << ")";
+  else
+    t << " (axis 0 " << (plan.mesh.axis[0].crosses_nodes ? "across nodes" : "inside a node") << ", axis 1 "
+      << (plan.mesh.axis[1].crosses_nodes ? "across nodes" : "inside a node") << ")";
+  t << ", solver " << plan.solution.solver << " (" << fmt("%.1f", plan.solve_ms) << " ms)\n"
+    << "objective " << fmt("%.7g", plan.objective) << unit << " = communication " << fmt("%.7g", plan.communication_cost) << " + resharding "
+    << fmt("%.7g", plan.resharding_cost) << (plan.penalty_cost > 0 ? " + replicated penalty " + fmt("%.7g", plan.penalty_cost) : std::string())
+    << (plan.mesh.alpa_conventions() ? " (Alpa's conventions)" : "") << "\n"
+    << "collectives per iteration: " << collectives_text(plan.collectives) << "\n"
+    << "memory per device " << si(plan.memory.total_bytes) << "B: parameters " << si(plan.memory.params_bytes) << "B, gradients "
+    << si(plan.memory.grads_bytes) << "B, optimizer " << si(plan.memory.optimizer_bytes) << "B, activations " << si(plan.memory.activation_bytes) << "B"
+    << (plan.memory.capacity_bytes > 0 ? " of " + si(plan.memory.capacity_bytes) + "B: " + (plan.memory.fits ? "fits" : "DOES NOT FIT") : std::string())
+    << "\nZeRO stage " << plan.memory.zero_stage << (plan.memory.remat ? ", recomputation" : ", no recomputation")
+    << (plan.memory_tries > 0 ? (plan.memory.fits ? " (chosen: the plan did not fit; " : " (no setting fits; ") + std::to_string(plan.memory_tries) + " settings tried)"
+                              : std::string())
+    << (plan.zero_cost != 0 ? ", ZeRO collectives " + fmt("%+.4g", plan.zero_cost) + unit : std::string())
+    << (plan.recompute_cost > 0 ? ", recomputed forward compute " + fmt("%.4g", plan.recompute_cost) + unit : std::string()) << "\n\n"
+    << pad("op", 12) << pad("strategy", 24) << pad("inputs", 26) << pad("output", 10) << pad("cost", 10, true) << "\n";
+  for (size_t v = 0; v < g.ops.size(); ++v) {
+    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
+    std::string ins;
+    for (const ShardingSpec& in : s.inputs) ins += (ins.empty() ? "" : " ") + spec_to_string(in);
+    t << pad(g.ops[v].name(), 12) << pad(s.name, 24) << pad(ins, 26) << pad(spec_to_string(s.output), 10) << pad(fmt("%.4g", s.cost()), 10, true) << "\n";
+  }
+  return t.str();
+}
+
+Result<IntraReport> intra_operation(const Graph& graph, const DeviceMesh& mesh, const IntraOpOptions& options) {
+  auto plan = plan_intra_op(graph, mesh, options);
+  if (!plan.ok()) return plan.error();
+  return IntraReport{plan.value(), intra_plan_json(graph, plan.value()), intra_plan_text(graph, plan.value())};
+}
+
+Result<IntraAllMeshesReport> intra_all_meshes_operation(const Graph& graph, const Cluster& cluster, const IntraOpOptions& options) {
+  const int n = cluster.num_devices();
+  IntraAllMeshesReport r;
+  r.best_objective = 1e300;
+  for (int rows = 1; rows <= n; ++rows) {
+    if (n % rows) continue;
+    auto mesh = mesh_from_cluster(rows, n / rows, cluster);
+    if (!mesh.ok()) return mesh.error();
+    auto plan = intra_operation(graph, mesh.value(), options);
+    if (!plan.ok()) return plan.error();
+    const IntraOpPlan& p = plan.value().plan;
+    std::string heavy;
+    for (size_t v = 0; v < graph.ops.size() && heavy.size() < 60; ++v) {
+      const OpStrategy& s = p.strategies[v][size_t(p.solution.choice[v])];
+      if (s.name.rfind("follow", 0) != 0) heavy += (heavy.empty() ? "" : ", ") + s.name;
+    }
+    if (p.objective < r.best_objective) {
+      r.best_objective = p.objective;
+      r.best_mesh = mesh.value().shape_string();
+    }
+    r.heavy.push_back(heavy);
+    r.meshes.push_back(std::move(plan.value()));
+  }
+  return r;
+}
+
+Json IntraAllMeshesReport::to_json() const {
+  Json list = Json::array();
+  for (const auto& m : meshes) list.push_back(m.json);
+  return Json{{"meshes", list}, {"best_mesh", best_mesh}, {"best_objective", best_objective}};
+}
+
+std::string IntraAllMeshesReport::to_text() const {
+  std::ostringstream t;
+  t << pad("mesh", 8) << pad("objective", 12, true) << pad("comm", 12, true) << pad("reshard", 12, true) << "  heavy ops\n";
+  for (size_t k = 0; k < meshes.size(); ++k) {
+    const IntraOpPlan& p = meshes[k].plan;
+    t << pad(p.mesh.shape_string(), 8) << pad(fmt("%.4g", p.objective), 12, true) << pad(fmt("%.4g", p.communication_cost), 12, true)
+      << pad(fmt("%.4g", p.resharding_cost), 12, true) << "  " << heavy[k] << "\n";
+  }
+  t << "best: " << best_mesh << "\n";
+  return t.str();
+}
+
+}  // namespace autopar

@@ -1,0 +1,78 @@
+// Exports for engines and traces. See export_operation.h.
+#include "export_operation.h"
+
+#include "device_mesh.h"
+#include "engine_export.h"
+#include "inter_op.h"
+#include "intra_op.h"
+#include "mcmc.h"
+#include "simulator.h"
+#include "trace_export.h"
+
+namespace autopar {
+
+int default_microbatches(const Graph& g) {
+  for (int b = 32; b > 1; --b) {
+    bool ok = true;
+    for (const Tensor& t : g.spec.inputs) ok &= t.shape[0] % b == 0;
+    if (ok) return b;
+  }
+  return 1;
+}
+
+Status check_export_format(const std::string& f) {
+  if (f == "perfetto" || f == "dtensor" || f == "jax" || f == "megatron" || f == "torchtitan") return Ok{};
+  return make_error("bad_value", "--format must be perfetto, dtensor, jax, megatron or torchtitan", "--format");
+}
+
+Json ExportReport::to_json() const { return format == "perfetto" ? trace : Json{{"format", format}, {"text", text}}; }
+
+std::string ExportReport::to_text() const { return text; }
+
+Result<ExportReport> export_operation(const Graph& graph, const Cluster& cluster, const ExportRequest& request) {
+  const std::string& format = request.format;
+  if (auto st = check_export_format(format); !st.ok()) return st.error();
+  ExportReport r;
+  r.format = format;
+  if (format == "perfetto") {
+    Strategy s;
+    if (request.strategy) {
+      s = *request.strategy;
+    } else {
+      // MCMC from data parallel: the FlexFlow plan when no strategy is given.
+      SearchOptions o;
+      o.steps = 2000;
+      o.seed = request.seed;
+      s = run_search(graph, cluster, data_parallel(graph, cluster.num_devices()), o, nullptr).best;
+    }
+    TaskGraph tg(graph, cluster, s);
+    simulate_full(tg);
+    r.trace = perfetto_trace(tg);
+    r.text = r.trace.dump() + "\n";
+    return r;
+  }
+  if (request.strategy) return make_error("bad_argument", "--strategy applies to --format perfetto; the engine formats export Alpa's plan", "--strategy");
+  // Alpa's intra-op plan on the whole cluster as one nodes x GPUs mesh.
+  auto mesh = mesh_from_cluster(cluster.nodes, cluster.gpus_per_node, cluster);
+  if (!mesh.ok()) return mesh.error();
+  auto intra = plan_intra_op(graph, mesh.value(), IntraOpOptions{});
+  if (!intra.ok()) return intra.error();
+  if (format == "dtensor") r.text = export_dtensor(graph, intra.value(), request.title);
+  if (format == "jax") r.text = export_jax(graph, intra.value(), request.title);
+  if (format == "megatron" || format == "torchtitan") {
+    const int b = default_microbatches(graph);
+    auto micro = microbatch_graph(graph, b);
+    if (!micro.ok()) return micro.error();
+    InterOpOptions o;
+    o.microbatches = b;
+    auto table = stage_costs_from_model(micro.value(), cluster, o);
+    if (!table.ok()) return table.error();
+    auto pipe = solve_inter_op(table.value(), b);
+    if (!pipe.ok()) return pipe.error();
+    r.text = format == "megatron" ? export_megatron(graph, intra.value(), pipe.value(), b, cluster.num_devices(), request.title)
+                                  : export_torchtitan_schedule(int(pipe.value().stages.size()), b);
+  }
+  return r;
+}
+
+}  // namespace autopar

@@ -1,0 +1,78 @@
+// `inter` as a job (INTERFACES.md): Alpa's inter-op pass, pipeline stages on sub-meshes. From
+// a model it has two phases, the stage costs (an intra-op plan per layer and logical mesh,
+// StageCostBuilder) and the DP over them (InterOpSolver); a unit of work is one intra-op solve
+// or one DP row. From a stage-cost table only the DP runs. Sliced any way, the plan is the one
+// `autopar inter` prints.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster.h"
+#include "graph.h"
+#include "inter_op.h"
+#include "job.h"
+
+namespace autopar {
+
+// What the pass is started with.
+struct InterRequest {
+  int microbatches = 32;
+  InterOpOptions options;              // mode (alpa, intra-only, inter-only), max_layers, layers (its microbatches are set from above)
+  bool boundaries = true;              // price the boundaries between stages (false: --ignore-boundaries, as Alpa's DP)
+  bool brute_force = false;            // every slicing instead of the DP (small tables only)
+};
+
+// What `inter` reports.
+struct InterReport {
+  InterOpPlan plan;
+  StageCostTable table;                // the stage costs the plan was chosen from
+  int microbatches = 1;
+  std::string mode = "alpa";
+  bool from_model = false;             // false: from a stage-cost file
+  bool boundaries = true, brute_force = false;
+  std::string model_name;              // from_model only, like the next four
+  std::vector<std::pair<int, int>> layers;         // per layer: its op range in the micro-batch graph
+  std::vector<std::pair<int, int>> layer_numbers;  // per layer: its first and last layer in the model's numbering
+  std::vector<std::pair<std::string, std::string>> layer_ops;   // per layer: names of its first and last op
+  std::string layer_source = "file";   // model, auto, cuts or file
+  int solves = 0, reused = 0;          // intra-op solves made, and reused from identical layers
+  double elapsed_ms = 0;               // the whole pass (the CLI's: from reading its words)
+  double dp_ms = 0;                    // of which in the DP
+  // A stage's first and last layer as printed: the model's numbering, or the file's own.
+  std::pair<int, int> stage_layers(const PipelineStage& stage) const;
+  // The ZeRO stage and recomputation a stage's memory needed (memory_model.h's accounting).
+  std::pair<int, bool> stage_memory_setting(const PipelineStage& stage) const;
+  Json to_json() const;
+  std::string to_text() const;
+};
+
+// The pass in progress.
+class InterJob : public Job<InterReport> {
+ public:
+  // From a model: the micro-batch graph of `graph` on `cluster` (errors end the job at once).
+  InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request);
+  // From stage costs read from a file.
+  InterJob(StageCostTable table, const InterRequest& request);
+  // The current phase: "stage costs" (intra-op solves) or "pipeline DP" (rows, an upper bound).
+  JobProgress progress() const override;
+  // The phases' own state, while they exist (for a finer status line).
+  const StageCostBuilder* builder() const { return builder_ ? &*builder_ : nullptr; }
+  const InterOpSolver* solver() const { return solver_ ? &*solver_ : nullptr; }
+  // The stage costs once they are complete (the DP phase), else null.
+  const StageCostTable* stage_costs() const { return solver_ ? &report_.table : nullptr; }
+
+ protected:
+  void work(BudgetMeter& meter) override;
+
+ private:
+  void solve(BudgetMeter& meter);
+  InterRequest request_;
+  InterReport report_;                 // filled as the phases finish
+  std::optional<StageCostBuilder> builder_;
+  std::optional<InterOpSolver> solver_;
+  double setup_ms_ = 0;
+};
+
+}  // namespace autopar

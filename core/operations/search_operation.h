@@ -1,0 +1,97 @@
+// `search` as a job (INTERFACES.md): FlexFlow's MCMC search over the SOAP space, stepped a
+// bounded amount at a time. The same job serves `autopar search` (stepped to its end) and the
+// page's Search tab (a slice per frame, with the live plot's trace). With no time budget the
+// report depends on the inputs and the seed only, however the job is sliced.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "graph.h"
+#include "job.h"
+#include "mcmc.h"
+
+namespace autopar {
+
+// What a search is started with.
+struct SearchRequest {
+  double beta = 500;
+  int64_t steps = 2000;          // proposal budget
+  double budget_ms = 0;          // search-time budget (FlexFlow's stopping rule); 0 = none
+  uint64_t seed = 1;
+  std::string init = "dp";       // dp, expert, mp, random (random:SEED with the search seed), random:N or a strategy file
+  bool full_sim = false;         // re-simulate from scratch at every proposal (same results, slower)
+};
+
+// The initial strategy named by `init` (as SearchRequest::init); errors name `path` (the CLI's
+// "--init" or the page's "search.init").
+Result<Strategy> search_initial_strategy(const std::string& init, uint64_t seed, const Graph& graph, const Cluster& cluster,
+                                         const std::string& path);
+// The name of the initial strategy as the search reports it ("random" becomes "random:SEED").
+std::string search_init_name(const std::string& init, uint64_t seed);
+
+// The chain's course for a live plot: one point every `stride` proposals (best and current
+// makespan), thinned 2:1 whenever kMaxPoints are reached.
+struct SearchTrace {
+  static constexpr size_t kMaxPoints = 2048;
+  std::vector<float> step, best, current;
+  int64_t stride = 1;
+  // Appends the state after a proposal when it falls on the stride (or the search finished).
+  void record(const SearchResult& r);
+};
+
+// What a finished search reports (`search --json`).
+struct SearchReport {
+  SearchResult result;           // best strategy, counts, history
+  std::string init;              // the initial strategy's name
+  double beta = 0;
+  bool full_sim = false;
+  double elapsed_ms = 0;         // setup + search
+  double evals_per_s = 0;        // proposals per second of search time (setup left out)
+  SimSummary breakdown;          // the best strategy simulated
+  double capacity_bytes = 0;
+  Json strategy;                 // the best, as strategy_to_json
+  std::string strategy_text;     // the best, as a table
+  std::string breakdown_text;
+  Json to_json() const;
+  std::string to_text() const;
+};
+
+// A search in progress. Owns copies of its graph and cluster. A unit of work is one proposal.
+class SearchJob : public Job<SearchReport> {
+ public:
+  // Starts the search (builds the configuration space and simulates the initial strategy); bad
+  // input ends the job at once with the error (naming `init_path` for a bad init).
+  SearchJob(Graph graph, Cluster cluster, const SearchRequest& request, const std::string& init_path = "--init");
+  JobProgress progress() const override;
+  // The chain so far (null before the search could start).
+  const SearchResult* state() const { return search_ ? &search_->result() : nullptr; }
+  // The strategy the chain is at now (only when state() is not null).
+  const Strategy& current() const { return search_->current(); }
+  // The plot trace so far.
+  const SearchTrace& trace() const { return trace_; }
+  // Proposals per second of search time so far (0 before any).
+  double evals_per_s() const;
+  const SearchRequest& request() const { return request_; }
+  // The initial strategy's name ("dp", "random:7").
+  const std::string& init_name() const { return init_name_; }
+  const Graph& graph() const { return graph_; }
+  const Cluster& cluster() const { return cluster_; }
+
+ protected:
+  void work(BudgetMeter& meter) override;
+
+ private:
+  void finish_report(double search_ms);   // search_ms: search time including the step in progress
+  Graph graph_;
+  Cluster cluster_;
+  SearchRequest request_;
+  std::string init_name_;
+  std::unique_ptr<McmcSearch> search_;
+  SearchTrace trace_;
+  double setup_ms_ = 0;
+};
+
+}  // namespace autopar

@@ -1,0 +1,179 @@
+// Unit tests of the typed operations and their one job shape (core/operations): a job stepped
+// in slices of any size gives the report of one unlimited step and of the core function it
+// wraps; cancelling ends it with the "cancelled" error; bad input ends it with the error's own
+// code and path; reports render what the CLI prints.
+#include <doctest/doctest.h>
+
+#include "accuracy_operation.h"
+#include "cluster_spec.h"
+#include "commands.h"
+#include "flexflow_operations.h"
+#include "inter_operation.h"
+#include "models.h"
+#include "search_operation.h"
+
+using namespace autopar;
+
+namespace {
+
+Graph model(const std::string& spec) { return load_model(spec).value(); }
+Cluster cluster(const std::string& spec) { return load_cluster(spec).value(); }
+
+// Steps a job in slices of `units` until done; returns the number of steps taken.
+template <class Report>
+int step_in_slices(Job<Report>& job, int64_t units) {
+  int steps = 0;
+  while (!job.step(StepBudget::work(units))) ++steps;
+  return steps + 1;
+}
+
+}  // namespace
+
+TEST_CASE("a search stepped one proposal at a time equals one unlimited step and run_search") {
+  SearchRequest request;
+  request.steps = 400;
+  request.seed = 3;
+  request.beta = 200;
+  SearchJob whole(model("alexnet"), cluster("lecture:2x4"), request);
+  SearchJob sliced(model("alexnet"), cluster("lecture:2x4"), request);
+  REQUIRE(whole.step(StepBudget::unlimited()));
+  CHECK(step_in_slices(sliced, 1) > 100);
+  REQUIRE(whole.result().ok());
+  REQUIRE(sliced.result().ok());
+  const SearchResult& a = whole.result().value().result;
+  const SearchResult& b = sliced.result().value().result;
+  CHECK(a.best_ms == b.best_ms);
+  CHECK(a.steps == b.steps);
+  CHECK(a.accepted == b.accepted);
+  CHECK(a.history == b.history);
+  CHECK(a.best == b.best);
+  // The core's own loop, from the same data-parallel start.
+  const Graph g = model("alexnet");
+  const Cluster c = cluster("lecture:2x4");
+  SearchOptions o;
+  o.steps = 400;
+  o.seed = 3;
+  o.beta = 200;
+  const SearchResult core = run_search(g, c, data_parallel(g, c.num_devices()), o, nullptr);
+  CHECK(core.best_ms == a.best_ms);
+  CHECK(core.steps == a.steps);
+  // The live plot's trace starts at the initial strategy and ends at the last proposal.
+  REQUIRE(!sliced.trace().step.empty());
+  CHECK(sliced.trace().step.front() == 0);
+  CHECK(sliced.trace().step.back() == float(b.steps));
+  CHECK(sliced.progress().done == b.steps);
+}
+
+TEST_CASE("search errors keep their code and path through the job") {
+  SearchRequest request;
+  request.init = "nope";
+  SearchJob job(model("mlp3"), cluster("lecture:1x4"), request, "search.init");
+  REQUIRE(job.done());
+  REQUIRE(!job.result().ok());
+  CHECK(job.result().error().code == "bad_value");
+  CHECK(job.result().error().path == "search.init");
+}
+
+TEST_CASE("a cancelled job is done with the cancelled error, and stepping it does nothing") {
+  SearchRequest request;
+  request.steps = 100000;
+  SearchJob job(model("alexnet"), cluster("lecture:2x4"), request);
+  job.step(StepBudget::work(10));
+  REQUIRE(!job.done());
+  job.cancel();
+  CHECK(job.done());
+  REQUIRE(!job.result().ok());
+  CHECK(job.result().error().code == "cancelled");
+  const int64_t steps = job.state()->steps;
+  CHECK(job.step(StepBudget::work(10)));
+  CHECK(job.state()->steps == steps);
+}
+
+TEST_CASE("an accuracy study in slices of 3 strategies equals accuracy_study for both simulators") {
+  const Graph g = model("mlp3");
+  const Cluster c = cluster("lecture:1x4");
+  AccuracyRequest request;
+  request.samples = 25;
+  request.seed = 5;
+  AccuracyJob job(g, c, request);
+  CHECK(step_in_slices(job, 3) == 9);
+  REQUIRE(job.result().ok());
+  const AccuracyReport& r = job.result().value();
+  for (CostMode mode : {CostMode::ideal, CostMode::calibrated}) {
+    const AccuracyResult core = accuracy_study(g, c, 25, 5, mode);
+    const AccuracyResult& mine = mode == CostMode::ideal ? r.ideal : r.calibrated;
+    CHECK(core.mean_rel_error == mine.mean_rel_error);
+    CHECK(core.kendall_tau == mine.kendall_tau);
+    CHECK(core.top_kendall_tau == mine.top_kendall_tau);
+    CHECK(core.sim_best_true_rank == mine.sim_best_true_rank);
+  }
+  CHECK(job.progress().fraction() == 1.0);
+}
+
+TEST_CASE("the inter-op job in slices of one unit gives the plan of one unlimited step, with its phases in order") {
+  InterRequest request;
+  request.microbatches = 8;
+  const Graph g = model("transformer:layers=4");
+  const Cluster c = cluster("lecture:2x4");
+  InterJob whole(g, c, request), sliced(g, c, request);
+  REQUIRE(whole.step(StepBudget::unlimited()));
+  CHECK(sliced.progress().phase == "stage costs");
+  bool saw_dp = false;
+  while (!sliced.step(StepBudget::work(1))) {
+    saw_dp |= sliced.progress().phase == "pipeline DP";
+    CHECK(sliced.progress().done <= sliced.progress().total);
+  }
+  CHECK(saw_dp);
+  REQUIRE(whole.result().ok());
+  REQUIRE(sliced.result().ok());
+  const InterReport& a = whole.result().value();
+  const InterReport& b = sliced.result().value();
+  CHECK(a.plan.total_latency == b.plan.total_latency);
+  REQUIRE(a.plan.stages.size() == b.plan.stages.size());
+  Json ja = a.to_json(), jb = b.to_json();
+  ja.erase("elapsed_ms");
+  jb.erase("elapsed_ms");
+  CHECK(ja == jb);
+  // The core's one-call functions agree.
+  InterOpOptions o;
+  o.microbatches = 8;
+  auto table = stage_costs_from_model(microbatch_graph(g, 8).value(), c, o);
+  REQUIRE(table.ok());
+  auto plan = solve_inter_op(table.value(), 8);
+  REQUIRE(plan.ok());
+  CHECK(plan.value().total_latency == a.plan.total_latency);
+}
+
+TEST_CASE("an inter-op job on micro-batches that do not divide the batch ends at once with the core's error") {
+  InterRequest request;
+  request.microbatches = 7;
+  InterJob job(model("transformer:layers=2,batch=8"), cluster("lecture:1x4"), request);
+  REQUIRE(job.done());
+  REQUIRE(!job.result().ok());
+  CHECK(!job.result().error().code.empty());
+}
+
+TEST_CASE("a time budget bounds a step, and the report does not depend on it") {
+  AccuracyRequest request;
+  request.samples = 40;
+  AccuracyJob timed(model("alexnet"), cluster("lecture:2x4"), request);
+  int steps = 0;
+  while (!timed.step(StepBudget::time(0.01))) ++steps;
+  CHECK(steps > 1);
+  AccuracyJob whole(model("alexnet"), cluster("lecture:2x4"), request);
+  REQUIRE(run_to_end(whole).ok());
+  CHECK(timed.result().value().ideal.kendall_tau == whole.result().value().ideal.kendall_tau);
+}
+
+TEST_CASE("the CLI prints the operation's report: simulate's JSON and text come from the report") {
+  const Graph g = model("alexnet");
+  const Cluster c = cluster("lecture:2x4");
+  SimulateRequest request;
+  request.strategy = load_strategy("expert", g, c).value();
+  const SimulateReport r = simulate_operation(g, c, request);
+  auto out = cli::run_command({"simulate", "--model", "alexnet", "--cluster", "lecture:2x4", "--strategy", "expert"});
+  REQUIRE(out.ok());
+  CHECK(out.value().json == r.to_json());
+  CHECK(out.value().text == r.to_text());
+  CHECK(r.to_json()["makespan_ms"] == simulation_summary_json(r.summary, r.capacity_bytes)["makespan_ms"]);
+}
