@@ -216,8 +216,8 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
 
   // The search follows its inputs: a changed input discards it; running starts one.
   const SearchConfig config = search_config_of(state.settings);
-  if (state.search.search && state.search.config != config) search_reset(state.search);
-  if (state.settings.search.running && (!state.search.search || (search_finished(state.search) && !prev.search.running))) {
+  if (state.search.job && state.search.config != config) search_reset(state.search);
+  if (state.settings.search.running && (!state.search.job || (search_finished(state.search) && !prev.search.running))) {
     if (auto st = search_start(state.search, state.graph, state.cluster, config); !st.ok()) {
       state.settings.search.running = false;
       notify_error(state, st.error());
@@ -485,7 +485,7 @@ bool has_background_work(const AppState& state) {
   // panel_compare): elsewhere they wait, and so may the frames.
   const bool lecture_shown = state.shown_tab == panel_tab("lecture");
   const bool compare_shown = state.shown_tab == panel_tab("compare");
-  return (state.settings.search.running && state.search.search) || (state.accuracy.started && !state.accuracy.complete) ||
+  return (state.settings.search.running && state.search.job) || (state.accuracy.started && !state.accuracy.complete) ||
          (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
          (compare_shown && (state.compare.compute_pending || state.compare.job)) || state.alpa.inter.job.has_value();
 }
@@ -592,18 +592,18 @@ void record_frame_time(FrameStats& stats, double total_ms, double work_ms) {
 }
 
 void advance_background_work(AppState& state, double budget_ms) {
-  const bool searching = state.settings.search.running && state.search.search;
+  const bool searching = state.settings.search.running && state.search.job;
   const bool studying = state.accuracy.started && !state.accuracy.complete;
   const double share = searching && studying ? budget_ms / 2 : budget_ms;
   if (searching) {
     search_advance(state.search, kMaxSearchSteps, share);
     if (search_finished(state.search)) {
       state.settings.search.running = false;
-      const SearchResult& r = state.search.search->result();
+      const SearchResult& r = *search_state(state.search);
       char text[256];
       std::snprintf(text, sizeof text, "Search finished: best %.3f ms after %lld proposals (from %.3f ms, %.2fx)%s.", r.best_ms,
                     static_cast<long long>(r.steps), r.init_ms, r.init_ms / r.best_ms,
-                    state.search.stopped_by_budget ? ", stopped by the time budget" : "");
+                    r.stopped_by_budget ? ", stopped by the time budget" : "");
       notify_info(state, text);
     }
   }
@@ -622,7 +622,7 @@ void restart_accuracy(AppState& state) {
 }
 
 void search_single_step(AppState& state) {
-  if (!state.search.search || search_finished(state.search)) {
+  if (!state.search.job || search_finished(state.search)) {
     if (auto st = search_start(state.search, state.graph, state.cluster, search_config_of(state.settings)); !st.ok()) {
       notify_error(state, st.error());
       return;
@@ -637,13 +637,13 @@ void reset_search(AppState& state) {
 }
 
 bool use_best_strategy(AppState& state) {
-  if (!state.search.search) {
+  if (!state.search.job) {
     notify_error(state, make_error("no_search", "run the search first: there is no best strategy yet", "search"));
     return false;
   }
-  const SearchResult& r = state.search.search->result();
+  const SearchResult& r = *search_state(state.search);
   Settings next = state.settings;
-  next.strategy = encode_strategy(state.search.init_strategy, r.best, state.graph, state.cluster);
+  next.strategy = encode_strategy(state.search.job->init_name(), r.best, state.graph, state.cluster);
   if (!apply_settings(state, next).ok()) return false;
   char text[200];
   std::snprintf(text, sizeof text, "Applied the best strategy found (%.3f ms, step %lld) to the Strategy panel.", r.best_ms,

@@ -117,7 +117,7 @@ struct AppState {
   Notice notice;
   SpaceSize space;                   // the SOAP strategy space of graph on cluster (updated with them)
   FlexflowView flexflow;             // the current strategy, simulated (always built after init)
-  SearchJob search;                  // the MCMC search, if one was started
+  SearchRun search;                  // the MCMC search, if one was started
   AccuracyJob accuracy;              // the accuracy study, if one was started
   LectureState lecture;              // the Lecture tab's computed scenario
   CompareState compare;              // the Compare tab's FlexFlow-vs-Alpa result

@@ -6,8 +6,11 @@
 #include <cstdio>
 #include <limits>
 
+#include "cluster_spec.h"
 #include "device_mesh.h"
+#include "flexflow_operations.h"
 #include "format_units.h"
+#include "models.h"
 
 namespace autopar::web {
 namespace {
@@ -99,8 +102,20 @@ void refresh_exercise_data(AppState& state) {
     if (ex.ex7_key.empty()) {
       ex.ex7_error = "This exercise needs a preset cluster (Examples > Clusters).";
     } else {
-      auto dp = run_cli_json({"simulate", "--model", "dlrm", "--cluster", ex.ex7_key, "--strategy", "dp"});
-      auto expert = run_cli_json({"simulate", "--model", "dlrm", "--cluster", ex.ex7_key, "--strategy", "expert"});
+      // What `autopar simulate --model dlrm --cluster KEY --strategy dp|expert --json` prints.
+      auto simulate = [&](const std::string& name) -> Result<Json> {
+        auto g = load_model("dlrm");
+        if (!g.ok()) return g.error();
+        auto c = load_cluster(ex.ex7_key);
+        if (!c.ok()) return c.error();
+        auto s = load_strategy(name, g.value(), c.value());
+        if (!s.ok()) return s.error();
+        SimulateRequest request;
+        request.strategy = s.value();
+        return simulate_operation(g.value(), c.value(), request).to_json();
+      };
+      auto dp = simulate("dp");
+      auto expert = simulate("expert");
       if (!dp.ok() || !expert.ok()) {
         ex.ex7_error = !dp.ok() ? dp.error().message : expert.error().message;
       } else {

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "flexflow_operations.h"
 #include "trace_export.h"
 
 namespace autopar::web {
@@ -41,18 +42,7 @@ Json flexflow_result_json(const FlexflowView& view) {
       j[k] = nullptr;
     return j;
   }
-  const SimSummary& s = view.summary;
-  j["makespan_ms"] = s.makespan_ms;
-  j["compute_ms"] = s.compute_ms;
-  j["activation_transfer_ms"] = s.activation_transfer_ms;
-  j["param_sync_ms"] = s.param_sync_ms;
-  j["activation_bytes"] = s.activation_bytes;
-  j["param_sync_bytes"] = s.param_sync_bytes;
-  j["tasks"] = s.tasks;
-  j["peak_memory_bytes"] = s.peak_memory_bytes;
-  j["memory_capacity_bytes"] = view.memory_capacity_bytes;
-  j["over_capacity_devices"] = s.over_capacity_devices;
-  return j;
+  return simulation_summary_json(view.summary, view.memory_capacity_bytes);
 }
 
 std::string flexflow_trace_text(const FlexflowView& view) {

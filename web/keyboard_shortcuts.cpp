@@ -67,7 +67,7 @@ void show_tab(AppState& state, int tab) {
 void toggle_search(AppState& state) {
   Settings next = state.settings;
   next.search.running = !next.search.running;
-  const bool resumes = state.search.search != nullptr && !search_finished(state.search);
+  const bool resumes = state.search.job != nullptr && !search_finished(state.search);
   apply_from_ui(state, next, !next.search.running ? "Search paused." : resumes ? "Search resumed." : "Search started.");
 }
 

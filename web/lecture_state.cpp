@@ -101,7 +101,7 @@ void show_scenario_demo(AppState& state) {
   const std::string panel = scenario_demo_panel(name);
   Settings next = state.settings;
   next.panel = panel;
-  if (panel == "search" && !state.search.search) next.search.running = true;
+  if (panel == "search" && !state.search.job) next.search.running = true;
   if (!apply_settings(state, next).ok()) return;
   state.focus_panel_pending = true;
   if (panel == "inter" && !current_inter_plan(state.alpa.inter, alpa_inputs(state)) && !inter_planning(state.alpa.inter))

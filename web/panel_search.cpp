@@ -90,7 +90,7 @@ void draw_settings(AppState& state) {
 
 void draw_controls(AppState& state) {
   const bool running = state.settings.search.running;
-  const bool has = state.search.search != nullptr;
+  const bool has = state.search.job != nullptr;
   const bool finished = search_finished(state.search);
   const float font = ImGui::GetFontSize();
   const ImVec2 button(font * 5.2f, 0);
@@ -130,27 +130,28 @@ void draw_controls(AppState& state) {
     ImGui::SetTooltip("Apply the best strategy found to the Strategy panel and its timeline.");
   ImGui::EndDisabled();
 
-  const int64_t step = has ? state.search.search->result().steps : 0;
+  const SearchResult* chain = search_state(state.search);
+  const int64_t step = chain ? chain->steps : 0;
   const float fraction = float(double(step) / double(std::max<int64_t>(1, state.settings.search.steps)));
   char overlay[96];
   std::snprintf(overlay, sizeof overlay, "%lld / %lld proposals%s", static_cast<long long>(step),
                 static_cast<long long>(state.settings.search.steps),
-                finished ? (state.search.stopped_by_budget ? " (time budget)" : (fraction < 1 ? " (stalled: stopped)" : " (done)"))
+                finished ? (chain && chain->stopped_by_budget ? " (time budget)" : (fraction < 1 ? " (stalled: stopped)" : " (done)"))
                          : running ? "  running" : "");
   ImGui::ProgressBar(finished ? 1.0f : fraction, ImVec2(-FLT_MIN, 0), overlay);
 }
 
 void draw_stats(const AppState& state) {
-  const SearchJob& job = state.search;
+  const SearchRun& run = state.search;
   const float font = ImGui::GetFontSize();
-  if (!job.search) {
+  if (!run.job) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("No search yet. Run starts one from the chosen initial strategy; its cost is the simulated "
                         "makespan, so every proposal is one (delta) simulation.");
     ImGui::PopTextWrapPos();
     return;
   }
-  const SearchResult& r = job.search->result();
+  const SearchResult& r = *search_state(run);
   if (!ImGui::BeginTable("##stats", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
   ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, font * 8.5f);
   ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
@@ -168,7 +169,7 @@ void draw_stats(const AppState& state) {
   char buf[128];
   row("best", format_ms(r.best_ms) + "  (step " + std::to_string(r.best_step) + ")", &best_color);
   row("current", format_ms(r.current_ms));
-  row("initial", format_ms(r.init_ms) + "  (" + job.init_strategy + ")");
+  row("initial", format_ms(r.init_ms) + "  (" + run.job->init_name() + ")");
   std::snprintf(buf, sizeof buf, "%.2fx", r.best_ms > 0 ? r.init_ms / r.best_ms : 0.0);
   row("speedup", buf);
   row("proposals", std::to_string(r.steps));
@@ -176,14 +177,14 @@ void draw_stats(const AppState& state) {
                 format_percent(r.steps ? double(r.accepted) / double(r.steps) : 0).c_str());
   row("accepted", buf);
   row("rejected", std::to_string(r.steps - r.accepted));
-  row("evaluations/s", format_count(search_evals_per_s(job)));
-  row("compute time", format_ms(job.compute_ms));
+  row("evaluations/s", format_count(search_evals_per_s(run)));
+  row("compute time", format_ms(run.job->compute_ms()));
   ImGui::EndTable();
 }
 
 void draw_plot(const AppState& state, ImVec2 size, bool log_y) {
-  const SearchJob& job = state.search;
-  const int n = int(job.trace_step.size());
+  const SearchTrace* trace = state.search.job ? &state.search.job->trace() : nullptr;
+  const int n = trace ? int(trace->step.size()) : 0;
   if (n == 0) {
     // No search yet: an empty frame with a hint, no made-up axes.
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -196,27 +197,29 @@ void draw_plot(const AppState& state, ImVec2 size, bool log_y) {
     dl->AddText(ImVec2(p.x + (size.x - ts.x) * 0.5f, p.y + (size.y - ts.y) * 0.5f), IM_COL32(150, 155, 170, 255), hint);
     return;
   }
-  double x1 = std::max<double>(10, job.trace_step.back());
-  double y0 = *std::min_element(job.trace_best.begin(), job.trace_best.end());
-  double y1 = std::max<double>(*std::max_element(job.trace_current.begin(), job.trace_current.end()), job.search->result().init_ms);
+  const SearchTrace& t = *trace;
+  const double init_ms = search_state(state.search)->init_ms;
+  double x1 = std::max<double>(10, t.step.back());
+  double y0 = *std::min_element(t.best.begin(), t.best.end());
+  double y1 = std::max<double>(*std::max_element(t.current.begin(), t.current.end()), init_ms);
   pad_range(y0, y1, log_y);
   if (!log_y) y0 = std::max(0.0, y0);
   const PlotFrame f = begin_plot("##trace", size, 0, x1, y0, y1, false, log_y, "proposals", "cost (simulated makespan, ms)", "%g", "%g");
   // The initial cost as a reference line.
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float yi = f.to_screen(0, job.search->result().init_ms).y;
+  const float yi = f.to_screen(0, init_ms).y;
   dl->AddLine(ImVec2(f.min.x, yi), ImVec2(f.max.x, yi), kInitColor, 1.0f);
-  plot_line(f, job.trace_step.data(), job.trace_current.data(), n, kCurrentColor, 1.5f);
-  plot_line(f, job.trace_step.data(), job.trace_best.data(), n, kBestColor, 2.5f);
+  plot_line(f, t.step.data(), t.current.data(), n, kCurrentColor, 1.5f);
+  plot_line(f, t.step.data(), t.best.data(), n, kBestColor, 2.5f);
   // Hover: read the trace at the cursor.
   const ImVec2 m = ImGui::GetIO().MousePos;
   if (ImGui::IsItemHovered() && f.contains(m)) {
     const double step = f.x_at(m.x);
-    auto it = std::lower_bound(job.trace_step.begin(), job.trace_step.end(), float(step));
-    const size_t k = std::min(size_t(it - job.trace_step.begin()), size_t(n - 1));
+    auto it = std::lower_bound(t.step.begin(), t.step.end(), float(step));
+    const size_t k = std::min(size_t(it - t.step.begin()), size_t(n - 1));
     dl->AddLine(ImVec2(m.x, f.min.y), ImVec2(m.x, f.max.y), IM_COL32(255, 255, 255, 60));
-    ImGui::SetTooltip("step %.0f\nbest %s\ncurrent %s", double(job.trace_step[k]), format_ms(job.trace_best[k]).c_str(),
-                      format_ms(job.trace_current[k]).c_str());
+    ImGui::SetTooltip("step %.0f\nbest %s\ncurrent %s", double(t.step[k]), format_ms(t.best[k]).c_str(),
+                      format_ms(t.current[k]).c_str());
   }
   end_plot();
 }
@@ -230,14 +233,14 @@ std::string describe_config(const Op& op, const OpConfig& c) {
 }
 
 void draw_best_strategy(const AppState& state) {
-  const SearchJob& job = state.search;
+  const SearchRun& run = state.search;
   const Graph& g = state.graph;
-  if (!job.search) {
+  if (!run.job) {
     ImGui::TextDisabled("(none yet)");
     return;
   }
-  const SearchResult& r = job.search->result();
-  auto init = load_strategy(job.init_strategy, g, state.cluster, "search.init");
+  const SearchResult& r = *search_state(run);
+  auto init = load_strategy(run.job->init_name(), g, state.cluster, "search.init");
   const float font = ImGui::GetFontSize();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit;

@@ -1,11 +1,11 @@
-// The Export menu's files (see plan_export.h): engine plans through the CLI's own `export`
-// command (cli/commands.h), so the page and `autopar export` print the same text.
+// The Export menu's files (see plan_export.h): engine plans through the operation behind
+// `autopar export` (core/operations/export_operation.h), so the page and the CLI print the same text.
 #include "plan_export.h"
 
 #include <fstream>
 
-#include "../cli/commands.h"
 #include "app_state.h"
+#include "export_operation.h"
 #include "soap.h"
 
 namespace autopar::web {
@@ -31,17 +31,14 @@ Result<std::string> export_plan_text(const AppState& state, const std::string& f
   if (format != "dtensor" && format != "jax" && format != "megatron" && format != "torchtitan")
     return make_error("bad_value", "export format must be perfetto, strategy, dtensor, jax, megatron or torchtitan, not '" + format + "'",
                       "format");
-  auto args = cli_model_and_cluster(state);
-  if (!args.ok()) return args.error();
-  const auto& [model, cluster] = args.value();
-  auto r = cli::run_command({"export", "--format", format, "--model", model, "--cluster", cluster});
+  // The same operation as `autopar export`, on the graph and cluster the page holds; the files
+  // name their inputs as the user knows them.
+  ExportRequest request;
+  request.format = format;
+  request.title = state.settings.model + " on " + (state.settings.custom_cluster ? state.settings.cluster + " (edited)" : state.settings.cluster);
+  auto r = export_operation(state.graph, state.cluster, request);
   if (!r.ok()) return r.error();
-  // The files name themselves after the CLI's arguments: the user knows the model by its name.
-  std::string text = r.value().text;
-  if (model != state.settings.model)
-    for (size_t at = text.find(model); at != std::string::npos; at = text.find(model, at + state.settings.model.size()))
-      text.replace(at, model.size(), state.settings.model);
-  return text;
+  return r.value().text;
 }
 
 Result<std::pair<std::string, std::string>> cli_model_and_cluster(const AppState& state) {

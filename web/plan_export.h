@@ -28,7 +28,8 @@ Result<std::string> export_plan_text(const AppState& state, const std::string& f
 
 // The --model and --cluster arguments of a CLI command for the current state: spec strings, or,
 // for an imported model file or an edited cluster, files written to (Emscripten's in-memory)
-// /tmp, since they have no spec string. An Error when a file cannot be written.
+// /tmp, since they have no spec string. An Error when a file cannot be written. Only the Compare
+// tab still needs it, until compare runs on the graph and cluster the page holds (issue 18).
 Result<std::pair<std::string, std::string>> cli_model_and_cluster(const AppState& state);
 
 // The text last exported through the menu, shown in a read-only box with a Download button.

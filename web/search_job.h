@@ -1,18 +1,17 @@
-// The MCMC search as the page runs it: a core McmcSearch advanced a bounded amount of wall time
-// per frame (so the page never freezes), its own compute time counted against the time budget
-// with FlexFlow's stopping rule (budget spent, or half of it without improvement), and a
-// decimated trace of best and current cost for the live plot. With no time budget the result
-// equals `autopar search` with the same model, cluster, beta, steps, seed and init. No ImGui.
+// The MCMC search as the page runs it: the search operation's job (core/operations/
+// search_operation.h, the same one `autopar search` runs) advanced a bounded amount of wall time
+// per frame, so the page never freezes. Its time budget and FlexFlow's stopping rule, the live
+// plot's trace and the report all come from that job: with no time budget the result equals
+// `autopar search` with the same model, cluster, beta, steps, seed and init. No ImGui.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "cluster.h"
 #include "graph.h"
 #include "json_io.h"
-#include "mcmc.h"
+#include "search_operation.h"
 
 namespace autopar::web {
 
@@ -30,41 +29,37 @@ struct SearchConfig {
 };
 
 // At most this many points are kept per plotted series (older ones are thinned 2:1).
-constexpr size_t kSearchTraceMaxPoints = 2048;
+constexpr size_t kSearchTraceMaxPoints = SearchTrace::kMaxPoints;
 
-// A search in progress (or finished). Holds references to the graph and cluster it started on:
-// reset it whenever they change.
-struct SearchJob {
-  std::unique_ptr<McmcSearch> search;     // null: no search started
-  SearchConfig config;                    // what `search` was started with
-  std::string init_strategy;              // the named strategy it started from ("dp", "random:7")
-  double compute_ms = 0;                  // time spent inside McmcSearch::step
-  double last_improvement_ms = 0;         // compute_ms at the last new best
-  int64_t last_best_step = 0;
-  bool stopped_by_budget = false;
-  // Plot trace: one point every `trace_stride` steps (step, best, current).
-  std::vector<float> trace_step, trace_best, trace_current;
-  int64_t trace_stride = 1;
+// The page's search: the job (owning copies of the graph and cluster it started on) and what it
+// was started with.
+struct SearchRun {
+  std::unique_ptr<SearchJob> job;         // null: no search started
+  SearchConfig config;
 };
 
 // Discards the search.
-void search_reset(SearchJob& job);
+void search_reset(SearchRun& run);
 
-// Starts a fresh search on `graph` and `cluster` with `config` (replacing any previous one).
-Status search_start(SearchJob& job, const Graph& graph, const Cluster& cluster, const SearchConfig& config);
+// Starts a fresh search on `graph` and `cluster` with `config` (replacing any previous one); a
+// bad init is an error naming search.init, and no search is kept.
+Status search_start(SearchRun& run, const Graph& graph, const Cluster& cluster, const SearchConfig& config);
 
 // Advances the search by at most `max_steps` proposals and roughly `budget_ms` of wall time;
-// returns the proposals made. Marks the search finished when the time budget rules say so.
-int64_t search_advance(SearchJob& job, int64_t max_steps, double budget_ms);
+// returns the proposals made. The job finishes itself when its time budget rules say so.
+int64_t search_advance(SearchRun& run, int64_t max_steps, double budget_ms);
+
+// The chain so far, or null when no search exists.
+const SearchResult* search_state(const SearchRun& run);
 
 // True when a search exists and has finished.
-bool search_finished(const SearchJob& job);
+bool search_finished(const SearchRun& run);
 
 // Proposals per second of compute time (0 before any).
-double search_evals_per_s(const SearchJob& job);
+double search_evals_per_s(const SearchRun& run);
 
 // result().search: {step, best_ms, current_ms, init_ms, accepted, rejected, finished, evals_per_s,
 // init}; best_ms etc. null before a search starts.
-Json search_result_json(const SearchJob& job, bool running);
+Json search_result_json(const SearchRun& run, bool running);
 
 }  // namespace autopar::web

@@ -106,7 +106,7 @@ TEST_CASE("the sliced search equals run_search") {
     config.seed = 3;
     config.beta = 200;
     config.init = init;
-    SearchJob job;
+    SearchRun job;
     REQUIRE(search_start(job, in.graph, in.cluster, config).ok());
     // Odd slices: 7 proposals at a time, as frames would.
     while (!search_finished(job)) search_advance(job, 7, 1e9);
@@ -116,25 +116,28 @@ TEST_CASE("the sliced search equals run_search") {
     o.beta = 200;
     const std::string name = std::string(init) == "random" ? "random:3" : init;
     const SearchResult ref = run_search(in.graph, in.cluster, load_strategy(name, in.graph, in.cluster).value(), o, nullptr);
-    const SearchResult& r = job.search->result();
+    const SearchResult& r = *search_state(job);
     CHECK(r.best_ms == ref.best_ms);
     CHECK(r.steps == ref.steps);
     CHECK(r.accepted == ref.accepted);
     CHECK(r.best == ref.best);
-    CHECK(job.init_strategy == name);
+    CHECK(job.job->init_name() == name);
     // The plot trace: steps increase, the best curve never rises and ends at the best.
-    REQUIRE(!job.trace_step.empty());
-    for (size_t k = 1; k < job.trace_step.size(); ++k) {
-      CHECK(job.trace_step[k] > job.trace_step[k - 1]);
-      CHECK(job.trace_best[k] <= job.trace_best[k - 1]);
+    const SearchTrace& t = job.job->trace();
+    REQUIRE(!t.step.empty());
+    for (size_t k = 1; k < t.step.size(); ++k) {
+      CHECK(t.step[k] > t.step[k - 1]);
+      CHECK(t.best[k] <= t.best[k - 1]);
     }
-    CHECK(job.trace_best.back() == float(ref.best_ms));
+    CHECK(t.best.back() == float(ref.best_ms));
   }
   SearchConfig bad;
   bad.init = "greedy";
-  SearchJob job;
-  CHECK_FALSE(search_start(job, in.graph, in.cluster, bad).ok());
-  CHECK(job.search == nullptr);
+  SearchRun job;
+  auto refused = search_start(job, in.graph, in.cluster, bad);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().path == "search.init");
+  CHECK(job.job == nullptr);
 }
 
 TEST_CASE("the search trace keeps at most kSearchTraceMaxPoints points") {
@@ -142,14 +145,15 @@ TEST_CASE("the search trace keeps at most kSearchTraceMaxPoints points") {
   SearchConfig config;
   config.steps = 6000;
   config.beta = 1;   // wanders: no early stop for lack of improvement is likely to cut it short
-  SearchJob job;
+  SearchRun job;
   REQUIRE(search_start(job, in.graph, in.cluster, config).ok());
   while (!search_finished(job)) search_advance(job, 500, 1e9);
-  CHECK(job.trace_step.size() <= kSearchTraceMaxPoints);
-  CHECK(job.trace_step.size() == job.trace_best.size());
-  CHECK(job.trace_step.size() == job.trace_current.size());
-  CHECK(job.trace_step.front() == 0.0f);
-  CHECK(job.trace_stride > 1);   // it was thinned at least once
+  const SearchTrace& t = job.job->trace();
+  CHECK(t.step.size() <= kSearchTraceMaxPoints);
+  CHECK(t.step.size() == t.best.size());
+  CHECK(t.step.size() == t.current.size());
+  CHECK(t.step.front() == 0.0f);
+  CHECK(t.stride > 1);   // it was thinned at least once
 }
 
 TEST_CASE("the sliced accuracy study equals the core's accuracy_study") {
