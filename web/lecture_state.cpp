@@ -1,11 +1,11 @@
-// The lecture companion's state: scenario list, set-ups and findings, and the comparison of the
-// two planners, all computed through the CLI's commands (cli/commands.h).
+// The lecture companion's state: scenario list, set-ups and findings (core/operations/
+// scenarios.h, the same scenarios `autopar scenario` runs), and the comparison of the two planners.
 #include "lecture_state.h"
 
 #include "app_state.h"
-#include "commands.h"
 #include "cluster_spec.h"
 #include "models.h"
+#include "scenarios.h"
 #include "soap.h"
 #include "device_mesh.h"
 #include "engine_export.h"
@@ -19,21 +19,10 @@
 
 namespace autopar::web {
 
-Result<Json> run_cli_json(std::vector<std::string> words) {
-  words.push_back("--json");
-  auto out = cli::run_command(words);
-  if (!out.ok()) return out.error();
-  return out.value().json;
-}
-
 const std::vector<ScenarioInfo>& scenario_list() {
   static const std::vector<ScenarioInfo> list = [] {
     std::vector<ScenarioInfo> l;
-    auto j = run_cli_json({"scenario", "--list"});
-    if (!j.ok()) return l;
-    for (const auto& s : j.value()["scenarios"])
-      l.push_back({s.value("name", ""), s.value("section", ""), s.value("title", ""), s.value("explanation", ""),
-                   s.contains("page") ? s["page"] : Json()});
+    for (const Scenario& s : scenario_catalogue()) l.push_back({s.name, s.section, s.title, s.explanation, s.page});
     return l;
   }();
   return list;
@@ -124,13 +113,13 @@ void compute_scenario(LectureState& lecture, const std::string& name) {
   lecture.results = Json();
   lecture.error.clear();
   lecture.computed_name = name;
-  auto j = run_cli_json({"scenario", name});
-  if (!j.ok()) {
-    lecture.error = j.error().message;
+  auto r = scenario_operation(name, "scenario");
+  if (!r.ok()) {
+    lecture.error = r.error().message;
     return;
   }
-  for (const auto& f : j.value()["findings"]) lecture.findings.push_back(f.get<std::string>());
-  lecture.results = j.value()["results"];
+  lecture.findings = r.value().findings;
+  lecture.results = r.value().results;
 }
 
 const std::vector<std::string>& beta_sweep_betas() {

@@ -1,7 +1,7 @@
 // The lecture companion's state (issue 6): the scenarios of `autopar scenario` as the Lecture tab
 // shows them, the page set-up that demonstrates each one, its computed findings, and the
-// FlexFlow-vs-Alpa comparison of the Compare tab. The numbers come from the CLI's own commands
-// (cli/commands.h run_command), so the page shows what `autopar scenario NAME` prints; the beta
+// FlexFlow-vs-Alpa comparison of the Compare tab. The scenarios are core's
+// (core/operations/scenarios.h), so the page shows what `autopar scenario NAME` prints; the beta
 // sweep and the comparison run the same core calls in slices across frames. No ImGui.
 #pragma once
 #include <memory>
@@ -20,7 +20,7 @@ namespace autopar::web {
 struct Settings;
 struct AppState;
 
-// One scenario as `autopar scenario --list --json` lists it.
+// One scenario of core's catalogue as `autopar scenario --list --json` lists it.
 struct ScenarioInfo {
   std::string name, section, title, explanation;
   Json page;   // {"setup": getState fields, "panel": the tab that shows it}; null when the CLI gives none
@@ -102,7 +102,7 @@ std::string scenario_demo_panel(const std::string& name);
 // numbers appear without further clicks (window.autopar.showScenario).
 void show_scenario_demo(AppState& state);
 
-// Runs scenario `name` through the CLI's scenario command and stores its findings in `lecture`.
+// Runs scenario `name` (the scenario operation) and stores its findings in `lecture`.
 void compute_scenario(LectureState& lecture, const std::string& name);
 
 // Starts the comparison of `graph` on `cluster` in slices (compare_advance finishes it); `inputs`
@@ -115,9 +115,6 @@ void compare_advance(CompareState& compare, double budget_ms);
 
 // FlexFlow proposals made so far in the running comparison.
 int64_t compare_search_steps(const CompareState& compare);
-
-// Runs any CLI command (words without --json) and returns its JSON output.
-Result<Json> run_cli_json(std::vector<std::string> words);
 
 // result().scenario: {name, findings} when computed, else null.
 Json lecture_result_json(const LectureState& lecture);

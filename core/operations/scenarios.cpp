@@ -1,0 +1,701 @@
+// The lecture's demos as data. See scenarios.h.
+#include "scenarios.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "accuracy_operation.h"
+#include "alpa_operations.h"
+#include "compare.h"
+#include "cluster_spec.h"
+#include "device_mesh.h"
+#include "engine_export.h"
+#include "flexflow_operations.h"
+#include "inter_op.h"
+#include "inter_operation.h"
+#include "models.h"
+#include "report_text.h"
+#include "search_operation.h"
+#include "sharding_spec.h"
+
+namespace autopar {
+namespace {
+
+// What each scenario reads: an operation's report as JSON (what the CLI command in the
+// scenario's explanation prints with --json), for spec strings of a model and a cluster.
+
+struct Inputs {
+  Graph graph;
+  Cluster cluster;
+};
+
+Result<Inputs> inputs(const std::string& model, const std::string& cluster) {
+  auto g = load_model(model);
+  if (!g.ok()) return g.error();
+  auto c = load_cluster(cluster);
+  if (!c.ok()) return c.error();
+  return Inputs{std::move(g.value()), std::move(c.value())};
+}
+
+// `conv1d --gpus N`.
+Result<Json> conv1d_json(int gpus) {
+  auto g = load_model("conv1d");
+  if (!g.ok()) return g.error();
+  auto r = conv1d_operation(g.value(), gpus);
+  if (!r.ok()) return r.error();
+  return r.value().to_json();
+}
+
+// `space --model M --cluster C`.
+Result<Json> space_json(const std::string& model, const std::string& cluster) {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  return space_operation(in.value().graph, in.value().cluster).to_json();
+}
+
+// `simulate --model M --cluster C --strategy S` (S a named strategy, or a strategy file's JSON
+// text); `task_graph` receives what --taskgraph writes.
+Result<Json> simulate_json(const std::string& model, const std::string& cluster, const std::string& strategy, Json* task_graph = nullptr) {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  SimulateRequest request;
+  if (!strategy.empty() && strategy[0] == '{') {
+    auto j = parse_json_text(strategy, "strategy");
+    if (!j.ok()) return j.error();
+    auto s = strategy_from_json(j.value(), in.value().graph, in.value().cluster.num_devices());
+    if (!s.ok()) return s.error();
+    request.strategy = s.value();
+  } else {
+    auto s = load_strategy(strategy, in.value().graph, in.value().cluster);
+    if (!s.ok()) return s.error();
+    request.strategy = s.value();
+  }
+  request.task_graph = task_graph != nullptr;
+  SimulateReport r = simulate_operation(in.value().graph, in.value().cluster, request);
+  if (task_graph) *task_graph = *r.task_graph;
+  return r.to_json();
+}
+
+// `search --model M --cluster C --beta B --steps N --seed S --init I`.
+Result<Json> search_json(const std::string& model, const std::string& cluster, double beta, int64_t steps, uint64_t seed, const std::string& init) {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  SearchRequest request;
+  request.beta = beta;
+  request.steps = steps;
+  request.seed = seed;
+  request.init = init;
+  SearchJob job(std::move(in.value().graph), std::move(in.value().cluster), request);
+  const auto& r = run_to_end(job);
+  if (!r.ok()) return r.error();
+  return r.value().to_json();
+}
+
+// `exhaustive --model M --cluster C`.
+Result<Json> exhaustive_json(const std::string& model, const std::string& cluster) {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  auto r = exhaustive_operation(in.value().graph, in.value().cluster);
+  if (!r.ok()) return r.error();
+  return r.value().to_json();
+}
+
+// `accuracy --model M --cluster C --samples N --seed S [--calibrated]`.
+Result<Json> accuracy_json(const std::string& model, const std::string& cluster, int samples, uint64_t seed, bool calibrated) {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  AccuracyRequest request;
+  request.samples = samples;
+  request.seed = seed;
+  request.simulator = calibrated ? CostMode::calibrated : CostMode::ideal;
+  AccuracyJob job(std::move(in.value().graph), std::move(in.value().cluster), request);
+  const auto& r = run_to_end(job);
+  if (!r.ok()) return r.error();
+  return r.value().to_json();
+}
+
+// `reshard --mesh RxC --cluster C --table --shape S`.
+Result<Json> reshard_table_json(const std::string& cluster, int rows, int cols, const Shape& shape) {
+  auto c = load_cluster(cluster);
+  if (!c.ok()) return c.error();
+  auto mesh = mesh_from_cluster(rows, cols, c.value());
+  if (!mesh.ok()) return mesh.error();
+  return reshard_table_operation(shape, 4, mesh.value()).to_json();
+}
+
+// `intra --model M --cluster C --mesh RxC [--solver S]`.
+Result<Json> intra_json(const std::string& model, const std::string& cluster, int rows, int cols, const std::string& solver = "auto") {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  auto mesh = mesh_from_cluster(rows, cols, in.value().cluster);
+  if (!mesh.ok()) return mesh.error();
+  IntraOpOptions o;
+  o.solver = solver;
+  auto r = intra_operation(in.value().graph, mesh.value(), o);
+  if (!r.ok()) return r.error();
+  return r.value().to_json();
+}
+
+// `intra --model M --cluster C --all-meshes`.
+Result<Json> intra_all_meshes_json(const std::string& model, const std::string& cluster) {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  auto r = intra_all_meshes_operation(in.value().graph, in.value().cluster, IntraOpOptions{});
+  if (!r.ok()) return r.error();
+  return r.value().to_json();
+}
+
+// `inter --model M --cluster C --microbatches B --mode MODE`.
+Result<Json> inter_json(const std::string& model, const std::string& cluster, int microbatches, const std::string& mode) {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  InterRequest request;
+  request.microbatches = microbatches;
+  request.options.mode = mode;
+  InterJob job(in.value().graph, in.value().cluster, request);
+  const auto& r = run_to_end(job);
+  if (!r.ok()) return r.error();
+  return r.value().to_json();
+}
+
+// `compare --model M --cluster C --seed S`.
+Result<Json> compare_json(const std::string& model, const std::string& cluster, uint64_t seed) {
+  auto in = inputs(model, cluster);
+  if (!in.ok()) return in.error();
+  CompareRequest request;
+  request.title = model + " on " + cluster;
+  request.seed = seed;
+  request.graph = std::move(in.value().graph);
+  request.cluster = std::move(in.value().cluster);
+  CompareJob job(std::move(request));
+  auto report = job.finish();
+  if (!report.ok()) return report.error();
+  return report.value().to_json(job.request().graph);
+}
+
+#define TRY_JSON(var, ...)                    \
+  auto var##_r = __VA_ARGS__;                 \
+  if (!var##_r.ok()) return var##_r.error();  \
+  const Json& var = var##_r.value()
+
+// One entry of Scenario::shows.
+Json shown(const std::string& result_path, const Json& value) { return Json{{"result", result_path}, {"value", value}}; }
+
+std::vector<Scenario> scenarios() {
+  std::vector<Scenario> s;
+  s.push_back({"conv1d-splits", "2.2", "One convolution, six ways to split it",
+               "A 1-D convolution (n=8, c_in=16, c_out=32, L=64, k=3) split over 4 GPUs along Sample, Attribute and Parameter: "
+               "every split gives the single-GPU result, but costs differ: sample splits replicate the weights (and sync their "
+               "gradients), parameter splits read the whole input, attribute splits also read a halo of k-1 positions.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_JSON(j, conv1d_json(4));
+                 r["conv1d"] = j;
+                 for (const auto& x : j["splits"])
+                   f.push_back(x["name"].get<std::string>() + ": input " + std::to_string(x["input_elements_per_device"].get<int64_t>()) +
+                               ", weights " + std::to_string(x["weight_elements_per_device"].get<int64_t>()) + ", halo " +
+                               std::to_string(x["halo_elements_per_device"].get<int64_t>()) + " per device; max |diff| " +
+                               fmt("%.1e", x["max_abs_diff"].get<double>()));
+                 return Ok{};
+               }});
+  s.push_back({"space-sizes", "2.3", "How large the SOAP space is",
+               "Degrees are powers of two and parts go to aligned blocks of devices; even so AlexNet (8 ops) and DLRM (16 ops) on 8 "
+               "GPUs have astronomically many strategies (the lecture's code counts 3.3e11 and 3.7e22 with slightly different op "
+               "dimensions).",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* m : {"alexnet", "dlrm"}) {
+                   TRY_JSON(j, space_json(m, "lecture:2x4"));
+                   r[m] = j;
+                   f.push_back(std::string(m) + ": 10^" + fmt("%.2f", j["log10_strategies"].get<double>()) + " strategies");
+                 }
+                 return Ok{};
+               }});
+  s.push_back({"alexnet-strategies", "2.3", "AlexNet under data parallel, model parallel, expert and random strategies",
+               "Batch 256 on 2 nodes x 4 GPUs: data parallelism all-reduces 244 MB of weights across the slow network, model "
+               "parallelism serialises the layers, the expert strategy (convolutions data parallel, fully connected layers split "
+               "by parameter inside a node) is several times faster; random strategies land in between. Good strategies are rare.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* st : {"dp", "mp", "expert", "random:1", "random:2", "random:3"}) {
+                   TRY_JSON(j, simulate_json("alexnet", "lecture:2x4", st));
+                   r[st] = Json{{"makespan_ms", j["makespan_ms"]}, {"compute_ms", j["compute_ms"]}, {"activation_transfer_ms", j["activation_transfer_ms"]},
+                                {"param_sync_ms", j["param_sync_ms"]}};
+                   f.push_back(std::string(st) + ": " + fmt("%.1f ms", j["makespan_ms"].get<double>()));
+                 }
+                 return Ok{};
+               }});
+  s.push_back({"task-graph", "3.2", "The task graph of embedding -> linear -> linear (FlexFlow Fig. 5)",
+               "The three-layer network of the FlexFlow paper on 2 GPUs: the embedding whole on GPU 0, the first linear split by "
+               "sample over both GPUs, the second whole on GPU 1. Every compute task, transfer task on a link and parameter-sync "
+               "task is listed with its ready, start and end time, by the simulation rule of Algorithm 1.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 Json tasks;
+                 // The strategy as a strategy file would hold it (`simulate --strategy FILE`).
+                 TRY_JSON(j, simulate_json("elm", "lecture:1x2",
+                                           "{\"ops\":[{\"name\":\"embed\",\"degrees\":{},\"devices\":[0]},"
+                                           "{\"name\":\"linear1\",\"degrees\":{\"sample\":2},\"devices\":[0,1]},"
+                                           "{\"name\":\"linear2\",\"degrees\":{},\"devices\":[1]}]}",
+                                           &tasks));
+                 r["simulate"] = j;
+                 r["tasks"] = tasks["tasks"];
+                 for (const auto& t : tasks["tasks"])
+                   f.push_back(t["name"].get<std::string>() + " on " + t["device"].get<std::string>() + ": ready " + fmt("%.4f", t["ready_ms"].get<double>()) +
+                               ", start " + fmt("%.4f", t["start_ms"].get<double>()) + ", end " + fmt("%.4f ms", t["end_ms"].get<double>()));
+                 return Ok{};
+               }});
+  s.push_back({"simulator-accuracy", "3.4", "How accurate the simulator is, and where it matters",
+               "300 random strategies simulated by the ideal simulator, by a calibrated one (message-size-aware bandwidth), and by a "
+               "finer 'real execution' model (jittered compute, 20 us per task, bandwidth efficiency bytes/(bytes + 1 MB)). AlexNet's "
+               "large messages keep the ranking; DLRM's best strategies are made of small messages, exactly where the ideal "
+               "simulator is wrong, and calibration restores the ranking of the best.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* m : {"alexnet", "dlrm"})
+                   for (bool cal : {false, true}) {
+                     auto j = accuracy_json(m, "lecture:2x4", 300, 1, cal);
+                     if (!j.ok()) return j.error();
+                     Json res = j.value();
+                     res.erase("points");
+                     r[std::string(m) + (cal ? "_calibrated" : "_ideal")] = res;
+                     f.push_back(std::string(m) + (cal ? " calibrated" : " ideal") + ": mean error " + fmt("%.1f%%", 100 * res["mean_rel_error"].get<double>()) +
+                                 ", tau " + fmt("%.2f", res["kendall_tau"].get<double>()) + ", tau among the best " +
+                                 fmt("%.2f", res["top_kendall_tau"].get<double>()) + ", simulator's favourite is really #" +
+                                 std::to_string(res["sim_best_true_rank"].get<int>()));
+                   }
+                 return Ok{};
+               }});
+  s.push_back({"simulator-speed", "3.5", "How fast the simulator is compared with the iteration it simulates",
+               "The simulator evaluates a strategy in microseconds while the simulated training iteration takes milliseconds: "
+               "the ratio is what lets a search try thousands of strategies.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* m : {"alexnet", "dlrm"}) {
+                   TRY_JSON(j, simulate_json(m, "lecture:2x4", "expert"));
+                   auto start = std::chrono::steady_clock::now();
+                   int runs = 0;
+                   double elapsed = 0;
+                   while (elapsed < 200) {
+                     auto k = simulate_json(m, "lecture:2x4", "expert");
+                     if (!k.ok()) return k.error();
+                     ++runs;
+                     elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                   }
+                   const double per_s = runs / (elapsed / 1000);
+                   r[m] = Json{{"simulated_ms", j["makespan_ms"]}, {"evaluations_per_s", per_s}};
+                   f.push_back(std::string(m) + ": simulated iteration " + fmt("%.2f ms", j["makespan_ms"].get<double>()) + ", evaluated " +
+                               fmt("%.0f times per second", per_s) + " (including loading the model)");
+                 }
+                 return Ok{};
+               }});
+  for (const char* m : {"alexnet", "dlrm"}) {
+    std::string model = m;
+    s.push_back({"mcmc-" + model, "4.2", "MCMC search on " + model + " with the time breakdown",
+                 model == "alexnet" ? "From data parallel, Metropolis-Hastings finds a strategy faster than the expert one: convolutions "
+                                      "split, fully connected layers no longer replicated on all 8 GPUs, trading parameter sync for "
+                                      "some activation transfer."
+                                    : "Data parallelism all-reduces 2 GB of embedding tables across the network; the search keeps each "
+                                      "table unreplicated and moves only the looked-up rows.",
+                 [model](Json& r, std::vector<std::string>& f) -> Status {
+                   TRY_JSON(dp, simulate_json(model, "lecture:2x4", "dp"));
+                   TRY_JSON(ex, simulate_json(model, "lecture:2x4", "expert"));
+                   TRY_JSON(se, search_json(model, "lecture:2x4", 500, 3000, 1, "dp"));
+                   r["dp"] = dp;
+                   r["expert"] = ex;
+                   r["search"] = se;
+                   for (const auto* x : {&dp, &ex}) {
+                     const Json& j = *x;
+                     f.push_back(std::string(x == &dp ? "data parallel" : "expert") + ": " + fmt("%.2f ms", j["makespan_ms"].get<double>()) + " (compute " +
+                                 fmt("%.1f", j["compute_ms"].get<double>()) + ", activations " + fmt("%.1f", j["activation_transfer_ms"].get<double>()) +
+                                 ", parameter sync " + fmt("%.1f ms", j["param_sync_ms"].get<double>()) + ")");
+                   }
+                   const Json& b = se["breakdown"];
+                   f.push_back("MCMC: " + fmt("%.2f ms", se["best_ms"].get<double>()) + " (compute " + fmt("%.1f", b["compute_ms"].get<double>()) +
+                               ", activations " + fmt("%.1f", b["activation_transfer_ms"].get<double>()) + ", parameter sync " +
+                               fmt("%.1f ms", b["param_sync_ms"].get<double>()) + "), " + fmt("%.1fx", dp["makespan_ms"].get<double>() / se["best_ms"].get<double>()) +
+                               " faster than data parallel");
+                   int replicated = 0;
+                   for (const auto& op : se["strategy"]["ops"])
+                     if (op["name"].get<std::string>().rfind("emb", 0) == 0 && op["devices"].size() > 1) ++replicated;
+                   if (model == "dlrm") f.push_back(std::to_string(replicated) + " of 8 embedding tables are split or replicated in the search result");
+                   return Ok{};
+                 }});
+  }
+  s.push_back({"mcmc-vs-exhaustive", "4.4", "Does MCMC find the optimum? Three linear layers on 8 GPUs",
+               "17,576 strategies are few enough to enumerate: the global optimum is known, and 10 MCMC runs of 1,500 steps (under a "
+               "tenth of the space) are compared with it.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_JSON(ex, exhaustive_json("mlp3", "lecture:1x8"));
+                 const double best = ex["best_ms"].get<double>();
+                 r["exhaustive"] = Json{{"best_ms", best}, {"strategies_evaluated", ex["strategies_evaluated"]}};
+                 Json runs = Json::array();
+                 int exact = 0, near = 0;
+                 for (int seed = 1; seed <= 10; ++seed) {
+                   TRY_JSON(j, search_json("mlp3", "lecture:1x8", 500, 1500, uint64_t(seed), "random"));
+                   const double ratio = j["best_ms"].get<double>() / best;
+                   exact += ratio <= 1 + 1e-9;
+                   near += ratio <= 1.02;
+                   runs.push_back(Json{{"seed", seed}, {"best_ms", j["best_ms"]}, {"ratio", ratio}});
+                 }
+                 r["mcmc"] = runs;
+                 r["exact"] = exact;
+                 r["within_2_percent"] = near;
+                 f.push_back("optimum " + fmt("%.4f ms", best) + " over 17,576 strategies; MCMC found it in " + std::to_string(exact) + "/10 runs, within 2% in " +
+                             std::to_string(near) + "/10");
+                 return Ok{};
+               }});
+  s.push_back({"beta-sweep", "4.4", "What beta does",
+               "AlexNet from data parallel, 2,000 steps, 5 seeds per beta: a small beta accepts almost anything (a random walk), a "
+               "large one is greedy. The mean best time per beta is plotted in the page's Lecture panel.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 Json sweep = Json::array();
+                 for (const char* beta : {"1", "10", "50", "200", "500", "2000", "10000"}) {
+                   double sum = 0;
+                   for (int seed = 1; seed <= 5; ++seed) {
+                     TRY_JSON(j, search_json("alexnet", "lecture:2x4", std::stod(beta), 2000, uint64_t(seed), "dp"));
+                     sum += j["best_ms"].get<double>();
+                   }
+                   sweep.push_back(Json{{"beta", std::stod(beta)}, {"mean_best_ms", sum / 5}});
+                   f.push_back("beta " + std::string(beta) + ": mean best " + fmt("%.2f ms", sum / 5));
+                 }
+                 r["sweep"] = sweep;
+                 return Ok{};
+               }});
+  s.push_back({"resharding-table", "5.2", "Resharding between sharding specs on a 2 x 4 mesh",
+               "Comparing source and target mesh axis by mesh axis gives each resharding's collectives (Alpa Table 2); the same "
+               "operation along axis 0, which crosses nodes, costs an order of magnitude more than along axis 1.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_JSON(j, reshard_table_json("lecture:2x4", 2, 4, Shape{1024, 1024}));
+                 r["table"] = j;
+                 for (const char* pair : {"S0R>RR", "RS0>RR", "S0S1>S0R", "S0R>RS0", "S0S1>S01R", "RR>S0S1"}) {
+                   std::string p = pair;
+                   std::string from = p.substr(0, p.find('>')), to = p.substr(p.find('>') + 1);
+                   for (const auto& row : j["table"])
+                     if (row["from"] == from && row["to"] == to) f.push_back(from + " -> " + to + ": " + fmt("%.3f ms", row["cost"].get<double>()));
+                 }
+                 return Ok{};
+               }});
+  s.push_back({"linear-nine", "5.3", "The nine ways to run one Linear layer on a 2 x 4 mesh",
+               "Y[b,j] = sum_i X[b,i] W[i,j], 8,192 tokens x 4096 -> 4096: each mesh axis goes to b (data parallel), i (row) or j "
+               "(column). The plan puts data parallelism on the slow axis 0 and tensor parallelism on the fast axis 1.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_JSON(j, intra_json("mlp:layers=1,batch=8192,in=4096,hidden=4096,out=4096", "lecture:2x4", 2, 4, "exhaustive"));
+                 r["plan"] = j;
+                 f.push_back("chosen: " + j["ops"][0]["strategy"].get<std::string>() + " (input " + j["ops"][0]["input_specs"][0].get<std::string>() +
+                             ", weight " + j["ops"][0]["input_specs"][1].get<std::string>() + "), objective " + fmt("%.2f ms", j["objective"].get<double>()));
+                 return Ok{};
+               }});
+  s.push_back({"megatron", "5.5", "Megatron-LM rediscovered, logical meshes compared, and the 2-node surprise",
+               "One transformer layer as a chain on one node of 8 GPUs: the intra-op pass finds QKV by column, attention by heads, "
+               "output projection by row, FFN1 by column, FFN2 by row, with zero resharding. On 2 nodes x 8 GPUs it puts tensor "
+               "parallelism across the nodes: a micro-batch's activations are small next to the layer's 200M weights.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_JSON(one, intra_json("transformer-chain", "lecture:1x8", 1, 8));
+                 TRY_JSON(all, intra_all_meshes_json("transformer-chain", "lecture:1x8"));
+                 TRY_JSON(two, intra_json("transformer-chain", "lecture:2x8", 2, 8));
+                 r["one_node"] = one;
+                 r["all_meshes"] = Json{{"best_mesh", all["best_mesh"]}};
+                 r["two_nodes"] = two;
+                 std::string plan;
+                 for (const auto& op : one["ops"]) plan += (plan.empty() ? "" : ", ") + op["name"].get<std::string>() + " " + op["strategy"].get<std::string>();
+                 f.push_back("1x8: " + plan + "; resharding " + fmt("%.3g", one["resharding_cost"].get<double>()));
+                 for (const auto& m : all["meshes"]) f.push_back("mesh " + m["mesh"].get<std::string>() + ": objective " + fmt("%.2f ms", m["objective"].get<double>()));
+                 f.push_back("2x8: QKV " + two["ops"][0]["strategy"].get<std::string>() + " (axis 0 crosses nodes)");
+                 return Ok{};
+               }});
+  s.push_back({"gpt-pipeline", "6.3", "Inter-op plan of a GPT-style model on 4 x 8 GPUs",
+               "24 transformer layers, 32 micro-batches: the DP slices the layers into pipeline stages on sub-meshes and picks each "
+               "stage's logical mesh; stages stay inside nodes, where tensor and data parallelism are cheap.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_JSON(j, inter_json("transformer:layers=24", "lecture:4x8", 32, "alpa"));
+                 r["plan"] = j;
+                 f.push_back(std::to_string(j["stages"].size()) + " stages, total " + fmt("%.1f ms", j["total_latency"].get<double>()));
+                 for (const auto& st : j["stages"])
+                   f.push_back("layers " + std::to_string(st["layers"][0].get<int>()) + "-" + std::to_string(st["layers"][1].get<int>()) + " on (" +
+                               std::to_string(st["submesh"][0].get<int>()) + "," + std::to_string(st["submesh"][1].get<int>()) + ") as " +
+                               st["logical_mesh"].get<std::string>() + ": " + fmt("%.2f ms", st["latency"].get<double>()));
+                 return Ok{};
+               }});
+  // Lecture 6.4, self-contained: one pipeline boundary priced by the same model as `inter`.
+  s.push_back({"cross-mesh-resharding", "6.4", "Cross-mesh resharding: send/recv and Alpa's local all-gather",
+               "A stage on a (1,2) sub-mesh of node 0 hands a 4 MiB activation (2 x 512 x 1024 floats: one micro-batch of the "
+               "24-layer transformer) to the next stage, on a (1,4) sub-mesh of node 1 whose tensor-parallel layer needs it "
+               "replicated on all 4 GPUs. Plain send/recv sends every receiver its own copy over the 10 GbE link; Alpa sends "
+               "one copy, a quarter to each receiver, and all-gathers it inside node 1 over the fast links. `autopar inter` "
+               "prices every boundary this way (unless --ignore-boundaries).",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 auto c = load_cluster("lecture:2x4");
+                 if (!c.ok()) return c.error();
+                 auto sub = [&](int gpus) {
+                   Cluster one = c.value();
+                   one.nodes = 1;
+                   one.gpus_per_node = gpus;
+                   return mesh_from_cluster(1, gpus, one).value();   // 1 x g fits a node of lecture:2x4
+                 };
+                 const DeviceMesh src_mesh = sub(2), dst_mesh = sub(4);
+                 const Shape shape{2, 512, 1024};
+                 const ShardingSpec src = parse_spec("RS1R").value(), dst = parse_spec("RRR").value();
+                 Json plans;
+                 double total[2] = {0, 0};
+                 for (bool local : {false, true}) {
+                   const CrossMeshPlan p = cross_mesh_reshard(shape, 4, src_mesh, src, 0, dst_mesh, dst, 4, c.value().inter_node, local);
+                   Json msgs = Json::array();
+                   for (const auto& m : p.messages) msgs.push_back(Json{{"from", m.from}, {"to", m.to}, {"bytes", m.bytes}});
+                   Json steps = Json::array();
+                   for (const auto& st : p.local) steps.push_back(Json{{"collective", st.collective}, {"axis", st.axes[0]}, {"bytes", st.bytes}, {"ms", st.cost}});
+                   plans[local ? "local" : "plain"] = Json{{"messages", msgs}, {"bytes_across", p.bytes_across}, {"send_ms", p.send_ms},
+                                                          {"local_steps", steps}, {"local_ms", p.local_ms}, {"total_ms", p.total_ms()}};
+                   total[local] = p.total_ms();
+                   f.push_back(std::string(local ? "local all-gather: " : "plain send/recv: ") + std::to_string(p.messages.size()) + " messages, " +
+                               si(p.bytes_across) + "B across nodes in " + fmt("%.2f ms", p.send_ms) +
+                               (local ? ", then all-gather inside node 1 in " + fmt("%.3f ms", p.local_ms) : std::string()) + ": " +
+                               fmt("%.2f ms", p.total_ms()));
+                 }
+                 r = plans;
+                 r["shape"] = shape;
+                 r["from"] = Json{{"devices", Json::array({0, 1})}, {"spec", "RS1R"}};
+                 r["to"] = Json{{"devices", Json::array({4, 5, 6, 7})}, {"spec", "RRR"}};
+                 r["saving"] = total[0] / total[1];
+                 f.push_back("the local all-gather is " + fmt("%.1fx", total[0] / total[1]) + " faster: the slow link carries one copy, not four");
+                 return Ok{};
+               }});
+  s.push_back({"wide-resnet", "6.3", "Wide-ResNet: data parallel early, channels split late; weak scaling",
+               "Early layers have large activations and small weights (data parallel), late layers the reverse (channel splits). "
+               "Weak scaling from 1 to 4 nodes with a fixed batch per node compares inter + intra (Alpa), intra-only and inter-only.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_JSON(intra, intra_json("wide-resnet", "lecture:1x8", 1, 8));
+                 r["intra_1x8"] = intra;
+                 std::string early = intra["ops"][1]["strategy"], late = intra["ops"][intra["ops"].size() - 6]["strategy"];
+                 f.push_back("one node: " + intra["ops"][1]["name"].get<std::string>() + " " + early + ", " +
+                             intra["ops"][intra["ops"].size() - 6]["name"].get<std::string>() + " " + late);
+                 Json scaling = Json::array();
+                 double base[3] = {0, 0, 0};
+                 for (int nodes : {1, 2, 4}) {
+                   const std::string model = "wide-resnet:batch=" + std::to_string(64 * nodes);
+                   const std::string cluster = "lecture:" + std::to_string(nodes) + "x8";
+                   Json row{{"nodes", nodes}};
+                   std::string line = std::to_string(nodes) + " node" + (nodes > 1 ? "s" : "") + ":";
+                   const char* modes[3] = {"alpa", "intra-only", "inter-only"};
+                   for (int k = 0; k < 3; ++k) {
+                     TRY_JSON(j, inter_json(model, cluster, 8, modes[k]));
+                     // Throughput per GPU relative to one node (batch grows with the nodes).
+                     const double per_gpu = double(64 * nodes) / j["total_latency"].get<double>() / (8 * nodes);
+                     if (nodes == 1) base[k] = per_gpu;
+                     row[modes[k]] = Json{{"total_latency", j["total_latency"]}, {"efficiency", per_gpu / base[k]}};
+                     line += " " + std::string(modes[k]) + " " + fmt("%.0f%%", 100 * per_gpu / base[k]);
+                   }
+                   scaling.push_back(row);
+                   f.push_back(line);
+                 }
+                 r["weak_scaling"] = scaling;
+                 return Ok{};
+               }});
+  // Section 6.5: Alpa's compilation takes hours at its largest size; the analytic planner's
+  // growth is measured by `autopar bench --planner`.
+  s.push_back({"gpt3-1024", "6.5", "GPT-3 175B on 1,024 GPUs, planned in seconds",
+               "GPT-3 175B (96 layers of 12288, 96 heads, batch 1536 of 2048 tokens) on 128 nodes x 8 A100 with 64 micro-batches. "
+               "Alpa compiles and profiles for hours at this size; here the stage costs are analytic, every transformer layer is "
+               "the same so its intra-op plans are shared, and the DP skips runs of t_max candidates that cannot beat the best plan. "
+               "The plan uses all 1,024 GPUs: a few pipeline stages of whole nodes, each on its best logical mesh.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 TRY_JSON(j, inter_json("transformer:layers=96,hidden=12288,heads=96,seq=2048,batch=1536", "a100:128x8", 64, "alpa"));
+                 r["plan"] = j;
+                 int gpus = 0;
+                 for (const auto& st : j["stages"]) gpus += st["submesh"][0].get<int>() * st["submesh"][1].get<int>();
+                 r["gpus_used"] = gpus;
+                 f.push_back(std::to_string(j["stages"].size()) + " stages on " + std::to_string(gpus) + " GPUs, total " +
+                             fmt("%.4g ms", j["total_latency"].get<double>()) + " per iteration of 64 micro-batches");
+                 for (const auto& st : j["stages"])
+                   f.push_back("layers " + std::to_string(st["layers"][0].get<int>()) + "-" + std::to_string(st["layers"][1].get<int>()) + " on (" +
+                               std::to_string(st["submesh"][0].get<int>()) + "," + std::to_string(st["submesh"][1].get<int>()) + ") as " +
+                               st["logical_mesh"].get<std::string>() + ": " + fmt("%.4g ms", st["latency"].get<double>()));
+                 f.push_back(std::to_string(j["reused_solves"].get<int>()) + " intra-op solves reused from identical layers; the DP tried " +
+                             std::to_string(j["t_max_tried"].get<int>()) + " of " + std::to_string(j["t_max_candidates"].get<int>()) +
+                             " t_max candidates");
+                 f.push_back("planned in " + fmt("%.1f s", j["elapsed_ms"].get<double>() / 1000) + " (stage costs " +
+                             fmt("%.1f s", j["phases"]["stage_costs"]["elapsed_ms"].get<double>() / 1000) + ", DP " +
+                             fmt("%.2f s", j["phases"]["dp"]["elapsed_ms"].get<double>() / 1000) + ") on this machine");
+                 return Ok{};
+               }});
+  s.push_back({"flexflow-vs-alpa", "7", "FlexFlow and Alpa on the same model and cluster",
+               "MCMC over the flat SOAP space against Alpa's pipeline (inter-op stages, an exact intra-op solve for each), both plans simulated by the same simulator: Alpa's micro-batch by micro-batch, with each stage boundary as send/recv transfer tasks.",
+               [](Json& r, std::vector<std::string>& f) -> Status {
+                 for (const char* m : {"alexnet", "transformer:layers=4"}) {
+                   TRY_JSON(j, compare_json(m, "lecture:2x4", 1));
+                   r[m] = Json{{"flexflow_ms", j["flexflow"]["makespan_ms"]}, {"alpa_ms", j["alpa"]["makespan_ms"]}};
+                   f.push_back(std::string(m) + ": FlexFlow " + fmt("%.2f ms", j["flexflow"]["makespan_ms"].get<double>()) + ", Alpa " +
+                               fmt("%.2f ms", j["alpa"]["makespan_ms"].get<double>()));
+                 }
+                 return Ok{};
+               }});
+  return s;
+}
+
+// The page's set-up and the numbers its tab shows, per scenario (kept beside the commands above:
+// a set-up that differs from the scenario's own inputs would teach a wrong number).
+void attach_page_setups(std::vector<Scenario>& all) {
+  auto set = [&](const std::string& name, Json setup, const std::string& panel,
+                 std::function<Json(const Json&, const std::vector<std::string>&)> shows) {
+    for (auto& s : all)
+      if (s.name == name) {
+        s.page = Json{{"setup", std::move(setup)}, {"panel", panel}};
+        s.shows = std::move(shows);
+      }
+  };
+  // The findings the page computes itself (its Lecture tab runs the same command).
+  auto with_findings = [](Json list, const std::vector<std::string>& f) {
+    list.push_back(shown("scenario.findings", f));
+    return list;
+  };
+  set("conv1d-splits", {{"model", "conv1d"}, {"cluster", "lecture:1x4"}, {"mesh", "1x4"}, {"strategy", "dp"}}, "model",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        // The model's weights are what a sample split replicates on every device.
+        Json l = Json::array();
+        for (const auto& x : r["conv1d"]["splits"])
+          if (x["degrees"]["sample"] == 4) l.push_back(shown("total_param_elements", x["weight_elements_per_device"]));
+        return with_findings(l, f);
+      });
+  set("space-sizes", {{"model", "dlrm"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "model",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        return with_findings(Json::array({shown("space.strategies", r["dlrm"]["strategies"]),
+                                          shown("space.log10_strategies", r["dlrm"]["log10_strategies"])}), f);
+      });
+  set("alexnet-strategies", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "expert"}}, "strategy",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        Json l = Json::array();
+        for (const char* k : {"makespan_ms", "compute_ms", "activation_transfer_ms", "param_sync_ms"}) l.push_back(shown(k, r["expert"][k]));
+        return with_findings(l, f);
+      });
+  set("task-graph", {{"model", "elm"}, {"cluster", "lecture:1x2"}, {"mesh", "1x2"}, {"strategy", "mp;embed=1x1@0;linear1=2x1@0;linear2=1x1@1"}},
+      "strategy", [=](const Json& r, const std::vector<std::string>& f) {
+        return with_findings(Json::array({shown("makespan_ms", r["simulate"]["makespan_ms"]), shown("tasks", r["tasks"].size())}), f);
+      });
+  set("simulator-accuracy", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}, {"accuracy", {{"samples", 300}}}},
+      "accuracy", [](const Json& r, const std::vector<std::string>&) {
+        Json l = Json::array();
+        for (const char* kind : {"ideal", "calibrated"})
+          for (const char* k : {"mean_rel_error", "kendall_tau", "top_kendall_tau", "sim_best_true_rank"})
+            l.push_back(shown(std::string("accuracy.") + kind + "." + k, r[std::string("alexnet_") + kind][k]));
+        return l;
+      });
+  set("simulator-speed", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "expert"}}, "strategy",
+      [](const Json& r, const std::vector<std::string>&) { return Json::array({shown("makespan_ms", r["alexnet"]["simulated_ms"])}); });
+  for (const char* m : {"alexnet", "dlrm"})
+    set(std::string("mcmc-") + m,
+        {{"model", m}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "dp"}, {"beta", 500}, {"seed", 1},
+         {"search", {{"steps", 3000}, {"init", "dp"}}}},
+        "search", [](const Json& r, const std::vector<std::string>&) {
+          return Json::array({shown("makespan_ms", r["dp"]["makespan_ms"]), shown("search.best_ms", r["search"]["best_ms"]),
+                              shown("search.init_ms", r["search"]["init_ms"]), shown("search.step", r["search"]["steps"])});
+        });
+  set("mcmc-vs-exhaustive",
+      {{"model", "mlp3"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}, {"beta", 500}, {"seed", 1}, {"search", {{"steps", 1500}, {"init", "random"}}}},
+      "search", [](const Json& r, const std::vector<std::string>&) {
+        return Json::array({shown("search.best_ms", r["mcmc"][0]["best_ms"])});
+      });
+  set("beta-sweep", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"beta", 500}}, "lecture",
+      [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
+  set("resharding-table", {{"model", "mlp:layers=2,batch=1024,in=1024,hidden=1024,out=1024"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}},
+      "intra", [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
+  set("linear-nine", {{"model", "mlp:layers=1,batch=8192,in=4096,hidden=4096,out=4096"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "intra",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        const Json& op = r["plan"]["ops"][0];
+        return with_findings(Json::array({shown("objective", r["plan"]["objective"]), shown("intra_ops.0.strategy", op["strategy"]),
+                                          shown("intra_ops.0.input_specs", op["input_specs"])}), f);
+      });
+  set("megatron", {{"model", "transformer-chain"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}}, "intra",
+      [=](const Json& r, const std::vector<std::string>& f) {
+        const Json& one = r["one_node"];
+        Json l = Json::array({shown("objective", one["objective"]), shown("resharding_cost", one["resharding_cost"])});
+        for (size_t k = 0; k < one["ops"].size(); ++k) l.push_back(shown("intra_ops." + std::to_string(k) + ".strategy", one["ops"][k]["strategy"]));
+        return with_findings(l, f);
+      });
+  set("gpt-pipeline", {{"model", "transformer:layers=24"}, {"cluster", "lecture:4x8"}, {"mesh", "4x8"}, {"microbatches", 32}}, "inter",
+      [](const Json& r, const std::vector<std::string>&) {
+        const Json& plan = r["plan"];
+        Json l = Json::array({shown("total_latency", plan["total_latency"]), shown("stages.length", plan["stages"].size())});
+        for (size_t k = 0; k < plan["stages"].size(); ++k)
+          for (const char* key : {"layers", "submesh", "logical_mesh", "latency"})
+            l.push_back(shown("stages." + std::to_string(k) + "." + key, plan["stages"][k][key]));
+        return l;
+      });
+  // The boundary it prices is one of the inter-op tab's (the same 24-layer transformer's activations).
+  set("cross-mesh-resharding", {{"model", "transformer:layers=24"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "inter",
+      [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
+  set("wide-resnet", {{"model", "wide-resnet"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}}, "intra",
+      [](const Json& r, const std::vector<std::string>&) {
+        const Json& ops = r["intra_1x8"]["ops"];
+        const size_t late = ops.size() - 6;
+        return Json::array({shown("objective", r["intra_1x8"]["objective"]), shown("intra_ops.1.strategy", ops[1]["strategy"]),
+                            shown("intra_ops." + std::to_string(late) + ".strategy", ops[late]["strategy"])});
+      });
+  // The page shows the scenario's text with its defaults: with GPT-3 on 1,024 GPUs set up, its
+  // result() (which also simulates the FlexFlow strategy over every device) takes seconds and can
+  // run out of memory, and planning takes minutes over frames.
+  set("gpt3-1024", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
+  set("flexflow-vs-alpa", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}}, "compare",
+      [](const Json& r, const std::vector<std::string>&) {
+        return Json::array({shown("compare.flexflow_ms", r["alexnet"]["flexflow_ms"]), shown("compare.alpa_ms", r["alexnet"]["alpa_ms"])});
+      });
+}
+
+
+std::vector<Scenario> build_catalogue() {
+  std::vector<Scenario> all = scenarios();
+  attach_page_setups(all);
+  return all;
+}
+
+}  // namespace
+
+const std::vector<Scenario>& scenario_catalogue() {
+  static const std::vector<Scenario> all = build_catalogue();
+  return all;
+}
+
+const Scenario* find_scenario(const std::string& name) {
+  for (const auto& s : scenario_catalogue())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+ScenarioListReport scenario_list_operation() { return ScenarioListReport{}; }
+
+Json ScenarioListReport::to_json() const {
+  Json list = Json::array();
+  for (const auto& s : scenario_catalogue())
+    list.push_back(Json{{"name", s.name}, {"section", s.section}, {"title", s.title}, {"explanation", s.explanation}, {"page", s.page}});
+  return Json{{"scenarios", list}};
+}
+
+std::string ScenarioListReport::to_text() const {
+  std::ostringstream t;
+  for (const auto& s : scenario_catalogue()) t << pad(s.section, 5) << pad(s.name, 22) << s.title << "\n";
+  return t.str();
+}
+
+Result<ScenarioReport> scenario_operation(const std::string& name, const std::string& path) {
+  const Scenario* sc = find_scenario(name);
+  if (!sc) {
+    std::string names;
+    for (const auto& s : scenario_catalogue()) names += (names.empty() ? "" : ", ") + s.name;
+    return make_error("unknown_scenario", "unknown scenario '" + name + "'; scenarios: " + names, path);
+  }
+  ScenarioReport r;
+  r.scenario = sc;
+  r.results = Json::object();
+  if (auto st = sc->run(r.results, r.findings); !st.ok()) return st.error();
+  return r;
+}
+
+Json ScenarioReport::to_json() const {
+  Json page = scenario->page;
+  if (page.is_object()) page["shows"] = scenario->shows ? scenario->shows(results, findings) : Json::array();
+  return Json{{"name", scenario->name}, {"section", scenario->section}, {"title", scenario->title}, {"explanation", scenario->explanation},
+              {"findings", findings}, {"results", results}, {"page", page}};
+}
+
+std::string ScenarioReport::to_text() const {
+  std::ostringstream t;
+  t << "Lecture " << scenario->section << ": " << scenario->title << "\n\n" << scenario->explanation << "\n\n";
+  for (const auto& f : findings) t << "  " << f << "\n";
+  return t.str();
+}
+
+}  // namespace autopar

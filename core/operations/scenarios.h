@@ -1,0 +1,51 @@
+// The lecture's demos as data (`autopar scenario`, the page's Lecture tab): each scenario names
+// its lecture section, says what it shows, computes its numbers through the operations (the
+// same ones a reader runs as CLI commands) and says how the page demonstrates it.
+// examples/scenarios/ lists the same scenarios as files (scripts/make-examples.sh).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "json_io.h"
+#include "result.h"
+
+namespace autopar {
+
+// A scenario: what it shows and how to compute it. `run` fills the results and findings.
+struct Scenario {
+  std::string name, section, title, explanation;
+  std::function<Status(Json& results, std::vector<std::string>& findings)> run;
+  // {"setup": getState fields, "panel": the tab that shows it}; the page applies the set-up over
+  // its defaults, so a scenario is demonstrated with exactly the inputs its commands use.
+  Json page = Json();
+  // What that tab then shows, derived from the results: [{"result": dotted path in
+  // window.autopar.result(), "value": the number or text it must equal}]; the browser test
+  // checks every entry of every scenario.
+  std::function<Json(const Json& results, const std::vector<std::string>& findings)> shows = nullptr;
+};
+
+// Every scenario, in lecture order (built once).
+const std::vector<Scenario>& scenario_catalogue();
+// The scenario called `name`, or nullptr.
+const Scenario* find_scenario(const std::string& name);
+
+// `scenario --list`: name, section, title, explanation and page set-up of each.
+struct ScenarioListReport {
+  Json to_json() const;
+  std::string to_text() const;
+};
+ScenarioListReport scenario_list_operation();
+
+// `scenario NAME`: one scenario computed.
+struct ScenarioReport {
+  const Scenario* scenario = nullptr;
+  std::vector<std::string> findings;
+  Json results;
+  Json to_json() const;
+  std::string to_text() const;
+};
+// Runs scenario `name`; an unknown name is the error "unknown_scenario" at `path`.
+Result<ScenarioReport> scenario_operation(const std::string& name, const std::string& path);
+
+}  // namespace autopar
