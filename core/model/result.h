@@ -5,6 +5,8 @@
 #include <utility>
 #include <variant>
 
+#include "error_codes.h"
+
 namespace autopar {
 
 // A user-facing error: a stable code, a message that says how to fix it, and the JSON path
@@ -15,9 +17,14 @@ struct Error {
   std::string path;
 };
 
-// Makes an Error; `code` is one of the documented codes (see README "Errors").
+// Makes an Error; `code` is the name of an ErrorCode (error_codes.h; a unit test checks every
+// code written in the sources).
 inline Error make_error(std::string code, std::string message, std::string path = "") {
   return Error{std::move(code), std::move(message), std::move(path)};
+}
+// Makes an Error from the enum.
+inline Error make_error(ErrorCode code, std::string message, std::string path = "") {
+  return Error{error_code_name(code), std::move(message), std::move(path)};
 }
 
 // Holds either a T or an Error. Check ok() before value(); reading the wrong side is a bug.

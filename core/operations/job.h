@@ -67,7 +67,7 @@ struct JobProgress {
 };
 
 // The error a cancelled job ends with.
-inline Error cancelled_error() { return make_error("cancelled", "the operation was cancelled before it finished; start it again", ""); }
+inline Error cancelled_error() { return make_error(ErrorCode::cancelled, "the operation was cancelled before it finished; start it again", ""); }
 
 // A long operation producing a `Report`. Subclasses implement work() and progress() and call
 // finish() once, with the report or the first error; errors keep their code and path.
