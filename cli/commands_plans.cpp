@@ -1,19 +1,13 @@
 // CLI commands that use both planners: `export` (plans for real engines and traces,
 // core/operations/export_operation.h) and `compare` (FlexFlow's and Alpa's plans simulated by
 // the same simulator, lecture section 7).
-#include <chrono>
-#include <cstdio>
 #include <sstream>
 
 #include "cluster_spec.h"
 #include "compare.h"
 #include "commands.h"
-#include "engine_export.h"
 #include "export_operation.h"
-#include "mcmc.h"
 #include "models.h"
-#include "simulator.h"
-#include "trace_export.h"
 
 namespace autopar::cli {
 namespace {
@@ -40,21 +34,6 @@ Result<uint64_t> seed_of(const Args& a) {
   if (s.empty() || s.size() > 15 || s.find_first_not_of("0123456789") != std::string::npos)
     return make_error("bad_value", "--seed needs a whole number", "--seed");
   return uint64_t(std::stoull(s));
-}
-
-// MCMC from data parallel: the FlexFlow plan used when no strategy is given.
-SearchResult flexflow_plan(const Inputs& in, uint64_t seed, int64_t steps, double* elapsed_ms) {
-  SearchOptions o;
-  o.steps = steps;
-  o.seed = seed;
-  return run_search(in.graph, in.cluster, data_parallel(in.graph, in.cluster.num_devices()), o, elapsed_ms);
-}
-
-// Alpa's intra-op plan on the whole cluster as one nodes x GPUs mesh.
-Result<IntraOpPlan> alpa_plan(const Inputs& in) {
-  auto mesh = mesh_from_cluster(in.cluster.nodes, in.cluster.gpus_per_node, in.cluster);
-  if (!mesh.ok()) return mesh.error();
-  return plan_intra_op(in.graph, mesh.value(), IntraOpOptions{});
 }
 
 Result<Output> export_command(const Args& a) {

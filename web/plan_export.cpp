@@ -2,8 +2,6 @@
 // `autopar export` (core/operations/export_operation.h), so the page and the CLI print the same text.
 #include "plan_export.h"
 
-#include <fstream>
-
 #include "app_state.h"
 #include "export_operation.h"
 #include "soap.h"
@@ -39,23 +37,6 @@ Result<std::string> export_plan_text(const AppState& state, const std::string& f
   auto r = export_operation(state.graph, state.cluster, request);
   if (!r.ok()) return r.error();
   return r.value().text;
-}
-
-Result<std::pair<std::string, std::string>> cli_model_and_cluster(const AppState& state) {
-  std::string model = state.settings.model, cluster = state.settings.cluster;
-  if (!state.settings.model_json.empty()) {
-    model = "/tmp/autopar-imported-model.json";
-    std::ofstream out(model);
-    if (!out) return make_error("io", "cannot write the imported model for the CLI", "model");
-    out << state.settings.model_json;
-  }
-  if (state.settings.custom_cluster) {
-    cluster = "/tmp/autopar-edited-cluster.json";
-    std::ofstream out(cluster);
-    if (!out) return make_error("io", "cannot write the edited cluster for the CLI", "cluster");
-    out << cluster_to_json(*state.settings.custom_cluster).dump() << "\n";
-  }
-  return std::pair{model, cluster};
 }
 
 }  // namespace autopar::web

@@ -26,12 +26,6 @@ const std::vector<ExportFormat>& export_formats();
 // The text of one export for the current state; an Error for an unknown format or a failed plan.
 Result<std::string> export_plan_text(const AppState& state, const std::string& format);
 
-// The --model and --cluster arguments of a CLI command for the current state: spec strings, or,
-// for an imported model file or an edited cluster, files written to (Emscripten's in-memory)
-// /tmp, since they have no spec string. An Error when a file cannot be written. Only the Compare
-// tab still needs it, until compare runs on the graph and cluster the page holds (issue 18).
-Result<std::pair<std::string, std::string>> cli_model_and_cluster(const AppState& state);
-
 // The text last exported through the menu, shown in a read-only box with a Download button.
 struct ExportView {
   bool open = false;
