@@ -48,22 +48,6 @@ AppLayout compute_layout(ImVec2 display, float menu_height, float tabs_height, f
 
 namespace {
 
-// The tabs, in panel_tab order, with the panel each one brings to the front.
-struct TabInfo {
-  const char* title;
-  const char* first_panel;
-};
-const TabInfo kTabs[] = {{"Model & Cluster", "model"},
-                         {"Strategy & Timeline", "strategy"},
-                         {"Search", "search"},
-                         {"Accuracy", "accuracy"},
-                         {"Lecture", "lecture"},
-                         {"Exercises", "exercises"},
-                         {"Compare", "compare"},
-                         {"Alpa intra-op", "intra"},
-                         {"Alpa inter-op", "inter"}};
-constexpr int kTabCount = int(sizeof kTabs / sizeof kTabs[0]);
-
 // The UI scale (device pixel ratio) of the frame being drawn: ImGui works in canvas pixels.
 float ui_scale_of_frame = 1.0f;
 
@@ -83,13 +67,13 @@ void draw_tab_strip(AppState& state, const PanelRect& rect) {
   int selected = -1;
   if (ImGui::Begin("##tabs", nullptr, flags)) {
     if (ImGui::BeginTabBar("##main_tabs", ImGuiTabBarFlags_NoTooltip | ImGuiTabBarFlags_FittingPolicyScroll)) {
-      for (int i = 0; i < kTabCount; ++i) {
+      for (int i = 0; i < tab_count(); ++i) {
         const ImGuiTabItemFlags f = (wanted != state.shown_tab && i == wanted) ? ImGuiTabItemFlags_SetSelected : 0;
-        const bool open = ImGui::BeginTabItem(kTabs[i].title, nullptr, f);
+        const bool open = ImGui::BeginTabItem(tab_title(i), nullptr, f);
         // Where the tab is, in CSS pixels (result().ui.tabs: the input tests click there).
         const float css = 1.0f / std::max(1.0f, ui_scale_of_frame);
         const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-        if (state.ui.tabs.size() < size_t(kTabCount)) state.ui.tabs.resize(size_t(kTabCount));
+        if (state.ui.tabs.size() < size_t(tab_count())) state.ui.tabs.resize(size_t(tab_count()));
         state.ui.tabs[size_t(i)] = {a.x * css, a.y * css, (b.x - a.x) * css, (b.y - a.y) * css};
         if (open) {
           selected = i;
@@ -104,7 +88,7 @@ void draw_tab_strip(AppState& state, const PanelRect& rect) {
   ImGui::PopStyleVar(3);
   // A click on another tab (while the tab strip already showed the wanted one) switches panels.
   if (selected >= 0 && selected != wanted && state.shown_tab == wanted) {
-    state.settings.panel = kTabs[selected].first_panel;
+    state.settings.panel = tab_first_panel(selected);
     state.focus_panel_pending = true;
   }
   state.shown_tab = selected;
@@ -121,7 +105,8 @@ float draw_menu_bar(AppState& state) {
   if (ImGui::BeginMenu("Examples")) {
     if (ImGui::BeginMenu("Models")) {
       for (const auto& m : builtin_models()) {
-        const bool current = parse_builtin_choice(state.settings.model).model == &m;
+        auto choice = parse_builtin_model(state.settings.model, "model");
+        const bool current = choice.ok() && choice.value().model == &m;
         if (ImGui::MenuItem(m.name.c_str(), nullptr, current)) {
           Settings next = state.settings;
           next.model = m.name;

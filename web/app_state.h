@@ -1,7 +1,8 @@
 // The playground's state: the settings a user picks (the `window.autopar` getState/setState
 // object of INTERFACES.md), what they load through the core (graph, cluster), and the notice
 // shown to the user. Applying settings validates them through the core and is atomic: on any
-// error the previous state is kept and the error becomes the notice. No ImGui in here.
+// error the previous state is kept and the error becomes the notice. No ImGui in here. The
+// functions over it live by what they hold: settings_json.h, background_work.h, page_result.h.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "exercises.h"
 #include "lecture_state.h"
 #include "alpa_view.h"
+#include "panel_table.h"
 #include "plan_export.h"
 #include "soap.h"
 
@@ -134,27 +136,12 @@ struct AppState {
   bool show_about = false;
 };
 
-// The panel names `settings.panel` accepts, in menu order.
-const std::vector<std::string>& panel_names();
-
 // Loads the default settings into a fresh state; an error here is a bug in the core.
 Status init_app_state(AppState& state);
 
 // Validates `next` (model, cluster, mesh, strategy, numbers) through the core and commits it
 // with the loaded graph and cluster; on error keeps `state` unchanged except for the notice.
 Status apply_settings(AppState& state, const Settings& next);
-
-// Applies a partial settings object given as JSON text (`window.autopar.setState`): unknown
-// fields and wrong types are errors naming the field; atomic like apply_settings.
-Status apply_settings_json(AppState& state, const std::string& json_text);
-
-// Reads the fields of a partial state object into `next` without loading anything; a strategy
-// object is read last, for the model and cluster of `next`, whatever the key order. "scenario"
-// and "exercise" are left to the caller.
-Status merge_settings_fields(const Json& object, Settings& next);
-
-// Applies a partial settings object (the parsed form of apply_settings_json); atomic likewise.
-Status apply_settings_object(AppState& state, const Json& object);
 
 // Imports a model file (file picker or drop): `file_name` labels it, `text` is its JSON. On
 // success the model is replaced and the strategy keeps only what fits; on error nothing changes
@@ -164,45 +151,6 @@ Status import_model_file(AppState& state, const std::string& file_name, const st
 // Largest model file the page imports (bytes); bigger ones are refused before parsing.
 constexpr size_t kMaxModelFileBytes = 2 << 20;
 
-// True while work advances frame by frame without input (a running search, an unfinished
-// accuracy study, a lecture or comparison job, a pending plan): the page must keep drawing.
-bool has_background_work(const AppState& state);
-
-// The settings as the getState object (cluster is a spec string, or an object when edited).
-Json settings_to_json(const Settings& settings);
-
-// The numbers the page shows (`window.autopar.result()`); planner fields are null until run.
-Json result_to_json(const AppState& state);
-
-// The tab a panel lives in: 0 Model & Cluster, 1 Strategy & Timeline, 2 Search, 3 Accuracy,
-// 4 Lecture, 5 Exercises, 6 Compare, 7 Alpa intra-op, 8 Alpa inter-op.
-int panel_tab(const std::string& panel);
-
-// The inputs of the Alpa plans in the current settings.
-AlpaInputs alpa_inputs(const AppState& state);
-// Recomputes the intra-op plan if the model, cluster, mesh or solver changed since the last one.
-void refresh_intra_plan(AppState& state);
-
-// Advances the background work (the running search, an unfinished accuracy study) by about
-// `budget_ms` of wall time in total; call once per frame. Stops the search when it finishes.
-void advance_background_work(AppState& state, double budget_ms);
-
-// Starts the accuracy study for the current settings unless it already runs or is complete.
-void ensure_accuracy_started(AppState& state);
-
-// Restarts the accuracy study for the current settings.
-void restart_accuracy(AppState& state);
-
-// Makes one search proposal (starting a search first when none is in progress).
-void search_single_step(AppState& state);
-
-// Discards the search and stops it.
-void reset_search(AppState& state);
-
-// Applies the best strategy found by the search as the current strategy; false (with a notice)
-// when there is none.
-bool use_best_strategy(AppState& state);
-
 // Shows an info notice.
 void notify_info(AppState& state, const std::string& text);
 // Shows an error notice built from a core Error.
@@ -211,15 +159,15 @@ void notify_error(AppState& state, const Error& error);
 // The notice as one line of text: "error: <message> (at <path>)" or the info text.
 std::string notice_line(const Notice& notice);
 
-// A built-in model choice parsed from a spec string: its model and every parameter's value.
-struct BuiltinChoice {
-  const BuiltinModel* model = nullptr;   // nullptr when the spec names no built-in model
-  ModelParams values;                    // every parameter, defaults filled in
-};
-
-// Splits "NAME[:key=value,...]" into the built-in model and its values (no range checks:
-// use it on specs the core already accepted).
-BuiltinChoice parse_builtin_choice(const std::string& spec);
+// Loads the model the settings describe: the imported file's JSON, else a built-in spec
+// string. Errors name the state field ("model", or "model_json.<path>" inside a file).
+Result<Graph> load_model_field(const Settings& settings);
+// Loads the cluster the settings describe; errors name the state field "cluster".
+Result<Cluster> load_cluster_field(const Settings& settings);
+// The search configuration the settings describe.
+SearchConfig search_config_of(const Settings& settings);
+// The items joined with `sep` ("a, b, c").
+std::string join(const std::vector<std::string>& items, const std::string& sep);
 
 // The shortest spec string for a built-in model: its name plus the non-default values, in
 // the model's parameter order ("mlp:layers=6").
@@ -228,10 +176,13 @@ std::string builtin_spec_string(const BuiltinModel& model, const ModelParams& va
 // "PRESET:NxG" for a preset name and a shape.
 std::string preset_spec_string(const std::string& preset, int nodes, int gpus_per_node);
 
-// Parses "RxC" (both >= 1); nullopt when malformed.
-std::optional<std::pair<int, int>> parse_mesh(const std::string& text);
-
 // Every mesh shape "RxC" with R*C == devices, R ascending.
 std::vector<std::string> mesh_shapes(int devices);
 
 }  // namespace autopar::web
+
+// What works on the state, by what it holds: the getState/setState JSON, the work done a slice
+// per frame, and result().
+#include "background_work.h"
+#include "page_result.h"
+#include "settings_json.h"

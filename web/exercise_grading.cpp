@@ -61,11 +61,11 @@ void refresh_exercise_data(AppState& state) {
       ex.ex5_rows_shown = 1;
       reset_exercise_answers(ex, 5);
       auto g = load_model("transformer-chain");
-      auto shape = parse_mesh(state.settings.mesh);
-      if (!g.ok() || !shape) {
-        ex.ex5_error = g.ok() ? "the mesh is not of the form RxC" : g.error().message;
+      auto shape = parse_mesh_shape(state.settings.mesh, "mesh");
+      if (!g.ok() || !shape.ok()) {
+        ex.ex5_error = g.ok() ? shape.error().message : g.error().message;
       } else {
-        auto mesh = mesh_from_cluster(shape->first, shape->second, state.cluster);
+        auto mesh = mesh_from_cluster(shape.value().first, shape.value().second, state.cluster);
         IntraOpOptions o;
         o.solver = "dp";
         auto plan = mesh.ok() ? plan_intra_op(g.value(), mesh.value(), o) : Result<IntraOpPlan>(mesh.error());

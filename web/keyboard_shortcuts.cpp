@@ -39,9 +39,6 @@ const Shortcut kGeneral[] = {{"? | F1", "Show or hide this list"},
                              {"F", "Fit the timeline to the whole iteration"},
                              {"I", "Import a model JSON file"},
                              {"Ctrl+L", "Copy a link to this exact state"}};
-// The tab strip's titles (app_frame.cpp), in panel_tab order: key 1 shows the first.
-const char* const kTabTitles[] = {"Model & Cluster", "Strategy & Timeline", "Search",        "Accuracy",     "Lecture",
-                                  "Exercises",       "Compare",             "Alpa intra-op", "Alpa inter-op"};
 
 // True when `ch` was typed this frame by a fresh press of `key` (layouts that type `ch` with
 // another key also count); a key held since an earlier frame is auto-repeating and ignored.
@@ -55,12 +52,9 @@ bool typed(ImWchar ch, int key) {
 
 // Brings tab `tab` (panel_tab numbering) to the front, as a click on it would.
 void show_tab(AppState& state, int tab) {
-  for (const std::string& panel : panel_names())
-    if (panel_tab(panel) == tab) {
-      state.settings.panel = panel;
-      state.focus_panel_pending = true;
-      return;
-    }
+  if (tab < 0 || tab >= tab_count()) return;
+  state.settings.panel = tab_first_panel(tab);
+  state.focus_panel_pending = true;
 }
 
 // Runs or pauses the search, like the Search panel's Run / Resume / Pause button.
@@ -182,7 +176,7 @@ void draw_shortcuts_window() {
     for (int i = 0; i < 9; ++i) {
       digits[i][0] = char('1' + i);
       digits[i][1] = '\0';
-      std::snprintf(titles[i], sizeof titles[i], "%s tab", kTabTitles[i]);
+      std::snprintf(titles[i], sizeof titles[i], "%s tab", tab_title(i));
       tabs[i] = {digits[i], titles[i]};
     }
     shortcut_table("Tabs", tabs, 9, font * 2.0f);

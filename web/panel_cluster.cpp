@@ -37,10 +37,10 @@ struct MeshAxes {
 
 MeshAxes mesh_axes(const Cluster& c, const std::string& mesh) {
   MeshAxes m;
-  auto shape = parse_mesh(mesh);
-  if (!shape || shape->first * shape->second != c.num_devices()) return m;
-  m.rows = shape->first;
-  m.cols = shape->second;
+  auto shape = parse_mesh_shape(mesh, "mesh");
+  if (!shape.ok() || shape.value().first * shape.value().second != c.num_devices()) return m;
+  m.rows = shape.value().first;
+  m.cols = shape.value().second;
   for (int r = 0; r < m.rows; ++r)
     for (int col = 0; col < m.cols; ++col) {
       const int d = r * m.cols + col;
@@ -62,8 +62,8 @@ void apply_preset(AppState& state, const std::string& preset, int nodes, int gpu
   Settings next = state.settings;
   next.cluster = preset_spec_string(preset, nodes, gpus);
   next.custom_cluster.reset();
-  auto m = parse_mesh(next.mesh);
-  if (!m || m->first * m->second != nodes * gpus) next.mesh = std::to_string(nodes) + "x" + std::to_string(gpus);
+  auto m = parse_mesh_shape(next.mesh, "mesh");
+  if (!m.ok() || m.value().first * m.value().second != nodes * gpus) next.mesh = std::to_string(nodes) + "x" + std::to_string(gpus);
   apply_from_ui(state, next, "Loaded cluster " + next.cluster + ".");
 }
 
@@ -76,8 +76,8 @@ void apply_shape(AppState& state, int nodes, int gpus) {
   Settings next = state.settings;
   next.custom_cluster->nodes = nodes;
   next.custom_cluster->gpus_per_node = gpus;
-  auto m = parse_mesh(next.mesh);
-  if (!m || m->first * m->second != nodes * gpus) next.mesh = std::to_string(nodes) + "x" + std::to_string(gpus);
+  auto m = parse_mesh_shape(next.mesh, "mesh");
+  if (!m.ok() || m.value().first * m.value().second != nodes * gpus) next.mesh = std::to_string(nodes) + "x" + std::to_string(gpus);
   apply_from_ui(state, next, "Cluster shape " + std::to_string(nodes) + "x" + std::to_string(gpus) + ".");
 }
 

@@ -16,21 +16,6 @@
 namespace autopar::web {
 namespace {
 
-// Human name of the tab a panel lives in.
-const char* tab_title(const std::string& panel) {
-  switch (panel_tab(panel)) {
-    case 1: return "Strategy & Timeline";
-    case 2: return "Search";
-    case 3: return "Accuracy";
-    case 4: return "Lecture";
-    case 5: return "Exercises";
-    case 6: return "Compare";
-    case 7: return "Alpa intra-op";
-    case 8: return "Alpa inter-op";
-    default: return "Model & Cluster";
-  }
-}
-
 // What the set-up of a scenario loaded, in one line.
 std::string setup_line(const AppState& state) {
   std::string s = state.settings.model + " on " + state.settings.cluster + ", mesh " + state.settings.mesh + ", strategy " +
@@ -131,7 +116,7 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
       notify_info(state, "Copied: " + cmd);
     }
     const std::string demo = scenario_demo_panel(info.name);
-    ImGui::TextWrapped("The %s tab works on the set-up loaded above; the CLI prints the scenario's full numbers.", tab_title(demo));
+    ImGui::TextWrapped("The %s tab works on the set-up loaded above; the CLI prints the scenario's full numbers.", tab_title(panel_tab(demo)));
   }
   if (lecture.compute_pending) {
     ImGui::TextDisabled("Computing...");
@@ -165,7 +150,7 @@ void draw_scenario_details(AppState& state) {
   section_header("Set up in the page");
   ImGui::TextWrapped("%s", setup_line(state).c_str());
   const std::string demo = scenario_demo_panel(info->name);
-  const std::string go = std::string("Show it in the ") + tab_title(demo) + " tab";
+  const std::string go = std::string("Show it in the ") + tab_title(panel_tab(demo)) + " tab";
   if (ImGui::Button(go.c_str())) show_scenario_demo(state);
   draw_findings(state, *info);
 }

@@ -33,7 +33,9 @@ std::string format_bound(int64_t v) {
 
 // The built-in model shown, or none for an imported file (whatever its name says).
 BuiltinChoice builtin_choice_of(const Settings& settings) {
-  return settings.model_json.empty() ? parse_builtin_choice(settings.model) : BuiltinChoice{};
+  if (!settings.model_json.empty()) return BuiltinChoice{};
+  auto choice = parse_builtin_model(settings.model, "model");
+  return choice.ok() ? choice.value() : BuiltinChoice{};
 }
 
 // The model picker and the spec string input.

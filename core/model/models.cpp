@@ -326,7 +326,7 @@ const BuiltinModel* find_builtin_model(const std::string& name) {
   return nullptr;
 }
 
-Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string& arg_path) {
+Result<BuiltinChoice> parse_builtin_model(const std::string& text, const std::string& arg_path) {
   size_t colon = text.find(':');
   std::string name = text.substr(0, colon);
   const BuiltinModel* model = find_builtin_model(name);
@@ -365,6 +365,14 @@ Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string&
       values[key] = v;
     }
   }
+  return BuiltinChoice{model, values};
+}
+
+Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string& arg_path) {
+  auto choice = parse_builtin_model(text, arg_path);
+  if (!choice.ok()) return choice.error();
+  const BuiltinModel* model = choice.value().model;
+  ModelParams& values = choice.value().values;
   if (!float_dtype_for_bytes(values["dtype_bytes"]))
     return make_error("bad_value", "dtype_bytes must be 2, 4 or 8", arg_path);
   return model->build(values);

@@ -36,6 +36,15 @@ const std::vector<BuiltinModel>& builtin_models();
 // The built-in model with this name, or nullptr.
 const BuiltinModel* find_builtin_model(const std::string& name);
 
+// A built-in model named by a spec string, with every parameter's value (defaults filled in).
+struct BuiltinChoice {
+  const BuiltinModel* model = nullptr;
+  ModelParams values;
+};
+// Parses "NAME[:key=value,...]" (unknown names and keys and out-of-range values are errors
+// naming the valid ones, at `arg_path`); builds nothing.
+Result<BuiltinChoice> parse_builtin_model(const std::string& text, const std::string& arg_path = "--model");
+
 // Builds "NAME[:key=value,...]" (unknown keys and out-of-range values are errors naming the
 // valid ones). `arg_path` names the argument in errors (e.g. "--model").
 Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string& arg_path = "--model");

@@ -200,3 +200,27 @@ TEST_CASE("the page keeps drawing only while work advances without input") {
   ensure_accuracy_started(state);
   CHECK(has_background_work(state));
 }
+
+TEST_CASE("the panels table: every tab brings its first panel to the front, every panel lives in one tab") {
+  CHECK(tab_count() == 9);
+  CHECK(panel_names().size() == panel_table().size());
+  for (int t = 0; t < tab_count(); ++t) {
+    CAPTURE(t);
+    CHECK(panel_tab(tab_first_panel(t)) == t);
+    CHECK(std::string(tab_title(t)).size() > 0);
+  }
+  CHECK(panel_tab("timeline") == panel_tab("strategy"));
+  CHECK(std::string(tab_title(panel_tab("inter"))) == "Alpa inter-op");
+  CHECK(panel_tab("nope") == 0);
+}
+
+TEST_CASE("the page reads built-in model specs with core's parser") {
+  auto c = parse_builtin_model("mlp:layers=6", "model");
+  REQUIRE(c.ok());
+  CHECK(c.value().model == find_builtin_model("mlp"));
+  CHECK(c.value().values.at("layers") == 6);
+  CHECK(builtin_spec_string(*c.value().model, c.value().values) == "mlp:layers=6");
+  auto bad = parse_builtin_model("mlp:layers=x", "model");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().path == "model");
+}

@@ -1,0 +1,79 @@
+// result(): the numbers the page shows. See page_result.h.
+#include "page_result.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "cluster_spec.h"
+#include "exercise_grading.h"
+
+namespace autopar::web {
+
+namespace {
+// result().frame_ms: median and max over the recent frames of the whole frame and of the app's
+// own work, in ms.
+Json frame_stats_json(const FrameStats& stats) {
+  if (stats.total_ms.empty()) return nullptr;
+  std::vector<float> total = stats.total_ms, work = stats.work_ms;
+  std::sort(total.begin(), total.end());
+  std::sort(work.begin(), work.end());
+  return Json{{"median", total[total.size() / 2]}, {"max", total.back()},
+              {"work_median", work[work.size() / 2]}, {"work_max", work.back()},
+              {"samples", total.size()}, {"frames", stats.frames}};
+}
+}  // namespace
+
+AlpaInputs alpa_inputs(const AppState& state) {
+  AlpaInputs in;
+  in.model = state.settings.model;
+  // An imported model is identified by its content: the same name may hold another file.
+  if (!state.settings.model_json.empty()) in.model += "#" + std::to_string(std::hash<std::string>{}(state.settings.model_json));
+  in.cluster = state.settings.custom_cluster ? cluster_to_json(*state.settings.custom_cluster).dump() : state.settings.cluster;
+  in.mesh = state.settings.mesh;
+  in.solver = state.alpa.intra.solver;
+  in.reduce_scatter = state.alpa.intra.reduce_scatter;
+  in.remat = state.alpa.intra.remat;
+  in.alpa_costs = alpa_costs_key(state.alpa.intra);
+  in.microbatches = int(state.settings.microbatches);
+  in.ignore_boundaries = state.settings.ignore_boundaries;
+  return in;
+}
+
+void refresh_intra_plan(AppState& state) { refresh_intra_plan(state.alpa.intra, alpa_inputs(state), state.graph, state.cluster); }
+
+Json result_to_json(const AppState& state) {
+  Json j;
+  j["model"] = state.settings.model;
+  j["model_name"] = state.graph.name();
+  j["cluster"] = state.settings.custom_cluster ? std::string("custom") : state.settings.cluster;
+  j["mesh"] = state.settings.mesh;
+  j["ops"] = int64_t(state.graph.ops.size());
+  j["total_forward_flops"] = state.graph.total_forward_flops();
+  j["total_param_bytes"] = state.graph.total_param_bytes();
+  j["total_param_elements"] = state.graph.total_param_elements();
+  j["num_devices"] = state.cluster.num_devices();
+  j["space"] = Json{{"strategies", state.space.strategies}, {"log10_strategies", state.space.log10_strategies}};
+  j.update(flexflow_result_json(state.flexflow));
+  j["strategy"] = state.settings.strategy;
+  j["strategy_json"] = state.flexflow.task_graph ? strategy_to_json(state.graph, state.flexflow.strategy) : Json(nullptr);
+  j["timeline"] = Json{{"t0_ms", state.timeline.t0_ms},
+                       {"t1_ms", state.timeline.t1_ms},
+                       {"fit", state.timeline.fit},
+                       {"lanes", state.flexflow.lanes.devices.size()}};
+  j.update(alpa_result_json(state.alpa, alpa_inputs(state), state.graph));
+  j["search"] = search_result_json(state.search, state.settings.search.running);
+  j["accuracy"] = accuracy_result_json(state.accuracy);
+  j["scenario"] = lecture_result_json(state.lecture);
+  j["compare"] = compare_result_json(state.compare);
+  j["exercise"] = exercise_result_json(state);
+  j["frame_ms"] = frame_stats_json(state.frame_stats);
+  Json tabs = Json::array();
+  for (size_t t = 0; t < state.ui.tabs.size(); ++t)
+    tabs.push_back(Json{{"x", state.ui.tabs[t][0]}, {"y", state.ui.tabs[t][1]}, {"w", state.ui.tabs[t][2]}, {"h", state.ui.tabs[t][3]}});
+  j["ui"] = Json{{"tabs", tabs}, {"scroll_y_sum", state.ui.scroll_y_sum}, {"welcome", state.show_welcome}};
+  j["notice"] = Json{{"level", state.notice.level == NoticeLevel::error ? "error" : "info"}, {"text", state.notice.text},
+                     {"code", state.notice.code}, {"path", state.notice.path}};
+  return j;
+}
+
+}  // namespace autopar::web

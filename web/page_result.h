@@ -1,0 +1,18 @@
+// result(): the numbers the page shows (`window.autopar.result()`), and the inputs of the Alpa
+// plans they are computed for. No ImGui.
+#pragma once
+#include <string>
+
+#include "app_state.h"
+
+namespace autopar::web {
+
+// The numbers the page shows (`window.autopar.result()`); planner fields are null until run.
+Json result_to_json(const AppState& state);
+
+// The inputs of the Alpa plans in the current settings.
+AlpaInputs alpa_inputs(const AppState& state);
+// Recomputes the intra-op plan if the model, cluster, mesh or solver changed since the last one.
+void refresh_intra_plan(AppState& state);
+
+}  // namespace autopar::web

@@ -1,0 +1,32 @@
+// The page's panels and the tabs that hold them, as one table: the panel names `settings.panel`
+// accepts, the tab each lives in, the tab strip's titles and the panel a tab brings to the
+// front all come from it. No ImGui in here.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace autopar::web {
+
+// One panel: its name (getState().panel), its tab (0-based, in strip order) and that tab's title.
+struct PanelEntry {
+  const char* panel;
+  int tab;
+  const char* tab_title;
+};
+
+// Every panel in menu order; the panels of a tab are adjacent, the first is the one the tab
+// brings to the front.
+const std::vector<PanelEntry>& panel_table();
+
+// The panel names `settings.panel` accepts, in menu order.
+const std::vector<std::string>& panel_names();
+// The tab a panel lives in (0 for an unknown name: Model & Cluster).
+int panel_tab(const std::string& panel);
+// Number of tabs.
+int tab_count();
+// A tab's title ("Strategy & Timeline"); the first tab's for a number out of range.
+const char* tab_title(int tab);
+// The panel a tab brings to the front ("strategy").
+const char* tab_first_panel(int tab);
+
+}  // namespace autopar::web
