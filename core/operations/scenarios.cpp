@@ -132,6 +132,9 @@ Result<Json> intra_json(const std::string& model, const std::string& cluster, in
   if (!mesh.ok()) return mesh.error();
   IntraOpOptions o;
   o.solver = solver;
+  // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
+  o.capacity_bytes = in.value().cluster.gpu.memory_capacity_bytes();
+  o.peak_flops_per_ms = in.value().cluster.gpu.peak_flops_per_ms();
   auto r = intra_operation(in.value().graph, mesh.value(), o);
   if (!r.ok()) return r.error();
   return r.value().to_json();
@@ -141,7 +144,10 @@ Result<Json> intra_json(const std::string& model, const std::string& cluster, in
 Result<Json> intra_all_meshes_json(const std::string& model, const std::string& cluster) {
   auto in = inputs(model, cluster);
   if (!in.ok()) return in.error();
-  auto r = intra_all_meshes_operation(in.value().graph, in.value().cluster, IntraOpOptions{});
+  IntraOpOptions o;
+  o.capacity_bytes = in.value().cluster.gpu.memory_capacity_bytes();
+  o.peak_flops_per_ms = in.value().cluster.gpu.peak_flops_per_ms();
+  auto r = intra_all_meshes_operation(in.value().graph, in.value().cluster, o);
   if (!r.ok()) return r.error();
   return r.value().to_json();
 }
