@@ -115,6 +115,11 @@ void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& gr
   options.solver = in.solver;
   options.reduce_scatter = in.reduce_scatter;
   options.remat = in.remat;
+  if (in.alpa_costs.empty()) {
+    // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
+    options.capacity_bytes = cluster.gpu.memory_capacity_bytes();
+    options.peak_flops_per_ms = cluster.gpu.peak_flops_per_ms();
+  }
   auto plan = plan_intra_op(graph, mesh.value(), options);
   if (!plan.ok()) {
     view.error = plan.error();
