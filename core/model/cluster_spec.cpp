@@ -27,17 +27,12 @@ namespace {
 
 // Applies ",precision=P" (presets) or ":precision=P" (files) options to a loaded cluster.
 Status apply_cluster_options(const std::string& options, Cluster& c, const std::string& arg_path) {
-  size_t pos = 0;
-  while (pos <= options.size()) {
-    size_t comma = options.find(',', pos);
-    std::string item = options.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    pos = comma == std::string::npos ? options.size() + 1 : comma + 1;
-    if (item.empty()) continue;
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || item.substr(0, eq) != "precision")
-      return make_error("bad_value", "cluster option '" + item + "' is unknown; the one option is precision=fp32|tf32|mixed", arg_path);
-    auto p = parse_precision(item.substr(eq + 1));
-    if (!p) return make_error("bad_value", "precision '" + item.substr(eq + 1) + "' is unknown; use fp32, tf32 or mixed", arg_path);
+  for (const OptionItem& item : split_options(options)) {
+    if (!item.has_value || item.key != "precision")
+      return make_error("bad_value", "cluster option '" + item.key + (item.has_value ? "=" + item.value : "") +
+                                         "' is unknown; the one option is precision=fp32|tf32|mixed", arg_path);
+    auto p = parse_precision(item.value);
+    if (!p) return make_error("bad_value", "precision '" + item.value + "' is unknown; use fp32, tf32 or mixed", arg_path);
     c.gpu.precision = *p;
   }
   return Ok{};

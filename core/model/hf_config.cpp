@@ -171,21 +171,15 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
 
 Status apply_transformer_overrides(const std::string& overrides, TrainingShape& shape, TransformerArch& arch,
                                    const std::string& arg_path) {
-  size_t pos = 0;
-  while (pos <= overrides.size()) {
-    size_t comma = overrides.find(',', pos);
-    std::string item = overrides.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    pos = comma == std::string::npos ? overrides.size() + 1 : comma + 1;
-    if (item.empty()) continue;
-    size_t eq = item.find('=');
-    std::string key = item.substr(0, eq);
+  for (const OptionItem& item : split_options(overrides)) {
+    const std::string& key = item.key;
     int64_t* target = key == "batch" ? &shape.batch : key == "seq" ? &shape.seq : key == "dtype_bytes" ? &shape.dtype_bytes
                       : key == "layers" ? &arch.layers : nullptr;
     if (!target)
       return make_error("unknown_param", "model '" + arch.name + "' has no parameter '" + key + "'; its parameters: batch, seq, dtype_bytes, layers",
                         arg_path);
     int64_t v = 0;
-    if (eq == std::string::npos || !parse_whole_number(item.substr(eq + 1), v))
+    if (!item.has_value || !parse_whole_number(item.value, v))
       return make_error("bad_value", "parameter '" + key + "' of model '" + arch.name + "' needs a whole number, as in " + key + "=8", arg_path);
     const int64_t hi = key == "layers" ? 2000 : key == "dtype_bytes" ? 8 : int64_t(1) << 30;
     if (v < 1 || v > hi)

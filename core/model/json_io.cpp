@@ -432,6 +432,20 @@ Json ops_table_json(const Graph& g) {
   return ops;
 }
 
+std::vector<OptionItem> split_options(const std::string& text) {
+  std::vector<OptionItem> items;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = text.find(',', pos);
+    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    pos = comma == std::string::npos ? text.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    items.push_back(OptionItem{item.substr(0, eq), eq == std::string::npos ? "" : item.substr(eq + 1), eq != std::string::npos});
+  }
+  return items;
+}
+
 bool parse_whole_number(const std::string& s, int64_t& out) {
   if (s.empty() || s.size() > 19) return false;
   for (char c : s) if (c < '0' || c > '9') return false;

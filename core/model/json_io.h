@@ -37,4 +37,13 @@ Json ops_table_json(const Graph& g);
 // false when it is anything else or does not fit in 64 bits. Model overrides use it.
 bool parse_whole_number(const std::string& s, int64_t& out);
 
+// One item of a "key=value,key=value" option list; `has_value` is false for an item with no '='.
+struct OptionItem {
+  std::string key, value;
+  bool has_value = false;
+};
+// Splits model and cluster options ("batch=8,seq=2048") at commas and each item at its first '=';
+// empty items (",,") are skipped, so every caller reads options the same way.
+std::vector<OptionItem> split_options(const std::string& text);
+
 }  // namespace autopar

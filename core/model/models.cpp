@@ -338,15 +338,8 @@ Result<BuiltinChoice> parse_builtin_model(const std::string& text, const std::st
   ModelParams values;
   for (const auto& p : model->params) values[p.key] = p.default_value;
   if (colon != std::string::npos) {
-    std::string rest = text.substr(colon + 1);
-    size_t pos = 0;
-    while (pos <= rest.size()) {
-      size_t comma = rest.find(',', pos);
-      std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      pos = comma == std::string::npos ? rest.size() + 1 : comma + 1;
-      if (item.empty()) continue;
-      size_t eq = item.find('=');
-      std::string key = item.substr(0, eq);
+    for (const OptionItem& item : split_options(text.substr(colon + 1))) {
+      const std::string& key = item.key;
       const ModelParam* param = nullptr;
       for (const auto& p : model->params) if (p.key == key) param = &p;
       if (!param) {
@@ -355,7 +348,7 @@ Result<BuiltinChoice> parse_builtin_model(const std::string& text, const std::st
         return make_error("unknown_param", "model '" + name + "' has no parameter '" + key + "'; its parameters: " + keys, arg_path);
       }
       int64_t v = 0;
-      if (eq == std::string::npos || !parse_whole_number(item.substr(eq + 1), v))
+      if (!item.has_value || !parse_whole_number(item.value, v))
         return make_error("bad_value", "parameter '" + key + "' of model '" + name + "' needs a whole number, as in " + key + "=" +
                                            std::to_string(param->default_value), arg_path);
       if (v < param->min_value || v > param->max_value)
@@ -408,18 +401,12 @@ Result<Graph> load_model_json(const std::string& text, const std::string& label,
   // Overrides of an autopar model file: the batch (every input's first dimension) and the
   // float width.
   ModelSpec m = spec.value();
-  size_t pos = 0;
-  while (pos <= overrides.size()) {
-    size_t comma = overrides.find(',', pos);
-    std::string item = overrides.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    pos = comma == std::string::npos ? overrides.size() + 1 : comma + 1;
-    if (item.empty()) continue;
-    size_t eq = item.find('=');
-    std::string key = item.substr(0, eq);
+  for (const OptionItem& item : split_options(overrides)) {
+    const std::string& key = item.key;
     int64_t v = 0;
     if (key != "batch" && key != "dtype_bytes")
       return prefixed(make_error("unknown_param", "a model file takes the parameters batch and dtype_bytes, not '" + key + "'", arg_path));
-    if (eq == std::string::npos || !parse_whole_number(item.substr(eq + 1), v) || v < 1 || v > kMaxSize)
+    if (!item.has_value || !parse_whole_number(item.value, v) || v < 1 || v > kMaxSize)
       return prefixed(make_error("bad_value", "parameter '" + key + "' needs a whole number, as in " + key + "=8", arg_path));
     if (key == "batch") {
       for (Tensor& t : m.inputs) t.shape[0] = v;

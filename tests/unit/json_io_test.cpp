@@ -208,3 +208,23 @@ TEST_CASE("impossible cluster numbers are refused with their JSON path") {
   c.inter_node.bandwidth_gb_per_s = 1e300;
   CHECK_FALSE(validate_cluster(c).ok());
 }
+
+TEST_CASE("option lists split the same way for models, model files and clusters") {
+  auto items = split_options("batch=8,,seq=2048,flag,x=");
+  REQUIRE(items.size() == 4);
+  CHECK(items[0].key == "batch");
+  CHECK(items[0].value == "8");
+  CHECK(items[1].key == "seq");
+  CHECK(items[2].key == "flag");
+  CHECK_FALSE(items[2].has_value);
+  CHECK(items[3].has_value);
+  CHECK(items[3].value.empty());
+  CHECK(split_options("").empty());
+  // The callers keep their messages: an item with no value is a bad value, an unknown key is named.
+  auto m = load_model("mlp:layers");
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().code == "bad_value");
+  auto c = load_cluster("a100:1x8,colour=red", "cluster");
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error().message.find("colour=red") != std::string::npos);
+}
