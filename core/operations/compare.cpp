@@ -232,22 +232,21 @@ Result<CompareReport> run_compare(CompareRequest request) {
 }
 
 Json CompareReport::to_json(const Graph& g) const {
-  const Graph* mg = &g;   // the model (its ops are the micro-batch graph's, by name and order)
   Json plan = Json::array();
   Json stages = Json::array();
-  // Op names are the model's; the stage plans index the same ops in the same order.
+  // Op names are the model's: the micro-batch graph the stages index has the same ops in the same order.
   for (size_t k = 0; k < alpa.stages.size(); ++k) {
     const CompareStage& st = alpa.stages[k];
     for (int v = st.first_op; v <= st.last_op; ++v) {
       const size_t local = size_t(v - st.first_op);
       const OpStrategy& s = st.intra.strategies[local][size_t(st.intra.solution.choice[local])];
-      plan.push_back(Json{{"name", mg->ops[size_t(v)].name()}, {"stage", int(k)}, {"strategy", s.name}, {"output_spec", spec_to_string(s.output)}});
+      plan.push_back(Json{{"name", g.ops[size_t(v)].name()}, {"stage", int(k)}, {"strategy", s.name}, {"output_spec", spec_to_string(s.output)}});
     }
     Json boundary = nullptr;
     if (k + 1 < alpa.stages.size())
       boundary = Json{{"bytes", st.stage.send_bytes}, {"ms", st.stage.send_ms + alpa.stages[k + 1].stage.recv_ms}, {"inter_node", st.stage.send_inter_node}};
     stages.push_back(Json{{"layers", Json::array({st.layer_numbers[0], st.layer_numbers[1]})},
-                          {"ops", Json::array({mg->ops[size_t(st.first_op)].name(), mg->ops[size_t(st.last_op)].name()})},
+                          {"ops", Json::array({g.ops[size_t(st.first_op)].name(), g.ops[size_t(st.last_op)].name()})},
                           {"submesh", Json::array({st.stage.submesh.nodes, st.stage.submesh.gpus})},
                           {"logical_mesh", st.stage.logical_mesh},
                           {"devices", Json::array({st.devices.front(), st.devices.back()})},
@@ -256,6 +255,10 @@ Json CompareReport::to_json(const Graph& g) const {
   }
   const SimSummary& f = flexflow_sim.summary;
   const SimSummary& a = alpa_sim.summary;
+  // Alpa's strategy configures the micro-batch graph, whose split dimensions can differ from the
+  // model's (a batch of one has no sample split), so it is written against that graph.
+  auto micro = microbatch_graph(g, alpa.microbatches);
+  const Json alpa_strategy_json = micro.ok() ? strategy_to_json(micro.value(), alpa.strategy) : Json(nullptr);
   return Json{{"model", title},
               {"flexflow", Json{{"makespan_ms", f.makespan_ms}, {"search_steps", flexflow.steps}, {"elapsed_ms", flexflow_sim.planning_ms},
                                 {"breakdown", breakdown_json(f)}, {"strategy", strategy_to_json(g, flexflow.best)}}},
@@ -267,7 +270,7 @@ Json CompareReport::to_json(const Graph& g) const {
                             {"solve_ms", alpa_sim.planning_ms},
                             {"breakdown", breakdown_json(a)},
                             {"plan", plan},
-                            {"strategy", strategy_to_json(g, alpa.strategy)}}}};
+                            {"strategy", alpa_strategy_json}}}};
 }
 
 std::string CompareReport::to_text() const {

@@ -140,3 +140,33 @@ TEST_CASE("compare: a batch that does not divide into the micro-batches is an er
   REQUIRE(!rep.ok());
   CHECK(rep.error().path == "--microbatches");
 }
+
+TEST_CASE("compare: Alpa's strategy in JSON names the micro-batch graph's split dimensions") {
+  // Batch 8 in 8 micro-batches: a micro-batch holds one sample, so its ops have no sample split
+  // and the strategy's degrees must be read against that graph, not the model's.
+  auto g = load_model("transformer:layers=2,batch=8");
+  auto c = load_cluster("lecture:2x4");
+  REQUIRE(g.ok());
+  REQUIRE(c.ok());
+  CompareRequest r;
+  r.graph = g.value();
+  r.cluster = c.value();
+  r.steps = 50;
+  r.microbatches = 8;
+  auto rep = run_compare(r);
+  REQUIRE(rep.ok());
+  Json j = rep.value().to_json(r.graph);
+  const Json& ops = j["alpa"]["strategy"]["ops"];
+  REQUIRE(ops.size() == g.value().ops.size());
+  for (const Json& o : ops) {
+    int64_t product = 1;
+    for (auto it = o["degrees"].begin(); it != o["degrees"].end(); ++it) {
+      const int d = it.value().get<int>();
+      CHECK(d >= 1);
+      CHECK(d <= 8);
+      product *= d;
+    }
+    CHECK(product == int64_t(o["devices"].size()));
+    CHECK_FALSE(o["degrees"].contains("sample"));
+  }
+}
