@@ -12,6 +12,7 @@
 
 #include "device_mesh.h"
 #include "intra_op.h"
+#include "op_kinds.h"
 
 namespace autopar {
 
@@ -695,10 +696,7 @@ double crossing_bytes(const Graph& g, int cut) {
   return bytes;
 }
 
-bool heavy_op(const Op& op) {
-  return op.spec.kind == OpKind::linear || op.spec.kind == OpKind::conv1d || op.spec.kind == OpKind::conv2d ||
-         op.spec.kind == OpKind::attention || op.spec.kind == OpKind::moe || op.spec.kind == OpKind::embedding;
-}
+bool heavy_op(const Op& op) { return sharding_rule_is_compute(op_kind_traits(op.spec.kind).sharding); }
 
 }  // namespace
 

@@ -330,35 +330,33 @@ std::vector<OpStrategy> follower_strategies(const Op& op, const DeviceMesh& mesh
     OpStrategy s;
     const size_t r = in0.dims.size();
     ShardingSpec first = in0, output;
-    switch (op.spec.kind) {
-      case OpKind::layernorm:
-      case OpKind::softmax:
-      case OpKind::rmsnorm:
+    const ShardingRule rule = op_kind_traits(op.spec.kind).sharding;
+    switch (rule) {
+      case ShardingRule::follow_whole_rows:
         first.dims[r - 1] = 0;
         output = first;
         break;
-      case OpKind::loss:
+      case ShardingRule::follow_loss:
         first.dims[r - 1] = 0;
         output = ShardingSpec{std::vector<AxisMask>(first.dims.begin(), first.dims.end() - 1)};
         break;
-      case OpKind::flatten:
-      case OpKind::concat:
-      case OpKind::first_token:
+      case ShardingRule::follow_batch_only:
         for (size_t d = 1; d < r; ++d) first.dims[d] = 0;
         output = spec_of_rank(op.output.shape.size());
         output.dims[0] = first.dims[0];
         break;
-      case OpKind::pool2d:
+      case ShardingRule::follow_no_spatial:
         for (size_t d = 2; d < r; ++d) first.dims[d] = 0;
         output = first;
         break;
       default:
         output = first;
     }
-    // Every data input in the same layout (concat: each with its own width).
+    // Every data input in the same layout (batch-only kinds such as concat: each input with its
+    // own rank and width, split only along the batch).
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       ShardingSpec sk = first;
-      if (op.spec.kind == OpKind::concat) {
+      if (rule == ShardingRule::follow_batch_only) {
         sk = spec_of_rank(op.inputs[k].shape.size());
         sk.dims[0] = first.dims[0];
       }
@@ -374,7 +372,7 @@ std::vector<OpStrategy> follower_strategies(const Op& op, const DeviceMesh& mesh
     set_parameter_costs(s, op, std::vector<AxisMask>(op.params.size(), used), mesh);
     // The loss is reported, so its partial sums are all-reduced; Alpa's train step does not
     // return it, so there it is free.
-    if (op.spec.kind == OpKind::loss && !mesh.alpa_conventions()) {
+    if (rule == ShardingRule::follow_loss && !mesh.alpa_conventions()) {
       s.forward_comm = all_reduce_over(used, double(dtype_bytes(op.output.dtype)), mesh);
       s.forward_collectives = all_reduces(axis_count(used, mesh));
     }
@@ -562,13 +560,11 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const Op& op = g.ops[v];
     const bool input_is_data = op.producers[0] < 0 && !is_gradient_input(options, op.inputs[0].name);
-    switch (op.spec.kind) {
-      case OpKind::linear:
-      case OpKind::conv1d:
-      case OpKind::conv2d: all[v] = matmul_strategies(op, mesh, input_is_data); break;
-      case OpKind::embedding: all[v] = embedding_strategies(op, mesh); break;
-      case OpKind::attention: all[v] = attention_strategies(op, mesh); break;
-      case OpKind::moe: all[v] = moe_strategies(op, mesh); break;
+    switch (op_kind_traits(op.spec.kind).sharding) {
+      case ShardingRule::matmul: all[v] = matmul_strategies(op, mesh, input_is_data); break;
+      case ShardingRule::embedding: all[v] = embedding_strategies(op, mesh); break;
+      case ShardingRule::attention: all[v] = attention_strategies(op, mesh); break;
+      case ShardingRule::experts: all[v] = moe_strategies(op, mesh); break;
       default: {
         std::vector<ShardingSpec> candidates;
         if (input_is_data) {

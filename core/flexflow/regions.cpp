@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "op_kinds.h"
+
 namespace autopar {
 
 int64_t box_volume(const Box& b) {
@@ -114,8 +116,8 @@ BoxList input_boxes(const Op& op, size_t input, const Box& out) {
     return list;
   };
   const Op::Geometry& geo = op.geometry;
-  switch (op.spec.kind) {
-    case OpKind::linear:
+  switch (op_kind_traits(op.spec.kind).region) {
+    case RegionRule::leading_dims:
       if (geo.flatten) {
         b.lo[0] = out.lo[0];
         b.hi[0] = out.hi[0];
@@ -123,16 +125,15 @@ BoxList input_boxes(const Op& op, size_t input, const Box& out) {
         for (int d = 0; d + 1 < int(in.size()); ++d) { b.lo[d] = out.lo[d]; b.hi[d] = out.hi[d]; }
       }
       return one(b);
-    case OpKind::conv1d:
-    case OpKind::conv2d:
-    case OpKind::pool2d: {
+    case RegionRule::window:
+    case RegionRule::window_channels: {
       b.lo[0] = out.lo[0];
       b.hi[0] = out.hi[0];
-      bool pool = op.spec.kind == OpKind::pool2d;
-      if (pool) { b.lo[1] = out.lo[1]; b.hi[1] = out.hi[1]; }   // channels map one to one
-      int64_t k = geo.kernel, s = geo.stride, p = pool ? 0 : geo.padding;
+      if (op_kind_traits(op.spec.kind).region == RegionRule::window_channels) { b.lo[1] = out.lo[1]; b.hi[1] = out.hi[1]; }
+      // Kinds without padding or a fused pooling have those attributes absent, hence 0.
+      const int64_t k = geo.kernel, s = geo.stride, p = geo.padding;
       int64_t pk = 0, ps = 1;
-      if (op.spec.kind == OpKind::conv2d && geo.pool_kernel > 0) { pk = geo.pool_kernel; ps = geo.pool_stride; }
+      if (geo.pool_kernel > 0) { pk = geo.pool_kernel; ps = geo.pool_stride; }
       for (int d = 2; d < int(in.size()); ++d) {
         int64_t lo = out.lo[d], hi = out.hi[d];
         if (pk > 0) { lo = lo * ps; hi = (hi - 1) * ps + pk; }   // back through the fused pooling
@@ -140,26 +141,18 @@ BoxList input_boxes(const Op& op, size_t input, const Box& out) {
       }
       return one(b);
     }
-    case OpKind::flatten:
-    case OpKind::concat:
-    case OpKind::first_token:
+    case RegionRule::batch_only:
       b.lo[0] = out.lo[0];
       b.hi[0] = out.hi[0];
       return one(b);
-    case OpKind::embedding: {
+    case RegionRule::lookup: {
       size_t lead = geo.bag ? in.size() - 1 : in.size();
       for (int d = 0; d < int(lead); ++d) { b.lo[d] = out.lo[d]; b.hi[d] = out.hi[d]; }
       return one(b);
     }
-    case OpKind::relu:
-    case OpKind::gelu:
-    case OpKind::add:
-    case OpKind::layernorm:
-    case OpKind::softmax:
-    case OpKind::rmsnorm:
-    case OpKind::dropout:
+    case RegionRule::same:
       return one(out);
-    case OpKind::swiglu: {
+    case RegionRule::gated_halves: {
       // [gate | up] along the last dimension: a slice [lo, hi) of the output reads the same
       // slice of both halves.
       const int r = in.size() > 0 ? int(in.size()) - 1 : 0;
@@ -172,11 +165,7 @@ BoxList input_boxes(const Op& op, size_t input, const Box& out) {
       }
       return list;
     }
-    case OpKind::loss:
-    case OpKind::moe:
-      for (int d = 0; d + 1 < int(in.size()); ++d) { b.lo[d] = out.lo[d]; b.hi[d] = out.hi[d]; }
-      return one(b);
-    case OpKind::attention: {
+    case RegionRule::attention_heads: {
       // Fused [Q | K | V] along the last dimension; a head slice [lo, hi) of the output reads
       // the same slice of each of the three, for its own samples and every position. With
       // grouped-query attention K and V hold kv_heads heads each, shared by heads / kv_heads

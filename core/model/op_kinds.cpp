@@ -348,42 +348,44 @@ SavedActivations saved_moe(const Op& op) {
 
 const std::vector<OpKindTraits>& kind_table() {
   using R = TensorParallelRole;
+  using G = RegionRule;
+  using A = ShardingRule;
   static const std::vector<OpKindTraits> table = {
       {OpKind::linear, "linear",
        {{"out_features", false, 0, 1, kBig}, {"bias", true, 1, 0, 1}, {"flatten", true, 0, 0, 1}},
-       1, 1, 2, 6, true, true, R::matmul, infer_linear, saved_matmul},
+       1, 1, 2, 6, true, true, R::matmul, G::leading_dims, A::matmul, infer_linear, saved_matmul},
       {OpKind::conv1d, "conv1d",
        {{"out_channels", false, 0, 1, kBig}, {"kernel", false, 0, 1, 4096}, {"stride", true, 1, 1, 4096},
         {"padding", true, -1, -1, 4096}, {"bias", true, 0, 0, 1}},
-       1, 1, 3, 3, true, true, R::matmul, infer_conv, saved_matmul},
+       1, 1, 3, 3, true, true, R::matmul, G::window, A::matmul, infer_conv, saved_matmul},
       {OpKind::conv2d, "conv2d",
        {{"out_channels", false, 0, 1, kBig}, {"kernel", false, 0, 1, 4096}, {"stride", true, 1, 1, 4096},
         {"padding", true, -1, -1, 4096}, {"bias", true, 0, 0, 1}, {"pool_kernel", true, 0, 0, 4096},
         {"pool_stride", true, 0, 0, 4096}},
-       1, 1, 4, 4, true, true, R::matmul, infer_conv, saved_matmul},
+       1, 1, 4, 4, true, true, R::matmul, G::window, A::matmul, infer_conv, saved_matmul},
       {OpKind::pool2d, "pool2d", {{"kernel", false, 0, 1, 4096}, {"stride", true, 0, 0, 4096}},
-       1, 1, 4, 4, true, false, R::follow, infer_pool2d, saved_input},
-      {OpKind::flatten, "flatten", {}, 1, 1, 2, 6, false, false, R::follow, infer_flatten, saved_nothing},
+       1, 1, 4, 4, true, false, R::follow, G::window_channels, A::follow_no_spatial, infer_pool2d, saved_input},
+      {OpKind::flatten, "flatten", {}, 1, 1, 2, 6, false, false, R::follow, G::batch_only, A::follow_batch_only, infer_flatten, saved_nothing},
       {OpKind::embedding, "embedding",
        {{"num_embeddings", false, 0, 1, kBig}, {"embedding_dim", false, 0, 1, kBig}, {"bag", true, 0, 0, 1}},
-       1, 1, 1, 3, false, false, R::embedding, infer_embedding, saved_input},
-      {OpKind::relu, "relu", {}, 1, 1, 1, 6, true, false, R::follow, infer_elementwise, saved_output},
-      {OpKind::gelu, "gelu", {}, 1, 1, 1, 6, true, false, R::follow, infer_elementwise, saved_input},
-      {OpKind::add, "add", {}, 2, 2, 1, 6, true, false, R::follow, infer_elementwise, saved_nothing},
-      {OpKind::layernorm, "layernorm", {}, 1, 1, 2, 6, true, false, R::follow, infer_row_normalise, saved_input},
-      {OpKind::softmax, "softmax", {}, 1, 1, 2, 6, true, false, R::follow, infer_row_normalise, saved_output},
+       1, 1, 1, 3, false, false, R::embedding, G::lookup, A::embedding, infer_embedding, saved_input},
+      {OpKind::relu, "relu", {}, 1, 1, 1, 6, true, false, R::follow, G::same, A::follow, infer_elementwise, saved_output},
+      {OpKind::gelu, "gelu", {}, 1, 1, 1, 6, true, false, R::follow, G::same, A::follow, infer_elementwise, saved_input},
+      {OpKind::add, "add", {}, 2, 2, 1, 6, true, false, R::follow, G::same, A::follow, infer_elementwise, saved_nothing},
+      {OpKind::layernorm, "layernorm", {}, 1, 1, 2, 6, true, false, R::follow, G::same, A::follow_whole_rows, infer_row_normalise, saved_input},
+      {OpKind::softmax, "softmax", {}, 1, 1, 2, 6, true, false, R::follow, G::same, A::follow_whole_rows, infer_row_normalise, saved_output},
       {OpKind::attention, "attention",
        {{"heads", false, 0, 1, 65536}, {"kv_heads", true, 0, 1, 65536, false}, {"dropout", true, 0, 0, 1, false}},
-       1, 1, 3, 3, true, false, R::follow, infer_attention, saved_attention},
-      {OpKind::concat, "concat", {{"axis", true, -1, -1, 8}}, 2, 1024, 1, 6, false, false, R::follow, infer_concat, saved_nothing},
+       1, 1, 3, 3, true, false, R::follow, G::attention_heads, A::attention, infer_attention, saved_attention},
+      {OpKind::concat, "concat", {{"axis", true, -1, -1, 8}}, 2, 1024, 1, 6, false, false, R::follow, G::batch_only, A::follow_batch_only, infer_concat, saved_nothing},
       {OpKind::moe, "moe",
        {{"experts", false, 0, 1, 65536}, {"ffn", false, 0, 1, kBig}, {"top_k", true, 2, 1, 65536}},
-       1, 1, 2, 3, true, false, R::experts, infer_moe, saved_moe},
-      {OpKind::loss, "loss", {}, 1, 1, 2, 6, true, false, R::follow, infer_loss, saved_input},
-      {OpKind::rmsnorm, "rmsnorm", {}, 1, 1, 2, 6, true, false, R::follow, infer_row_normalise, saved_input},
-      {OpKind::swiglu, "swiglu", {}, 1, 1, 1, 6, true, false, R::follow, infer_swiglu, saved_input},
-      {OpKind::dropout, "dropout", {}, 1, 1, 1, 6, true, false, R::follow, infer_elementwise, saved_dropout},
-      {OpKind::first_token, "first_token", {}, 1, 1, 3, 3, true, false, R::follow, infer_first_token, saved_nothing},
+       1, 1, 2, 3, true, false, R::experts, G::leading_dims, A::experts, infer_moe, saved_moe},
+      {OpKind::loss, "loss", {}, 1, 1, 2, 6, true, false, R::follow, G::leading_dims, A::follow_loss, infer_loss, saved_input},
+      {OpKind::rmsnorm, "rmsnorm", {}, 1, 1, 2, 6, true, false, R::follow, G::same, A::follow_whole_rows, infer_row_normalise, saved_input},
+      {OpKind::swiglu, "swiglu", {}, 1, 1, 1, 6, true, false, R::follow, G::gated_halves, A::follow, infer_swiglu, saved_input},
+      {OpKind::dropout, "dropout", {}, 1, 1, 1, 6, true, false, R::follow, G::same, A::follow, infer_elementwise, saved_dropout},
+      {OpKind::first_token, "first_token", {}, 1, 1, 3, 3, true, false, R::follow, G::batch_only, A::follow_batch_only, infer_first_token, saved_nothing},
   };
   return table;
 }
@@ -399,11 +401,15 @@ int64_t KindContext::attr_or(const char* key, int64_t fallback) const {
 
 const std::vector<OpKindTraits>& all_op_kind_traits() { return kind_table(); }
 
+bool sharding_rule_is_compute(ShardingRule rule) {
+  return rule == ShardingRule::matmul || rule == ShardingRule::embedding || rule == ShardingRule::attention ||
+         rule == ShardingRule::experts;
+}
+
 const OpKindTraits& op_kind_traits(OpKind kind) {
-  const auto& t = kind_table();
-  for (const auto& k : t)
-    if (k.kind == kind) return k;
-  return t.front();   // unreachable: every kind has an entry (checked by a unit test)
+  // The table is in declaration order (a unit test checks entry i has kind i), so the kind is
+  // its index: regions and strategies ask this per op on the task graph's hot path.
+  return kind_table()[size_t(kind)];
 }
 
 const std::vector<AttrRule>& attr_rules(OpKind kind) { return op_kind_traits(kind).attrs; }

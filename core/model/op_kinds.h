@@ -34,6 +34,36 @@ enum class TensorParallelRole {
   follow,      // the output is split exactly when the input is; parameters replicated
 };
 
+// Which input slices an output slice of the kind reads (FlexFlow's regions, core/flexflow/regions):
+// a new kind picks the rule that matches its data access.
+enum class RegionRule {
+  leading_dims,     // every dimension but the last follows the output (only the batch under flatten)
+  window,           // the batch follows; spatial dims widen through kernel, stride, padding and pooling
+  window_channels,  // as window, and each channel reads its own channel (pooling)
+  batch_only,       // the batch follows; every other dimension is read whole
+  lookup,           // the index dimensions follow (not a bag's last)
+  same,             // elementwise: the output slice itself
+  gated_halves,     // [gate | up] along the last dimension: the same slice of both halves
+  attention_heads,  // fused [Q | K | V]: a head slice reads its heads of Q and its groups' K and V
+};
+
+// Which sharding strategies Alpa's intra-op pass enumerates for the kind (core/alpa/intra_op).
+enum class ShardingRule {
+  matmul,            // Alpa's matmul strategies (batch, row, column, contraction splits)
+  embedding,         // table split by rows or columns
+  attention,         // split by samples and heads
+  experts,           // expert parallelism
+  follow,            // follows its first operand's spec
+  follow_whole_rows, // follows, with the normalised last dimension whole
+  follow_loss,       // follows, classes whole; the reported loss is all-reduced
+  follow_batch_only, // follows the batch split only (each input keeps its own width)
+  follow_no_spatial, // follows, spatial dimensions whole (pooling windows cross them)
+};
+
+// True for the kinds whose strategies Alpa enumerates from the op's own compute (the heavy ops
+// that anchor layers), false for the kinds that follow an operand.
+bool sharding_rule_is_compute(ShardingRule rule);
+
 // What one kind's shape rule computes from the resolved inputs and the (defaulted) attributes.
 struct InferredOp {
   Shape output;
@@ -74,6 +104,8 @@ struct OpKindTraits {
   bool float_input;                     // the first input must hold floats
   bool fused_activation;                // takes "activation": relu, gelu or tanh
   TensorParallelRole tensor_parallel;
+  RegionRule region;                    // FlexFlow: input slices an output slice reads
+  ShardingRule sharding;                // Alpa: the intra-op strategies enumerated
   // Output shape, parameters, forward FLOPs and split dimensions (checks beyond the generic ones).
   Status (*infer)(KindContext& ctx, InferredOp& out);
   // What the op keeps for backward (bytes of the op's dtypes, full size).
