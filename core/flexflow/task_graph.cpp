@@ -194,13 +194,21 @@ int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int dev
   t.live = true;
   ++live_;
   live_slots_valid_ = false;
-  if (change_) change_->added.push_back(slot);
+  if (change_) {
+    if (new_mark_.size() <= size_t(slot)) new_mark_.resize(tasks_.size(), 0);
+    new_mark_[size_t(slot)] = epoch_;
+    change_->added.push_back(slot);
+  }
   return slot;
 }
 
 void TaskGraph::add_dep(int from, int to) {
   tasks_[size_t(from)].succs.push_back(to);
   tasks_[size_t(to)].deps.push_back(from);
+  if (!change_) return;
+  // A survivor's list grew: undo pops it (new tasks' lists are simply cleared).
+  if (new_mark_[size_t(from)] != epoch_) pending_.edits.push_back({from, 0, to, kPushSucc});
+  if (new_mark_[size_t(to)] != epoch_) pending_.edits.push_back({to, 0, from, kPushDep});
 }
 
 double TaskGraph::compute_ms(int op, int part, bool backward, double flops, double bytes) const {
@@ -455,42 +463,14 @@ void TaskGraph::account_memory(int i, int64_t sign) {
   }
 }
 
-void TaskGraph::save_links(int slot) {
-  if (saved_mark_[size_t(slot)] == save_epoch_) return;
-  saved_mark_[size_t(slot)] = save_epoch_;
-  const Task& t = tasks_[size_t(slot)];
-  if (pending_.link_count == pending_.links.size()) pending_.links.emplace_back();
-  SavedLinks& saved = pending_.links[pending_.link_count++];
-  saved.slot = slot;
-  saved.deps = t.deps;
-  saved.succs = t.succs;
-}
-
-void TaskGraph::remove_slot(int slot, Change* change) {
-  Task& t = tasks_[size_t(slot)];
-  // Only survivors' lists are edited: the other removed tasks keep theirs untouched until
-  // commit() (so undo_last() need not restore them).
-  for (int d : t.deps)
-    if (tasks_[size_t(d)].live) tasks_[size_t(d)].succs.erase_value(slot);
-  for (int s : t.succs) {
-    if (!tasks_[size_t(s)].live) continue;
-    tasks_[size_t(s)].deps.erase_value(slot);
-    change->touched.push_back(s);
-  }
-  t.live = false;
-  --live_;
-  live_slots_valid_ = false;
-  change->removed.push_back(slot);
-}
-
 void TaskGraph::commit() {
   if (!pending_.active) return;
   // The removed tasks are no longer needed for an undo: their slots can be reused.
-  for (int s : pending_.removed) {
+  for (int s : last_change_.removed) {
     tasks_[size_t(s)].deps.clear();
     tasks_[size_t(s)].succs.clear();
   }
-  free_.insert(free_.end(), pending_.removed.begin(), pending_.removed.end());
+  free_.insert(free_.end(), last_change_.removed.begin(), last_change_.removed.end());
   pending_.reset();
 }
 
@@ -505,26 +485,30 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   pending_.op = i;
   pending_.old_config = strategy_.ops[size_t(i)];
   pending_.live = live_;
-  if (saved_mark_.size() < tasks_.size()) saved_mark_.resize(tasks_.size(), 0);
-  ++save_epoch_;
+  if (new_mark_.size() < tasks_.size()) new_mark_.resize(tasks_.size(), 0);
+  ++epoch_;
   account_memory(i, -1);
   std::vector<int>& doomed = scratch_doomed_;
   doomed.assign(op_units_[size_t(i)].slots.begin(), op_units_[size_t(i)].slots.end());
   for (size_t e : edges_of_op_[size_t(i)]) doomed.insert(doomed.end(), edges_[e].slots.begin(), edges_[e].slots.end());
   // Mark first, so that removing one doomed task neither edits another's links nor reports
-  // it as touched.
+  // it as touched: only survivors' lists are edited (each edit logged for undo_last()), the
+  // removed tasks keep theirs untouched until commit().
   for (int s : doomed) tasks_[size_t(s)].live = false;
-  // Keep every surviving link list this change will edit, so that undo_last() can put it back exactly.
+  std::vector<LinkEdit>& edits = pending_.edits;
   for (int s : doomed) {
-    for (int d : tasks_[size_t(s)].deps)
-      if (tasks_[size_t(d)].live) save_links(d);
-    for (int u : tasks_[size_t(s)].succs)
-      if (tasks_[size_t(u)].live) save_links(u);
+    const Task& t = tasks_[size_t(s)];
+    for (int d : t.deps)
+      if (tasks_[size_t(d)].live) tasks_[size_t(d)].succs.erase_value(s, [&](int pos) { edits.push_back({d, pos, s, kEraseSucc}); });
+    for (int u : t.succs) {
+      if (!tasks_[size_t(u)].live) continue;
+      tasks_[size_t(u)].deps.erase_value(s, [&](int pos) { edits.push_back({u, pos, s, kEraseDep}); });
+      change.touched.push_back(u);
+    }
   }
-  for (int s : doomed) {
-    tasks_[size_t(s)].live = true;
-    remove_slot(s, &change);
-  }
+  live_ -= int(doomed.size());
+  live_slots_valid_ = false;
+  change.removed.assign(doomed.begin(), doomed.end());
   pending_.unit_slots.swap(op_units_[size_t(i)].slots);
   for (size_t e : edges_of_op_[size_t(i)]) {
     if (pending_.edge_count == pending_.edge_slots.size()) pending_.edge_slots.emplace_back();
@@ -539,8 +523,6 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   build_op(i);
   for (size_t e : edges_of_op_[size_t(i)]) build_edge(e);
   change_ = nullptr;
-  pending_.removed.assign(change.removed.begin(), change.removed.end());
-  pending_.added.assign(change.added.begin(), change.added.end());
   std::sort(change.touched.begin(), change.touched.end());
   change.touched.erase(std::unique(change.touched.begin(), change.touched.end()), change.touched.end());
   return change;
@@ -549,18 +531,25 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
 void TaskGraph::undo_last() {
   if (!pending_.active) return;
   const int i = pending_.op;
-  for (int s : pending_.added) {
+  for (int s : last_change_.added) {
     Task& t = tasks_[size_t(s)];
     t.live = false;
     t.deps.clear();
     t.succs.clear();
     free_.push_back(s);
   }
-  for (int s : pending_.removed) tasks_[size_t(s)].live = true;
-  for (size_t k = 0; k < pending_.link_count; ++k) {
-    const SavedLinks& saved = pending_.links[k];
-    tasks_[size_t(saved.slot)].deps = saved.deps;
-    tasks_[size_t(saved.slot)].succs = saved.succs;
+  for (int s : last_change_.removed) tasks_[size_t(s)].live = true;
+  // The survivors' edits, last first: pushes are popped, erased entries go back where they were.
+  const std::vector<LinkEdit>& edits = pending_.edits;
+  for (size_t k = edits.size(); k-- > 0;) {
+    const LinkEdit& e = edits[k];
+    Task& t = tasks_[size_t(e.slot)];
+    switch (e.kind) {
+      case kPushSucc: t.succs.pop_back(); break;
+      case kPushDep: t.deps.pop_back(); break;
+      case kEraseSucc: t.succs.insert(e.pos, e.value); break;
+      case kEraseDep: t.deps.insert(e.pos, e.value); break;
+    }
   }
   live_ = pending_.live;
   account_memory(i, -1);

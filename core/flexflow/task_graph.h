@@ -142,8 +142,6 @@ class TaskGraph {
   void build_all();
   void build_op(int op);
   void build_edge(size_t edge);
-  void remove_slot(int slot, Change* change);
-  void save_links(int slot);
   void commit();
   void account_memory(int op, int64_t sign);
   double compute_ms(int op, int part, bool backward, double flops, double bytes) const;
@@ -166,34 +164,36 @@ class TaskGraph {
   std::vector<std::vector<int>> fwd_slot_, bwd_slot_;   // per op, per part
   std::vector<int64_t> memory_;
   Change* change_ = nullptr;
-  // What the last set_config changed, kept until the next one so that it can be undone.
-  struct SavedLinks { int slot; SmallVector<int, 4> deps, succs; };
+  // What the last set_config changed, kept until the next one so that it can be undone (with
+  // last_change_'s removed and added slots).
+  // One edit of a surviving task's link list: `value` erased from position `pos`, or pushed at
+  // the end. Undo replays them backwards, so the lists come back exactly, order included.
+  enum LinkEditKind : uint8_t { kEraseSucc, kEraseDep, kPushSucc, kPushDep };
+  struct LinkEdit { int slot, pos, value; LinkEditKind kind; };
   struct Pending {
     bool active = false;
     int op = -1;
     int live = 0;
     OpConfig old_config;
     int old_template = -1;
-    std::vector<int> removed, added, unit_slots, fwd, bwd;
+    std::vector<int> unit_slots, fwd, bwd;
     std::vector<std::vector<int>> edge_slots;
-    std::vector<SavedLinks> links;
+    std::vector<LinkEdit> edits;
     // Empties it, keeping the storage (set_config runs thousands of times per second).
     void reset() {
       active = false;
       op = -1;
-      removed.clear();
-      added.clear();
       unit_slots.clear();
       fwd.clear();
       bwd.clear();
       for (auto& e : edge_slots) e.clear();
       edge_count = 0;
-      link_count = 0;
+      edits.clear();
     }
-    size_t edge_count = 0, link_count = 0;   // entries of edge_slots / links in use
+    size_t edge_count = 0;   // entries of edge_slots in use
   } pending_;
-  std::vector<uint32_t> saved_mark_;   // slot -> epoch in which its links were saved
-  uint32_t save_epoch_ = 0;
+  std::vector<uint32_t> new_mark_;   // slot -> the set_config epoch that created it
+  uint32_t epoch_ = 0;
   std::vector<std::vector<OpTemplate>> op_templates_;   // per op, every configuration seen
   std::vector<std::unordered_map<uint64_t, int>> op_template_index_;   // per op: config hash -> template (only looked up)
   std::vector<int> template_of_op_;                     // per op: its current configuration's template

@@ -35,6 +35,29 @@ class SmallVector {
     for (int r = 0; r < size_; ++r) if (!(d[r] == v)) d[w++] = d[r];
     size_ = w;
   }
+  // Removes every element equal to v like erase_value, calling on_erase(position) for each
+  // with the position it had when the ones before it were gone (so that inserting them back at
+  // those positions, last first, restores the list).
+  template <class F>
+  void erase_value(T v, F on_erase) {
+    T* d = data();
+    int w = 0;
+    for (int r = 0; r < size_; ++r) {
+      if (d[r] == v) on_erase(w);
+      else d[w++] = d[r];
+    }
+    size_ = w;
+  }
+  // Inserts v at position i (0 <= i <= size()), shifting the rest right.
+  void insert(int i, T v) {
+    if (size_ == capacity_) reserve(capacity_ * 2);
+    T* d = data();
+    std::memmove(d + i + 1, d + i, sizeof(T) * size_t(size_ - i));
+    d[i] = v;
+    ++size_;
+  }
+  // Removes the last element (the list is not empty).
+  void pop_back() { --size_; }
   // Removes all elements (keeps the storage).
   void clear() { size_ = 0; }
   int size() const { return size_; }

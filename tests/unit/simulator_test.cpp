@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "cluster_spec.h"
 #include "models.h"
@@ -182,6 +183,11 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
       const OpConfig& cfg = space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))];
       const OpConfig old = s.ops[size_t(op)];
       const double before = delta.makespan();
+      // Every few moves, each slot's links before the move: an undo must give them back exactly.
+      std::vector<std::tuple<bool, std::vector<int>, std::vector<int>>> links_before;
+      if (m % 10 == 0)
+        for (const Task& t : delta.task_graph().tasks())
+          links_before.emplace_back(t.live, std::vector<int>(t.deps.begin(), t.deps.end()), std::vector<int>(t.succs.begin(), t.succs.end()));
       s.ops[size_t(op)] = cfg;
       double d = delta.set_config(op, cfg);
       TaskGraph fresh(g.value(), c.value(), s);
@@ -195,6 +201,13 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
         s.ops[size_t(op)] = old;
         REQUIRE(delta.makespan() == before);
         REQUIRE(delta.task_graph().strategy() == s);
+        for (size_t k = 0; k < links_before.size(); ++k) {
+          const Task& t = delta.task_graph().tasks()[k];
+          REQUIRE(std::get<0>(links_before[k]) == t.live);
+          if (!t.live) continue;
+          REQUIRE(std::get<1>(links_before[k]) == std::vector<int>(t.deps.begin(), t.deps.end()));
+          REQUIRE(std::get<2>(links_before[k]) == std::vector<int>(t.succs.begin(), t.succs.end()));
+        }
       }
       // The same timeline, task by task (after an undo: the one before the move).
       if (m % 25 == 0) {
