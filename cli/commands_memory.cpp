@@ -32,7 +32,14 @@ Result<Output> memory_command(const Args& a) {
   MemoryOptions o;
   // Devices: the cluster's, as an R x C mesh (rows data parallel, columns tensor parallel, as
   // Megatron-LM places them: the fast links inside a node carry the tensor-parallel traffic).
+  // Without a mesh, all GPUs are data parallel as far as the batch allows (a replica needs a
+  // sample): the largest divisor of the GPU count up to the batch, the rest tensor parallel.
+  const int64_t batch = model_batch(g.value());
   int rows = devices, cols = 1;
+  while (batch > 0 && rows > batch) {
+    do --rows; while (devices % rows != 0);
+    cols = devices / rows;
+  }
   if (auto mesh = a.get("mesh")) {
     auto shape = parse_mesh_shape(*mesh);
     if (!shape.ok()) return shape.error();

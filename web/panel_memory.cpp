@@ -27,9 +27,11 @@ MemoryControls g_controls;
 
 void draw_memory_section(AppState& state) {
   const int devices = state.cluster.num_devices();
+  // Data-parallel degrees: divisors of the GPU count up to the batch (a replica needs a sample).
+  const int64_t batch = model_batch(state.graph);
   std::vector<int> divisors;
   for (int d = 1; d <= devices; ++d)
-    if (devices % d == 0) divisors.push_back(d);
+    if (devices % d == 0 && (batch == 0 || d <= batch)) divisors.push_back(d);
   MemoryControls& c = g_controls;
   if (c.dp_index < 0 || c.dp_index >= int(divisors.size())) c.dp_index = int(divisors.size()) - 1;
   section_header("Training memory per GPU");

@@ -166,14 +166,32 @@ ActivationMemory activation_memory(const Graph& g, const std::vector<double>& sa
 
 Precision training_precision(const Graph& g) { return g.spec.dtype == DType::f16 ? Precision::mixed : Precision::fp32; }
 
+int64_t model_batch(const Graph& g) {
+  int64_t batch = 0;
+  for (const Tensor& t : g.spec.inputs)
+    if (!t.shape.empty()) batch = std::max(batch, t.shape[0]);
+  return batch;
+}
+
 Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const MemoryOptions& o) {
   if (o.data_parallel < 1 || o.data_parallel > kMaxDevices)
     return make_error("out_of_range", "the data-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--dp");
   if (o.tensor_parallel < 1 || o.tensor_parallel > kMaxDevices)
     return make_error("out_of_range", "the tensor-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--mesh");
   if (o.zero_stage < 0 || o.zero_stage > 3) return make_error("out_of_range", "the ZeRO stage is 0, 1, 2 or 3", "--zero");
+  // The global batch splits over the replicas; an uneven split gives some replicas one sample
+  // more, and the largest bounds the memory (as uneven splits do everywhere).
+  const int64_t batch = model_batch(g);
+  if (batch > 0 && o.data_parallel > batch)
+    return make_error("out_of_range", "the data-parallel degree " + std::to_string(o.data_parallel) + " is larger than the batch of " +
+                                          std::to_string(batch) + ": every replica needs at least one sample; use --dp " +
+                                          std::to_string(batch) + " or less, or a larger batch",
+                      "--dp");
   MemoryReport r;
+  r.samples_per_replica = batch > 0 ? (batch + o.data_parallel - 1) / o.data_parallel : 0;
   const double dp = o.data_parallel, tp = o.tensor_parallel;
+  // The share of the batch one replica holds: 1 / dp when dp divides the batch.
+  const double batch_share = batch > 0 ? double(r.samples_per_replica) / double(batch) : 1.0 / dp;
   const TensorParallelLayout layout = tensor_parallel_layout(g);
 
   // Model states (tied weights once), split by tensor parallelism, sharded by ZeRO.
@@ -191,7 +209,7 @@ Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const Mem
 
   // Activations kept for backward, per device: the batch splits over the replicas, split
   // tensors over the tensor-parallel group.
-  auto share = [&](double bytes, bool split) { return bytes / dp / (split ? tp : 1.0); };
+  auto share = [&](double bytes, bool split) { return bytes * batch_share / (split ? tp : 1.0); };
   std::vector<double> saved(g.ops.size());
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const Op& op = g.ops[v];

@@ -84,6 +84,7 @@ struct MemoryReport {
   double total_bytes = 0;
   double capacity_bytes = 0;
   bool fits = false;
+  int64_t samples_per_replica = 0;     // the largest replica's share of the batch (ceil(batch / dp))
   // Activations in detail: the layer inputs kept under recomputation, the largest layer's
   // activations while it is recomputed, and the ops outside the repeating layers (embeddings,
   // head, loss); without recomputation every layer's activations are in layer_bytes.
@@ -93,6 +94,9 @@ struct MemoryReport {
   double recompute_bytes = 0;
   double other_bytes = 0;
 };
+
+// The global batch: the largest first dimension of the model's inputs (0 for a model without).
+int64_t model_batch(const Graph& g);
 
 // Per-device training memory of `g` on `c` (capacity: one GPU's memory). The graph's batch is
 // the global batch; activations are in the graph's dtype (load the model with dtype_bytes=2 for

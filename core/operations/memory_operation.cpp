@@ -24,6 +24,7 @@ Json TrainingMemoryReport::to_json() const {
               {"devices", devices},
               {"dp", o.data_parallel},
               {"tp", o.tensor_parallel},
+              {"samples_per_replica", m.samples_per_replica},
               {"zero", o.zero_stage},
               {"optimizer", optimizer_name(o.optimizer)},
               {"precision", precision_name(o.precision)},

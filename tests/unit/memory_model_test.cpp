@@ -14,12 +14,12 @@ using namespace autopar;
 
 namespace {
 
-// A model of exactly 7.5 billion parameters: one 75,000 x 100,000 linear without bias.
+// A model of exactly 7.5 billion parameters: one 75,000 x 100,000 linear without bias, batch 64.
 Graph zero_paper_model() {
   ModelSpec m;
   m.name = "zero-7.5b";
   m.dtype = DType::f16;
-  m.inputs.push_back(Tensor{"x", {1, 75000}, DType::f16});
+  m.inputs.push_back(Tensor{"x", {64, 75000}, DType::f16});   // one sample per replica
   OpSpec op;
   op.name = "w";
   op.kind = OpKind::linear;
@@ -167,4 +167,36 @@ TEST_CASE("--precision picks the peak and the model's width in one place for eve
   CHECK(mem.value().json["fits"] == true);
   CHECK(mem.value().json["precision"] == "mixed");
   CHECK(mem.value().json["activation_bytes"].get<double>() < 4e9);
+}
+
+TEST_CASE("an uneven batch split bounds activations by the largest replica; a replica needs a sample") {
+  const Graph g = load_model("transformer:layers=2,batch=8").value();
+  auto c = load_cluster("a100:1x8");
+  REQUIRE(c.ok());
+  MemoryOptions o;
+  o.data_parallel = 1;
+  auto whole = estimate_memory(g, c.value(), o);
+  REQUIRE(whole.ok());
+  CHECK(whole.value().samples_per_replica == 8);
+  o.data_parallel = 3;   // 3 + 3 + 2 samples: the largest replica holds 3 of 8
+  auto three = estimate_memory(g, c.value(), o);
+  REQUIRE(three.ok());
+  CHECK(three.value().samples_per_replica == 3);
+  CHECK(three.value().activation_bytes == doctest::Approx(whole.value().activation_bytes * 3 / 8));
+  o.zero_stage = 1;      // ZeRO still shards over the 3 replicas
+  CHECK(estimate_memory(g, c.value(), o).value().optimizer_bytes == doctest::Approx(whole.value().optimizer_bytes / 3));
+  o.data_parallel = 16;
+  auto too_many = estimate_memory(g, c.value(), o);
+  REQUIRE_FALSE(too_many.ok());
+  CHECK(too_many.error().path == "--dp");
+  CHECK(too_many.error().message.find("batch of 8") != std::string::npos);
+  // `memory` without --dp or --mesh keeps every replica a sample: llama2-7b (batch 8) on 32 GPUs
+  // is 8-way data parallel x 4-way tensor parallel; an explicit --dp beyond the batch is an error.
+  auto mem = cli::run_command({"memory", "--model", "llama2-7b", "--cluster", "a100:4x8", "--json"});
+  REQUIRE(mem.ok());
+  CHECK(mem.value().json["dp"] == 8);
+  CHECK(mem.value().json["tp"] == 4);
+  auto explicit_dp = cli::run_command({"memory", "--model", "llama2-7b", "--cluster", "a100:4x8", "--dp", "16"});
+  REQUIRE_FALSE(explicit_dp.ok());
+  CHECK(explicit_dp.error().path == "--dp");
 }
