@@ -9,7 +9,7 @@ port=${PORT:-8000}
 
 ./scripts/setup.sh
 emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-wasm -j2 --target autopar-web
+cmake --build build-wasm -j2 --target autopar-web autopar-worker
 
 echo
 echo "autopar playground: http://127.0.0.1:$port/   (Ctrl-C stops it)"

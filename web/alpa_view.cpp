@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "inter_operation.h"
 #include "sharding_spec.h"
 
 namespace autopar::web {
@@ -132,89 +133,95 @@ void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& gr
 namespace {
 
 // The stage costs count for this share of the progress bar, the DP for the rest.
-constexpr double kStageCostShare = 0.1;
+constexpr double kStageCostShare = 0.9;
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-// Ends the planning in progress with a plan or an error.
-void finish_job(InterOpView& view, Result<InterOpPlan> plan) {
+// The worker's inputs: the model and cluster as it loads them.
+Json worker_inputs(const AlpaInputs& in) {
+  if (!in.worker_inputs.is_null()) return in.worker_inputs;
+  Json j{{"model", in.model}, {"cluster", in.cluster}};
+  if (!in.cluster.empty() && in.cluster[0] == '{') {
+    auto c = parse_json_text(in.cluster, "cluster");
+    if (c.ok()) j["cluster"] = c.value();
+  }
+  return j;
+}
+
+// Reads the worker's `inter` result (worker_session.cpp's inter_result_json) into the view.
+Status apply_inter_result(InterOpView& view, const Json& r) {
+  if (!r.is_object() || !r.contains("plan")) return make_error(ErrorCode::bad_value, "the worker's plan has no 'plan'", "result");
+  auto plan = inter_plan_from_json(r["plan"]);
+  if (!plan.ok()) return plan.error();
+  view.plan = std::move(plan.value());
+  view.report = r.contains("report") ? r["report"] : Json();
+  if (r.contains("layer_numbers") && r["layer_numbers"].is_array())
+    for (const Json& n : r["layer_numbers"])
+      if (n.is_array() && n.size() == 2 && n[0].is_number_integer() && n[1].is_number_integer()) view.layer_numbers.push_back({n[0].get<int>(), n[1].get<int>()});
+  if (r.contains("layer_ops") && r["layer_ops"].is_array())
+    for (const Json& n : r["layer_ops"])
+      if (n.is_array() && n.size() == 2 && n[0].is_string() && n[1].is_string()) {
+        view.layer_first_op.push_back(n[0].get<std::string>());
+        view.layer_last_op.push_back(n[1].get<std::string>());
+      }
+  return Ok{};
+}
+
+// Ends the planning in progress with the worker's result or error.
+void finish_job(InterOpView& view, const Result<Json>& outcome) {
   InterOpJob& job = *view.job;
   view.key = job.key;
   view.plan.reset();
   view.error.reset();
+  view.report = Json();
   view.layer_first_op.clear();
   view.layer_last_op.clear();
   view.layer_numbers.clear();
-  if (plan.ok()) {
-    view.plan = std::move(plan.value());
-    view.layer_numbers = job.costs->layer_numbers();
-    const Graph& micro = job.costs->graph();
-    for (const auto& [first, last] : job.costs->layers()) {
-      view.layer_first_op.push_back(micro.ops[size_t(first)].name());
-      view.layer_last_op.push_back(micro.ops[size_t(last)].name());
+  if (outcome.ok()) {
+    if (auto s = apply_inter_result(view, outcome.value()); !s.ok()) {
+      view.plan.reset();
+      view.error = s.error();
     }
   } else {
-    view.error = plan.error();
+    view.error = outcome.error();
   }
   job.timing.elapsed_ms = ms_since(job.started);
+  if (!view.report.is_null() && view.report.contains("elapsed_ms") && view.report["elapsed_ms"].is_number())
+    job.timing.work_ms = view.report["elapsed_ms"].get<double>();
   view.timing = job.timing;
   view.job.reset();
   view.pending = false;
 }
 
-// Does units of work until `budget_ms` has passed (at least one); returns true when it finished.
+// In-process: works for about `budget_ms`; then takes the result if it is there.
 bool work_on_job(InterOpView& view, double budget_ms) {
   InterOpJob& job = *view.job;
-  const auto start = std::chrono::steady_clock::now();
-  bool finished = false;
-  do {
-    if (!job.solver) {
-      if (job.costs->step(1)) {
-        auto table = job.costs->finish();
-        if (!table.ok()) {
-          finish_job(view, table.error());
-          finished = true;
-        } else {
-          job.solver.emplace(std::move(table.value()), job.microbatches, job.boundaries);
-        }
-      }
-    } else if (job.solver->step(1)) {
-      finish_job(view, job.solver->finish());
-      finished = true;
-    }
-  } while (!finished && ms_since(start) < budget_ms);
-  // finish_job has moved the timing into the view; count this slice there or in the job.
-  InterOpTiming& timing = finished ? view.timing : job.timing;
-  const double ms = ms_since(start);
-  timing.work_ms += ms;
-  timing.longest_slice_ms = std::max(timing.longest_slice_ms, ms);
-  ++timing.slices;
-  return finished;
+  if (!view.worker->connected()) {
+    const auto start = std::chrono::steady_clock::now();
+    view.worker->step_local(budget_ms);
+    const double ms = ms_since(start);
+    job.timing.longest_slice_ms = std::max(job.timing.longest_slice_ms, ms);
+  }
+  const int64_t id = job.request;
+  const int replies = view.worker->replies(id);   // before take() forgets the job
+  auto outcome = view.worker->take(id);
+  if (!outcome) return false;
+  job.timing.slices = std::max(replies, 1);
+  finish_job(view, *outcome);
+  return true;
 }
 
 }  // namespace
 
-void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
+void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph&, const Cluster&) {
+  if (view.job) view.worker->cancel(view.job->request);
   view.job.reset();
-  view.pending = false;
-  auto micro = microbatch_graph(graph, in.microbatches);
-  if (!micro.ok()) {
-    view.key = inter_key(in);
-    view.plan.reset();
-    view.error = micro.error();
-    view.timing = InterOpTiming{};
-    return;
-  }
-  InterOpOptions options;
-  options.microbatches = in.microbatches;
   InterOpJob& job = view.job.emplace();
   job.key = inter_key(in);
-  job.microbatches = in.microbatches;
-  job.boundaries = !in.ignore_boundaries;
-  job.costs.emplace(std::move(micro.value()), cluster, options);
   job.started = std::chrono::steady_clock::now();
+  job.request = view.worker->start("inter", worker_inputs(in), Json{{"microbatches", in.microbatches}, {"ignore_boundaries", in.ignore_boundaries}});
   view.pending = true;
 }
 
@@ -229,12 +236,12 @@ bool advance_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& gr
       return false;
     }
     start_inter_plan(view, in, graph, cluster);
-    if (!view.job) return true;   // the new inputs failed at once (e.g. micro-batches that do not divide)
   }
   return work_on_job(view, budget_ms);
 }
 
 void cancel_inter_plan(InterOpView& view) {
+  if (view.job) view.worker->cancel(view.job->request);
   view.job.reset();
   view.pending = false;
 }
@@ -245,25 +252,26 @@ double inter_plan_elapsed_ms(const InterOpView& view) { return view.job ? ms_sin
 
 double inter_plan_progress(const InterOpView& view) {
   if (!view.job) return 1;
-  const InterOpJob& job = *view.job;
-  if (!job.solver) return kStageCostShare * job.costs->units_done() / std::max(1, job.costs->units_total());
-  return kStageCostShare + (1 - kStageCostShare) * job.solver->rows_done() / std::max(1, job.solver->rows_bound());
+  const JobProgress p = view.worker->progress(view.job->request);
+  if (p.phase == "pipeline DP") return kStageCostShare + (1 - kStageCostShare) * p.fraction();
+  return kStageCostShare * p.fraction();
 }
 
 std::string inter_plan_status(const InterOpView& view) {
   if (!view.job) return "";
-  const InterOpJob& job = *view.job;
-  if (!job.solver)
-    return "stage costs: " + std::to_string(job.costs->units_done()) + " of " + std::to_string(job.costs->units_total()) +
-           " intra-op plans and stage sums";
-  const int per = std::max(1, job.solver->rows_per_candidate());
-  return "pipeline DP: t_max candidate " + std::to_string((job.solver->rows_done() + per - 1) / per) + " of at most " +
-         std::to_string(job.solver->rows_bound() / per);
+  const JobProgress p = view.worker->progress(view.job->request);
+  if (p.phase.empty()) return view.worker->connected() ? "starting in the worker" : "starting";
+  if (p.phase == "pipeline DP") return "pipeline DP: " + std::to_string(p.done) + " of at most " + std::to_string(p.total) + " rows";
+  return p.phase + ": " + std::to_string(p.done) + " of " + std::to_string(p.total) + " intra-op plans and stage sums" +
+         (view.worker->connected() ? " (in the worker)" : "");
 }
 
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
+  std::shared_ptr<WorkerClient> worker = view.worker;
+  if (worker->connected()) view.worker = std::make_shared<WorkerClient>();   // in-process here
   start_inter_plan(view, in, graph, cluster);
-  if (view.job) work_on_job(view, std::numeric_limits<double>::infinity());
+  while (view.job && !work_on_job(view, std::numeric_limits<double>::infinity())) {}
+  view.worker = worker;
 }
 
 std::pair<int, int> stage_layer_numbers(const InterOpView& view, const PipelineStage& stage) {
@@ -324,6 +332,7 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
                            {"slices", timing.slices}};
   if (inter) {
     j["t_max"] = inter->t_max;
+    j["inter_report"] = view.inter.report;   // `autopar inter --json` for these inputs, as the worker made it
     Json stages = Json::array();
     for (size_t k = 0; k < inter->stages.size(); ++k) {
       const PipelineStage& s = inter->stages[k];

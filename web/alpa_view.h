@@ -6,6 +6,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "intra_op.h"
 #include "json_io.h"
 #include "result.h"
+#include "worker_client.h"
 
 namespace autopar::web {
 
@@ -33,23 +35,20 @@ struct IntraOpView {
   int reshard_op = -1;                 // op whose output tensor the resharding table shows (-1: first heavy op)
 };
 
-// How long a planning took: wall time from start to end, the computing inside it, and the
-// slices (advance_inter_plan calls, one per frame) it was spread over.
+// How long a planning took: wall time from start to end, the computing inside it (the worker's
+// report), and the worker's replies (progress, then the result) it arrived in.
 struct InterOpTiming {
   double elapsed_ms = 0;
   double work_ms = 0;
-  double longest_slice_ms = 0;
+  double longest_slice_ms = 0;         // in-process only: the longest slice of a frame
   int slices = 0;
 };
 
-// A pipeline plan being computed: first the stage costs (intra-op plans of every layer on every
-// logical mesh), then the DP, a bounded amount of each per frame.
+// A pipeline plan being computed by a worker (`inter`, worker_session.h): its job there, and
+// its progress as last reported.
 struct InterOpJob {
   std::string key;                                   // inputs it plans for (inter_key)
-  int microbatches = 1;
-  std::optional<StageCostBuilder> costs;             // the first phase
-  std::optional<InterOpSolver> solver;               // the second phase, once the table is complete
-  bool boundaries = true;                            // boundary costs in the DP (the ignore-boundaries toggle off)
+  int64_t request = 0;                               // the worker's job id
   std::chrono::steady_clock::time_point started;
   InterOpTiming timing;
 };
@@ -59,12 +58,15 @@ struct InterOpView {
   std::string key;                     // inputs the plan (or error) was computed for
   std::optional<InterOpPlan> plan;     // set when planning succeeded
   std::optional<Error> error;          // set when planning failed
+  Json report;                         // the plan's `autopar inter --json` report (null when none)
   std::vector<std::string> layer_first_op, layer_last_op;   // per layer: names of its first and last op
   std::vector<std::pair<int, int>> layer_numbers;           // per layer: its first and last layer in the model's numbering
   std::optional<InterOpJob> job;       // the planning in progress, if any
   bool pending = false;                // job.has_value(), for has_background_work
   InterOpTiming timing;                // of the last planning that finished
   int64_t advanced_frame = -1;         // the frame advance_inter_plan last worked in (once per frame)
+  // Where the planning runs: the page's worker pool once connected (js_hook), else in-process.
+  std::shared_ptr<WorkerClient> worker = std::make_shared<WorkerClient>();
 };
 
 // Both plans.
@@ -81,6 +83,9 @@ struct AlpaInputs {
   bool reduce_scatter = false, remat = false;   // intra-op options (IntraOpView)
   std::string alpa_costs;                       // "a0,a1|b0,b1" for --alpha/--beta; empty = the cluster's links
   bool ignore_boundaries = false;      // the inter-op plan prices no boundaries (`inter --ignore-boundaries`)
+  // The model and cluster as a worker loads them (worker_session.h's inputs); null: {model,
+  // cluster} from the two strings above (a cluster string starting with '{' is its JSON).
+  Json worker_inputs;
 };
 
 // Applies setState's `intra` object {solver, reduce_scatter, remat, costs: "cluster" | "alpa",
@@ -100,14 +105,14 @@ std::string inter_key(const AlpaInputs& in);
 // Recomputes the intra-op plan of `graph` on the `mesh` ("RxC") of `cluster` when the key changed.
 void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
 
-// Starts planning the pipeline for these inputs (like `autopar inter --model M --cluster C
-// --microbatches B`), replacing any planning in progress; advance_inter_plan does the work. The
-// last plan stays until the new one is done.
+// Starts planning the pipeline for these inputs in the worker (like `autopar inter --model M
+// --cluster C --microbatches B`), replacing any planning in progress; advance_inter_plan takes
+// its result. The last plan stays until the new one is done.
 void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
-// Works on the planning in progress for about `budget_ms` (at least one unit of work), once per
-// `frame` (a second call in the same frame does nothing, so the panel and the background work
-// may both call it). When the inputs changed since it started, it starts again for the new ones
-// (or stops, when the plan shown is for them).
+// Takes the worker's result once it arrived (in-process, works on it for about `budget_ms`
+// first), once per `frame` (a second call in the same frame does nothing, so the panel and the
+// background work may both call it). When the inputs changed since it started, it starts again
+// for the new ones (or stops, when the plan shown is for them).
 // Returns true when this call finished the planning (view.plan or view.error is then set).
 bool advance_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster, double budget_ms,
                         int64_t frame);
@@ -117,14 +122,14 @@ void cancel_inter_plan(InterOpView& view);
 bool inter_planning(const InterOpView& view);
 // Wall time since the planning in progress started, else of the last planning, in ms.
 double inter_plan_elapsed_ms(const InterOpView& view);
-// How far the planning in progress is, in [0, 1]: the stage costs count for the first tenth,
-// the DP for the rest (it takes ~90% of the time on the slow cases, e.g. 24 layers on 4x8).
+// How far the planning in progress is, in [0, 1]: the stage costs (the intra-op solves, most of
+// the time since the DP's bounds) count for the first nine tenths, the DP for the rest.
 double inter_plan_progress(const InterOpView& view);
 // One line on the planning in progress for the panel, e.g. "pipeline DP: t_max candidate 40 of
 // at most 131".
 std::string inter_plan_status(const InterOpView& view);
-// Plans the pipeline now, to the end (window.autopar.planInter()): start_inter_plan, then
-// advance_inter_plan until done.
+// Plans the pipeline now, to the end, in-process (the unit tests' witness): start_inter_plan,
+// then advance_inter_plan until done.
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
 
 // A stage's first and last layer in the model's numbering (1-based, as `autopar inter` prints).

@@ -14,7 +14,9 @@ bool has_background_work(const AppState& state) {
   const bool compare_shown = state.shown_tab == panel_tab("compare");
   return (state.settings.search.running && state.search.job) || (state.accuracy.started && !state.accuracy.complete) ||
          (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
-         (compare_shown && (state.compare.compute_pending || state.compare.job)) || state.alpa.inter.job.has_value();
+         (compare_shown && (state.compare.compute_pending || state.compare.job)) ||
+         // In a worker, its replies wake the frames (autopar_worker_reply); in-process, every frame works on it.
+         (state.alpa.inter.job.has_value() && !state.alpa.inter.worker->connected());
 }
 
 void advance_background_work(AppState& state, double budget_ms) {

@@ -18,7 +18,16 @@ namespace {
 AppState* g_state = nullptr;   // bound once by main() before the first frame
 }  // namespace
 
-void js_hook_bind(AppState* state) { g_state = state; }
+void js_hook_bind(AppState* state) {
+  g_state = state;
+  // The page's worker pool (index.html, web/worker_pool.js) when it started one; else the
+  // planning stays in-process, a slice per frame.
+  const bool pool = EM_ASM_INT({ return typeof Module['autoparWorkerPost'] === 'function' ? 1 : 0; });
+  if (pool)
+    state->alpa.inter.worker->connect([](const std::string& text) {
+      EM_ASM({ Module['autoparWorkerPost'](UTF8ToString($0)); }, text.c_str());
+    });
+}
 
 void js_hook_download(const std::string& file_name, const std::string& text) {
   EM_ASM({
@@ -207,15 +216,33 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_export_trace() {
   return out.c_str();
 }
 
-// Plans the pipeline (Alpa's inter-op pass) for the current state now; returns result() after.
+// Starts planning the pipeline (Alpa's inter-op pass) for the current state, as the Plan
+// button does (window.autopar.planInter() then waits on autopar_inter_status); {"ok":true}.
 EMSCRIPTEN_KEEPALIVE const char* autopar_plan_inter() {
-  static std::string out;
-  if (!g_state) return "null";
+  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
   g_redraw_requested = true;
-  autopar::web::plan_inter(g_state->alpa.inter, autopar::web::alpa_inputs(*g_state), g_state->graph, g_state->cluster);
-  autopar::web::refresh_intra_plan(*g_state);
-  out = autopar::web::result_to_json(*g_state).dump();
+  autopar::web::start_inter_plan(g_state->alpa.inter, autopar::web::alpa_inputs(*g_state), g_state->graph, g_state->cluster);
+  return R"({"ok":true})";
+}
+
+// Whether the pipeline planning still runs, taking the worker's result first when it arrived:
+// {"planning":bool,"progress":fraction}.
+EMSCRIPTEN_KEEPALIVE const char* autopar_inter_status() {
+  static std::string out;
+  if (!g_state) return R"({"planning":false,"progress":0})";
+  auto& view = g_state->alpa.inter;
+  if (view.job)
+    autopar::web::advance_inter_plan(view, autopar::web::alpa_inputs(*g_state), g_state->graph, g_state->cluster, 0,
+                                     -2 - g_state->frame_stats.frames);   // not a frame number: never skipped
+  out = autopar::Json{{"planning", autopar::web::inter_planning(view)}, {"progress", autopar::web::inter_plan_progress(view)}}.dump();
   return out.c_str();
+}
+
+// A reply of the page's worker pool ({id, progress | result | error}, worker_session.h).
+EMSCRIPTEN_KEEPALIVE void autopar_worker_reply(const char* text) {
+  if (!g_state) return;
+  g_state->alpa.inter.worker->receive(text ? text : "");
+  g_redraw_requested = true;   // the next frame shows the progress or takes the result
 }
 
 // The text of one Export menu format (window.autopar.exportPlan): {"ok":true,"text":...} or

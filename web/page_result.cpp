@@ -23,6 +23,13 @@ Json frame_stats_json(const FrameStats& stats) {
 }
 }  // namespace
 
+Json operation_inputs(const Settings& s) {
+  Json j{{"model", s.model}};
+  if (!s.model_json.empty()) j["model_json"] = s.model_json;
+  j["cluster"] = s.custom_cluster ? cluster_to_json(*s.custom_cluster) : Json(s.cluster);
+  return j;
+}
+
 AlpaInputs alpa_inputs(const AppState& state) {
   AlpaInputs in;
   in.model = state.settings.model;
@@ -36,6 +43,7 @@ AlpaInputs alpa_inputs(const AppState& state) {
   in.alpa_costs = alpa_costs_key(state.alpa.intra);
   in.microbatches = int(state.settings.microbatches);
   in.ignore_boundaries = state.settings.ignore_boundaries;
+  in.worker_inputs = operation_inputs(state.settings);
   return in;
 }
 

@@ -10,6 +10,9 @@ namespace autopar::web {
 // The numbers the page shows (`window.autopar.result()`); planner fields are null until run.
 Json result_to_json(const AppState& state);
 
+// The model and cluster of `s` as a worker loads them (worker_session.h's inputs).
+Json operation_inputs(const Settings& s);
+
 // The inputs of the Alpa plans in the current settings.
 AlpaInputs alpa_inputs(const AppState& state);
 // Recomputes the intra-op plan if the model, cluster, mesh or solver changed since the last one.

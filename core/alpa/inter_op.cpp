@@ -906,8 +906,10 @@ double op_compute_ms(const Op& op, int64_t split, const Cluster& c) {
 
 }  // namespace
 
-StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOptions options)
+StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOptions options, int share_index, int share_count)
     : graph_(std::move(microbatch)), cluster_(std::move(cluster)), options_(std::move(options)) {
+  share_count_ = std::max(1, share_count);
+  share_index_ = std::clamp(share_index, 0, share_count_ - 1);
   auto layers = plan_layers(graph_, options_);
   if (!layers.ok()) {
     error_ = layers.error();
@@ -950,8 +952,16 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
   // each one's device count: 1,746 pairs on 128 x 8), each with an intra-op solve per distinct
   // layer (2 for GPT-3's 32 merged layers; the other 30 are reused) and L^2 / 2 stage sums.
   // The intra-op solves dominate (an ILP of a few ms each); the sums are O(pairs x L^2).
-  units_total_ = int(pairs_.size()) * (distinct + 1);
+  int shared_pairs = 0;
+  for (size_t p = 0; p < pairs_.size(); ++p) shared_pairs += int(p % size_t(share_count_)) == share_index_;
+  units_total_ = shared_pairs * (distinct + 1);
   plans_.resize(size_t(L));
+  set_by_.assign(table_.latency.size(), -1);
+  skip_other_pairs();
+}
+
+void StageCostBuilder::skip_other_pairs() {
+  while (pair_ < pairs_.size() && int(pair_ % size_t(share_count_)) != share_index_) ++pair_;
 }
 
 bool StageCostBuilder::step(int max_units) {
@@ -969,6 +979,7 @@ bool StageCostBuilder::step(int max_units) {
     } else {
       add_stages(pairs_[pair_]);
       ++pair_;
+      skip_other_pairs();
       layer_ = 0;
     }
     ++units_done_;
@@ -1080,6 +1091,7 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         table.zero_stage[idx] = best_z;
         table.remat[idx] = best_r;
         table.logical_mesh[idx] = mesh.shape_string();
+        set_by_[idx] = int(pair_);
         if (f > 0) {
           // Alpa's local all-gather: one copy arrives spread over the n devices (T / n each),
           // then all-gathers along the mesh axes the input's spec replicates over.
@@ -1113,6 +1125,143 @@ Result<StageCostTable> StageCostBuilder::finish() {
   while (!step(std::numeric_limits<int>::max())) {}
   if (error_) return *error_;
   return table_;
+}
+
+Result<StageCostPart> StageCostBuilder::finish_part() {
+  while (!step(std::numeric_limits<int>::max())) {}
+  if (error_) return *error_;
+  return StageCostPart{table_, set_by_, units_done_, reused_};
+}
+
+namespace {
+bool same_shape(const StageCostTable& a, const StageCostTable& b) {
+  return a.layers == b.layers && a.nodes == b.nodes && a.gpus_per_node == b.gpus_per_node && a.submeshes == b.submeshes &&
+         a.latency.size() == b.latency.size() && a.has_boundaries == b.has_boundaries;
+}
+// A double as JSON: a number when finite (nlohmann writes the shortest text that reads back
+// exactly), else "inf" / "-inf" / "nan" (JSON has no such numbers).
+Json exact_number(double x) {
+  if (std::isfinite(x)) return x;
+  return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
+}
+bool read_exact_number(const Json& j, double& out) {
+  if (j.is_number()) {
+    out = j.get<double>();
+    return true;
+  }
+  if (!j.is_string()) return false;
+  const std::string s = j.get<std::string>();
+  if (s == "inf") out = kInf;
+  else if (s == "-inf") out = -kInf;
+  else if (s == "nan") out = std::numeric_limits<double>::quiet_NaN();
+  else return false;
+  return true;
+}
+}  // namespace
+
+Result<StageCostTable> merge_stage_cost_parts(const std::vector<StageCostPart>& parts) {
+  if (parts.empty()) return make_error(ErrorCode::bad_value, "no stage-cost parts to merge", "parts");
+  StageCostTable out = parts[0].table;
+  std::vector<int> by(out.latency.size(), -1);
+  for (size_t i = 0; i < by.size(); ++i) by[i] = parts[0].set_by.size() == by.size() ? parts[0].set_by[i] : -1;
+  for (size_t k = 1; k < parts.size(); ++k) {
+    const StageCostTable& t = parts[k].table;
+    if (!same_shape(t, out) || parts[k].set_by.size() != by.size())
+      return make_error(ErrorCode::bad_value, "stage-cost part " + std::to_string(k) + " has another shape than part 0 (not the same model and cluster)",
+                        "parts[" + std::to_string(k) + "]");
+    for (size_t i = 0; i < by.size(); ++i) {
+      const int p = parts[k].set_by[i];
+      if (p < 0) continue;
+      // The whole builder keeps the first pair with the least latency (it replaces on <).
+      if (by[i] >= 0 && !(t.latency[i] < out.latency[i] || (t.latency[i] == out.latency[i] && p < by[i]))) continue;
+      by[i] = p;
+      out.latency[i] = t.latency[i];
+      out.max_succ_stages[i] = t.max_succ_stages[i];
+      out.logical_mesh[i] = t.logical_mesh[i];
+      out.zero_stage[i] = t.zero_stage[i];
+      out.remat[i] = t.remat[i];
+      out.recv_allgather_ms[i] = t.recv_allgather_ms[i];
+      out.recv_replicas[i] = t.recv_replicas[i];
+    }
+  }
+  return out;
+}
+
+Json stage_cost_part_to_json(const StageCostPart& part) {
+  const StageCostTable& t = part.table;
+  Json subs = Json::array();
+  for (const Submesh& m : t.submeshes) subs.push_back(Json::array({m.nodes, m.gpus}));
+  Json cuts = Json::array();
+  for (double b : t.cut_bytes) cuts.push_back(exact_number(b));
+  Json entries = Json::array();
+  for (size_t i = 0; i < part.set_by.size() && i < t.latency.size(); ++i) {
+    if (part.set_by[i] < 0) continue;
+    entries.push_back(Json::array({i, exact_number(t.latency[i]), t.max_succ_stages[i], t.logical_mesh[i], t.zero_stage[i], int(t.remat[i]),
+                                   exact_number(t.recv_allgather_ms[i]), t.recv_replicas[i], part.set_by[i]}));
+  }
+  return Json{{"layers", t.layers},
+              {"nodes", t.nodes},
+              {"gpus_per_node", t.gpus_per_node},
+              {"submeshes", subs},
+              {"has_boundaries", t.has_boundaries},
+              {"cut_bytes", cuts},
+              {"intra_link", Json::array({exact_number(t.intra_link.latency_us), exact_number(t.intra_link.bandwidth_gb_per_s)})},
+              {"inter_link", Json::array({exact_number(t.inter_link.latency_us), exact_number(t.inter_link.bandwidth_gb_per_s)})},
+              {"units", part.units},
+              {"reused", part.reused},
+              // [index, latency, max_succ_stages, logical_mesh, zero_stage, remat, recv_allgather_ms, recv_replicas, set_by]
+              {"entries", entries}};
+}
+
+Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
+  auto bad = [](const std::string& what, const std::string& path) {
+    return make_error(ErrorCode::bad_value, "a stage-cost part needs " + what, path);
+  };
+  if (!j.is_object()) return bad("to be an object", "");
+  for (const char* k : {"layers", "nodes", "gpus_per_node", "units", "reused"})
+    if (!j.contains(k) || !j[k].is_number_integer()) return bad(std::string("an integer '") + k + "'", k);
+  const int64_t layers = j["layers"].get<int64_t>();
+  if (layers < 1 || layers > 4096) return bad("1 to 4096 layers", "layers");
+  if (!j.contains("submeshes") || !j["submeshes"].is_array()) return bad("a 'submeshes' array", "submeshes");
+  std::vector<Submesh> subs;
+  for (const Json& m : j["submeshes"]) {
+    if (!m.is_array() || m.size() != 2 || !m[0].is_number_integer() || !m[1].is_number_integer()) return bad("[nodes, gpus] sub-meshes", "submeshes");
+    subs.push_back(Submesh{m[0].get<int>(), m[1].get<int>()});
+  }
+  StageCostPart part;
+  StageCostTable& t = part.table;
+  t.reset(int(layers), j["nodes"].get<int>(), j["gpus_per_node"].get<int>(), subs);
+  t.has_boundaries = j.value("has_boundaries", false);
+  if (!j.contains("cut_bytes") || !j["cut_bytes"].is_array() || j["cut_bytes"].size() != size_t(layers)) return bad("one cut size per layer", "cut_bytes");
+  for (size_t i = 0; i < size_t(layers); ++i)
+    if (!read_exact_number(j["cut_bytes"][i], t.cut_bytes[i])) return bad("numbers in cut_bytes", "cut_bytes[" + std::to_string(i) + "]");
+  for (const char* k : {"intra_link", "inter_link"}) {
+    LinkSpec& link = std::string(k) == "intra_link" ? t.intra_link : t.inter_link;
+    if (!j.contains(k) || !j[k].is_array() || j[k].size() != 2 || !read_exact_number(j[k][0], link.latency_us) ||
+        !read_exact_number(j[k][1], link.bandwidth_gb_per_s))
+      return bad("[latency_us, bandwidth_gb_per_s] links", k);
+  }
+  part.units = j["units"].get<int>();
+  part.reused = j["reused"].get<int>();
+  part.set_by.assign(t.latency.size(), -1);
+  if (!j.contains("entries") || !j["entries"].is_array()) return bad("an 'entries' array", "entries");
+  for (size_t k = 0; k < j["entries"].size(); ++k) {
+    const Json& e = j["entries"][k];
+    const std::string path = "entries[" + std::to_string(k) + "]";
+    if (!e.is_array() || e.size() != 9 || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
+        !e[4].is_number_integer() || !e[5].is_number_integer() || !e[7].is_number_integer() || !e[8].is_number_integer())
+      return bad("entries [index, latency, max_succ, mesh, zero, remat, allgather_ms, replicas, set_by]", path);
+    const size_t i = e[0].get<size_t>();
+    if (i >= t.latency.size()) return bad("entry indices inside the table", path);
+    if (!read_exact_number(e[1], t.latency[i]) || !read_exact_number(e[6], t.recv_allgather_ms[i])) return bad("numbers for latencies", path);
+    t.max_succ_stages[i] = e[2].get<int>();
+    t.logical_mesh[i] = e[3].get<std::string>();
+    t.zero_stage[i] = e[4].get<int>();
+    t.remat[i] = char(e[5].get<int>());
+    t.recv_replicas[i] = e[7].get<int>();
+    part.set_by[i] = e[8].get<int>();
+  }
+  return part;
 }
 
 Result<StageCostTable> stage_costs_from_model(const Graph& g, const Cluster& cluster, const InterOpOptions& options,

@@ -288,14 +288,32 @@ struct LayerPlan {
   ShardingSpec out_spec, in_spec;        // of the tensor leaving / entering the layer
 };
 
+// Part of a stage-cost table: the entries computed by some of the (sub-mesh, logical mesh) pairs
+// (a StageCostBuilder given a share), with the pair that set each entry. Pairs are independent
+// intra-op solves, so parts can be computed in parallel (the page's worker pool) and merged.
+struct StageCostPart {
+  StageCostTable table;                  // entries no pair of the share set stay infeasible
+  std::vector<int> set_by;               // latency indexing: the pair that set the entry (-1: none)
+  int units = 0, reused = 0;             // units of work done, intra-op solves reused
+};
+// Merges parts of one model's table (their shares covering every pair once) into the table the
+// whole builder makes, bit for bit: an entry takes the least latency, ties going to the lower
+// pair, as the whole builder keeps the first pair (in order) with the least latency. Errors when
+// the parts do not have the same shape.
+Result<StageCostTable> merge_stage_cost_parts(const std::vector<StageCostPart>& parts);
+// A part as JSON (set entries only, doubles written exactly) and back; errors name the path.
+Json stage_cost_part_to_json(const StageCostPart& part);
+Result<StageCostPart> stage_cost_part_from_json(const Json& j);
+
 // stage_costs_from_model a bounded piece at a time, so that a page can spread it over frames.
 // A unit of work is one intra-op plan of a distinct layer on one (sub-mesh, logical mesh) pair,
 // or the stage sums of one pair once its layers are planned; stepped to the end in slices of
 // any size it does the same computations in the same order, so the table is bit-identical.
 class StageCostBuilder {
  public:
-  // Groups the layers and lists the (sub-mesh, logical mesh) pairs; no planning yet.
-  StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOptions options);
+  // Groups the layers and lists the (sub-mesh, logical mesh) pairs; no planning yet. With a
+  // share (index, count), only the pairs p with p % count == index are planned (finish_part).
+  StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOptions options, int share_index = 0, int share_count = 1);
   // Does at most `max_units` more units of work; returns done().
   bool step(int max_units);
   // True when every unit is done or an error stopped the work.
@@ -314,6 +332,9 @@ class StageCostBuilder {
   const Graph& graph() const { return graph_; }
   // The table, or the first error; steps to the end first when not done.
   Result<StageCostTable> finish();
+  // The share's part of the table (the whole table when the share is all), or the first error;
+  // steps to the end first when not done.
+  Result<StageCostPart> finish_part();
 
  private:
   struct MeshPair {                      // one logical mesh of one sub-mesh
@@ -332,6 +353,9 @@ class StageCostBuilder {
   std::vector<MeshPair> pairs_;
   StageCostTable table_;
   size_t pair_ = 0;                      // the pair being planned
+  int share_index_ = 0, share_count_ = 1; // the pairs planned: p % share_count_ == share_index_
+  std::vector<int> set_by_;              // latency indexing: the pair that set the entry (-1: none)
+  void skip_other_pairs();               // moves pair_ to the share's next pair
   int layer_ = 0;                        // its next layer to plan; layers() size: its stage sums are next
   std::vector<LayerPlan> plans_;         // the layers of pair_ planned so far
   int units_done_ = 0, units_total_ = 0;

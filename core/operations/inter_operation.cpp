@@ -35,6 +35,125 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, const std::vector<StageCostPart>& parts)
+    : InterJob(graph, cluster, request) {
+  if (done() || !builder_) return;   // the model's error
+  auto table = merge_stage_cost_parts(parts);
+  if (!table.ok()) {
+    finish(table.error());
+    return;
+  }
+  // The parts must be of this model's table (the same layers, sub-meshes and every pair once).
+  int units = 0, reused = 0;
+  for (const StageCostPart& p : parts) {
+    units += p.units;
+    reused += p.reused;
+  }
+  if (units != builder_->units_total() || table.value().layers != int(builder_->layers().size())) {
+    finish(make_error(ErrorCode::bad_value,
+                      "the stage-cost parts hold " + std::to_string(units) + " units of work; this model on this cluster has " +
+                          std::to_string(builder_->units_total()) + " (parts of another model, or shares missing)",
+                      "parts"));
+    return;
+  }
+  report_.table = std::move(table.value());
+  take_layers(*builder_);
+  report_.reused = reused;
+  report_.solves = units;
+  builder_.reset();
+  solver_.emplace(report_.table, request_.microbatches, request_.boundaries);
+}
+
+StageCostJob::StageCostJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, int share_index, int share_count) {
+  auto micro = microbatch_graph(graph, request.microbatches);
+  if (!micro.ok()) {
+    finish(micro.error());
+    return;
+  }
+  InterOpOptions o = request.options;
+  o.microbatches = request.microbatches;
+  builder_.emplace(std::move(micro.value()), cluster, o, share_index, share_count);
+}
+
+void StageCostJob::work(BudgetMeter& meter) {
+  while (!builder_->done()) {
+    builder_->step(1);
+    if (meter.count()) break;
+  }
+  if (builder_->done()) finish(builder_->finish_part());
+}
+
+JobProgress StageCostJob::progress() const {
+  return builder_ ? JobProgress{builder_->units_done(), builder_->units_total(), "stage costs"} : JobProgress{0, 0, "stage costs"};
+}
+
+void InterJob::take_layers(const StageCostBuilder& b) {
+  report_.layers = b.layers();
+  report_.layer_numbers = b.layer_numbers();
+  const Graph& g = b.graph();
+  for (const auto& [first, last] : report_.layers) report_.layer_ops.push_back({g.ops[size_t(first)].name(), g.ops[size_t(last)].name()});
+}
+
+Json inter_plan_to_json(const InterOpPlan& p) {
+  Json stages = Json::array();
+  for (const PipelineStage& s : p.stages)
+    stages.push_back(Json{{"first", s.first},
+                          {"last", s.last},
+                          {"submesh", Json::array({s.submesh.nodes, s.submesh.gpus})},
+                          {"latency", s.latency},
+                          {"logical_mesh", s.logical_mesh},
+                          {"device_offset", s.device_offset},
+                          {"recv_ms", s.recv_ms},
+                          {"send_ms", s.send_ms},
+                          {"send_bytes", s.send_bytes},
+                          {"send_inter_node", s.send_inter_node}});
+  return Json{{"total_latency", p.total_latency},
+              {"t_max", p.t_max},
+              {"t_max_tried", p.t_max_tried},
+              {"t_max_candidates", p.t_max_candidates},
+              {"boundaries", p.boundaries},
+              {"stages", stages}};
+}
+
+Result<InterOpPlan> inter_plan_from_json(const Json& j) {
+  auto bad = [](const std::string& path) { return make_error(ErrorCode::bad_value, "a pipeline plan's field " + path + " is missing or of the wrong type", path); };
+  auto num = [](const Json& o, const char* k, double& out) {
+    if (!o.contains(k) || !o[k].is_number()) return false;
+    out = o[k].get<double>();
+    return true;
+  };
+  auto integer = [](const Json& o, const char* k, int& out) {
+    if (!o.contains(k) || !o[k].is_number_integer()) return false;
+    out = o[k].get<int>();
+    return true;
+  };
+  InterOpPlan p;
+  if (!j.is_object()) return bad("plan");
+  if (!num(j, "total_latency", p.total_latency)) return bad("total_latency");
+  if (!num(j, "t_max", p.t_max)) return bad("t_max");
+  if (!integer(j, "t_max_tried", p.t_max_tried)) return bad("t_max_tried");
+  if (!integer(j, "t_max_candidates", p.t_max_candidates)) return bad("t_max_candidates");
+  if (!j.contains("boundaries") || !j["boundaries"].is_boolean()) return bad("boundaries");
+  p.boundaries = j["boundaries"].get<bool>();
+  if (!j.contains("stages") || !j["stages"].is_array()) return bad("stages");
+  for (size_t k = 0; k < j["stages"].size(); ++k) {
+    const Json& o = j["stages"][k];
+    const std::string at = "stages[" + std::to_string(k) + "]";
+    PipelineStage s;
+    if (!o.is_object() || !integer(o, "first", s.first) || !integer(o, "last", s.last) || !num(o, "latency", s.latency) ||
+        !integer(o, "device_offset", s.device_offset) || !num(o, "recv_ms", s.recv_ms) || !num(o, "send_ms", s.send_ms) ||
+        !num(o, "send_bytes", s.send_bytes) || !o.contains("logical_mesh") || !o["logical_mesh"].is_string() ||
+        !o.contains("send_inter_node") || !o["send_inter_node"].is_boolean() || !o.contains("submesh") || !o["submesh"].is_array() ||
+        o["submesh"].size() != 2 || !o["submesh"][0].is_number_integer() || !o["submesh"][1].is_number_integer())
+      return bad(at);
+    s.logical_mesh = o["logical_mesh"].get<std::string>();
+    s.send_inter_node = o["send_inter_node"].get<bool>();
+    s.submesh = Submesh{o["submesh"][0].get<int>(), o["submesh"][1].get<int>()};
+    p.stages.push_back(s);
+  }
+  return p;
+}
+
 InterJob::InterJob(StageCostTable table, const InterRequest& request) : request_(request) {
   report_.microbatches = request.microbatches;
   report_.mode = request.options.mode;
@@ -58,10 +177,7 @@ void InterJob::work(BudgetMeter& meter) {
       return;
     }
     report_.table = table.value();
-    report_.layers = builder_->layers();
-    report_.layer_numbers = builder_->layer_numbers();
-    const Graph& g = builder_->graph();
-    for (const auto& [first, last] : report_.layers) report_.layer_ops.push_back({g.ops[size_t(first)].name(), g.ops[size_t(last)].name()});
+    take_layers(*builder_);
     report_.reused = builder_->reused_solves();
     report_.solves = builder_->units_done();
     builder_.reset();

@@ -48,11 +48,34 @@ struct InterReport {
   std::string to_text() const;
 };
 
+// A plan as JSON with every field of every stage, doubles written exactly, and back (the page
+// reads the worker's plan with it: the numbers it shows are the CLI's to the bit).
+Json inter_plan_to_json(const InterOpPlan& plan);
+Result<InterOpPlan> inter_plan_from_json(const Json& j);
+
+// One share of the stage costs (StageCostBuilder with a share): a unit is an intra-op solve or a
+// pair's stage sums; the report is the share's part of the table, for merge_stage_cost_parts.
+class StageCostJob : public Job<StageCostPart> {
+ public:
+  // The pairs p with p % share_count == share_index of `graph`'s micro-batch graph on `cluster`.
+  StageCostJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, int share_index, int share_count);
+  JobProgress progress() const override;
+
+ protected:
+  void work(BudgetMeter& meter) override;
+
+ private:
+  std::optional<StageCostBuilder> builder_;
+};
+
 // The pass in progress.
 class InterJob : public Job<InterReport> {
  public:
   // From a model: the micro-batch graph of `graph` on `cluster` (errors end the job at once).
   InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request);
+  // From a model whose stage costs were computed in parts (StageCostJob shares covering every
+  // pair): merges them and runs the DP; the report equals the one-job report (but elapsed_ms).
+  InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, const std::vector<StageCostPart>& parts);
   // From stage costs read from a file.
   InterJob(StageCostTable table, const InterRequest& request);
   // The current phase: "stage costs" (intra-op solves) or "pipeline DP" (rows, an upper bound).
@@ -68,6 +91,7 @@ class InterJob : public Job<InterReport> {
 
  private:
   void solve(BudgetMeter& meter);
+  void take_layers(const StageCostBuilder& builder);   // the report's layer fields
   InterRequest request_;
   InterReport report_;                 // filled as the phases finish
   std::optional<StageCostBuilder> builder_;

@@ -1,8 +1,9 @@
-// Browser end-to-end test of the Alpa inter-op plan as a job spread over frames (index.html +
-// build-wasm/web/autopar-web.*): pressing Plan for a 24-layer transformer on 32x8 (seconds of
-// work) keeps the page drawing while result().inter_progress climbs from below 1 to 1, and ends
-// with the CLI's plan; Cancel stops it; changing the micro-batches mid-way restarts it for the new
-// inputs; planInter() still plans at once. Timings are printed, never asserted (2 shared cores).
+// Browser end-to-end test of the Alpa inter-op plan as a job in the page's workers (index.html +
+// build-wasm/web/autopar-web.*, build-wasm/wasm/autopar-worker.*): pressing Plan for a 24-layer
+// transformer on 32x8 (seconds of work) keeps the page drawing while result().inter_progress
+// climbs from below 1 to 1, and ends with the CLI's plan; Cancel stops it; changing the
+// micro-batches mid-way restarts it for the new inputs; planInter() returns a Promise of the
+// plan. Timings are printed, never asserted (2 shared cores).
 // Run: node tests/e2e/inter_progress.test.mjs   (exit status 0 when every check passes)
 import path from 'node:path';
 import { shotDir, cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
@@ -54,9 +55,9 @@ async function progressChecks(page) {
   check('pressing Plan starts planning with progress below 1', during.length > 0 && progress[0] < 1, `first ${progress[0]}`);
   check('inter_progress never goes back', progress.every((p, i) => i === 0 || p >= progress[i - 1]));
   const inside = new Set(progress.filter((p) => p > 0 && p < 1));
-  check('inter_progress takes many values between 0 and 1 (planning spans frames)', inside.size >= 10, `${inside.size} values`);
+  check('inter_progress takes several values between 0 and 1 (the worker reports progress)', inside.size >= 3, `${inside.size} values`);
   const frames0 = during.length ? during[0].frame_ms.frames : 0;
-  check('frames keep being drawn while planning', during.length >= 10 && last.frame_ms.frames - frames0 >= 10,
+  check('frames keep being drawn while the worker plans', during.length >= 3 && last.frame_ms.frames - frames0 >= 5,
         `${last.frame_ms.frames - frames0} frames drawn during ${during.length} samples`);
   const ref = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:32x8', '--microbatches', '32']);
   check('planning ends with inter_progress 1 and the CLI\'s total latency', last.inter_planning === false && last.inter_progress === 1 &&
@@ -64,7 +65,7 @@ async function progressChecks(page) {
         `page ${last.total_latency}, CLI ${ref?.total_latency}`);
   if (ref) check('the planned stages equal the CLI\'s (layers, sub-mesh, latency, logical mesh)', stagesOf(last.stages) === stagesOf(ref.stages));
   const t = last.inter_timing;
-  check('the plan was computed over many slices', t && t.slices >= 10, JSON.stringify(t));
+  check('the worker reported the plan over many replies', t && t.slices >= 10, JSON.stringify(t));
   // result().frame_ms covers the last 120 frames: all of them planning ones once that many passed.
   const fm = last.frame_ms;
   const frameFigures = fm.frames - frames0 >= 120
@@ -93,25 +94,25 @@ async function progressChecks(page) {
   check('after Cancel no planning resumes', idle.inter_planning === false && idle.total_latency === null);
 
   // Changing the micro-batches while planning restarts it for the new value.
-  // 4x8: many frames of planning, so the change lands while it runs (2x4 plans in a frame or two).
-  await st({ model: 'transformer:layers=24', cluster: 'lecture:4x8', mesh: '4x8', microbatches: 16 });
+  // 32x8: seconds of planning, so the change lands while it runs (4x8 plans in a few tenths).
+  await st({ model: 'transformer:layers=24', cluster: 'lecture:32x8', mesh: '32x8', microbatches: 16 });
   await nextFrames(page);
   await clickPlan(page);
   const mid = await res();
   await st({ microbatches: 8 });
   const restarted = await samplePlanning(page, 50_000);
   const end = restarted[restarted.length - 1];
-  const ref8 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:4x8', '--microbatches', '8']);
+  const ref8 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:32x8', '--microbatches', '8']);
   check('micro-batches changed while planning: it restarts and ends with the CLI\'s plan for the new value',
         mid.inter_planning === true && end.inter_planning === false && end.inter_progress === 1 &&
         typeof end.total_latency === 'number' && (!ref8 || end.total_latency === ref8.total_latency),
         `planning when changed: ${mid.inter_planning}; page ${end.total_latency}, CLI ${ref8?.total_latency}`);
 
-  // planInter() plans at once, as before.
+  // planInter(): a Promise of result() once planned.
   await st({ model: 'transformer:layers=24', cluster: 'lecture:2x4', mesh: '2x4', microbatches: 4 });
   const now = await page.evaluate(() => window.autopar.planInter());
   const ref4 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:2x4', '--microbatches', '4']);
-  check('planInter() returns the CLI\'s plan at once', now.inter_planning === false && now.inter_progress === 1 &&
+  check('planInter() resolves to result() with the CLI\'s plan', now.inter_planning === false && now.inter_progress === 1 &&
         typeof now.total_latency === 'number' && (!ref4 || now.total_latency === ref4.total_latency),
         `page ${now.total_latency}, CLI ${ref4?.total_latency}`);
 }

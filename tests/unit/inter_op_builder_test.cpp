@@ -240,7 +240,7 @@ TEST_CASE("the page's planning job: a unit per frame gives plan_inter's plan; in
   CHECK_FALSE(inter_planning(view));
   CHECK(current_inter_plan(view, in4) != nullptr);
 
-  // Cancel: no job, the last plan stays; micro-batches that do not divide fail at once.
+  // Cancel: no job, the last plan stays; micro-batches that do not divide fail at the first step.
   start_inter_plan(view, in, graph, cluster);
   advance_inter_plan(view, in, graph, cluster, 0, ++frame);
   cancel_inter_plan(view);
@@ -251,6 +251,7 @@ TEST_CASE("the page's planning job: a unit per frame gives plan_inter's plan; in
   AlpaInputs bad = in;
   bad.microbatches = 7;
   start_inter_plan(view, bad, graph, cluster);
+  CHECK(advance_inter_plan(view, bad, graph, cluster, 0, ++frame));   // the worker's first step ends it
   CHECK_FALSE(inter_planning(view));
   REQUIRE(view.error);
   CHECK(view.error->path == "--microbatches");

@@ -1,0 +1,184 @@
+// Unit tests of the pool's split of the stage costs and of the worker's message protocol
+// (core/operations/worker_session.h): stage costs computed in shares of the pairs and merged
+// equal the whole builder's table bit for bit (also through the parts' JSON); the worker's
+// "inter" plan equals the InterJob's, whole or from parts; cancel and bad messages answer with
+// errors that keep their code and path.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "cluster_spec.h"
+#include "inter_operation.h"
+#include "models.h"
+#include "worker_session.h"
+
+using namespace autopar;
+
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Every field of two tables, doubles to the bit.
+bool same_table(const StageCostTable& a, const StageCostTable& b) {
+  if (a.layers != b.layers || a.nodes != b.nodes || a.gpus_per_node != b.gpus_per_node || !(a.submeshes == b.submeshes) ||
+      a.latency.size() != b.latency.size() || a.has_boundaries != b.has_boundaries || a.cut_bytes.size() != b.cut_bytes.size())
+    return false;
+  for (size_t k = 0; k < a.latency.size(); ++k)
+    if (!same_bits(a.latency[k], b.latency[k]) || !same_bits(a.recv_allgather_ms[k], b.recv_allgather_ms[k])) return false;
+  for (size_t k = 0; k < a.cut_bytes.size(); ++k)
+    if (!same_bits(a.cut_bytes[k], b.cut_bytes[k])) return false;
+  return a.max_succ_stages == b.max_succ_stages && a.logical_mesh == b.logical_mesh && a.zero_stage == b.zero_stage && a.remat == b.remat &&
+         a.recv_replicas == b.recv_replicas && same_bits(a.intra_link.bandwidth_gb_per_s, b.intra_link.bandwidth_gb_per_s) &&
+         same_bits(a.inter_link.latency_us, b.inter_link.latency_us);
+}
+
+// The replies of a session stepped until idle (a step of 0 ms does one unit per job).
+std::vector<Json> run_session(WorkerSession& s, double budget_ms = 0) {
+  std::vector<Json> out;
+  for (int guard = 0; guard < 1000000; ++guard) {
+    for (const WorkerReply& r : s.take_replies()) out.push_back(Json::parse(r.text));
+    if (!s.busy()) break;
+    s.step(budget_ms);
+  }
+  return out;
+}
+
+Json start_message(int id, const std::string& operation, const std::string& model, const std::string& cluster, Json request) {
+  return Json{{"id", id}, {"op", "start"}, {"operation", operation}, {"inputs", Json{{"model", model}, {"cluster", cluster}}}, {"request", request}};
+}
+
+}  // namespace
+
+TEST_CASE("stage costs in shares of the pairs, merged, equal the whole table bit for bit (also through JSON)") {
+  struct Case {
+    const char* model;
+    const char* cluster;
+    int microbatches;
+  };
+  for (const Case c : {Case{"transformer:layers=4", "lecture:2x4", 8}, Case{"moe", "lecture:2x4", 4},
+                       Case{"transformer:layers=6,hidden=512", "a100:2x8", 4}}) {
+    CAPTURE(c.model);
+    const Graph micro = microbatch_graph(load_model(c.model).value(), c.microbatches).value();
+    const Cluster cluster = load_cluster(c.cluster).value();
+    InterOpOptions o;
+    o.microbatches = c.microbatches;
+    StageCostBuilder whole(micro, cluster, o);
+    auto table = whole.finish();
+    REQUIRE(table.ok());
+    for (int n : {1, 2, 3, 4, 7}) {
+      CAPTURE(n);
+      std::vector<StageCostPart> parts, read_back;
+      int units = 0, reused = 0;
+      for (int k = 0; k < n; ++k) {
+        StageCostBuilder b(micro, cluster, o, k, n);
+        auto part = b.finish_part();
+        REQUIRE(part.ok());
+        units += part.value().units;
+        reused += part.value().reused;
+        auto again = stage_cost_part_from_json(Json::parse(stage_cost_part_to_json(part.value()).dump()));
+        REQUIRE(again.ok());
+        parts.push_back(part.value());
+        read_back.push_back(again.value());
+      }
+      CHECK(units == whole.units_total());
+      CHECK(reused == whole.reused_solves());
+      auto merged = merge_stage_cost_parts(parts);
+      REQUIRE(merged.ok());
+      CHECK(same_table(merged.value(), table.value()));
+      auto merged_json = merge_stage_cost_parts(read_back);
+      REQUIRE(merged_json.ok());
+      CHECK(same_table(merged_json.value(), table.value()));
+      // Merged in another order, the ties still go to the lower pair.
+      std::reverse(read_back.begin(), read_back.end());
+      CHECK(same_table(merge_stage_cost_parts(read_back).value(), table.value()));
+    }
+  }
+}
+
+TEST_CASE("a share with one part missing does not pass for the whole table") {
+  const Graph g = load_model("transformer:layers=4").value();
+  const Cluster c = load_cluster("lecture:2x4").value();
+  InterRequest r;
+  r.microbatches = 8;
+  StageCostJob a(g, c, r, 0, 2);
+  REQUIRE(run_to_end(a).ok());
+  InterJob job(g, c, r, std::vector<StageCostPart>{a.result().value()});
+  REQUIRE(job.done());
+  REQUIRE(!job.result().ok());
+  CHECK(job.result().error().path == "parts");
+}
+
+TEST_CASE("the worker's inter plan equals the InterJob's, whole and from shares computed by three workers") {
+  const Graph g = load_model("transformer:layers=4").value();
+  const Cluster c = load_cluster("lecture:2x4").value();
+  InterRequest r;
+  r.microbatches = 8;
+  InterJob job(g, c, r);
+  const InterReport& report = run_to_end(job).value();
+
+  WorkerSession whole;
+  whole.message(start_message(1, "inter", "transformer:layers=4", "lecture:2x4", Json{{"microbatches", 8}}).dump());
+  auto replies = run_session(whole);
+  REQUIRE(replies.size() > 2);   // progress, then the result
+  CHECK(replies.front().contains("progress"));
+  REQUIRE(replies.back().contains("result"));
+  CHECK(replies.back()["id"] == 1);
+  const Json& result = replies.back()["result"];
+  CHECK(result["plan"] == inter_plan_to_json(report.plan));
+  CHECK(result["report"]["total_latency"] == report.to_json()["total_latency"]);
+  auto plan = inter_plan_from_json(Json::parse(result["plan"].dump()));
+  REQUIRE(plan.ok());
+  CHECK(same_bits(plan.value().total_latency, report.plan.total_latency));
+  CHECK(inter_plan_to_json(plan.value()) == inter_plan_to_json(report.plan));
+  CHECK(result["layer_ops"].size() == report.layer_ops.size());
+
+  // A pool of three: each worker one share, then the DP from the parts.
+  Json parts = Json::array();
+  for (int k = 0; k < 3; ++k) {
+    WorkerSession w;
+    w.message(start_message(10 + k, "stage_costs", "transformer:layers=4", "lecture:2x4",
+                            Json{{"microbatches", 8}, {"share_index", k}, {"share_count", 3}}).dump());
+    auto out = run_session(w, 5);
+    REQUIRE(out.back().contains("result"));
+    parts.push_back(out.back()["result"]);
+  }
+  WorkerSession dp;
+  dp.message(start_message(20, "inter", "transformer:layers=4", "lecture:2x4", Json{{"microbatches", 8}, {"parts", parts}}).dump());
+  auto out = run_session(dp);
+  REQUIRE(out.back().contains("result"));
+  Json a = out.back()["result"], b = result;
+  for (Json* j : {&a, &b}) {
+    j->at("report").erase("elapsed_ms");   // wall-clock fields
+    j->at("report").erase("phases");
+  }
+  CHECK(a == b);
+}
+
+TEST_CASE("the worker answers cancel and bad messages with errors keeping their code and path") {
+  WorkerSession s;
+  s.message(start_message(3, "inter", "transformer:layers=4", "lecture:2x4", Json{{"microbatches", 8}}).dump());
+  s.step(0);
+  s.take_replies();
+  CHECK(s.busy());
+  s.message(R"({"id":3,"op":"cancel"})");
+  CHECK_FALSE(s.busy());
+  auto replies = s.take_replies();
+  REQUIRE(replies.size() == 1);
+  CHECK(replies[0].kind == "error");
+  CHECK(Json::parse(replies[0].text)["error"]["code"] == "cancelled");
+
+  s.message("{not json");
+  s.message(start_message(4, "inter", "no-such-model", "lecture:2x4", Json::object()).dump());
+  s.message(start_message(5, "inter", "transformer:layers=4", "lecture:2x4", Json{{"microbatches", "eight"}}).dump());
+  s.message(start_message(6, "teleport", "transformer:layers=4", "lecture:2x4", Json::object()).dump());
+  s.message(start_message(7, "inter", "transformer:layers=2,batch=8", "lecture:1x4", Json{{"microbatches", 7}}).dump());
+  auto out = run_session(s);
+  REQUIRE(out.size() == 5);
+  CHECK(out[0]["error"]["code"] == "bad_json");
+  CHECK(out[1]["id"] == 4);
+  CHECK(out[1]["error"]["path"] == "inputs.model");
+  CHECK(out[2]["error"]["path"] == "request.microbatches");
+  CHECK(out[3]["error"]["path"] == "operation");
+  CHECK(out[4]["id"] == 7);   // the core's own error, after a step
+  CHECK(out[4]["error"]["path"] == "--microbatches");
+}

@@ -1,0 +1,42 @@
+// The worker module (autopar-worker.js/.wasm, run in a Web Worker by the page): the operations
+// as messages (core/operations/worker_session.h), without ImGui or GL. wasm/worker_loop.js
+// posts the page's messages in and steps the jobs between messages.
+#include <emscripten.h>
+
+#include <string>
+
+#include "worker_session.h"
+
+namespace {
+autopar::WorkerSession g_session;
+std::string g_out;
+
+// The queued replies, one a line: "ID KIND JSON" (the loop routes them without parsing).
+const char* take_replies() {
+  g_out.clear();
+  for (const autopar::WorkerReply& r : g_session.take_replies()) {
+    g_out += std::to_string(r.id) + " " + r.kind + " " + r.text + "\n";
+  }
+  return g_out.c_str();
+}
+}  // namespace
+
+extern "C" {
+
+// Handles one message {id, op, operation, inputs, request}; returns the replies it made at once
+// (errors), one a line.
+EMSCRIPTEN_KEEPALIVE const char* autopar_worker_message(const char* json) {
+  g_session.message(json ? json : "");
+  return take_replies();
+}
+
+// Steps the running jobs for about `budget_ms`; returns the replies (progress, results), one a line.
+EMSCRIPTEN_KEEPALIVE const char* autopar_worker_step(double budget_ms) {
+  g_session.step(budget_ms);
+  return take_replies();
+}
+
+// 1 while a job runs.
+EMSCRIPTEN_KEEPALIVE int autopar_worker_busy() { return g_session.busy() ? 1 : 0; }
+
+}  // extern "C"

@@ -1,0 +1,64 @@
+// The worker's message loop (linked before autopar-worker.js's code with --pre-js): messages
+// from the page are handed to the module as they come; while jobs run, a setTimeout(0) loop
+// steps them ~30 ms at a time, so a cancel is seen between two steps. Replies go to the page as
+// {id, kind, text} (text: the reply's JSON); progress at most every 100 ms per job.
+var autoparWorker = { ready: false, queue: [], looping: false, lastProgress: {} };
+var STEP_BUDGET_MS = 30;
+var PROGRESS_EVERY_MS = 100;
+
+function autoparPostReplies(lines) {
+  if (!lines) return;
+  var now = Date.now();
+  var list = lines.split('\n');
+  for (var k = 0; k < list.length; k++) {
+    var line = list[k];
+    if (!line) continue;
+    var a = line.indexOf(' '), b = line.indexOf(' ', a + 1);
+    var id = Number(line.slice(0, a)), kind = line.slice(a + 1, b);
+    if (kind === 'progress') {
+      if (now - (autoparWorker.lastProgress[id] || 0) < PROGRESS_EVERY_MS) continue;
+      autoparWorker.lastProgress[id] = now;
+    } else {
+      delete autoparWorker.lastProgress[id];
+    }
+    postMessage({ id: id, kind: kind, text: line.slice(b + 1) });
+  }
+}
+
+function autoparLoop() {
+  autoparWorker.looping = false;
+  autoparPostReplies(UTF8ToString(_autopar_worker_step(STEP_BUDGET_MS)));
+  if (_autopar_worker_busy()) autoparSchedule();
+}
+
+function autoparSchedule() {
+  if (autoparWorker.looping) return;
+  autoparWorker.looping = true;
+  setTimeout(autoparLoop, 0);
+}
+
+// Large messages (a pool's stage-cost parts) would overflow ccall's stack copy: malloc'd here.
+function autoparHandle(text) {
+  var size = lengthBytesUTF8(text) + 1;
+  var p = _malloc(size);
+  stringToUTF8(text, p, size);
+  var out = UTF8ToString(_autopar_worker_message(p));
+  _free(p);
+  autoparPostReplies(out);
+  autoparSchedule();
+}
+
+// A message is the JSON text {id, op, operation, inputs, request} (or that object).
+self.onmessage = function (e) {
+  var text = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
+  if (autoparWorker.ready) autoparHandle(text);
+  else autoparWorker.queue.push(text);
+};
+
+Module['onRuntimeInitialized'] = function () {
+  autoparWorker.ready = true;
+  postMessage({ id: 0, kind: 'ready', text: '' });
+  var queued = autoparWorker.queue;
+  autoparWorker.queue = [];
+  for (var k = 0; k < queued.length; k++) autoparHandle(queued[k]);
+};

@@ -1,0 +1,74 @@
+// The page's side of the worker protocol. See worker_client.h.
+#include "worker_client.h"
+
+#include <utility>
+
+namespace autopar::web {
+
+int64_t WorkerClient::start(const std::string& operation, const Json& inputs, const Json& request) {
+  const int64_t id = next_id_++;
+  jobs_[id] = Pending{};
+  const std::string text = Json{{"id", id}, {"op", "start"}, {"operation", operation}, {"inputs", inputs}, {"request", request}}.dump();
+  if (post_) post_(text);
+  else local_.message(text);
+  return id;
+}
+
+void WorkerClient::cancel(int64_t id) {
+  if (jobs_.erase(id) == 0) return;
+  const std::string text = Json{{"id", id}, {"op", "cancel"}}.dump();
+  if (post_) post_(text);
+  else local_.message(text);
+}
+
+void WorkerClient::receive(const std::string& text) {
+  auto parsed = parse_json_text(text, "the worker's reply");
+  if (!parsed.ok() || !parsed.value().is_object()) return;
+  const Json& j = parsed.value();
+  if (!j.contains("id") || !j["id"].is_number_integer()) return;
+  auto it = jobs_.find(j["id"].get<int64_t>());
+  if (it == jobs_.end() || it->second.outcome) return;
+  Pending& p = it->second;
+  ++p.replies;
+  if (j.contains("progress")) {
+    const Json& g = j["progress"];
+    p.progress.done = g.value("done", int64_t(0));
+    p.progress.total = g.value("total", int64_t(0));
+    p.progress.phase = g.value("phase", std::string());
+  } else if (j.contains("result")) {
+    p.outcome = Result<Json>(j["result"]);
+  } else if (j.contains("error")) {
+    const Json& e = j["error"];
+    p.outcome = Result<Json>(make_error(e.value("code", std::string("worker")), e.value("message", std::string("the worker failed")),
+                                        e.value("path", std::string())));
+  }
+}
+
+void WorkerClient::step_local(double budget_ms) {
+  if (post_ || !local_.busy()) return;
+  local_.step(budget_ms);
+  for (const WorkerReply& r : local_.take_replies()) receive(r.text);
+}
+
+JobProgress WorkerClient::progress(int64_t id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? JobProgress{} : it->second.progress;
+}
+
+int WorkerClient::replies(int64_t id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? 0 : it->second.replies;
+}
+
+std::optional<Result<Json>> WorkerClient::take(int64_t id) {
+  // Errors found when the message was read (bad inputs) are replies of the local session too.
+  if (!post_)
+    for (const WorkerReply& r : local_.take_replies()) receive(r.text);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !it->second.outcome) return std::nullopt;
+  auto out = std::move(it->second.outcome);
+  jobs_.erase(it);
+  return out;
+}
+
+}  // namespace autopar::web

@@ -1,0 +1,53 @@
+// The page's side of the worker protocol (core/operations/worker_session.h): starts operations
+// in the browser's worker pool (web/worker_pool.js, through a post function the WASM build
+// connects), or, where there is none (native unit tests), in an in-process WorkerSession stepped
+// a slice per frame; keeps each job's last progress and its outcome until taken. No ImGui.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "job.h"
+#include "json_io.h"
+#include "result.h"
+#include "worker_session.h"
+
+namespace autopar::web {
+
+class WorkerClient {
+ public:
+  using Post = std::function<void(const std::string& text)>;
+  // Sends every later message to `post` (the browser's pool) instead of the in-process session.
+  void connect(Post post) { post_ = std::move(post); }
+  // True when messages go to the browser's pool.
+  bool connected() const { return bool(post_); }
+  // Starts `operation` (worker_session.h) and returns its id (ids grow from 1).
+  int64_t start(const std::string& operation, const Json& inputs, const Json& request);
+  // Cancels job `id` and forgets it (its late replies are ignored).
+  void cancel(int64_t id);
+  // Takes one reply text {id, progress | result | error}; replies to unknown ids are ignored.
+  void receive(const std::string& text);
+  // In-process only: steps the session for about `budget_ms` and takes its replies.
+  void step_local(double budget_ms);
+  // The last progress job `id` reported (empty before the first).
+  JobProgress progress(int64_t id) const;
+  // Replies received for job `id` so far.
+  int replies(int64_t id) const;
+  // Job `id`'s result or error once it arrived (the job is then forgotten), else nullopt.
+  std::optional<Result<Json>> take(int64_t id);
+
+ private:
+  struct Pending {
+    JobProgress progress;
+    int replies = 0;
+    std::optional<Result<Json>> outcome;
+  };
+  Post post_;
+  WorkerSession local_;
+  int64_t next_id_ = 1;
+  std::map<int64_t, Pending> jobs_;
+};
+
+}  // namespace autopar::web

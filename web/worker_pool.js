@@ -1,0 +1,139 @@
+// The page's pool of Web Workers (build-wasm/wasm/autopar-worker.js: the operations as
+// messages, core/operations/worker_session.h). Started at page load, so the first plan finds
+// warm workers. Sized by navigator.hardwareConcurrency: min(cores - 1, 4), at least 1 (the main
+// thread keeps a core for drawing); "?workers=N" in the page's URL overrides it (1 to 8).
+// The app posts {id, op, operation, inputs, request} texts; replies come back as texts
+// {id, progress | result | error} through `deliver`. An "inter" plan on a pool of n > 1 workers
+// is split: each worker computes one share of the stage costs (the pairs p with p % n == k),
+// then one worker merges the parts (in pair order: bit for bit the table of one worker) and
+// runs the DP. No SharedArrayBuffer: plain messages, so any static server will do.
+(function () {
+  'use strict';
+
+  function poolSize() {
+    var m = /[?&]workers=(\d+)/.exec(location.search);
+    if (m) return Math.max(1, Math.min(8, Number(m[1])));
+    var cores = navigator.hardwareConcurrency || 2;
+    return Math.max(1, Math.min(cores - 1, 4));
+  }
+
+  // `deliver(text)`: a reply for the app. Returns null when workers cannot start here.
+  function AutoparPool(scriptUrl, deliver) {
+    var size = poolSize();
+    var workers = [];
+    try {
+      for (var k = 0; k < size; k++) workers.push(new Worker(scriptUrl));
+    } catch (e) {
+      console.warn('autopar: no Web Workers (' + e + '); the page plans on its main thread');
+      return null;
+    }
+    var nextId = 1;
+    var routes = {};        // worker job id -> {job, share}
+    var jobs = {};          // app id -> {workers: [[worker, id], ...], shares, parts, done, total, message}
+    var load = workers.map(function () { return 0; });
+
+    function send(w, id, operation, inputs, request, requestText) {
+      load[w]++;
+      var text = '{"id":' + id + ',"op":"start","operation":' + JSON.stringify(operation) + ',"inputs":' + JSON.stringify(inputs) +
+                 ',"request":' + (requestText || JSON.stringify(request)) + '}';
+      workers[w].postMessage(text);
+    }
+    function leastLoaded() {
+      var best = 0;
+      for (var k = 1; k < workers.length; k++) if (load[k] < load[best]) best = k;
+      return best;
+    }
+    // A reply text with its id replaced by the app's.
+    function asApp(appId, text) { return '{"id":' + appId + text.slice(text.indexOf(',')); }
+    function end(appId) {
+      var job = jobs[appId];
+      if (!job) return;
+      job.workers.forEach(function (p) { delete routes[p[1]]; load[p[0]]--; });
+      delete jobs[appId];
+    }
+    function start(job, w, operation, request, requestText, share) {
+      var id = nextId++;
+      routes[id] = { job: job, share: share };
+      job.workers.push([w, id]);
+      send(w, id, operation, job.message.inputs, request, requestText);
+    }
+
+    function onReply(w, e) {
+      var r = e.data;
+      if (r.kind === 'ready') return;
+      var route = routes[r.id];
+      if (!route) return;                 // cancelled
+      var job = route.job;
+      if (route.share === undefined) {    // a whole job, or the DP after the shares
+        if (r.kind !== 'progress') end(job.appId);
+        deliver(asApp(job.appId, r.text));
+        return;
+      }
+      if (r.kind === 'error') {           // one share failed: the job fails
+        var cancel = job.workers.slice();
+        end(job.appId);
+        cancel.forEach(function (p) { workers[p[0]].postMessage('{"id":' + p[1] + ',"op":"cancel"}'); });
+        deliver(asApp(job.appId, r.text));
+        return;
+      }
+      if (r.kind === 'progress') {
+        var p = JSON.parse(r.text).progress;
+        job.done[route.share] = p.done;
+        job.total[route.share] = p.total;
+        var done = job.done.reduce(function (a, b) { return a + b; }, 0);
+        var total = job.total.reduce(function (a, b) { return a + b; }, 0);
+        deliver(JSON.stringify({ id: job.appId, progress: { done: done, total: total, fraction: total ? done / total : 0, phase: 'stage costs' } }));
+        return;
+      }
+      // A share's part: kept as text (the merging worker parses it).
+      job.parts[route.share] = r.text.slice(r.text.indexOf('"result":') + 9, -1);
+      delete routes[r.id];
+      load[w]--;
+      job.workers = job.workers.filter(function (p) { return p[1] !== r.id; });
+      if (job.parts.some(function (x) { return x === undefined; })) return;
+      var request = JSON.stringify(job.message.request || {});
+      var withParts = request.slice(0, -1) + (request.length > 2 ? ',' : '') + '"parts":[' + job.parts.join(',') + ']}';
+      job.parts = [];
+      start(job, leastLoaded(), 'inter', null, withParts, undefined);
+    }
+    workers.forEach(function (worker, w) {
+      worker.onmessage = function (e) { onReply(w, e); };
+      worker.onerror = function (e) { console.warn('autopar: worker ' + w + ' failed: ' + (e.message || e)); };
+    });
+
+    return {
+      size: size,
+      // The app's message text.
+      post: function (text) {
+        var m = JSON.parse(text);
+        if (m.op === 'cancel') {
+          var job = jobs[m.id];
+          if (!job) return;
+          var list = job.workers.slice();
+          end(m.id);
+          list.forEach(function (p) { workers[p[0]].postMessage('{"id":' + p[1] + ',"op":"cancel"}'); });
+          return;
+        }
+        var entry = { appId: m.id, message: m, workers: [], parts: [], done: [], total: [] };
+        jobs[m.id] = entry;
+        var request = m.request || {};
+        if (m.operation === 'inter' && workers.length > 1 && !request.parts) {
+          for (var k = 0; k < workers.length; k++) {
+            var share = {};
+            for (var key in request) share[key] = request[key];
+            share.share_index = k;
+            share.share_count = workers.length;
+            entry.parts.push(undefined);
+            entry.done.push(0);
+            entry.total.push(0);
+            start(entry, k, 'stage_costs', share, null, k);
+          }
+          return;
+        }
+        start(entry, leastLoaded(), m.operation, request, null, undefined);
+      }
+    };
+  }
+
+  window.AutoparPool = AutoparPool;
+})();
