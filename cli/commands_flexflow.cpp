@@ -11,6 +11,13 @@
 namespace autopar::cli {
 namespace {
 
+// --optimizer adam|sgd: whose state the memory per GPU counts (default adam).
+Result<Optimizer> optimizer_option(const Args& a) {
+  const std::string opt = a.get("optimizer").value_or("adam");
+  if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
+  return opt == "adam" ? Optimizer::adam : Optimizer::sgd;
+}
+
 Result<Output> space_command(const Args& a) {
   auto g = model_option(a);
   if (!g.ok()) return g.error();
@@ -26,8 +33,11 @@ Result<Output> simulate_command(const Args& a) {
   if (!c.ok()) return c.error();
   auto s = load_strategy(a.get("strategy").value_or("dp"), g.value(), c.value());
   if (!s.ok()) return s.error();
+  auto optimizer = optimizer_option(a);
+  if (!optimizer.ok()) return optimizer.error();
   SimulateRequest request;
   request.strategy = s.value();
+  request.optimizer = optimizer.value();
   if (a.has("calibrated")) request.cost.mode = CostMode::calibrated;
   if (a.get("fine")) {
     auto seed = int_option(a, "fine", 0, 0, int64_t(1) << 53);
@@ -58,7 +68,10 @@ Result<Output> search_command(const Args& a) {
   if (!budget.ok()) return budget.error();
   auto seed = int_option(a, "seed", 1, 0, int64_t(1) << 53);
   if (!seed.ok()) return seed.error();
+  auto optimizer = optimizer_option(a);
+  if (!optimizer.ok()) return optimizer.error();
   SearchRequest request;
+  request.optimizer = optimizer.value();
   request.beta = beta.value();
   request.steps = steps.value();
   request.budget_ms = budget.value();
@@ -121,9 +134,9 @@ std::vector<Command> flexflow_commands() {
   return {
       {"space", "count the SOAP configurations per op and the strategies in all", "--model M --cluster C", {mc, {}}, space_command},
       {"simulate", "simulate one strategy: makespan and breakdown", "--model M --cluster C --strategy S",
-       {with({"strategy", "fine", "trace", "taskgraph"}), {"calibrated"}}, simulate_command},
+       {with({"strategy", "fine", "trace", "taskgraph", "optimizer"}), {"calibrated"}}, simulate_command},
       {"search", "MCMC search for a fast strategy", "--model M --cluster C --beta B --steps N --seed S",
-       {with({"beta", "steps", "budget-ms", "seed", "init"}), {"full-sim"}}, search_command},
+       {with({"beta", "steps", "budget-ms", "seed", "init", "optimizer"}), {"full-sim"}}, search_command},
       {"exhaustive", "simulate every strategy of a small space", "--model M --cluster C", {mc, {}}, exhaustive_command},
       {"accuracy", "compare the simulator with the finer execution model", "--model M --cluster C --samples N",
        {with({"samples", "seed"}), {"calibrated"}}, accuracy_command},

@@ -6,8 +6,14 @@
 
 namespace autopar {
 
+double search_cost(double makespan_ms, const DeviceMemory& memory) {
+  if (memory.fits() || memory.capacity_bytes() <= 0) return makespan_ms;
+  return makespan_ms * 2.0 * memory.peak_bytes() / memory.capacity_bytes();
+}
+
 McmcSearch::McmcSearch(const Graph& graph, const Cluster& cluster, const Strategy& init, const SearchOptions& options)
-    : graph_(graph), cluster_(cluster), options_(options), rng_(options.seed), current_(init) {
+    : graph_(graph), cluster_(cluster), options_(options), rng_(options.seed), current_(init),
+      memory_(graph, cluster, init, options.optimizer) {
   const int n = cluster.num_devices();
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     space_.push_back(enumerate_configs(graph.ops[i], n));
@@ -26,10 +32,27 @@ McmcSearch::McmcSearch(const Graph& graph, const Cluster& cluster, const Strateg
   }
   result_.init_ms = result_.best_ms = result_.current_ms = cost;
   result_.best = init;
+  result_.best_fits = result_.init_fits = memory_.fits();
+  result_.best_peak_bytes = memory_.peak_bytes();
+  current_cost_ = best_cost_ = init_cost_ = search_cost(cost, memory_);
   result_.history.push_back({0, cost});
 }
 
+void McmcSearch::consider_best(double makespan, double cost) {
+  // A strategy that fits beats every one that does not; among equals the cost decides.
+  const bool fits = memory_.fits();
+  if (fits != result_.best_fits ? !fits : cost >= best_cost_) return;
+  best_cost_ = cost;
+  result_.best_ms = makespan;
+  result_.best = current_;
+  result_.best_fits = fits;
+  result_.best_peak_bytes = memory_.peak_bytes();
+  result_.best_step = result_.steps;
+  result_.history.push_back({result_.steps, makespan});
+}
+
 double McmcSearch::evaluate(int op, const OpConfig& config) {
+  memory_.set_config(op, config);
   if (delta_) return delta_->set_config(op, config);
   // The baseline delta simulation is measured against: a new task graph for every proposal.
   Strategy s = current_;
@@ -39,12 +62,13 @@ double McmcSearch::evaluate(int op, const OpConfig& config) {
 }
 
 void McmcSearch::revert() {
+  memory_.undo();
   if (delta_) delta_->undo();
 }
 
 int64_t McmcSearch::step(int64_t n) {
   int64_t made = 0;
-  const double scale = options_.beta / result_.init_ms;
+  const double scale = options_.beta / init_cost_;
   while (made < n && !result_.finished) {
     if (result_.steps >= options_.steps ||
         (options_.stop_when_stalled && result_.steps - result_.best_step >= std::max<int64_t>(1, options_.steps / 2))) {
@@ -61,21 +85,18 @@ int64_t McmcSearch::step(int64_t n) {
     if (choices == 0) continue;
     int pick = int(rng_.below(choices));
     if (cur >= 0 && pick >= cur) ++pick;
-    const double cost = evaluate(op, configs[size_t(pick)]);
+    const double makespan = evaluate(op, configs[size_t(pick)]);
+    const double cost = search_cost(makespan, memory_);
     // Metropolis-Hastings: always accept an improvement, a worse one with exp(-beta * delta / cost(S0)).
-    bool accept = cost <= result_.current_ms;
-    if (!accept) accept = rng_.uniform() < std::exp(scale * (result_.current_ms - cost));
+    bool accept = cost <= current_cost_;
+    if (!accept) accept = rng_.uniform() < std::exp(scale * (current_cost_ - cost));
     if (accept) {
       ++result_.accepted;
       current_.ops[size_t(op)] = configs[size_t(pick)];
       current_index_[size_t(op)] = pick;
-      result_.current_ms = cost;
-      if (cost < result_.best_ms) {
-        result_.best_ms = cost;
-        result_.best = current_;
-        result_.best_step = result_.steps;
-        result_.history.push_back({result_.steps, cost});
-      }
+      result_.current_ms = makespan;
+      current_cost_ = cost;
+      consider_best(makespan, cost);
     } else {
       revert();
     }

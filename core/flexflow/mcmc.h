@@ -1,7 +1,9 @@
 // FlexFlow's strategy search (section 6): Metropolis-Hastings over the SOAP space. A proposal
 // gives one random op a random configuration; it is accepted with probability
 // min(1, exp(beta * (cost(S) - cost(S*)) / cost(S0))), the costs being simulated makespans and
-// S0 the initial strategy (so beta is dimensionless). Runs step by step, so the page can show
+// S0 the initial strategy (so beta is dimensionless). A strategy whose training memory
+// (device_memory.h) exceeds a GPU's capacity costs more (see search_cost), and the best
+// strategy is the fastest that fits whenever the chain met one. Runs step by step, so the page can show
 // it live; delta simulation by default, full re-simulation on request (same results).
 #pragma once
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "device_memory.h"
 #include "rng.h"
 #include "simulator.h"
 #include "soap.h"
@@ -23,7 +26,14 @@ struct SearchOptions {
   uint64_t seed = 1;
   bool full_sim = false;         // re-simulate from scratch at every step instead of delta simulation
   bool stop_when_stalled = true; // stop once half the budget brought no improvement
+  Optimizer optimizer = Optimizer::adam;   // whose state the memory counts
 };
+
+// The cost the chain minimises: the makespan of a strategy that fits; for one that does not,
+// the makespan times 2 x peak / capacity. The factor of at least 2 makes any overflow worse
+// than most speedups, and growing with the overflow it leads the chain towards strategies
+// that need less (FlexFlow's later versions also fold memory into the simulated cost).
+double search_cost(double makespan_ms, const DeviceMemory& memory);
 
 // The state and result of a search.
 struct SearchResult {
@@ -34,6 +44,9 @@ struct SearchResult {
   int64_t accepted = 0;
   int64_t best_step = 0;         // step of the last improvement
   Strategy best;
+  bool best_fits = true;         // the best strategy's training memory fits every GPU
+  double best_peak_bytes = 0;    // and its fullest GPU's need
+  bool init_fits = true;
   std::vector<std::pair<int64_t, double>> history;   // (step, best_ms) at every improvement
   bool finished = false;
   bool stopped_by_budget = false;  // finished by the wall-clock budget (charge_time)
@@ -61,6 +74,8 @@ class McmcSearch {
  private:
   double evaluate(int op, const OpConfig& config);
   void revert();
+  // Records the chain's state after an accepted proposal (or the start) as the best when it is.
+  void consider_best(double makespan, double cost);
 
   const Graph& graph_;
   const Cluster& cluster_;
@@ -70,6 +85,8 @@ class McmcSearch {
   std::vector<int> current_index_;   // index of each op's config in space_, -1 if not listed
   Strategy current_;
   std::unique_ptr<DeltaSimulator> delta_;
+  DeviceMemory memory_;
+  double current_cost_ = 0, best_cost_ = 0, init_cost_ = 0;
   SearchResult result_;
   int64_t charged_best_step_ = 0;    // best_step when charge_time last saw an improvement
   double last_improvement_ms_ = 0;   // the search time then

@@ -24,6 +24,7 @@
 #include "simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace autopar {
@@ -180,7 +181,7 @@ double simulate_full(TaskGraph& tg) {
   return run_queue(tasks, queue, device_end);
 }
 
-SimSummary summarize(const TaskGraph& tg) {
+SimSummary summarize(const TaskGraph& tg, Optimizer optimizer) {
   SimSummary s;
   for (const Task& t : tg.tasks()) {
     if (!t.live) continue;
@@ -193,11 +194,14 @@ SimSummary summarize(const TaskGraph& tg) {
       case TaskKind::sync: s.param_sync_ms += t.duration_ms; s.param_sync_bytes += t.bytes; break;
     }
   }
-  const double capacity = tg.cluster().gpu.memory_capacity_bytes();
-  for (int64_t m : tg.memory_bytes()) {
-    s.peak_memory_bytes = std::max(s.peak_memory_bytes, m);
-    if (double(m) > capacity) ++s.over_capacity_devices;
-  }
+  const DeviceMemory memory(tg.graph(), tg.cluster(), tg.strategy(), optimizer);
+  s.peak_device = memory.peak_device();
+  s.peak_memory = memory.device(s.peak_device);
+  s.peak_memory_bytes = int64_t(std::llround(memory.peak_bytes()));
+  s.over_capacity_devices = memory.over_capacity_devices();
+  s.fits = memory.fits();
+  s.optimizer = optimizer;
+  s.precision = memory.precision();
   return s;
 }
 

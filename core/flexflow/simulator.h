@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "device_memory.h"
 #include "task_graph.h"
 
 namespace autopar {
@@ -18,8 +19,13 @@ struct SimSummary {
   double activation_bytes = 0;
   double param_sync_bytes = 0;
   int tasks = 0;
-  int64_t peak_memory_bytes = 0;        // the fullest GPU
+  int64_t peak_memory_bytes = 0;        // the fullest GPU (device_memory.h's training memory)
   int over_capacity_devices = 0;        // GPUs whose memory need exceeds their capacity
+  DeviceMemoryUse peak_memory;          // the fullest GPU by kind
+  int peak_device = 0;
+  bool fits = true;                     // every GPU within its capacity
+  Optimizer optimizer = Optimizer::adam;
+  Precision precision = Precision::fp32;
 };
 
 // Simulates every live task from scratch by the rule of INTERFACES.md: take the ready task with
@@ -27,8 +33,9 @@ struct SimSummary {
 // Writes ready/start/end into the tasks; returns the makespan.
 double simulate_full(TaskGraph& tg);
 
-// Sums durations and bytes by kind, the makespan and the memory of a simulated task graph.
-SimSummary summarize(const TaskGraph& tg);
+// Sums durations and bytes by kind, the makespan and the training memory per GPU (with the
+// optimizer's state) of a simulated task graph.
+SimSummary summarize(const TaskGraph& tg, Optimizer optimizer = Optimizer::adam);
 
 // A task graph kept simulated across single-op changes (MCMC's inner loop).
 class DeltaSimulator {

@@ -206,9 +206,13 @@ Json strategy_to_json(const Graph& g, const Strategy& s) {
   for (size_t i = 0; i < g.ops.size(); ++i) {
     Json degrees = Json::object();
     for (size_t j = 0; j < g.ops[i].split_dims.size(); ++j) degrees[g.ops[i].split_dims[j].name] = s.ops[i].degrees[j];
-    ops.push_back(Json{{"name", g.ops[i].name()}, {"degrees", degrees}, {"devices", s.ops[i].devices}});
+    Json op{{"name", g.ops[i].name()}, {"degrees", degrees}, {"devices", s.ops[i].devices}};
+    if (s.ops[i].zero != 0) op["zero"] = s.ops[i].zero;   // only when used: older readers see what they knew
+    ops.push_back(op);
   }
-  return Json{{"ops", ops}};
+  Json j{{"ops", ops}};
+  if (s.remat) j["remat"] = true;
+  return j;
 }
 
 Result<Strategy> strategy_from_json(const Json& j, const Graph& g, int num_devices) {
@@ -216,6 +220,10 @@ Result<Strategy> strategy_from_json(const Json& j, const Graph& g, int num_devic
     return make_error("wrong_type", "a strategy is an object {\"ops\": [...]} with one entry per op", "ops");
   const Json& ops = j["ops"];
   Strategy s;
+  if (j.contains("remat")) {
+    if (!j["remat"].is_boolean()) return make_error("wrong_type", "remat is true (recompute the layers' activations) or false", "remat");
+    s.remat = j["remat"].get<bool>();
+  }
   s.ops.resize(g.ops.size());
   std::vector<bool> given(g.ops.size(), false);
   for (size_t k = 0; k < ops.size(); ++k) {
@@ -223,8 +231,8 @@ Result<Strategy> strategy_from_json(const Json& j, const Graph& g, int num_devic
     std::string path = "ops[" + std::to_string(k) + "]";
     if (!o.is_object()) return make_error("wrong_type", path + " must be an object with name, degrees and devices", path);
     for (auto it = o.begin(); it != o.end(); ++it)
-      if (it.key() != "name" && it.key() != "degrees" && it.key() != "devices")
-        return make_error("unknown_field", "unknown field '" + it.key() + "' in " + path + "; valid fields: name, degrees, devices", path + "." + it.key());
+      if (it.key() != "name" && it.key() != "degrees" && it.key() != "devices" && it.key() != "zero")
+        return make_error("unknown_field", "unknown field '" + it.key() + "' in " + path + "; valid fields: name, degrees, devices, zero", path + "." + it.key());
     if (!o.contains("name") || !o["name"].is_string()) return make_error("missing_field", path + " needs the op's name", path + ".name");
     std::string name = o["name"].get<std::string>();
     int i = g.find_op(name);
@@ -264,6 +272,12 @@ Result<Strategy> strategy_from_json(const Json& j, const Graph& g, int num_devic
         return make_error("wrong_type", path + ".devices[" + std::to_string(q) + "] must be an integer device id", path + ".devices[" + std::to_string(q) + "]");
       int64_t v = devs[q].get<int64_t>();
       c.devices.push_back(v < -1 || v > kMaxDevices ? -1 : int(v));
+    }
+    if (o.contains("zero")) {
+      const Json& z = o["zero"];
+      if (!z.is_number_integer() || z.get<int64_t>() < 0 || z.get<int64_t>() > 3)
+        return make_error("out_of_range", path + ".zero is the op's ZeRO stage: 0, 1, 2 or 3", path + ".zero");
+      c.zero = int(z.get<int64_t>());
     }
     if (auto st = validate_config(op, c, num_devices, path); !st.ok()) return st.error();
     s.ops[size_t(i)] = c;

@@ -19,16 +19,24 @@ namespace autopar {
 struct OpConfig {
   std::vector<int> degrees;
   std::vector<int> devices;
+  // ZeRO stage over the replicas of each weight shard (the parts holding the same shard): 0
+  // all-reduces the gradients; 1 shards the optimizer state and 2 also the gradients (both a
+  // reduce-scatter, then an all-gather of the updated weights); 3 also the weights (gathered
+  // before the forward and again before the backward pass, no gather after the update).
+  int zero = 0;
   // Number of parts.
   int parts() const { return int(devices.size()); }
-  bool operator==(const OpConfig& o) const { return degrees == o.degrees && devices == o.devices; }
+  bool operator==(const OpConfig& o) const { return degrees == o.degrees && devices == o.devices && zero == o.zero; }
   bool operator!=(const OpConfig& o) const { return !(*this == o); }
 };
 
 // One configuration per op of a graph, in the graph's op order.
 struct Strategy {
   std::vector<OpConfig> ops;
-  bool operator==(const Strategy& o) const { return ops == o.ops; }
+  // Recomputation: the ops of the repeating layers (find_layers) run their forward pass again
+  // before their backward pass and keep only each layer's input, as `memory --remat` counts.
+  bool remat = false;
+  bool operator==(const Strategy& o) const { return ops == o.ops && remat == o.remat; }
 };
 
 // The configurations the search space allows for `op` on `num_devices` devices: power-of-two
@@ -68,7 +76,8 @@ Strategy random_strategy(const Graph& g, int num_devices, uint64_t seed);
 Result<Strategy> load_strategy(const std::string& text, const Graph& g, const Cluster& cluster,
                                const std::string& arg_path = "--strategy");
 
-// The strategy as JSON: {"ops":[{"name","degrees":{dim:degree},"devices":[...]}]}.
+// The strategy as JSON: {"ops":[{"name","degrees":{dim:degree},"devices":[...]}]}, with "zero"
+// on an op whose ZeRO stage is not 0 and "remat": true when recomputation is on.
 Json strategy_to_json(const Graph& g, const Strategy& s);
 // Reads a strategy for `g`; every op must appear once, by name. Errors name the JSON path.
 Result<Strategy> strategy_from_json(const Json& j, const Graph& g, int num_devices);

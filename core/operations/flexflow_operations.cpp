@@ -19,7 +19,23 @@ Json simulation_summary_json(const SimSummary& s, double capacity_bytes) {
               {"tasks", s.tasks},
               {"peak_memory_bytes", s.peak_memory_bytes},
               {"memory_capacity_bytes", capacity_bytes},
-              {"over_capacity_devices", s.over_capacity_devices}};
+              {"over_capacity_devices", s.over_capacity_devices},
+              {"fits", s.fits},
+              {"memory", simulation_memory_json(s, capacity_bytes)}};
+}
+
+Json simulation_memory_json(const SimSummary& s, double capacity_bytes) {
+  const DeviceMemoryUse& m = s.peak_memory;
+  return Json{{"device", s.peak_device},
+              {"params_bytes", m.params_bytes},
+              {"grads_bytes", m.grads_bytes},
+              {"optimizer_bytes", m.optimizer_bytes},
+              {"activation_bytes", m.activation_bytes},
+              {"total_bytes", m.total_bytes},
+              {"capacity_bytes", capacity_bytes},
+              {"fits", s.fits},
+              {"optimizer", optimizer_name(s.optimizer)},
+              {"precision", precision_name(s.precision)}};
 }
 
 std::string simulation_summary_text(const SimSummary& s, const Cluster& c) {
@@ -100,7 +116,7 @@ SimulateReport simulate_operation(const Graph& graph, const Cluster& cluster, co
   TaskGraph tg(graph, cluster, request.strategy, request.cost);
   const double makespan = simulate_full(tg);
   SimulateReport r;
-  r.summary = summarize(tg);
+  r.summary = summarize(tg, request.optimizer);
   r.capacity_bytes = cluster.gpu.memory_capacity_bytes();
   r.cost_model = request.cost.mode == CostMode::ideal ? "ideal" : request.cost.mode == CostMode::calibrated ? "calibrated" : "fine";
   r.strategy = strategy_to_json(graph, request.strategy);

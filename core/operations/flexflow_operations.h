@@ -21,6 +21,9 @@ namespace autopar {
 // The breakdown of a simulated timeline as `simulate --json` prints it (makespan, sums per
 // task kind, bytes, tasks, peak memory against the GPU's capacity): the one writer of it.
 Json simulation_summary_json(const SimSummary& s, double capacity_bytes);
+// The fullest GPU's training memory by kind (as `memory --json` names the kinds), its id, the
+// capacity and whether every GPU fits: the summary's "memory".
+Json simulation_memory_json(const SimSummary& s, double capacity_bytes);
 // The same breakdown as `simulate` prints it without --json.
 std::string simulation_summary_text(const SimSummary& s, const Cluster& cluster);
 // The strategy as a table: op, degrees of its split dimensions, devices.
@@ -42,6 +45,7 @@ struct SimulateRequest {
   CostSettings cost;                // ideal, calibrated or fine (with its jitter seed)
   bool trace = false;               // keep the Perfetto trace (report.trace)
   bool task_graph = false;          // keep the task list (report.task_graph)
+  Optimizer optimizer = Optimizer::adam;   // whose state the memory per GPU counts
 };
 // `simulate`: the summary, the strategy, and the trace or task list when asked for.
 struct SimulateReport {

@@ -57,6 +57,7 @@ SearchJob::SearchJob(Graph graph, Cluster cluster, const SearchRequest& request,
   o.budget_ms = request.budget_ms;
   o.seed = request.seed;
   o.full_sim = request.full_sim;
+  o.optimizer = request.optimizer;
   search_ = std::make_unique<McmcSearch>(graph_, cluster_, init.value(), o);
   trace_.record(search_->result());
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -98,7 +99,7 @@ void SearchJob::finish_report(double search_ms) {
   r.evals_per_s = search_ms > 0 ? double(r.result.steps) / (search_ms / 1000.0) : 0.0;
   TaskGraph best(graph_, cluster_, r.result.best);
   simulate_full(best);
-  r.breakdown = summarize(best);
+  r.breakdown = summarize(best, request_.optimizer);
   r.capacity_bytes = cluster_.gpu.memory_capacity_bytes();
   r.strategy = strategy_to_json(graph_, r.result.best);
   r.strategy_text = strategy_table_text(graph_, r.result.best);
@@ -117,6 +118,8 @@ Json SearchReport::to_json() const {
               {"elapsed_ms", elapsed_ms},
               {"simulation", full_sim ? "full" : "delta"},
               {"breakdown", simulation_summary_json(breakdown, capacity_bytes)},
+              {"fits", breakdown.fits},
+              {"init_fits", result.init_fits},
               {"strategy", strategy},
               {"history", history}};
 }
@@ -126,7 +129,13 @@ std::string SearchReport::to_text() const {
   t << "MCMC: " << result.steps << " proposals, " << result.accepted << " accepted, beta " << beta << ", " << (full_sim ? "full" : "delta")
     << " simulation, " << fmt("%.0f", evals_per_s) << " evaluations/s\n"
     << "initial " << init << ": " << fmt("%.3f", result.init_ms) << " ms -> best " << fmt("%.3f", result.best_ms) << " ms ("
-    << fmt("%.2f", result.init_ms / result.best_ms) << "x)\n\n"
+    << fmt("%.2f", result.init_ms / result.best_ms) << "x)\n";
+  // Memory is mentioned only when it constrained the search (the output is otherwise unchanged).
+  if (!result.init_fits || !breakdown.fits)
+    t << "memory: the initial strategy " << (result.init_fits ? "fits" : "does not fit") << "; the best "
+      << (breakdown.fits ? "fits" : "DOES NOT FIT") << " (" << si(breakdown.peak_memory.total_bytes) << "B of " << si(capacity_bytes)
+      << "B on GPU " << breakdown.peak_device << ")\n";
+  t << "\n"
     << breakdown_text << "\n" << strategy_text;
   return t.str();
 }

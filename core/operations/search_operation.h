@@ -23,6 +23,7 @@ struct SearchRequest {
   uint64_t seed = 1;
   std::string init = "dp";       // dp, expert, mp, random (random:SEED with the search seed), random:N or a strategy file
   bool full_sim = false;         // re-simulate from scratch at every proposal (same results, slower)
+  Optimizer optimizer = Optimizer::adam;   // whose state the memory per GPU counts
 };
 
 // The initial strategy named by `init` (as SearchRequest::init); errors name `path` (the CLI's

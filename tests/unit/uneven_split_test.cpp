@@ -70,12 +70,19 @@ TEST_CASE("an odd batch split two ways: the hand-worked timeline") {
   CHECK(sum.activation_bytes == 0);
   CHECK(sum.param_sync_bytes == 2 * 48 + 2 * 192);
   CHECK(sum.compute_ms == doctest::Approx(0.010288 + 0.010072 + 0.010144 + 0.010576 + 0.010192 + 0.010048 + 0.010096 + 0.010384));
-  // Memory per GPU: weights and gradients of each (replicated) weight plus its share of outputs.
-  // GPU 0: a 2*192 + 3/5 of 120 bytes = 456, b 2*48 + 3/5 of 40 = 120: 576.
-  // GPU 1: a 384 + 48 = 432, b 96 + 16 = 112: 544. The larger part sets the peak.
-  CHECK(tg.memory_bytes()[0] == 576);
-  CHECK(tg.memory_bytes()[1] == 544);
-  CHECK(sum.peak_memory_bytes == 576);
+  // Training memory per GPU (device_memory.h): FP32 Adam keeps 4 + 4 + 8 bytes per weight of
+  // each replicated weight, a's 48 and b's 12: 960 bytes on each GPU; a linear layer keeps its
+  // input for the backward pass, the part's own rows: GPU 0 keeps 3/5 of x (5x8 floats, 160
+  // bytes) and of a's output (5x6 floats, 120 bytes), 96 + 72; GPU 1 2/5 of them, 64 + 48.
+  // The larger part sets the peak: 960 + 168 = 1128 on GPU 0 (1072 on GPU 1).
+  CHECK(sum.peak_memory_bytes == 1128);
+  CHECK(sum.peak_device == 0);
+  CHECK(sum.peak_memory.params_bytes == 240);
+  CHECK(sum.peak_memory.grads_bytes == 240);
+  CHECK(sum.peak_memory.optimizer_bytes == 480);
+  CHECK(sum.peak_memory.activation_bytes == doctest::Approx(168));
+  const DeviceMemory memory(g, c, s);
+  CHECK(memory.device(1).total_bytes == doctest::Approx(1072));
   // Delta simulation agrees when the split changes to and from uneven degrees.
   DeltaSimulator delta(g, c, Strategy{{split_samples(1, 0), split_samples(1, 1)}});
   TaskGraph half(g, c, Strategy{{split_samples(2, 0), split_samples(1, 1)}});

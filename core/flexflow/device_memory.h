@@ -1,0 +1,92 @@
+// Training memory per GPU under a FlexFlow strategy, counted as the memory model counts it
+// (memory_model.h): parameters, gradients and optimizer state at the precision's bytes per
+// parameter (mixed-precision Adam 2 + 2 + 12, FP32 Adam 4 + 4 + 8, SGD), sharded by each op's
+// ZeRO stage over the replicas of its weight shard, and the activations each part keeps for its
+// backward pass (op_kinds.h's saved_activations, as the part's boxes split them), grouped by the
+// repeating layers so that recomputation keeps only the layers' inputs. Kept up to date op by op
+// for the MCMC, whose out-of-memory penalty reads it.
+#pragma once
+#include <vector>
+
+#include "cluster.h"
+#include "graph.h"
+#include "memory_model.h"
+#include "soap.h"
+
+namespace autopar {
+
+// One GPU's memory by kind, in bytes.
+struct DeviceMemoryUse {
+  double params_bytes = 0;
+  double grads_bytes = 0;
+  double optimizer_bytes = 0;
+  double activation_bytes = 0;
+  double total_bytes = 0;
+};
+
+// The memory of every GPU under a strategy, updated one op at a time.
+class DeviceMemory {
+ public:
+  // Counts `strategy` on `cluster`'s GPUs; the precision is the model's (training_precision).
+  // `graph` and `cluster` must outlive this object.
+  DeviceMemory(const Graph& graph, const Cluster& cluster, const Strategy& strategy, Optimizer optimizer = Optimizer::adam);
+  // Replaces op `op`'s configuration (degrees, devices, ZeRO stage).
+  void set_config(int op, const OpConfig& config);
+  // Turns recomputation on or off.
+  void set_remat(bool remat);
+  // Reverts the last set_config or set_remat exactly.
+  void undo();
+
+  // One GPU's memory.
+  const DeviceMemoryUse& device(int gpu) const { return use_[size_t(gpu)]; }
+  // The fullest GPU (the lowest id among equals) and its total.
+  int peak_device() const { return peak_device_; }
+  double peak_bytes() const { return use_[size_t(peak_device_)].total_bytes; }
+  // One GPU's memory (the cluster's GPU).
+  double capacity_bytes() const { return capacity_; }
+  // True when every GPU's need is within its capacity.
+  bool fits() const { return peak_bytes() <= capacity_; }
+  // GPUs whose need exceeds their capacity.
+  int over_capacity_devices() const;
+  Optimizer optimizer() const { return optimizer_; }
+  Precision precision() const { return precision_; }
+
+ private:
+  // What one part of an op adds to its GPU.
+  struct PartUse { int device; double params, grads, optimizer, saved, kept; };
+  // Per GPU, the sums the totals are made of.
+  struct Sums {
+    double params = 0, grads = 0, optimizer = 0, other = 0, kept = 0;
+    std::vector<double> layer;   // saved activations per layer
+  };
+  void contributions(int op, const OpConfig& c, std::vector<PartUse>& out) const;
+  void apply(int op, double sign);
+  void refresh(int gpu);
+  void refresh_peak();
+  void save(int gpu);
+
+  const Graph& graph_;
+  Optimizer optimizer_;
+  Precision precision_;
+  StateBytesPerParam bytes_per_param_;
+  double capacity_ = 0;
+  bool remat_ = false;
+  std::vector<OpConfig> configs_;
+  std::vector<int> layer_of_;                  // per op: its layer, -1 outside the layers
+  std::vector<int> feeds_;                     // per op: layers whose input it is
+  std::vector<std::vector<int>> model_inputs_; // per op: inputs (model inputs) it keeps for a layer under recomputation
+  std::vector<int64_t> owned_elements_;        // per op: elements of the weights it holds (a tied weight: its first reader)
+  std::vector<Sums> sums_;
+  std::vector<DeviceMemoryUse> use_;
+  int peak_device_ = 0;
+  std::vector<PartUse> scratch_;
+  // The last change, for undo().
+  struct Saved { int gpu; Sums sums; DeviceMemoryUse use; };
+  std::vector<Saved> saved_;
+  std::vector<char> is_saved_;
+  int saved_op_ = -1;                          // -1: nothing to undo; -2: set_remat
+  OpConfig saved_config_;
+  int saved_peak_ = 0;
+};
+
+}  // namespace autopar
