@@ -37,6 +37,12 @@ Result<Output> simulate_command(const Args& a) {
   if (!optimizer.ok()) return optimizer.error();
   SimulateRequest request;
   request.strategy = s.value();
+  // --zero N sets every op's ZeRO stage, --remat turns recomputation on (both also in strategy files).
+  if (auto z = a.get("zero")) {
+    if (*z != "0" && *z != "1" && *z != "2" && *z != "3") return make_error("bad_value", "--zero must be 0, 1, 2 or 3, not '" + *z + "'", "--zero");
+    for (OpConfig& oc : request.strategy.ops) oc.zero = (*z)[0] - '0';
+  }
+  if (a.has("remat")) request.strategy.remat = true;
   request.optimizer = optimizer.value();
   if (a.has("calibrated")) request.cost.mode = CostMode::calibrated;
   if (a.get("fine")) {
@@ -78,6 +84,10 @@ Result<Output> search_command(const Args& a) {
   request.seed = uint64_t(seed.value());
   request.full_sim = a.has("full-sim");
   request.init = a.get("init").value_or("dp");
+  const std::string moves = a.get("memory-moves").value_or("auto");
+  if (moves != "auto" && moves != "on" && moves != "off")
+    return make_error("bad_value", "--memory-moves is '" + moves + "'; use auto (when the initial strategy does not fit), on or off", "--memory-moves");
+  request.memory_moves = moves == "on" ? 1 : moves == "off" ? 0 : -1;
   SearchJob job(std::move(g.value()), std::move(c.value()), request, "--init");
   const auto& r = run_to_end(job);
   if (!r.ok()) return r.error();
@@ -133,10 +143,10 @@ std::vector<Command> flexflow_commands() {
   };
   return {
       {"space", "count the SOAP configurations per op and the strategies in all", "--model M --cluster C", {mc, {}}, space_command},
-      {"simulate", "simulate one strategy: makespan and breakdown", "--model M --cluster C --strategy S",
-       {with({"strategy", "fine", "trace", "taskgraph", "optimizer"}), {"calibrated"}}, simulate_command},
-      {"search", "MCMC search for a fast strategy", "--model M --cluster C --beta B --steps N --seed S",
-       {with({"beta", "steps", "budget-ms", "seed", "init", "optimizer"}), {"full-sim"}}, search_command},
+      {"simulate", "simulate one strategy: makespan and breakdown", "--model M --cluster C --strategy S [--zero 0|1|2|3] [--remat] [--optimizer adam|sgd]",
+       {with({"strategy", "fine", "trace", "taskgraph", "optimizer", "zero"}), {"calibrated", "remat"}}, simulate_command},
+      {"search", "MCMC search for a fast strategy", "--model M --cluster C --beta B --steps N --seed S [--memory-moves auto|on|off] [--optimizer adam|sgd]",
+       {with({"beta", "steps", "budget-ms", "seed", "init", "optimizer", "memory-moves"}), {"full-sim"}}, search_command},
       {"exhaustive", "simulate every strategy of a small space", "--model M --cluster C", {mc, {}}, exhaustive_command},
       {"accuracy", "compare the simulator with the finer execution model", "--model M --cluster C --samples N",
        {with({"samples", "seed"}), {"calibrated"}}, accuracy_command},

@@ -9,6 +9,7 @@ ImU32 task_kind_color(TaskKind kind) {
     case TaskKind::backward: return IM_COL32(64, 176, 128, 255);   // green
     case TaskKind::transfer: return IM_COL32(232, 160, 58, 255);   // amber
     case TaskKind::sync: return IM_COL32(206, 84, 112, 255);       // rose
+    case TaskKind::recompute: return IM_COL32(150, 120, 220, 255); // violet
   }
   return kFoldedMixedColor;
 }

@@ -75,6 +75,7 @@ std::string box_label(const TaskGraph& tg, const Task& t) {
   switch (t.kind) {
     case TaskKind::forward: return op + " fwd";
     case TaskKind::backward: return op + " bwd";
+    case TaskKind::recompute: return op + " recompute";
     case TaskKind::transfer: return op + (t.forward_pass ? " act" : " grad");
     case TaskKind::sync: return op + " sync";
   }

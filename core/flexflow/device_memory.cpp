@@ -54,14 +54,19 @@ DeviceMemory::DeviceMemory(const Graph& graph, const Cluster& cluster, const Str
   refresh_peak();
 }
 
-void DeviceMemory::contributions(int i, const OpConfig& c, std::vector<PartUse>& out) const {
-  out.clear();
-  const Op& op = graph_.ops[size_t(i)];
+int weight_replicas(const Op& op, const OpConfig& c) {
+  if (op.params.empty()) return 0;
   int pdeg = 1;
   for (size_t j = 0; j < op.split_dims.size(); ++j)
     if (op.split_dims[j].kind == SplitKind::parameter) pdeg *= c.degrees[j];
+  return std::max(1, c.parts() / pdeg);
+}
+
+void DeviceMemory::contributions(int i, const OpConfig& c, std::vector<PartUse>& out) const {
+  out.clear();
+  const Op& op = graph_.ops[size_t(i)];
   // ZeRO shards each weight shard's state over the parts that hold the same shard.
-  const double replicas = double(std::max(1, c.parts() / pdeg));
+  const double replicas = double(std::max(1, weight_replicas(op, c)));
   const SavedActivations saved = saved_activations(op);
   const double out_elements = double(num_elements(op.output.shape));
   const double in_elements = op.inputs.empty() ? 0 : double(num_elements(op.inputs[0].shape));

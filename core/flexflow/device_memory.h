@@ -15,6 +15,10 @@
 
 namespace autopar {
 
+// The number of parts holding each shard of `op`'s weights under `c` (ZeRO shards over them);
+// 0 when the op has no weights.
+int weight_replicas(const Op& op, const OpConfig& c);
+
 // One GPU's memory by kind, in bytes.
 struct DeviceMemoryUse {
   double params_bytes = 0;

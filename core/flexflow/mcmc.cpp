@@ -34,6 +34,7 @@ McmcSearch::McmcSearch(const Graph& graph, const Cluster& cluster, const Strateg
   result_.best = init;
   result_.best_fits = result_.init_fits = memory_.fits();
   result_.best_peak_bytes = memory_.peak_bytes();
+  result_.memory_moves = options.memory_moves > 0 || (options.memory_moves < 0 && !memory_.fits());
   current_cost_ = best_cost_ = init_cost_ = search_cost(cost, memory_);
   result_.history.push_back({0, cost});
 }
@@ -61,6 +62,19 @@ double McmcSearch::evaluate(int op, const OpConfig& config) {
   return simulate_full(tg);
 }
 
+double McmcSearch::evaluate_remat(bool remat) {
+  memory_.set_remat(remat);
+  if (delta_) return delta_->set_remat(remat);
+  Strategy s = current_;
+  s.remat = remat;
+  TaskGraph tg(graph_, cluster_, s);
+  return simulate_full(tg);
+}
+
+bool McmcSearch::zero_applies(int op, const OpConfig& c) const {
+  return graph_.ops[size_t(op)].param_bytes > 0 && weight_replicas(graph_.ops[size_t(op)], c) >= 2;
+}
+
 void McmcSearch::revert() {
   memory_.undo();
   if (delta_) delta_->undo();
@@ -75,8 +89,44 @@ int64_t McmcSearch::step(int64_t n) {
       result_.finished = true;
       break;
     }
-    // Propose: a random op gets a random configuration other than its current one.
-    const int op = int(rng_.below(graph_.ops.size()));
+    // Propose: a random op gets a random configuration other than its current one (keeping its
+    // ZeRO stage). With memory moves, as often: a random op with replicated weights gets
+    // another ZeRO stage; and once in 2n + 1 proposals recomputation is turned on or off.
+    const uint64_t n_ops = graph_.ops.size();
+    const uint64_t move = result_.memory_moves ? rng_.below(2 * n_ops + 1) : 0;
+    if (move >= n_ops) {
+      ++result_.steps;
+      ++made;
+      double makespan;
+      OpConfig zero_config;
+      int zero_op = -1;
+      if (move == 2 * n_ops) {
+        makespan = evaluate_remat(!current_.remat);
+      } else {
+        zero_op = int(move - n_ops);
+        zero_config = current_.ops[size_t(zero_op)];
+        if (!zero_applies(zero_op, zero_config)) continue;
+        int stage = int(rng_.below(3));
+        if (stage >= zero_config.zero) ++stage;
+        zero_config.zero = stage;
+        makespan = evaluate(zero_op, zero_config);
+      }
+      const double cost = search_cost(makespan, memory_);
+      bool accept = cost <= current_cost_;
+      if (!accept) accept = rng_.uniform() < std::exp(scale * (current_cost_ - cost));
+      if (accept) {
+        ++result_.accepted;
+        if (zero_op >= 0) current_.ops[size_t(zero_op)] = zero_config;
+        else current_.remat = !current_.remat;
+        result_.current_ms = makespan;
+        current_cost_ = cost;
+        consider_best(makespan, cost);
+      } else {
+        revert();
+      }
+      continue;
+    }
+    const int op = int(result_.memory_moves ? move : rng_.below(graph_.ops.size()));
     const auto& configs = space_[size_t(op)];
     const int cur = current_index_[size_t(op)];
     const uint64_t choices = configs.size() - (cur >= 0 ? 1 : 0);
@@ -85,14 +135,16 @@ int64_t McmcSearch::step(int64_t n) {
     if (choices == 0) continue;
     int pick = int(rng_.below(choices));
     if (cur >= 0 && pick >= cur) ++pick;
-    const double makespan = evaluate(op, configs[size_t(pick)]);
+    OpConfig proposal = configs[size_t(pick)];
+    proposal.zero = current_.ops[size_t(op)].zero;
+    const double makespan = evaluate(op, proposal);
     const double cost = search_cost(makespan, memory_);
     // Metropolis-Hastings: always accept an improvement, a worse one with exp(-beta * delta / cost(S0)).
     bool accept = cost <= current_cost_;
     if (!accept) accept = rng_.uniform() < std::exp(scale * (current_cost_ - cost));
     if (accept) {
       ++result_.accepted;
-      current_.ops[size_t(op)] = configs[size_t(pick)];
+      current_.ops[size_t(op)] = proposal;
       current_index_[size_t(op)] = pick;
       result_.current_ms = makespan;
       current_cost_ = cost;

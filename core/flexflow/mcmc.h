@@ -27,6 +27,9 @@ struct SearchOptions {
   bool full_sim = false;         // re-simulate from scratch at every step instead of delta simulation
   bool stop_when_stalled = true; // stop once half the budget brought no improvement
   Optimizer optimizer = Optimizer::adam;   // whose state the memory counts
+  // Proposals of ZeRO stages (per op) and recomputation (search-wide) besides configurations:
+  // 1 on, 0 off, -1 (auto) on when the initial strategy does not fit.
+  int memory_moves = -1;
 };
 
 // The cost the chain minimises: the makespan of a strategy that fits; for one that does not,
@@ -47,6 +50,7 @@ struct SearchResult {
   bool best_fits = true;         // the best strategy's training memory fits every GPU
   double best_peak_bytes = 0;    // and its fullest GPU's need
   bool init_fits = true;
+  bool memory_moves = false;     // ZeRO and recomputation were proposed
   std::vector<std::pair<int64_t, double>> history;   // (step, best_ms) at every improvement
   bool finished = false;
   bool stopped_by_budget = false;  // finished by the wall-clock budget (charge_time)
@@ -73,6 +77,9 @@ class McmcSearch {
 
  private:
   double evaluate(int op, const OpConfig& config);
+  double evaluate_remat(bool remat);
+  // True when a ZeRO stage changes anything for `op` under `c`: it has weights and replicas of them.
+  bool zero_applies(int op, const OpConfig& c) const;
   void revert();
   // Records the chain's state after an accepted proposal (or the start) as the best when it is.
   void consider_best(double makespan, double cost);

@@ -189,7 +189,8 @@ SimSummary summarize(const TaskGraph& tg, Optimizer optimizer) {
     s.makespan_ms = std::max(s.makespan_ms, t.end_ms);
     switch (t.kind) {
       case TaskKind::forward:
-      case TaskKind::backward: s.compute_ms += t.duration_ms; break;
+      case TaskKind::backward:
+      case TaskKind::recompute: s.compute_ms += t.duration_ms; break;
       case TaskKind::transfer: s.activation_transfer_ms += t.duration_ms; s.activation_bytes += t.bytes; break;
       case TaskKind::sync: s.param_sync_ms += t.duration_ms; s.param_sync_bytes += t.bytes; break;
     }
@@ -207,6 +208,10 @@ SimSummary summarize(const TaskGraph& tg, Optimizer optimizer) {
 
 DeltaSimulator::DeltaSimulator(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost)
     : tg_(graph, cluster, strategy, cost) {
+  simulate_all();
+}
+
+void DeltaSimulator::simulate_all() {
   makespan_ = simulate_full(tg_);
   const auto& tasks = tg_.tasks();
   order_ = tg_.live_slots();
@@ -291,8 +296,24 @@ void DeltaSimulator::pass_on(int slot, bool changed, const Key& now) {
   }
 }
 
+double DeltaSimulator::set_remat(bool remat) {
+  tg_.set_remat(remat);
+  simulate_all();
+  last_recomputed_ = tg_.live_count();   // every task
+  saved_valid_ = true;
+  remat_move_ = true;
+  return makespan_;
+}
+
 void DeltaSimulator::undo() {
   if (!saved_valid_) return;
+  if (remat_move_) {
+    remat_move_ = false;
+    saved_valid_ = false;
+    tg_.set_remat(!tg_.strategy().remat);
+    simulate_all();
+    return;
+  }
   tg_.undo_last();
   auto& tasks = tg_.tasks();
   for (const SavedTimes& t : saved_times_) {
@@ -307,6 +328,7 @@ void DeltaSimulator::undo() {
 }
 
 double DeltaSimulator::set_config(int op, const OpConfig& config) {
+  remat_move_ = false;
   auto& tasks = tg_.tasks();
   saved_times_.clear();
   saved_makespan_ = makespan_;

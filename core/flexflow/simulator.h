@@ -13,7 +13,7 @@ namespace autopar {
 // Sums over a simulated timeline (INTERFACES.md `simulate`).
 struct SimSummary {
   double makespan_ms = 0;
-  double compute_ms = 0;                // sum of forward and backward task durations
+  double compute_ms = 0;                // sum of forward, backward and recompute task durations
   double activation_transfer_ms = 0;    // sum of activation and activation-gradient transfers
   double param_sync_ms = 0;             // sum of parameter synchronisation tasks
   double activation_bytes = 0;
@@ -49,6 +49,9 @@ class DeltaSimulator {
   // Reverts the last set_config: the graph and the timeline are exactly as before it
   // (MCMC's rejected proposals; restores the saved times of the tasks that changed).
   void undo();
+  // Turns recomputation on or off: a new task graph, fully simulated (every layer op changes);
+  // undo() reverts it the same way. Returns the makespan.
+  double set_remat(bool remat);
   // The current makespan.
   double makespan() const { return makespan_; }
   const TaskGraph& task_graph() const { return tg_; }
@@ -76,8 +79,12 @@ class DeltaSimulator {
   // changed, makes its other successors wait for their deps.
   void pass_on(int slot, bool changed, const Key& now);
 
+  // Simulates the whole task graph and orders it (construction and set_remat).
+  void simulate_all();
+
   TaskGraph tg_;
   double makespan_ = 0;
+  bool remat_move_ = false;   // the last change was set_remat
   int last_recomputed_ = 0;
   // The live slots in processing order (ready, order) of the current timeline, and the
   // previous one (kept for undo, then reused as the next move's output).

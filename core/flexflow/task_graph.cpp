@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory_model.h"
 #include "regions.h"
 #include "rng.h"
 
@@ -17,6 +18,7 @@ const char* task_kind_name(TaskKind k) {
     case TaskKind::backward: return "backward";
     case TaskKind::transfer: return "transfer";
     case TaskKind::sync: return "sync";
+    case TaskKind::recompute: return "recompute";
   }
   return "?";
 }
@@ -55,8 +57,11 @@ std::string DeviceTopology::name(int device) const {
 namespace {
 
 // Canonical order: op, then phase (0 activation transfers into the op, 1 forward, 2 gradient
-// transfers out of the op, 3 backward, 4 parameter sync), then input, then two indices.
-enum Phase : uint64_t { kFwdTransfer = 0, kForward = 1, kBwdTransfer = 2, kBackward = 3, kSync = 4 };
+// transfers out of the op, 3 backward, 4 parameter sync, 5 recomputed forward), then input,
+// then two indices. ZeRO 3's weight gathers take input kGatherInput of phases 0 and 2, the
+// all-gather after the update input 1 of phase 4.
+enum Phase : uint64_t { kFwdTransfer = 0, kForward = 1, kBwdTransfer = 2, kBackward = 3, kSync = 4, kRecompute = 5 };
+constexpr int kGatherInput = 1023;
 uint64_t order_key(int op, Phase phase, int input, int a, int b) {
   return ((((uint64_t(op) * 8 + phase) * 1024 + uint64_t(input)) * 4096 + uint64_t(a)) * 4096) + uint64_t(b);
 }
@@ -92,6 +97,9 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
   op_template_index_.resize(n);
   template_of_op_.assign(n, -1);
   memory_.assign(size_t(topo_.gpus), 0);
+  in_layer_.assign(n, 0);
+  for (auto [first, last] : find_layers(graph).layers)
+    for (int v = first; v <= last; ++v) in_layer_[size_t(v)] = 1;
   for (size_t c = 0; c < n; ++c)
     for (size_t j = 0; j < graph.ops[c].producers.size(); ++j) {
       int p = graph.ops[c].producers[j];
@@ -112,7 +120,7 @@ void TaskGraph::build_all() {
   // Room for every task up front: growing the vector would move every task's link lists.
   // Compute and sync tasks: 3 per part; transfers: at most 2 per (producer part, consumer part).
   size_t estimate = 0;
-  for (size_t i = 0; i < n; ++i) estimate += size_t(strategy_.ops[i].parts()) * 3;
+  for (size_t i = 0; i < n; ++i) estimate += size_t(strategy_.ops[i].parts()) * (3 + (strategy_.remat ? 1 : 0) + std::min(strategy_.ops[i].zero, 2));
   for (const EdgeUnit& e : edges_)
     estimate += 2 * size_t(std::min(strategy_.ops[size_t(e.producer)].parts() * strategy_.ops[size_t(e.consumer)].parts(), 4096));
   tasks_.reserve(estimate);
@@ -143,6 +151,12 @@ void TaskGraph::rebuild(const Strategy& strategy) {
   for (Task& t : tasks_) t.live = false;
   std::fill(memory_.begin(), memory_.end(), 0);
   build_all();
+}
+
+void TaskGraph::set_remat(bool remat) {
+  Strategy s = strategy_;
+  s.remat = remat;
+  rebuild(s);
 }
 
 const std::vector<int>& TaskGraph::live_slots() const {
@@ -242,6 +256,7 @@ int TaskGraph::op_template(int i) {
   for (int d : c.degrees) h = (h ^ uint64_t(uint32_t(d))) * 1099511628211ull;
   h = (h ^ 0xffffu) * 1099511628211ull;
   for (int d : c.devices) h = (h ^ uint64_t(uint32_t(d))) * 1099511628211ull;
+  h = (h ^ uint64_t(uint32_t(c.zero))) * 1099511628211ull;
   auto& index = op_template_index_[size_t(i)];
   auto found = index.find(h);
   if (found != index.end() && known[size_t(found->second)].config == c) return found->second;
@@ -289,20 +304,29 @@ void TaskGraph::make_op_template(int i, OpTemplate& tpl) const {
   }
   // Parameter synchronisation: the parts holding the same shard all-reduce their gradients
   // with a ring; each ring edge carries 2(r-1)/r of the shard in 2(r-1) messages, and starts
-  // once the gradients at both of its ends are computed.
+  // once the gradients at both of its ends are computed. Under ZeRO the all-reduce is split into
+  // its halves, each (r-1)/r of the shard in r-1 messages per ring edge: the reduce-scatter of
+  // the gradients, then (stages 1, 2) the all-gather of the updated weights, or (stage 3) a
+  // gather of the weights before the forward pass and another before the backward pass.
   if (even_shard_bytes <= 0 || parts / pdeg < 2) return;
   std::vector<std::vector<int>> groups(static_cast<size_t>(pdeg));
   for (int k = 0; k < parts; ++k) groups[size_t(shard_of(op, c, k))].push_back(k);
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const auto& members = groups[g];
-    const int r = int(members.size());
-    const double bytes = 2.0 * (r - 1) / r * shard_bytes_of(members[0]);
-    for (int q = 0; q < r; ++q) {
-      const int from = members[size_t(q)], to = members[size_t((q + 1) % r)];
-      int a = c.devices[size_t(from)], b = c.devices[size_t(to)];
-      tpl.syncs.push_back({topo_.link(a, b), transfer_ms(a, b, bytes, 2 * (r - 1), 0), bytes, from, to, int(g), q});
+  std::vector<int> phases;
+  if (c.zero == 0) phases = {0};
+  else if (c.zero < 3) phases = {0, 1};
+  else phases = {2, 3, 0};
+  for (int phase : phases)
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const auto& members = groups[g];
+      const int r = int(members.size());
+      const double halves = c.zero == 0 ? 2.0 : 1.0;
+      const double bytes = halves * (r - 1) / r * shard_bytes_of(members[0]);
+      for (int q = 0; q < r; ++q) {
+        const int from = members[size_t(q)], to = members[size_t((q + 1) % r)];
+        int a = c.devices[size_t(from)], b = c.devices[size_t(to)];
+        tpl.syncs.push_back({topo_.link(a, b), transfer_ms(a, b, bytes, int(halves) * (r - 1), 0), bytes, from, to, int(g), q, r, phase});
+      }
     }
-  }
 }
 
 void TaskGraph::build_op(int i) {
@@ -316,22 +340,66 @@ void TaskGraph::build_op(int i) {
   auto& bwd = bwd_slot_[size_t(i)];
   fwd.resize(size_t(parts));
   bwd.resize(size_t(parts));
+  // Recomputation: the forward pass again before the backward pass, on the same GPU.
+  const bool recompute = strategy_.remat && in_layer_[size_t(i)];
+  std::vector<int>& rc = scratch_recompute_;
+  rc.assign(size_t(parts), -1);
   for (int k = 0; k < parts; ++k) {
     const PartTemplate& p = tpl.parts[size_t(k)];
     int f = new_task(order_key(i, kForward, 0, k, 0), TaskKind::forward, i, k, p.device, p.fwd_ms, 0);
     int b = new_task(order_key(i, kBackward, 0, k, 0), TaskKind::backward, i, k, p.device, p.bwd_ms, 0);
-    add_dep(f, b);
+    if (recompute) {
+      const int r = new_task(order_key(i, kRecompute, 0, k, 0), TaskKind::recompute, i, k, p.device, p.fwd_ms, 0);
+      add_dep(f, r);
+      add_dep(r, b);
+      rc[size_t(k)] = r;
+      unit.slots.push_back(r);
+    } else {
+      add_dep(f, b);
+    }
     fwd[size_t(k)] = f;
     bwd[size_t(k)] = b;
     unit.slots.push_back(f);
     unit.slots.push_back(b);
   }
-  for (const SyncTemplate& y : tpl.syncs) {
-    int s = new_task(order_key(i, kSync, 0, y.group, y.ring_position), TaskKind::sync, i, y.ring_position, y.device, y.ms, y.bytes);
-    tasks_[size_t(s)].peer_part = y.group;
-    add_dep(bwd[size_t(y.from_part)], s);
-    add_dep(bwd[size_t(y.to_part)], s);
+  // ZeRO 1 and 2 list the reduce-scatter edges, then the all-gather edges in the same order.
+  const size_t half = strategy_.ops[size_t(i)].zero == 1 || strategy_.ops[size_t(i)].zero == 2 ? tpl.syncs.size() / 2 : 0;
+  for (size_t y = 0; y < tpl.syncs.size(); ++y) {
+    const SyncTemplate& t = tpl.syncs[y];
+    const uint64_t order = t.phase == 0   ? order_key(i, kSync, 0, t.group, t.ring_position)
+                           : t.phase == 1 ? order_key(i, kSync, 1, t.group, t.ring_position)
+                           : t.phase == 2 ? order_key(i, kFwdTransfer, kGatherInput, t.group, t.ring_position)
+                                          : order_key(i, kBwdTransfer, kGatherInput, t.group, t.ring_position);
+    int s = new_task(order, TaskKind::sync, i, t.ring_position, t.device, t.ms, t.bytes);
+    tasks_[size_t(s)].peer_part = t.group;
     unit.slots.push_back(s);
+    switch (t.phase) {
+      case 0:
+        add_dep(bwd[size_t(t.from_part)], s);
+        add_dep(bwd[size_t(t.to_part)], s);
+        break;
+      case 1: {
+        // An all-gather edge starts once its sender's shard is reduced and updated: after the
+        // reduce-scatter edges into and out of the sending part.
+        const int q = t.ring_position, r = t.ring_size;
+        const size_t own = y - half, into = own - size_t(q) + size_t((q + r - 1) % r);
+        add_dep(unit.slots[unit.slots.size() - 1 - (y - own)], s);
+        add_dep(unit.slots[unit.slots.size() - 1 - (y - into)], s);
+        break;
+      }
+      case 2:
+        add_dep(s, fwd[size_t(t.from_part)]);
+        add_dep(s, fwd[size_t(t.to_part)]);
+        break;
+      case 3: {
+        add_dep(fwd[size_t(t.from_part)], s);
+        add_dep(fwd[size_t(t.to_part)], s);
+        const auto& next = recompute ? rc : bwd;
+        add_dep(s, next[size_t(t.from_part)]);
+        add_dep(s, next[size_t(t.to_part)]);
+        break;
+      }
+    }
   }
 }
 

@@ -18,9 +18,11 @@
 
 namespace autopar {
 
-// What a task does; the breakdown sums durations by kind.
-enum class TaskKind : uint8_t { forward, backward, transfer, sync };
-// "forward", "backward", "transfer" or "sync".
+// What a task does; the breakdown sums durations by kind. A recompute task is a forward pass
+// repeated before the backward pass (recomputation); ZeRO's reduce-scatters and gathers are
+// sync tasks.
+enum class TaskKind : uint8_t { forward, backward, transfer, sync, recompute };
+// "forward", "backward", "transfer", "sync" or "recompute".
 const char* task_kind_name(TaskKind k);
 
 // How task durations are computed (lecture 3.4).
@@ -96,6 +98,8 @@ class TaskGraph {
   // Builds the tasks of another strategy from scratch, reusing this graph's storage (what a
   // search without delta simulation does at every step).
   void rebuild(const Strategy& strategy);
+  // Turns recomputation on or off: rebuilds every task (it changes every layer op's tasks).
+  void set_remat(bool remat);
 
   // All slots, live or not (check Task::live).
   const std::vector<Task>& tasks() const { return tasks_; }
@@ -120,7 +124,10 @@ class TaskGraph {
   // same configurations again and again): each part's device and durations, its boxes, and
   // the parameter-sync ring.
   struct PartTemplate { int device; double fwd_ms, bwd_ms; };
-  struct SyncTemplate { int device; double ms, bytes; int from_part, to_part, group, ring_position; };
+  // A ring edge of a weight shard's collective: phase 0 the all-reduce (ZeRO 0) or the
+  // reduce-scatter of the gradients, 1 the all-gather of the updated weights (ZeRO 1, 2), 2 and
+  // 3 ZeRO 3's gathers of the weights before the forward and before the backward pass.
+  struct SyncTemplate { int device; double ms, bytes; int from_part, to_part, group, ring_position, ring_size, phase; };
   struct OpTemplate {
     OpConfig config;
     std::vector<PartTemplate> parts;
@@ -163,6 +170,8 @@ class TaskGraph {
   std::vector<std::vector<size_t>> edges_of_op_;   // edges touching each op
   std::vector<std::vector<int>> fwd_slot_, bwd_slot_;   // per op, per part
   std::vector<int64_t> memory_;
+  std::vector<char> in_layer_;     // per op: in a repeating layer (recomputed when the strategy says so)
+  std::vector<int> scratch_recompute_;   // build_op: the recompute slot of each part
   Change* change_ = nullptr;
   // What the last set_config changed, kept until the next one so that it can be undone (with
   // last_change_'s removed and added slots).

@@ -11,6 +11,7 @@ std::string task_name(const TaskGraph& tg, const Task& t) {
   switch (t.kind) {
     case TaskKind::forward: return op + ".fwd[" + std::to_string(t.part) + "]";
     case TaskKind::backward: return op + ".bwd[" + std::to_string(t.part) + "]";
+    case TaskKind::recompute: return op + ".recompute[" + std::to_string(t.part) + "]";
     case TaskKind::transfer: {
       std::string link = tg.topology().name(t.device);
       std::string what = t.forward_pass ? ".act" : ".grad";

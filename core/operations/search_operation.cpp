@@ -58,6 +58,7 @@ SearchJob::SearchJob(Graph graph, Cluster cluster, const SearchRequest& request,
   o.seed = request.seed;
   o.full_sim = request.full_sim;
   o.optimizer = request.optimizer;
+  o.memory_moves = request.memory_moves;
   search_ = std::make_unique<McmcSearch>(graph_, cluster_, init.value(), o);
   trace_.record(search_->result());
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -100,6 +101,8 @@ void SearchJob::finish_report(double search_ms) {
   TaskGraph best(graph_, cluster_, r.result.best);
   simulate_full(best);
   r.breakdown = summarize(best, request_.optimizer);
+  for (size_t i = 0; i < graph_.ops.size(); ++i)
+    if (weight_replicas(graph_.ops[i], r.result.best.ops[i]) >= 2) ++r.zero_ops[r.result.best.ops[i].zero];
   r.capacity_bytes = cluster_.gpu.memory_capacity_bytes();
   r.strategy = strategy_to_json(graph_, r.result.best);
   r.strategy_text = strategy_table_text(graph_, r.result.best);
@@ -120,6 +123,9 @@ Json SearchReport::to_json() const {
               {"breakdown", simulation_summary_json(breakdown, capacity_bytes)},
               {"fits", breakdown.fits},
               {"init_fits", result.init_fits},
+              {"memory_moves", result.memory_moves},
+              {"remat", result.best.remat},
+              {"zero_ops", Json::array({zero_ops[0], zero_ops[1], zero_ops[2], zero_ops[3]})},
               {"strategy", strategy},
               {"history", history}};
 }
@@ -135,6 +141,11 @@ std::string SearchReport::to_text() const {
     t << "memory: the initial strategy " << (result.init_fits ? "fits" : "does not fit") << "; the best "
       << (breakdown.fits ? "fits" : "DOES NOT FIT") << " (" << si(breakdown.peak_memory.total_bytes) << "B of " << si(capacity_bytes)
       << "B on GPU " << breakdown.peak_device << ")\n";
+  if (result.memory_moves) {
+    t << "memory choices: recomputation " << (result.best.remat ? "on" : "off") << "; ops with replicated weights by ZeRO stage:";
+    for (int z = 0; z < 4; ++z) t << " " << z << ": " << zero_ops[z];
+    t << "\n";
+  }
   t << "\n"
     << breakdown_text << "\n" << strategy_text;
   return t.str();

@@ -24,6 +24,7 @@ struct SearchRequest {
   std::string init = "dp";       // dp, expert, mp, random (random:SEED with the search seed), random:N or a strategy file
   bool full_sim = false;         // re-simulate from scratch at every proposal (same results, slower)
   Optimizer optimizer = Optimizer::adam;   // whose state the memory per GPU counts
+  int memory_moves = -1;         // propose ZeRO stages and recomputation: 1 on, 0 off, -1 when the initial strategy does not fit
 };
 
 // The initial strategy named by `init` (as SearchRequest::init); errors name `path` (the CLI's
@@ -52,6 +53,7 @@ struct SearchReport {
   double elapsed_ms = 0;         // setup + search
   double evals_per_s = 0;        // proposals per second of search time (setup left out)
   SimSummary breakdown;          // the best strategy simulated
+  int zero_ops[4] = {0, 0, 0, 0};  // the best strategy's ops with replicated weights, by ZeRO stage
   double capacity_bytes = 0;
   Json strategy;                 // the best, as strategy_to_json
   std::string strategy_text;     // the best, as a table

@@ -180,16 +180,26 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
     Rng rng(5);
     for (int m = 0; m < k.moves; ++m) {
       int op = int(rng.below(g.value().ops.size()));
-      const OpConfig& cfg = space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))];
+      // The search's other moves too: a ZeRO stage per op, and recomputation on or off.
+      OpConfig cfg = space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))];
+      cfg.zero = int(rng.below(4));
+      const bool flip_remat = rng.below(40) == 0;
       const OpConfig old = s.ops[size_t(op)];
       const double before = delta.makespan();
-      // Every few moves, each slot's links before the move: an undo must give them back exactly.
+      // Every few moves, each slot's links before the move: an undo must give them back exactly
+      // (a recomputation flip rebuilds the task graph: its undo gives the same timeline, not slots).
       std::vector<std::tuple<bool, std::vector<int>, std::vector<int>>> links_before;
-      if (m % 10 == 0)
+      if (m % 10 == 0 && !flip_remat)
         for (const Task& t : delta.task_graph().tasks())
           links_before.emplace_back(t.live, std::vector<int>(t.deps.begin(), t.deps.end()), std::vector<int>(t.succs.begin(), t.succs.end()));
-      s.ops[size_t(op)] = cfg;
-      double d = delta.set_config(op, cfg);
+      double d;
+      if (flip_remat) {
+        s.remat = !s.remat;
+        d = delta.set_remat(s.remat);
+      } else {
+        s.ops[size_t(op)] = cfg;
+        d = delta.set_config(op, cfg);
+      }
       TaskGraph fresh(g.value(), c.value(), s);
       double f = simulate_full(fresh);
       REQUIRE(d == f);   // exactly, not approximately
@@ -198,6 +208,7 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
       const bool undo = rng.below(2) == 0;
       if (undo) {
         delta.undo();
+        if (flip_remat) s.remat = !s.remat;
         s.ops[size_t(op)] = old;
         REQUIRE(delta.makespan() == before);
         REQUIRE(delta.task_graph().strategy() == s);
