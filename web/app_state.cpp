@@ -23,6 +23,15 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 Result<Graph> load_model_field(const Settings& s) {
+  // --precision's model half: 16-bit floats in mixed precision, 32-bit otherwise (built-in
+  // models and model files by name take dtype_bytes; an imported file keeps its own dtype).
+  if (!s.precision.empty() && s.model_json.empty()) {
+    Settings with = s;
+    with.precision.clear();
+    const auto p = parse_precision(s.precision);
+    with.model += std::string(s.model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (p == Precision::mixed ? "2" : "4");
+    return load_model_field(with);
+  }
   if (!s.model_json.empty()) {
     if (s.model_json.size() > kMaxModelFileBytes)
       return make_error("too_large", "the model file " + s.model + " is " + std::to_string(s.model_json.size() >> 10) +
@@ -48,6 +57,14 @@ Result<Graph> load_model_field(const Settings& s) {
 }
 
 Result<Cluster> load_cluster_field(const Settings& s) {
+  // --precision's cluster half: the GPU peak in use.
+  if (!s.precision.empty()) {
+    Settings without = s;
+    without.precision.clear();
+    auto c = load_cluster_field(without);
+    if (c.ok()) c.value().gpu.precision = *parse_precision(s.precision);
+    return c;
+  }
   if (s.custom_cluster) {
     if (auto v = validate_cluster(*s.custom_cluster); !v.ok()) {
       Error e = v.error();
@@ -104,13 +121,15 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
 
   // Model and cluster through the core (only when they changed: building is not free).
   std::optional<Graph> graph;
-  if (load_all || next.model != prev.model || next.model_json != prev.model_json) {
+  if (!next.precision.empty() && !parse_precision(next.precision))
+    return fail(make_error("bad_value", "precision \"" + next.precision + "\" is unknown; use fp32, tf32, mixed or \"\" (as loaded)", "precision"));
+  if (load_all || next.model != prev.model || next.model_json != prev.model_json || next.precision != prev.precision) {
     auto g = load_model_field(next);
     if (!g.ok()) return fail(g.error());
     graph = std::move(g.value());
   }
   std::optional<Cluster> cluster;
-  if (load_all || next.cluster != prev.cluster || !(next.custom_cluster == prev.custom_cluster)) {
+  if (load_all || next.cluster != prev.cluster || !(next.custom_cluster == prev.custom_cluster) || next.precision != prev.precision) {
     auto c = load_cluster_field(next);
     if (!c.ok()) return fail(c.error());
     cluster = std::move(c.value());
@@ -138,6 +157,10 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
     strategy = resolve_strategy(strategy_text, new_graph, new_cluster);
   }
   if (!strategy.ok()) return fail(strategy.error());
+  // The memory controls (ZeRO stage, recomputation) apply to every op of the FlexFlow strategy.
+  if (next.zero < 0 || next.zero > 3) return fail(make_error("out_of_range", "zero is the ZeRO stage: 0, 1, 2 or 3", "zero"));
+  for (OpConfig& oc : strategy.value().ops) oc.zero = next.zero;
+  strategy.value().remat = next.remat;
   if (!(std::isfinite(next.beta) && next.beta > 0 && next.beta <= 1e9))
     return fail(make_error("out_of_range", "beta must be a positive number (at most 1e9)", "beta"));
   if (next.seed < 0) return fail(make_error("out_of_range", "seed must be a non-negative integer", "seed"));
@@ -176,7 +199,7 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
   if (graph) state.graph = std::move(*graph);
   if (cluster) state.cluster = std::move(*cluster);
   if (inputs_changed) state.space = count_space(state.graph, state.cluster.num_devices());
-  const bool strategy_changed = strategy_text != prev.strategy;
+  const bool strategy_changed = strategy_text != prev.strategy || next.zero != prev.zero || next.remat != prev.remat;
   state.settings = next;
   state.settings.strategy = strategy_text;
   if (inputs_changed || strategy_changed || !state.flexflow.task_graph)

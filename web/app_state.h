@@ -59,6 +59,9 @@ struct Settings {
   int64_t seed = 1;                          // seeds the search and the accuracy study
   int64_t microbatches = 32;
   bool ignore_boundaries = false;            // inter-op plan as the Alpa paper's DP: stage boundaries free (`inter --ignore-boundaries`)
+  std::string precision;                     // "fp32", "tf32" or "mixed" as --precision (the model's float width, the GPU peak in use); empty: as loaded
+  int zero = 0;                              // ZeRO stage of the FlexFlow strategy's ops and of the memory section
+  bool remat = false;                        // recomputation, likewise
   SearchSettings search;
   AccuracySettings accuracy;
   std::string panel = "model";               // the panel in front
@@ -66,7 +69,7 @@ struct Settings {
   bool operator==(const Settings& o) const {
     return model == o.model && model_json == o.model_json && cluster == o.cluster && custom_cluster == o.custom_cluster &&
            mesh == o.mesh && strategy == o.strategy && beta == o.beta && seed == o.seed && microbatches == o.microbatches &&
-           ignore_boundaries == o.ignore_boundaries &&
+           ignore_boundaries == o.ignore_boundaries && precision == o.precision && zero == o.zero && remat == o.remat &&
            search == o.search && accuracy == o.accuracy && panel == o.panel && scenario == o.scenario;
   }
 };

@@ -14,6 +14,9 @@ void rebuild_flexflow(FlexflowView& view, const Graph& graph, const Cluster& clu
   view.task_graph = std::make_unique<TaskGraph>(graph, cluster, strategy);
   simulate_full(*view.task_graph);
   view.summary = summarize(*view.task_graph);
+  const DeviceMemory memory(graph, cluster, strategy);
+  view.gpu_memory_bytes.clear();
+  for (int d = 0; d < cluster.num_devices(); ++d) view.gpu_memory_bytes.push_back(memory.device(d).total_bytes);
   view.lanes = build_timeline_lanes(*view.task_graph);
   view.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   view.memory_capacity_bytes = cluster.gpu.memory_capacity_bytes();
@@ -38,7 +41,7 @@ Json flexflow_result_json(const FlexflowView& view) {
   Json j = Json::object();
   if (!view.task_graph) {
     for (const char* k : {"makespan_ms", "compute_ms", "activation_transfer_ms", "param_sync_ms", "activation_bytes",
-                          "param_sync_bytes", "tasks", "peak_memory_bytes", "memory_capacity_bytes", "over_capacity_devices"})
+                          "param_sync_bytes", "tasks", "peak_memory_bytes", "memory_capacity_bytes", "over_capacity_devices", "fits", "memory"})
       j[k] = nullptr;
     return j;
   }

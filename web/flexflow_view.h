@@ -22,6 +22,7 @@ struct FlexflowView {
   Strategy strategy;                          // the resolved settings.strategy
   std::unique_ptr<TaskGraph> task_graph;      // simulated; null before the first build
   SimSummary summary;
+  std::vector<double> gpu_memory_bytes;       // per GPU: training memory (device_memory.h), as summary's peak counts it
   TimelineLanes lanes;
   double memory_capacity_bytes = 0;           // per GPU
   double data_parallel_ms = 0;                // makespan of data parallelism on the same inputs (for comparison)

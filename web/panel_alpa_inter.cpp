@@ -294,7 +294,9 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     if (!inter_planning(view)) {
       if (view.error && view.key == inter_key(in)) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
-        ImGui::TextWrapped("Planning failed: %s", view.error->message.c_str());
+        // No pipeline within the GPUs' memory (the 1F1B limit, ZeRO and recomputation tried): the clear mark.
+        if (view.error->code == "infeasible") ImGui::TextWrapped("DOES NOT FIT: %s", view.error->message.c_str());
+        else ImGui::TextWrapped("Planning failed: %s", view.error->message.c_str());
         ImGui::PopStyleColor();
       } else {
         ImGui::TextWrapped(view.plan ? "The model, cluster or micro-batches changed since the last plan: press Plan to plan again."
@@ -311,6 +313,9 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   ImGui::Text("t_max %s", format_ms(plan->t_max).c_str());
   ImGui::SameLine(0, font * 2);
   ImGui::Text("%zu stage%s", plan->stages.size(), plan->stages.size() == 1 ? "" : "s");
+  ImGui::SameLine(0, font * 2);
+  // A plan the DP returns keeps every stage within the 1F1B memory limit (ZeRO and recomputation per stage).
+  ImGui::TextDisabled("fits");
   ImGui::SameLine(0, font * 2);
   ImGui::TextDisabled("%d of %d t_max candidates tried, planned in %s over %d frame%s", plan->t_max_tried, plan->t_max_candidates,
                       format_ms(view.timing.elapsed_ms).c_str(), view.timing.slices, view.timing.slices == 1 ? "" : "s");

@@ -2,7 +2,10 @@
 // it (core/model/memory_model.h) for the current model and cluster, as a stacked bar (parameters,
 // gradients, optimizer state, activations) against the GPU's capacity, with the data-parallel
 // degree, ZeRO stage, optimizer, precision and recomputation as controls, and a clear mark when
-// it does not fit. The controls are the panel's own (not in the share link yet).
+// it does not fit. Precision, ZeRO stage and recomputation are settings (getState's precision,
+// zero and remat, in the share link): they also set the model's float width and the GPU peak in
+// use (as --precision) and the FlexFlow strategy's ZeRO stage and recomputation. The
+// data-parallel degree and optimizer are the section's own.
 #include <algorithm>
 #include <string>
 
@@ -15,10 +18,7 @@ namespace {
 
 struct MemoryControls {
   int dp_index = -1;         // index into the divisors of the device count; -1: all devices
-  int zero = 0;
   int optimizer = 0;         // adam, sgd
-  int precision = 0;         // from the model's dtype, fp32, mixed
-  bool remat = false;
 };
 
 MemoryControls g_controls;
@@ -45,28 +45,35 @@ void draw_memory_section(AppState& state) {
   ImGui::SetNextItemWidth(180);
   ImGui::SliderInt("##dp", &c.dp_index, 0, int(divisors.size()) - 1, dp_label.c_str());
   ImGui::SameLine();
+  Settings next = state.settings;
   ImGui::SetNextItemWidth(110);
   const char* zero_names[] = {"ZeRO off", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
-  ImGui::Combo("##zero", &c.zero, zero_names, 4);
+  ImGui::Combo("##zero", &next.zero, zero_names, 4);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("ZeRO stage: also of every op of the FlexFlow strategy");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(80);
   const char* opt_names[] = {"Adam", "SGD"};
   ImGui::Combo("##opt", &c.optimizer, opt_names, 2);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(130);
-  const char* prec_names[] = {"model dtype", "fp32", "mixed"};
-  ImGui::Combo("##prec", &c.precision, prec_names, 3);
+  // As --precision: the model's float width and the GPU peak the simulator and Alpa use.
+  const char* prec_values[] = {"", "fp32", "mixed"};
+  const char* prec_names[] = {"as loaded", "fp32", "mixed"};
+  int prec = next.precision == "fp32" ? 1 : next.precision == "mixed" ? 2 : 0;
+  if (ImGui::Combo("##prec", &prec, prec_names, 3)) next.precision = prec_values[prec];
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("precision (as --precision): the model's float width and the GPU peak in use");
   ImGui::SameLine();
-  ImGui::Checkbox("recompute", &c.remat);
+  ImGui::Checkbox("recompute", &next.remat);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("recomputation: also of the FlexFlow strategy");
+  if (!(next == state.settings)) apply_settings(state, next);
 
   MemoryOptions o;
   o.data_parallel = divisors[size_t(c.dp_index)];
   o.tensor_parallel = devices / o.data_parallel;
-  o.zero_stage = c.zero;
+  o.zero_stage = state.settings.zero;
   o.optimizer = c.optimizer == 0 ? Optimizer::adam : Optimizer::sgd;
-  o.precision = c.precision == 1 ? Precision::fp32 : c.precision == 2 ? Precision::mixed
-              : state.graph.spec.dtype == DType::f16 ? Precision::mixed : Precision::fp32;
-  o.remat = c.remat;
+  o.precision = training_precision(state.graph);
+  o.remat = state.settings.remat;
   auto r = estimate_memory(state.graph, state.cluster, o);
   if (!r.ok()) {
     ImGui::TextWrapped("%s", r.error().message.c_str());
@@ -107,8 +114,8 @@ void draw_memory_section(AppState& state) {
     ImGui::Text("DOES NOT FIT: total %s of %s per GPU", format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
     ImGui::PopStyleColor();
   }
-  ImGui::TextDisabled("%s precision, %d layers; compute at %.1f TFLOP/s (%s peak of the cluster)", precision_name(o.precision), m.layers,
-                      state.cluster.gpu.active_peak_tflops(), precision_name(state.cluster.gpu.precision));
+  ImGui::Text("%s precision, %d layers; compute at %.1f TFLOP/s: the GPU's %s peak is in use", precision_name(o.precision), m.layers,
+              state.cluster.gpu.active_peak_tflops(), precision_name(state.cluster.gpu.precision));
 }
 
 }  // namespace autopar::web

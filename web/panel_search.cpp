@@ -168,8 +168,13 @@ void draw_stats(const AppState& state) {
   const ImVec4 best_color = ImGui::ColorConvertU32ToFloat4(kBestColor);
   char buf[128];
   row("best", format_ms(r.best_ms) + "  (step " + std::to_string(r.best_step) + ")", &best_color);
+  // Memory: the clear mark when the best strategy does not fit (the chain met none that does).
+  const ImVec4 red(1.0f, 0.35f, 0.35f, 1.0f);
+  row("memory", (r.best_fits ? "fits: " : "DOES NOT FIT: ") + format_bytes(r.best_peak_bytes) + " on the fullest GPU" +
+                    (r.memory_moves ? std::string(", recomputation ") + (r.best.remat ? "on" : "off") + ", ZeRO per op" : ""),
+      r.best_fits ? nullptr : &red);
   row("current", format_ms(r.current_ms));
-  row("initial", format_ms(r.init_ms) + "  (" + run.job->init_name() + ")");
+  row("initial", format_ms(r.init_ms) + "  (" + run.job->init_name() + ")" + (r.init_fits ? "" : ", does not fit"));
   std::snprintf(buf, sizeof buf, "%.2fx", r.best_ms > 0 ? r.init_ms / r.best_ms : 0.0);
   row("speedup", buf);
   row("proposals", std::to_string(r.steps));

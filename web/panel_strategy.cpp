@@ -334,12 +334,29 @@ void draw_breakdown(const AppState& state) {
   ImGui::TextDisabled("%d tasks, simulated in %s", s.tasks, format_ms(ff.build_ms).c_str());
 }
 
+// The strategy's memory verdict: a clear DOES NOT FIT mark with the fullest GPU's need by kind.
+void draw_fit_mark(const SimSummary& s, double cap) {
+  const DeviceMemoryUse& m = s.peak_memory;
+  const std::string kinds = "parameters " + format_bytes(m.params_bytes) + ", gradients " + format_bytes(m.grads_bytes) + ", optimizer " +
+                            format_bytes(m.optimizer_bytes) + ", activations " + format_bytes(m.activation_bytes);
+  if (s.fits) {
+    ImGui::TextDisabled("fits: GPU %d needs %s of %s (%s)", s.peak_device, format_bytes(m.total_bytes).c_str(), format_bytes(cap).c_str(),
+                        kinds.c_str());
+    return;
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.35f, 1.0f));
+  ImGui::TextWrapped("DOES NOT FIT: GPU %d needs %s of %s (%s)", s.peak_device, format_bytes(m.total_bytes).c_str(), format_bytes(cap).c_str(),
+                     kinds.c_str());
+  ImGui::PopStyleColor();
+}
+
 void draw_memory(const AppState& state) {
   const FlexflowView& ff = state.flexflow;
   if (!ff.task_graph) return;
-  const auto& memory = ff.task_graph->memory_bytes();
+  const auto& memory = ff.gpu_memory_bytes;
   const double cap = ff.memory_capacity_bytes;
   const float font = ImGui::GetFontSize();
+  draw_fit_mark(ff.summary, cap);
   // GPUs in a grid of bars, as many per row as fit (at most 4), each labelled inside.
   const float cell_min = font * 8.0f;
   const int columns = std::clamp(int(ImGui::GetContentRegionAvail().x / cell_min), 1, std::min<int>(4, int(memory.size())));

@@ -39,7 +39,7 @@ Json search_result_json(const SearchRun& run, bool running) {
   const SearchResult* r = search_state(run);
   if (!r) {
     j["step"] = 0;
-    for (const char* k : {"best_ms", "current_ms", "init_ms", "accepted", "rejected", "evals_per_s", "init"}) j[k] = nullptr;
+    for (const char* k : {"best_ms", "current_ms", "init_ms", "accepted", "rejected", "evals_per_s", "init", "fits", "init_fits", "remat"}) j[k] = nullptr;
     j["finished"] = false;
     return j;
   }
@@ -54,6 +54,12 @@ Json search_result_json(const SearchRun& run, bool running) {
   j["evals_per_s"] = search_evals_per_s(run);
   j["elapsed_ms"] = run.job->compute_ms();
   j["init"] = run.job->init_name();
+  // Memory (device_memory.h): whether the best strategy fits, the initial one did, and the
+  // best's recomputation (its ZeRO stages are in its ops).
+  j["fits"] = r->best_fits;
+  j["init_fits"] = r->init_fits;
+  j["best_peak_memory_bytes"] = r->best_peak_bytes;
+  j["remat"] = r->best.remat;
   return j;
 }
 

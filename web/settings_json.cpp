@@ -92,6 +92,16 @@ Status merge_settings_fields(const Json& j, Settings& next) {
       auto x = read_int(v, "microbatches", 1, 1 << 20);
       if (!x.ok()) return x.error();
       next.microbatches = x.value();
+    } else if (key == "precision") {
+      if (!v.is_string()) return wrong_type("precision", "a string: fp32, tf32, mixed or \"\" (the model's dtype)");
+      next.precision = v.get<std::string>();
+    } else if (key == "zero") {
+      auto x = read_int(v, "zero", 0, 3);
+      if (!x.ok()) return x.error();
+      next.zero = int(x.value());
+    } else if (key == "remat") {
+      if (!v.is_boolean()) return wrong_type("remat", "true or false");
+      next.remat = v.get<bool>();
     } else if (key == "ignore_boundaries") {
       if (!v.is_boolean()) return wrong_type("ignore_boundaries", "true or false");
       next.ignore_boundaries = v.get<bool>();
@@ -135,7 +145,7 @@ Status merge_settings_fields(const Json& j, Settings& next) {
     } else {
       return (make_error("unknown_field",
                              "the state has no field \"" + key +
-                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, search, accuracy, panel, scenario, exercise, intra",
+                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, panel, scenario, exercise, intra",
                              key));
     }
   }
@@ -271,6 +281,9 @@ Json settings_to_json(const Settings& s) {
   j["seed"] = s.seed;
   j["microbatches"] = s.microbatches;
   j["ignore_boundaries"] = s.ignore_boundaries;
+  j["precision"] = s.precision;
+  j["zero"] = s.zero;
+  j["remat"] = s.remat;
   j["search"] = Json{{"running", s.search.running}, {"steps", s.search.steps}, {"budget_ms", s.search.budget_ms},
                      {"init", s.search.init}};
   j["accuracy"] = Json{{"samples", s.accuracy.samples}};
