@@ -16,7 +16,8 @@ bool has_background_work(const AppState& state) {
          (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
          (compare_shown && (state.compare.compute_pending || state.compare.job)) ||
          // In a worker, its replies wake the frames (autopar_worker_reply); in-process, every frame works on it.
-         (state.alpa.inter.job.has_value() && !state.alpa.inter.worker->connected());
+         (state.alpa.inter.job.has_value() && !state.alpa.inter.worker->connected()) ||
+         (lecture_planning(state.lecture) && !state.lecture.plan.worker->connected());
 }
 
 void advance_background_work(AppState& state, double budget_ms) {
@@ -36,6 +37,9 @@ void advance_background_work(AppState& state, double budget_ms) {
     }
   }
   if (studying) accuracy_advance(state.accuracy, state.graph, state.cluster, share);
+  // A planned scenario's plan (the Lecture tab) likewise, until another scenario is chosen.
+  if (lecture_planning(state.lecture) && state.settings.scenario != state.lecture.plan.name) lecture_plan_cancel(state.lecture);
+  if (lecture_planning(state.lecture)) lecture_plan_advance(state.lecture, budget_ms);
   // A pipeline plan keeps going in any tab (at most one slice per frame; the panel's call then does nothing).
   if (state.alpa.inter.job)
     advance_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster, budget_ms, state.frame_stats.frames);

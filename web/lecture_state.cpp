@@ -101,6 +101,9 @@ void show_scenario_demo(AppState& state) {
   if (panel == "compare" && !state.compare.job && (!state.compare.output.is_object() || state.compare.inputs != compare_inputs))
     state.compare.compute_pending = true;
   if (name == "beta-sweep" && !state.lecture.sweep) beta_sweep_start(state.lecture);
+  // A planned scenario (GPT-3 on 1,024 GPUs) is planned in the worker, its progress on the Lecture tab.
+  if (planned_scenario(name) && state.lecture.computed_name != name && !lecture_planning(state.lecture))
+    lecture_plan_start(state.lecture, name, state.alpa.inter.worker);
   // A light scenario's findings (the Lecture tab's numbers) are computed now, not when that tab is drawn next.
   if (scenario_is_light(name) && state.lecture.computed_name != name) {
     compute_scenario(state.lecture, name);
@@ -120,6 +123,62 @@ void compute_scenario(LectureState& lecture, const std::string& name) {
   }
   lecture.findings = r.value().findings;
   lecture.results = r.value().results;
+}
+
+void lecture_plan_start(LectureState& lecture, const std::string& name, std::shared_ptr<WorkerClient> worker) {
+  const PlannedScenario* p = planned_scenario(name);
+  if (!p || !worker) return;
+  lecture_plan_cancel(lecture);
+  lecture.plan.name = name;
+  lecture.plan.worker = std::move(worker);
+  lecture.plan.started = std::chrono::steady_clock::now();
+  lecture.plan.request = lecture.plan.worker->start("inter", Json{{"model", p->model}, {"cluster", p->cluster}},
+                                                     Json{{"microbatches", p->microbatches}});
+}
+
+bool lecture_plan_advance(LectureState& lecture, double budget_ms) {
+  LecturePlan& plan = lecture.plan;
+  if (!lecture_planning(lecture)) return false;
+  if (!plan.worker->connected()) plan.worker->step_local(budget_ms);
+  auto outcome = plan.worker->take(plan.request);
+  if (!outcome) return false;
+  plan.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - plan.started).count();
+  lecture.findings.clear();
+  lecture.results = Json();
+  lecture.error.clear();
+  lecture.computed_name = plan.name;
+  if (!outcome->ok()) {
+    lecture.error = outcome->error().message;
+  } else if (const Json& r = outcome->value(); !r.contains("report")) {
+    lecture.error = "the worker's plan has no report";
+  } else if (auto st = planned_scenario(plan.name)->findings(r["report"], lecture.results, lecture.findings); !st.ok()) {
+    lecture.error = st.error().message;
+  }
+  plan.name.clear();
+  plan.request = 0;
+  return true;
+}
+
+void lecture_plan_cancel(LectureState& lecture) {
+  if (lecture_planning(lecture)) lecture.plan.worker->cancel(lecture.plan.request);
+  lecture.plan.name.clear();
+  lecture.plan.request = 0;
+}
+
+bool lecture_planning(const LectureState& lecture) { return !lecture.plan.name.empty() && lecture.plan.worker; }
+
+double lecture_plan_progress(const LectureState& lecture) {
+  if (!lecture_planning(lecture)) return 1;
+  const JobProgress p = lecture.plan.worker->progress(lecture.plan.request);
+  return p.phase == "pipeline DP" ? 0.9 + 0.1 * p.fraction() : 0.9 * p.fraction();
+}
+
+std::string lecture_plan_status(const LectureState& lecture) {
+  if (!lecture_planning(lecture)) return "";
+  const JobProgress p = lecture.plan.worker->progress(lecture.plan.request);
+  if (p.phase.empty()) return "starting";
+  return p.phase + ": " + std::to_string(p.done) + " of " + (p.phase == "pipeline DP" ? "at most " : "") + std::to_string(p.total) +
+         (p.phase == "pipeline DP" ? " rows" : " intra-op plans and stage sums");
 }
 
 const std::vector<std::string>& beta_sweep_betas() {
@@ -219,8 +278,21 @@ void compare_advance(CompareState& compare, double budget_ms) {
 }
 
 Json lecture_result_json(const LectureState& lecture) {
+  if (lecture_planning(lecture))
+    return Json{{"name", lecture.plan.name}, {"planning", true}, {"progress", lecture_plan_progress(lecture)}};
   if (lecture.computed_name.empty() || !lecture.error.empty()) return nullptr;
-  return Json{{"name", lecture.computed_name}, {"findings", lecture.findings}};
+  Json j{{"name", lecture.computed_name}, {"findings", lecture.findings}};
+  // A planned scenario: its plan's headline numbers and the page's wall time (the results hold
+  // the whole report; result() stays small).
+  if (planned_scenario(lecture.computed_name) && lecture.results.contains("plan")) {
+    const Json& plan = lecture.results["plan"];
+    j["total_latency"] = plan["total_latency"];
+    j["stages"] = plan["stages"].size();
+    j["gpus_used"] = lecture.results["gpus_used"];
+    j["worker_elapsed_ms"] = plan["elapsed_ms"];
+    j["page_elapsed_ms"] = lecture.plan.elapsed_ms;
+  }
+  return j;
 }
 
 Json compare_result_json(const CompareState& compare) {

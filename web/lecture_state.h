@@ -4,6 +4,7 @@
 // (core/operations/scenarios.h), so the page shows what `autopar scenario NAME` prints; the beta
 // sweep and the comparison run the same core calls in slices across frames. No ImGui.
 #pragma once
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "json_io.h"
 #include "mcmc.h"
 #include "result.h"
+#include "worker_client.h"
 
 namespace autopar::web {
 
@@ -45,6 +47,16 @@ const std::vector<std::string>& beta_sweep_betas();
 // Searches in the whole sweep (betas x seeds).
 constexpr int kBetaSweepSeeds = 5;
 
+// The plan of a planned scenario (gpt3-1024, scenarios.h's PlannedScenario) in the page's
+// worker: its findings come from the plan's report as the CLI's do.
+struct LecturePlan {
+  std::string name;                         // the scenario being planned (empty: none)
+  int64_t request = 0;                      // the worker's job id
+  std::shared_ptr<WorkerClient> worker;     // the page's worker client (the Alpa view's)
+  std::chrono::steady_clock::time_point started;
+  double elapsed_ms = 0;                    // wall time of the last plan, start to result
+};
+
 // The Lecture tab: the scenario shown and its computed findings.
 struct LectureState {
   std::string computed_name;              // scenario whose findings are below; empty when none
@@ -54,7 +66,21 @@ struct LectureState {
   bool compute_pending = false;           // true: compute the shown scenario on the next frame
   bool pending_drawn = false;             // the pending request was shown ("Computing...") once
   std::shared_ptr<BetaSweepJob> sweep;    // the beta sweep, while it runs or once it ran
+  LecturePlan plan;                       // a planned scenario's plan in the worker
 };
+
+// Starts planning scenario `name` (a planned scenario) on `worker`, replacing a plan in progress.
+void lecture_plan_start(LectureState& lecture, const std::string& name, std::shared_ptr<WorkerClient> worker);
+// In-process, works on it for about `budget_ms`; takes the worker's result once there and makes
+// the findings (computed_name, findings, results or error). Returns true when it ended now.
+bool lecture_plan_advance(LectureState& lecture, double budget_ms);
+// Stops the plan in progress.
+void lecture_plan_cancel(LectureState& lecture);
+// True while a planned scenario is being planned.
+bool lecture_planning(const LectureState& lecture);
+// Its progress in [0, 1] (the stage costs to 0.9, the DP the rest) and a status line.
+double lecture_plan_progress(const LectureState& lecture);
+std::string lecture_plan_status(const LectureState& lecture);
 
 // Starts the beta sweep (replacing a previous one).
 void beta_sweep_start(LectureState& lecture);

@@ -3,6 +3,7 @@
 // cluster, strategy, beta, samples) and shows its title, section and explanation; "Compute the
 // numbers" runs it through the CLI's own scenario command (light ones in the page, the heavy
 // ones, which take seconds, are shown with the exact CLI command instead).
+#include <chrono>
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@
 #include "panel_common.h"
 #include "panels.h"
 #include "plot_canvas.h"
+#include "scenarios.h"
 
 namespace autopar::web {
 namespace {
@@ -103,6 +105,28 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
     ImGui::TextDisabled("runs `%s` in the page", scenario_cli_command(info.name).c_str());
   } else if (info.name == "beta-sweep") {
     draw_beta_sweep_controls(state);
+  } else if (planned_scenario(info.name)) {
+    // Planned in the page's worker (the main thread only draws): a progress bar and Cancel.
+    const PlannedScenario& p = *planned_scenario(info.name);
+    if (lecture_planning(lecture)) {
+      lecture_plan_advance(lecture, 25.0);   // in-process only; in a worker, takes the result
+    }
+    if (lecture_planning(lecture)) {
+      const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lecture.plan.started).count();
+      char overlay[64];
+      std::snprintf(overlay, sizeof overlay, "%.0f%%  %.1f s", 100 * lecture_plan_progress(lecture), elapsed / 1000);
+      ImGui::ProgressBar(float(lecture_plan_progress(lecture)), ImVec2(ImGui::GetFontSize() * 18, 0), overlay);
+      ImGui::SameLine();
+      if (ImGui::Button("Cancel")) lecture_plan_cancel(lecture);
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", lecture_plan_status(lecture).c_str());
+    } else if (ImGui::Button(lecture.computed_name == info.name ? "Plan it again" : "Plan it in the page")) {
+      lecture_plan_start(lecture, info.name, state.alpa.inter.worker);
+    }
+    ImGui::TextDisabled("autopar inter --model %s --cluster %s --microbatches %d, in the page's worker%s", p.model.c_str(), p.cluster.c_str(),
+                        p.microbatches, lecture.plan.worker && lecture.plan.worker->connected() ? "" : " (none here: on this thread)");
+    if (lecture.computed_name == info.name && lecture.plan.elapsed_ms > 0)
+      ImGui::TextDisabled("planned in the page in %.1f s", lecture.plan.elapsed_ms / 1000);
   } else {
     ImGui::TextWrapped("This scenario takes seconds (searches, sweeps or many simulations); the page does not freeze for it. "
                        "Run it on the CLI:");

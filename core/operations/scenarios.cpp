@@ -165,6 +165,36 @@ Result<Json> inter_json(const std::string& model, const std::string& cluster, in
   return r.value().to_json();
 }
 
+// gpt3-1024's findings from its plan's `inter --json` report.
+Status gpt3_findings(const Json& j, Json& r, std::vector<std::string>& f) {
+  r["plan"] = j;
+  int gpus = 0;
+  for (const auto& st : j["stages"]) gpus += st["submesh"][0].get<int>() * st["submesh"][1].get<int>();
+  r["gpus_used"] = gpus;
+  f.push_back(std::to_string(j["stages"].size()) + " stages on " + std::to_string(gpus) + " GPUs, total " +
+              fmt("%.4g ms", j["total_latency"].get<double>()) + " per iteration of 64 micro-batches");
+  for (const auto& st : j["stages"])
+    f.push_back("layers " + std::to_string(st["layers"][0].get<int>()) + "-" + std::to_string(st["layers"][1].get<int>()) + " on (" +
+                std::to_string(st["submesh"][0].get<int>()) + "," + std::to_string(st["submesh"][1].get<int>()) + ") as " +
+                st["logical_mesh"].get<std::string>() + ": " + fmt("%.4g ms", st["latency"].get<double>()));
+  f.push_back(std::to_string(j["reused_solves"].get<int>()) + " intra-op solves reused from identical layers; the DP tried " +
+              std::to_string(j["t_max_tried"].get<int>()) + " of " + std::to_string(j["t_max_candidates"].get<int>()) +
+              " t_max candidates");
+  f.push_back("planned in " + fmt("%.1f s", j["elapsed_ms"].get<double>() / 1000) + " (stage costs " +
+              fmt("%.1f s", j["phases"]["stage_costs"]["elapsed_ms"].get<double>() / 1000) + ", DP " +
+              fmt("%.2f s", j["phases"]["dp"]["elapsed_ms"].get<double>() / 1000) + ") on this machine");
+  return Ok{};
+}
+
+}  // namespace
+
+const PlannedScenario* planned_scenario(const std::string& name) {
+  static const PlannedScenario gpt3{"transformer:layers=96,hidden=12288,heads=96,seq=2048,batch=1536", "a100:128x8", 64, gpt3_findings};
+  return name == "gpt3-1024" ? &gpt3 : nullptr;
+}
+
+namespace {
+
 // `compare --model M --cluster C --seed S`.
 Result<Json> compare_json(const std::string& model, const std::string& cluster, uint64_t seed) {
   auto in = inputs(model, cluster);
@@ -500,24 +530,9 @@ std::vector<Scenario> scenarios() {
                "the same so its intra-op plans are shared, and the DP skips runs of t_max candidates that cannot beat the best plan. "
                "The plan uses all 1,024 GPUs: a few pipeline stages of whole nodes, each on its best logical mesh.",
                [](Json& r, std::vector<std::string>& f) -> Status {
-                 TRY_JSON(j, inter_json("transformer:layers=96,hidden=12288,heads=96,seq=2048,batch=1536", "a100:128x8", 64, "alpa"));
-                 r["plan"] = j;
-                 int gpus = 0;
-                 for (const auto& st : j["stages"]) gpus += st["submesh"][0].get<int>() * st["submesh"][1].get<int>();
-                 r["gpus_used"] = gpus;
-                 f.push_back(std::to_string(j["stages"].size()) + " stages on " + std::to_string(gpus) + " GPUs, total " +
-                             fmt("%.4g ms", j["total_latency"].get<double>()) + " per iteration of 64 micro-batches");
-                 for (const auto& st : j["stages"])
-                   f.push_back("layers " + std::to_string(st["layers"][0].get<int>()) + "-" + std::to_string(st["layers"][1].get<int>()) + " on (" +
-                               std::to_string(st["submesh"][0].get<int>()) + "," + std::to_string(st["submesh"][1].get<int>()) + ") as " +
-                               st["logical_mesh"].get<std::string>() + ": " + fmt("%.4g ms", st["latency"].get<double>()));
-                 f.push_back(std::to_string(j["reused_solves"].get<int>()) + " intra-op solves reused from identical layers; the DP tried " +
-                             std::to_string(j["t_max_tried"].get<int>()) + " of " + std::to_string(j["t_max_candidates"].get<int>()) +
-                             " t_max candidates");
-                 f.push_back("planned in " + fmt("%.1f s", j["elapsed_ms"].get<double>() / 1000) + " (stage costs " +
-                             fmt("%.1f s", j["phases"]["stage_costs"]["elapsed_ms"].get<double>() / 1000) + ", DP " +
-                             fmt("%.2f s", j["phases"]["dp"]["elapsed_ms"].get<double>() / 1000) + ") on this machine");
-                 return Ok{};
+                 const PlannedScenario& p = *planned_scenario("gpt3-1024");
+                 TRY_JSON(j, inter_json(p.model, p.cluster, p.microbatches, "alpa"));
+                 return p.findings(j, r, f);
                }});
   s.push_back({"flexflow-vs-alpa", "7", "FlexFlow and Alpa on the same model and cluster",
                "MCMC over the flat SOAP space against Alpa's pipeline (inter-op stages, an exact intra-op solve for each), both plans simulated by the same simulator: Alpa's micro-batch by micro-batch, with each stage boundary as send/recv transfer tasks.",

@@ -45,6 +45,18 @@ struct ScenarioReport {
   Json to_json() const;
   std::string to_text() const;
 };
+// A scenario whose numbers are one pipeline plan (gpt3-1024): `autopar inter` on these inputs,
+// then its findings made from that plan's report. The page plans it in its worker (the same
+// report) and makes the findings with the same function, so they equal the CLI's.
+struct PlannedScenario {
+  std::string model, cluster;
+  int microbatches = 1;
+  // Fills the scenario's results and findings from `inter --json`'s report of the plan.
+  Status (*findings)(const Json& report, Json& results, std::vector<std::string>& findings) = nullptr;
+};
+// The planned scenario called `name`, or nullptr when `name` computes otherwise.
+const PlannedScenario* planned_scenario(const std::string& name);
+
 // Runs scenario `name`; an unknown name is the error "unknown_scenario" at `path`.
 Result<ScenarioReport> scenario_operation(const std::string& name, const std::string& path);
 
