@@ -1,5 +1,6 @@
 // `autopar scenario`: the lecture's demos (core/operations/scenarios.h), listed or run one by
-// one, with a short explanation tied to their section and the numbers they produce.
+// one, with a short explanation tied to their section and the numbers they produce, in English
+// or (--lang zh) Chinese.
 #include "commands.h"
 #include "scenarios.h"
 
@@ -7,8 +8,10 @@ namespace autopar::cli {
 namespace {
 
 Result<Output> scenario_command(const Args& a) {
-  if (a.has("list") || a.positional.empty()) return output_of(scenario_list_operation());
-  auto r = scenario_operation(a.positional[0], a.positional[0]);
+  auto language = parse_language(a.get("lang").value_or("en"), "--lang");
+  if (!language.ok()) return language.error();
+  if (a.has("list") || a.positional.empty()) return output_of(scenario_list_operation(language.value()));
+  auto r = scenario_operation(a.positional[0], a.positional[0], language.value());
   if (!r.ok()) return r.error();
   return output_of(r.value());
 }
@@ -16,7 +19,8 @@ Result<Output> scenario_command(const Args& a) {
 }  // namespace
 
 std::vector<Command> scenario_commands() {
-  return {{"scenario", "run one of the lecture's demos (scenario --list shows them)", "NAME | --list", {{}, {"list"}, 1}, scenario_command}};
+  return {{"scenario", "run one of the lecture's demos (scenario --list shows them); --lang zh prints them in Chinese",
+           "NAME | --list [--lang en|zh]", {{"lang"}, {"list"}, 1}, scenario_command}};
 }
 
 }  // namespace autopar::cli

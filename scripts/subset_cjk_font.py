@@ -5,6 +5,8 @@ names from model files), CJK punctuation and full-width forms. The page loads th
 when it needs it (Chinese chosen, or a CJK name to draw), so the English page does not grow.
 
 usage: subset_cjk_font.py FONT.ttc OUT.ttf [SOURCE_FILE ...]
+       subset_cjk_font.py FONT.ttc OUT.ttf --text TEXT   (only the characters of TEXT: the
+       language switch's "中文", embedded in the page so it reads before the subset is fetched)
 """
 import sys
 
@@ -32,7 +34,11 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     font_path, out_path, sources = sys.argv[1], sys.argv[2], sys.argv[3:]
-    wanted = gb2312_level1() | set(range(0x3000, 0x3040)) | set(range(0xFF01, 0xFF5F))
+    if sources[:1] == ["--text"]:
+        wanted = {ord(c) for c in "".join(sources[1:])}
+        sources = []
+    else:
+        wanted = gb2312_level1() | set(range(0x3000, 0x3040)) | set(range(0xFF01, 0xFF5F))
     for path in sources:
         with open(path, encoding="utf-8", errors="replace") as f:
             wanted |= {ord(c) for c in f.read() if is_cjk(ord(c))}

@@ -69,7 +69,7 @@ void draw_tab_strip(AppState& state, const PanelRect& rect) {
     if (ImGui::BeginTabBar("##main_tabs", ImGuiTabBarFlags_NoTooltip | ImGuiTabBarFlags_FittingPolicyScroll)) {
       for (int i = 0; i < tab_count(); ++i) {
         const ImGuiTabItemFlags f = (wanted != state.shown_tab && i == wanted) ? ImGuiTabItemFlags_SetSelected : 0;
-        const bool open = ImGui::BeginTabItem(tab_title(i), nullptr, f);
+        const bool open = ImGui::BeginTabItem((std::string(tab_title(i)) + "###tab" + std::to_string(i)).c_str(), nullptr, f);
         // Where the tab is, in CSS pixels (result().ui.tabs: the input tests click there).
         const float css = 1.0f / std::max(1.0f, ui_scale_of_frame);
         const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
@@ -98,25 +98,47 @@ void apply_from_ui(AppState& state, const Settings& next, const std::string& don
   if (apply_settings(state, next).ok() && !done.empty()) notify_info(state, done);
 }
 
+namespace {
+
+// English / 中文 in the menu bar: the page's language, switched at once with nothing else
+// changed. "中文" is drawn from a tiny font embedded in the page (ui_style.cpp), so it reads
+// right before the CJK font has arrived.
+void draw_language_switch(AppState& state) {
+  const float css = 1.0f / std::max(1.0f, ui_scale_of_frame);
+  for (const auto& [code, label] : {std::pair{"en", "English"}, std::pair{"zh", "中文"}}) {
+    const bool current = state.settings.lang == code;
+    if (ImGui::MenuItem(label, nullptr, current) && !current) {
+      Settings next = state.settings;
+      next.lang = code;
+      apply_from_ui(state, next, tr_in(code == std::string("zh") ? Language::zh : Language::en, "notice.language"));
+    }
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    state.ui.languages[code] = {a.x * css, a.y * css, (b.x - a.x) * css, (b.y - a.y) * css};
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("menu.language_tip"));
+  }
+}
+
+}  // namespace
+
 float draw_menu_bar(AppState& state) {
   float height = ImGui::GetFrameHeight();
   if (!ImGui::BeginMainMenuBar()) return height;
   height = ImGui::GetWindowHeight();
-  if (ImGui::BeginMenu("Examples")) {
-    if (ImGui::BeginMenu("Models")) {
+  if (ImGui::BeginMenu(tr_id("menu.examples").c_str())) {
+    if (ImGui::BeginMenu(tr_id("menu.models").c_str())) {
       for (const auto& m : builtin_models()) {
         auto choice = parse_builtin_model(state.settings.model, "model");
         const bool current = choice.ok() && choice.value().model == &m;
         if (ImGui::MenuItem(m.name.c_str(), nullptr, current)) {
           Settings next = state.settings;
           next.model = m.name;
-          apply_from_ui(state, next, "Loaded model " + m.name + ".");
+          apply_from_ui(state, next, tr_fill("notice.loaded_model", {m.name}));
         }
         if (ImGui::IsItemHovered() && !m.description.empty()) ImGui::SetTooltip("%s", m.description.c_str());
       }
       ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("Clusters")) {
+    if (ImGui::BeginMenu(tr_id("menu.clusters").c_str())) {
       for (const auto& p : cluster_presets()) {
         const std::string spec = preset_spec_string(p.name, p.default_nodes, p.default_gpus_per_node);
         const bool current = !state.settings.custom_cluster && state.settings.cluster == spec;
@@ -125,51 +147,52 @@ float draw_menu_bar(AppState& state) {
           next.cluster = spec;
           next.custom_cluster.reset();
           next.mesh = std::to_string(p.default_nodes) + "x" + std::to_string(p.default_gpus_per_node);
-          apply_from_ui(state, next, "Loaded cluster " + spec + ".");
+          apply_from_ui(state, next, tr_fill("notice.loaded_cluster", {spec}));
         }
         if (ImGui::IsItemHovered() && !p.description.empty()) ImGui::SetTooltip("%s", p.description.c_str());
       }
       ImGui::EndMenu();
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Reset to defaults")) {
+    if (ImGui::MenuItem(tr("menu.reset"))) {
       Settings defaults;
-      apply_from_ui(state, defaults, "Back to the default example: " + defaults.model + " on " + defaults.cluster + ".");
+      defaults.lang = state.settings.lang;   // the reader's language is not an example's
+      apply_from_ui(state, defaults, tr_fill("notice.reset", {defaults.model, defaults.cluster}));
     }
     ImGui::EndMenu();
   }
   draw_lecture_menu(state);
   draw_export_menu(state);
-  if (ImGui::BeginMenu("View")) {
+  if (ImGui::BeginMenu(tr_id("menu.view").c_str())) {
     for (const auto& [title, key] :
          {std::pair{kModelWindow, "model"}, std::pair{kClusterWindow, "cluster"}, std::pair{kStrategyWindow, "strategy"},
           std::pair{kTimelineWindow, "timeline"}, std::pair{kSearchWindow, "search"}, std::pair{kAccuracyWindow, "accuracy"},
           std::pair{kLectureWindow, "lecture"}, std::pair{kExercisesWindow, "exercises"}, std::pair{kCompareWindow, "compare"},
           std::pair{kIntraWindow, "intra"}, std::pair{kInterWindow, "inter"}}) {
-      if (ImGui::MenuItem((std::string(title) + " panel").c_str(), nullptr, state.settings.panel == key)) {
+      if (ImGui::MenuItem(tr_fill("menu.panel", {tr(title)}).c_str(), nullptr, state.settings.panel == key)) {
         state.settings.panel = key;
         state.focus_panel_pending = true;
       }
     }
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("Help")) {
-    if (ImGui::MenuItem("Keyboard shortcuts", "?", shortcuts_window_open())) toggle_shortcuts_window();
-    if (ImGui::MenuItem("Welcome", nullptr, state.show_welcome)) state.show_welcome = !state.show_welcome;
-    ImGui::MenuItem("About autopar", nullptr, &state.show_about);
+  if (ImGui::BeginMenu(tr_id("menu.help").c_str())) {
+    if (ImGui::MenuItem(tr("menu.shortcuts"), "?", shortcuts_window_open())) toggle_shortcuts_window();
+    if (ImGui::MenuItem(tr("menu.welcome"), nullptr, state.show_welcome)) state.show_welcome = !state.show_welcome;
+    ImGui::MenuItem(tr("menu.about"), nullptr, &state.show_about);
     ImGui::EndMenu();
   }
   // The share link of the current state, copied to the clipboard by the page (index.html).
-  if (ImGui::Button("Copy link")) js_hook_copy_link();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Copy a link that reopens exactly this state");
+  if (ImGui::Button(tr_id("menu.copy_link").c_str())) js_hook_copy_link();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("menu.copy_link_tip"));
+  draw_language_switch(state);
 
   // Summary on the right: what is loaded.
   char summary[256];
-  std::snprintf(summary, sizeof summary, "%s  |  %zu ops  |  %s, %d GPU%s, mesh %s", state.settings.model.c_str(),
+  std::snprintf(summary, sizeof summary, tr(state.cluster.num_devices() == 1 ? "menu.summary_one_gpu" : "menu.summary"), state.settings.model.c_str(),
                 state.graph.ops.size(),
-                state.settings.custom_cluster ? "custom cluster" : state.settings.cluster.c_str(),
-                state.cluster.num_devices(), state.cluster.num_devices() == 1 ? "" : "s",
-                state.settings.mesh.c_str());
+                state.settings.custom_cluster ? tr("menu.custom_cluster") : state.settings.cluster.c_str(),
+                state.cluster.num_devices(), state.settings.mesh.c_str());
   const float w = ImGui::CalcTextSize(summary).x + ImGui::GetStyle().ItemSpacing.x * 2;
   if (ImGui::GetContentRegionAvail().x > w + ImGui::GetFontSize() * 2) {
     ImGui::SetCursorPosX(ImGui::GetWindowWidth() - w);
@@ -192,17 +215,17 @@ void draw_notice_bar(AppState& state, const PanelRect& rect) {
   if (ImGui::Begin("##notice", nullptr, flags)) {
     if (is_error) {
       ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
-      ImGui::TextUnformatted("Error");
+      ImGui::TextUnformatted(tr("notice.error"));
       ImGui::SameLine();
       if (!state.notice.code.empty()) ImGui::Text("[%s]", state.notice.code.c_str());
       ImGui::SameLine();
       std::string text = state.notice.text;
-      if (!state.notice.path.empty()) text += "   (at " + state.notice.path + ")";
+      if (!state.notice.path.empty()) text += tr_fill("notice.at_path", {state.notice.path});
       ImGui::TextUnformatted(text.c_str());
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", notice_line(state.notice).c_str());
     } else {
-      ImGui::TextDisabled("%s", state.notice.text.empty() ? "Ready." : state.notice.text.c_str());
+      ImGui::TextDisabled("%s", state.notice.text.empty() ? tr("notice.ready") : state.notice.text.c_str());
     }
   }
   ImGui::End();
@@ -216,18 +239,18 @@ void draw_about_window(AppState& state) {
   if (!state.show_about) return;
   const ImVec2 center = ImGui::GetMainViewport()->GetCenter();
   ImGui::SetNextWindowPos(center, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  if (ImGui::Begin("About autopar", &state.show_about,
+  if (ImGui::Begin(tr_id("menu.about").c_str(), &state.show_about,
                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
-    ImGui::TextUnformatted("autopar: a playground for automated ML parallelization");
-    ImGui::TextDisabled("FlexFlow (SOAP search with an execution simulator) and Alpa (intra-op ILP,");
-    ImGui::TextDisabled("inter-op pipeline DP), after lecture 15 of CMU 15-779.");
+    ImGui::TextUnformatted(tr("about.line1"));
+    ImGui::TextDisabled("%s", tr("about.line2"));
+    ImGui::TextDisabled("%s", tr("about.line3"));
     ImGui::Separator();
     ImGui::Text("Dear ImGui %s (MIT)", ImGui::GetVersion());
-    ImGui::Text("GLPK %s (GPL-3.0), compiled to WebAssembly", glp_version());
+    ImGui::Text(tr("about.glpk"), glp_version());
     ImGui::Text("nlohmann/json (MIT)");
     ImGui::Separator();
-    ImGui::TextUnformatted("License: GPL-3.0-or-later");
-    ImGui::TextDisabled("Scripting: window.autopar.getState(), setState({...}), result(), message(), exportTrace()");
+    ImGui::TextUnformatted(tr("about.license"));
+    ImGui::TextDisabled("%s", tr("about.scripting"));
   }
   ImGui::End();
 }
@@ -248,7 +271,9 @@ void draw_welcome_window(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   const bool elsewhere = io.InputQueueCharacters.Size > 0 || (ImGui::IsMouseClicked(0) && !hovered) ||
                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
-  if (!(state.settings == *opened_with) || (!appearing && elsewhere)) {
+  Settings now = state.settings;
+  now.lang = opened_with->lang;   // switching the language is not going one's own way
+  if (!(now == *opened_with) || (!appearing && elsewhere)) {
     state.show_welcome = false;
     return;
   }
@@ -259,41 +284,39 @@ void draw_welcome_window(AppState& state) {
   ImGui::SetNextWindowSize(ImVec2(w, 0), ImGuiCond_Always);
   if (appearing) ImGui::SetNextWindowFocus();
   bool open = true;
-  if (ImGui::Begin("Welcome to autopar", &open, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove |
+  if (ImGui::Begin(tr_id("welcome.title").c_str(), &open, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove |
                                                     ImGuiWindowFlags_NoResize)) {
-    ImGui::TextWrapped("A playground for lecture 15 of CMU 15-779: how FlexFlow and Alpa find a way to split a model over many GPUs. "
-                       "Every number is computed live in your browser by the same C++ core as the autopar command line.");
+    ImGui::TextWrapped("%s", tr("welcome.intro"));
     ImGui::Spacing();
-    ImGui::TextColored(kAccentText, "Three things to try first");
+    ImGui::TextColored(kAccentText, "%s", tr("welcome.three"));
     const float bw = font * 13;
-    if (ImGui::Button("Open a lecture scenario", ImVec2(bw, 0))) {
+    if (ImGui::Button(tr_id("welcome.open_scenario").c_str(), ImVec2(bw, 0))) {
       open = false;
       open_scenario(state, "megatron");
     }
     ImGui::SameLine();
-    ImGui::TextWrapped("Megatron-LM rediscovered (lecture 5.5): one transformer layer on a node of 8 GPUs, and the plan Alpa finds.");
-    if (ImGui::Button("Run the FlexFlow search", ImVec2(bw, 0))) {
+    ImGui::TextWrapped("%s", tr("welcome.open_scenario_text"));
+    if (ImGui::Button(tr_id("welcome.run_search").c_str(), ImVec2(bw, 0))) {
       open = false;
       Settings next = state.settings;
       next.panel = "search";
       next.search.running = true;
-      apply_from_ui(state, next, "Search started: MCMC from data parallel on " + next.model + ".");
+      apply_from_ui(state, next, tr_fill("notice.search_started_on", {next.model}));
     }
     ImGui::SameLine();
-    ImGui::TextWrapped("MCMC over FlexFlow's SOAP strategies on AlexNet: watch the simulated iteration time drop.");
-    if (ImGui::Button("See Alpa's plans", ImVec2(bw, 0))) {
+    ImGui::TextWrapped("%s", tr("welcome.run_search_text"));
+    if (ImGui::Button(tr_id("welcome.alpa").c_str(), ImVec2(bw, 0))) {
       open = false;
       Settings next = state.settings;
       next.panel = "intra";
       apply_from_ui(state, next, "");
     }
     ImGui::SameLine();
-    ImGui::TextWrapped("The Alpa intra-op tab shards each op over a device mesh (an ILP); the inter-op tab slices the model into pipeline stages.");
+    ImGui::TextWrapped("%s", tr("welcome.alpa_text"));
     ImGui::Spacing();
-    ImGui::TextWrapped("Every demo of the lecture is in the Lecture menu at the top, by section; the Exercises tab holds its exercises. "
-                       "Help > Welcome shows this again.");
+    ImGui::TextWrapped("%s", tr("welcome.where"));
     ImGui::Spacing();
-    if (ImGui::Button("Close")) open = false;
+    if (ImGui::Button(tr_id("welcome.close").c_str())) open = false;
   }
   hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows);
   ImGui::End();

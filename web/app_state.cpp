@@ -11,6 +11,7 @@
 #include "cluster_spec.h"
 #include "device_mesh.h"
 #include "exercise_grading.h"
+#include "page_strings.h"
 #include "strategy_text.h"
 
 namespace autopar::web {
@@ -102,7 +103,7 @@ Status apply_settings_impl(AppState& state, const Settings& next, bool load_all)
 Status init_app_state(AppState& state) {
   state = AppState{};
   Status s = apply_settings_impl(state, Settings{}, true);
-  if (s.ok()) notify_info(state, "Loaded " + state.settings.model + " on " + state.settings.cluster + ".");
+  if (s.ok()) notify_info(state, tr_fill("notice.loaded", {state.settings.model, state.settings.cluster}));
   return s;
 }
 
@@ -170,6 +171,8 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
   if (!(std::isfinite(next.search.budget_ms) && next.search.budget_ms >= 0 && next.search.budget_ms <= 1e9))
     return fail(make_error("out_of_range", "search.budget_ms must be a number of milliseconds >= 0 (0 = no time budget)",
                            "search.budget_ms"));
+  auto language = parse_language(next.lang, "lang");
+  if (!language.ok()) return fail(language.error());
   if (next.search.init != "dp" && next.search.init != "expert" && next.search.init != "mp" && next.search.init != "random")
     return fail(make_error("bad_value", "search.init \"" + next.search.init + "\" is unknown; use dp, expert, mp or random",
                            "search.init"));
@@ -202,6 +205,7 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
   const bool strategy_changed = strategy_text != prev.strategy || next.zero != prev.zero || next.remat != prev.remat;
   state.settings = next;
   state.settings.strategy = strategy_text;
+  set_page_language(language.value());   // the words follow at once; nothing computed depends on them
   if (inputs_changed || strategy_changed || !state.flexflow.task_graph)
     rebuild_flexflow(state.flexflow, state.graph, state.cluster, strategy.value());
 
@@ -216,7 +220,7 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
   }
   if (accuracy_was_started && !state.accuracy.started) accuracy_start(state.accuracy, state.settings.accuracy.samples, uint64_t(state.settings.seed));
   if (!dropped_edits.empty())
-    notify_info(state, "The strategy's edits do not fit the new model or cluster (" + dropped_edits + "); back to " + strategy_text + ".");
+    notify_info(state, tr_fill("notice.edits_dropped", {dropped_edits, strategy_text}));
   return Ok{};
 }
 }  // namespace
@@ -235,7 +239,7 @@ Status import_model_file(AppState& state, const std::string& file_name, const st
   }
   if (text == state.settings.model_json && !text.empty()) {   // the same file again, perhaps renamed
     state.settings.model = name;
-    notify_info(state, "Imported " + name + " again: it is the model already shown.");
+    notify_info(state, tr_fill("notice.imported_again", {name}));
     return Ok{};
   }
   Settings next = state.settings;
@@ -243,7 +247,7 @@ Status import_model_file(AppState& state, const std::string& file_name, const st
   next.model_json = text;
   Status s = apply_settings(state, next);
   if (s.ok())
-    notify_info(state, "Imported " + name + ": " + std::to_string(state.graph.ops.size()) + " ops. Copy link shares it with the file inside.");
+    notify_info(state, tr_fill("notice.imported", {name, std::to_string(state.graph.ops.size())}));
   return s;
 }
 
@@ -259,7 +263,8 @@ void record_frame_time(FrameStats& stats, double total_ms, double work_ms) {
   ++stats.frames;
 }
 
-void notify_info(AppState& state, const std::string& text) {
+void notify_info(AppState& state, const std::string& text_with_marks) {
+  const std::string text = without_break_marks(text_with_marks);   // message() reports plain text
   state.notice = Notice{NoticeLevel::info, text, "", ""};
 }
 

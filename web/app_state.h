@@ -6,6 +6,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,11 +67,12 @@ struct Settings {
   AccuracySettings accuracy;
   std::string panel = "model";               // the panel in front
   std::string scenario;                      // the lecture scenario shown in the Lecture tab; empty = none
+  std::string lang = "en";                   // the page's language: "en" or "zh" (page_strings.h)
   bool operator==(const Settings& o) const {
     return model == o.model && model_json == o.model_json && cluster == o.cluster && custom_cluster == o.custom_cluster &&
            mesh == o.mesh && strategy == o.strategy && beta == o.beta && seed == o.seed && microbatches == o.microbatches &&
            ignore_boundaries == o.ignore_boundaries && precision == o.precision && zero == o.zero && remat == o.remat &&
-           search == o.search && accuracy == o.accuracy && panel == o.panel && scenario == o.scenario;
+           search == o.search && accuracy == o.accuracy && panel == o.panel && scenario == o.scenario && lang == o.lang;
   }
 };
 
@@ -105,6 +107,7 @@ struct UiProbe {
   std::vector<std::array<float, 4>> tabs;   // per tab (panel_tab order): x, y, width, height
   float scroll_y_sum = 0;                   // sum of every window's vertical scroll (touch-scrolling tests)
   bool welcome_open = false;                // the first-visit welcome is shown
+  std::map<std::string, std::array<float, 4>> languages;   // the language switch's items by code ("en", "zh")
 };
 
 // Frames FrameStats keeps.

@@ -11,13 +11,14 @@
 #include "flexflow_operations.h"
 #include "format_units.h"
 #include "models.h"
+#include "page_strings.h"
 
 namespace autopar::web {
 namespace {
 
 std::string number_text(double v) { return format_number(v, 6); }
 
-ExercisePart numeric(std::string label, double expected, double rel, double abs_tol, std::string hint, std::string placeholder = "a number") {
+ExercisePart numeric(std::string label, double expected, double rel, double abs_tol, std::string hint, std::string placeholder = tr("grade.a_number")) {
   ExercisePart p;
   p.label = std::move(label);
   p.expected = expected;
@@ -100,7 +101,7 @@ void refresh_exercise_data(AppState& state) {
     ex.ex7_expert = Json();
     reset_exercise_answers(ex, 7);
     if (ex.ex7_key.empty()) {
-      ex.ex7_error = "This exercise needs a preset cluster (Examples > Clusters).";
+      ex.ex7_error = tr("grade.needs_preset");
     } else {
       // What `autopar simulate --model dlrm --cluster KEY --strategy dp|expert --json` prints.
       auto simulate = [&](const std::string& name) -> Result<Json> {
@@ -133,34 +134,27 @@ std::vector<ExercisePart> exercise_parts(const AppState& state, int number) {
     case 1: {
       if (ex.ex1_batch % ex.ex1_sample_degree || ex.ex1_out % ex.ex1_param_degree) break;
       const LinearSplitNumbers n = linear_split_numbers(ex.ex1_batch, ex.ex1_in, ex.ex1_out, ex.ex1_sample_degree, ex.ex1_param_degree);
-      parts.push_back(numeric("input elements per GPU", double(n.input_elements), 1e-9, 0.5,
-                              "a GPU reads its b/s samples, each with all n input features"));
-      parts.push_back(numeric("weight elements per GPU", double(n.weight_elements), 1e-9, 0.5,
-                              "the parameter split divides the m output columns of W by p; every GPU keeps all n rows"));
-      parts.push_back(numeric("gradient elements all-reduced per group", double(n.sync_elements), 1e-9, 0.5,
-                              "the s GPUs holding copies of the same weight shard all-reduce that shard's gradient; nothing when s = 1",
-                              "0 if nothing"));
+      parts.push_back(numeric(tr("grade.ex1_input"), double(n.input_elements), 1e-9, 0.5, tr("grade.ex1_input_hint")));
+      parts.push_back(numeric(tr("grade.ex1_weight"), double(n.weight_elements), 1e-9, 0.5, tr("grade.ex1_weight_hint")));
+      parts.push_back(numeric(tr("grade.ex1_sync"), double(n.sync_elements), 1e-9, 0.5, tr("grade.ex1_sync_hint"), tr("grade.ex1_sync_placeholder")));
       break;
     }
     case 2:
-      parts.push_back(numeric("acceptance probability", exercise2_expected(ex), 0.02, 5e-4,
-                              std::string("exp(beta x (cost(S) - cost(S*))") + (ex.ex2_normalize ? " / initial cost" : "") +
-                                  "), at most 1; the difference is negative when the proposal is slower",
-                              "between 0 and 1"));
+      parts.push_back(numeric(tr("grade.ex2_probability"), exercise2_expected(ex), 0.02, 5e-4,
+                              tr(ex.ex2_normalize ? "grade.ex2_hint_normalized" : "grade.ex2_hint"), tr("grade.ex2_placeholder")));
       break;
     case 3: {
       if (ex.ex3_moves.size() != state.graph.ops.size() || ex.ex3_moves.empty()) break;
       int most = 0;
       for (const auto& m : ex.ex3_moves) most = std::max(most, m.recomputed);
       ExercisePart p;
-      p.label = "op name";
-      p.placeholder = "an op of the table";
+      p.label = tr("grade.ex3_label");
+      p.placeholder = tr("grade.ex3_placeholder");
       p.numeric = false;
       for (const auto& m : ex.ex3_moves)
         if (m.recomputed == most) p.accepted.push_back(state.graph.ops[size_t(m.op)].name());
-      p.answer_text = p.accepted.front() + " (" + std::to_string(most) + " tasks recomputed)";
-      p.hint = "a move changes the times of every task that waits, directly or not, on the moved op's tasks: look at when each "
-               "op's first task starts";
+      p.answer_text = tr_fill("grade.ex3_answer", {p.accepted.front(), std::to_string(most)});
+      p.hint = tr("grade.ex3_hint");
       parts.push_back(p);
       break;
     }
@@ -170,24 +164,17 @@ std::vector<ExercisePart> exercise_parts(const AppState& state, int number) {
       const double bytes = double(ex.ex4_rows) * ex.ex4_cols * ex.ex4_dtype_bytes;
       const ReshardOrder slow_first = reshard_order(mesh.value(), 0, bytes);
       const ReshardOrder fast_first = reshard_order(mesh.value(), 1, bytes);
-      parts.push_back(numeric("cheaper order: 0 = axis 0 first, 1 = axis 1 first", slow_first.total_ms() <= fast_first.total_ms() ? 0 : 1, 0,
-                              0.1, "the slow axis should carry the smaller buffer: which step gathers the smaller shards?", "0 or 1"));
-      parts.push_back(numeric("bytes per GPU over axis 0 when axis 0 goes first", slow_first.slow_axis_bytes, 0.01, 0.5,
-                              "going first, axis 0 (2 GPUs) gathers shards of 1/8 of the tensor into 1/4: each GPU receives (n-1)/n of that",
-                              "bytes"));
-      parts.push_back(numeric("bytes per GPU over axis 0 when axis 1 goes first", fast_first.slow_axis_bytes, 0.01, 0.5,
-                              "going second, axis 0 gathers halves into the whole tensor: each GPU receives (n-1)/n of the whole",
-                              "bytes"));
+      parts.push_back(numeric(tr("grade.ex4_order"), slow_first.total_ms() <= fast_first.total_ms() ? 0 : 1, 0,
+                              0.1, tr("grade.ex4_order_hint"), tr("grade.ex4_order_placeholder")));
+      parts.push_back(numeric(tr("grade.ex4_first"), slow_first.slow_axis_bytes, 0.01, 0.5, tr("grade.ex4_first_hint"), tr("grade.bytes")));
+      parts.push_back(numeric(tr("grade.ex4_second"), fast_first.slow_axis_bytes, 0.01, 0.5, tr("grade.ex4_second_hint"), tr("grade.bytes")));
       break;
     }
     case 5: {
       if (!ex.ex5_error.empty() || ex.ex5_rows_shown >= int(ex.ex5_dp.best.size())) break;
       const auto& row = ex.ex5_dp.best[size_t(ex.ex5_rows_shown)];
-      parts.push_back(numeric("min of row " + ex.ex5_ops[size_t(ex.ex5_rows_shown)] + " (ms)", *std::min_element(row.begin(), row.end()), 0.01,
-                              1e-6,
-                              "for each strategy j of the next op: cost[j] + the smallest best[i] + R[i][j] over the previous op's "
-                              "strategies i; then the smallest over j",
-                              "ms"));
+      parts.push_back(numeric(tr_fill("grade.ex5_min", {ex.ex5_ops[size_t(ex.ex5_rows_shown)]}), *std::min_element(row.begin(), row.end()), 0.01,
+                              1e-6, tr("grade.ex5_hint"), "ms"));
       break;
     }
     case 6: {
@@ -195,25 +182,21 @@ std::vector<ExercisePart> exercise_parts(const AppState& state, int number) {
       double best = std::numeric_limits<double>::infinity();
       for (const auto& s : steps) best = std::min(best, s.total_ms);
       if (std::isfinite(best))
-        parts.push_back(numeric("best total latency (ms)", best, 0.005, 1e-3,
-                                "for each t_max: the cheapest slicing with every stage <= t_max, plus (B-1) t_max; keep the smallest "
-                                "total (try slicings on 1 and on 2 GPUs)",
-                                "ms"));
+        parts.push_back(numeric(tr("grade.ex6_best"), best, 0.005, 1e-3, tr("grade.ex6_hint"), "ms"));
       break;
     }
     case 7: {
       const double dp_ms = ex.ex7_dp.is_object() ? ex.ex7_dp.value("makespan_ms", 0.0) : 0.0;
       const double ex_ms = ex.ex7_expert.is_object() ? ex.ex7_expert.value("makespan_ms", 0.0) : 0.0;
       if (dp_ms > 0 && ex_ms > 0)
-        parts.push_back(numeric("how many times faster is the placement than data parallel?", dp_ms / ex_ms, 0.05, 0.05,
-                                "divide the data-parallel iteration by the placement's (first row of the table)", "a ratio"));
+        parts.push_back(numeric(tr("grade.ex7_ratio"), dp_ms / ex_ms, 0.05, 0.05, tr("grade.ex7_hint"), tr("grade.ex7_placeholder")));
       break;
     }
     case 8: {
       if (!state.flexflow.task_graph) break;
       const SimSummary& s = state.flexflow.summary;
-      parts.push_back(numeric("additive cost (ms)", s.compute_ms + s.activation_transfer_ms + s.param_sync_ms, 0.01, 1e-3,
-                              "if nothing overlapped, every compute, transfer and sync task would run one after another", "ms"));
+      parts.push_back(numeric(tr("grade.ex8_additive"), s.compute_ms + s.activation_transfer_ms + s.param_sync_ms, 0.01, 1e-3,
+                              tr("grade.ex8_hint"), "ms"));
       break;
     }
     default: break;
@@ -285,10 +268,10 @@ Json exercise_result_json(const AppState& state) {
     Json expected = nullptr;
     if (show) expected = parts[k].numeric ? Json(parts[k].expected) : Json(parts[k].accepted);
     const bool wrong = ex.checked[i] && !right && !ex.revealed[i];
-    jparts.push_back(Json{{"label", parts[k].label},
+    jparts.push_back(Json{{"label", without_break_marks(parts[k].label)},
                           {"correct", ex.checked[i] ? Json(right) : Json(nullptr)},
                           {"expected", expected},
-                          {"hint", wrong ? Json(parts[k].hint) : Json(nullptr)}});
+                          {"hint", wrong ? Json(without_break_marks(parts[k].hint)) : Json(nullptr)}});
   }
   return Json{{"number", ex.shown},
               {"answer", ex.answers[i][0]},

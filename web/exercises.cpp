@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "device_mesh.h"
+#include "page_strings.h"
 #include "simulator.h"
 #include "strategy_text.h"
 #include "task_graph.h"
@@ -96,8 +97,8 @@ ReshardOrder reshard_order(const DeviceMesh& mesh, int first, double tensor_byte
   const MeshAxis& b = mesh.axis[second];
   // Before: each device holds 1/(R*C). After gathering along `first`: 1/(size of `second`).
   const double after_first = tensor_bytes / b.size;
-  r.first_axis_name = "axis " + std::to_string(first) + (a.crosses_nodes ? " (slow, across nodes)" : " (fast, inside a node)");
-  r.second_axis_name = "axis " + std::to_string(second) + (b.crosses_nodes ? " (slow, across nodes)" : " (fast, inside a node)");
+  r.first_axis_name = tr_fill(a.crosses_nodes ? "ex.slow_axis" : "ex.fast_axis", {std::to_string(first)});
+  r.second_axis_name = tr_fill(b.crosses_nodes ? "ex.slow_axis" : "ex.fast_axis", {std::to_string(second)});
   r.first_bytes = after_first * (a.size - 1) / a.size;
   r.second_bytes = tensor_bytes * (b.size - 1) / b.size;
   r.first_ms = all_gather_cost(a, after_first);
@@ -205,8 +206,8 @@ std::vector<TmaxStep> tmax_walk(const StageCostTable& t, int microbatches) {
       while (k < t.layers) {
         const auto [last, m] = pick[size_t(k)][size_t(d)];
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%sL%d-%d on %d GPU%s", s.stages.empty() ? "" : ", ", k + 1, last + 1,
-                      t.submeshes[size_t(m)].devices(), t.submeshes[size_t(m)].devices() == 1 ? "" : "s");
+        std::snprintf(buf, sizeof buf, tr(t.submeshes[size_t(m)].devices() == 1 ? "ex.stage_one_gpu" : "ex.stage_gpus"),
+                      s.stages.empty() ? "" : tr("ex.list_sep"), k + 1, last + 1, t.submeshes[size_t(m)].devices());
         s.stages += buf;
         d -= t.submeshes[size_t(m)].devices();
         k = last + 1;

@@ -173,6 +173,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
   autopar::Json j = autopar::web::result_to_json(*g_state);
   j["cjk_font"] = autopar::web::cjk_font_status_name();   // not_needed, loading, loaded, failed
   j["font_glyphs"] = autopar::web::font_glyph_count();     // glyphs in the UI font's atlas
+  j["missing_glyphs"] = autopar::web::missing_glyph_count();   // string-table characters drawn as '?'
   out = j.dump();
   return out.c_str();
 }

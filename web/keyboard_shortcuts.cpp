@@ -28,17 +28,18 @@ namespace {
 bool g_window_open = false;
 bool g_focus_window = false;   // bring the window to the front on the frame after it opens
 
-// One line of the list: keys ("A | B" for alternatives, "Ctrl+L" for a combination) and action.
+// One line of the list: keys ("A | B" for alternatives, "Ctrl+L" for a combination) and action
+// (a key of the string tables in kGeneral, the text itself once looked up).
 struct Shortcut {
   const char* keys;
   const char* action;
 };
-const Shortcut kGeneral[] = {{"? | F1", "Show or hide this list"},
-                             {"Esc", "Close this list"},
-                             {"Space", "Run or pause the search"},
-                             {"F", "Fit the timeline to the whole iteration"},
-                             {"I", "Import a model JSON file"},
-                             {"Ctrl+L", "Copy a link to this exact state"}};
+const Shortcut kGeneral[] = {{"? | F1", "keys.toggle_list"},
+                             {"Esc", "keys.close_list"},
+                             {"Space", "keys.search"},
+                             {"F", "keys.fit"},
+                             {"I", "keys.import"},
+                             {"Ctrl+L", "keys.copy_link"}};
 
 // True when `ch` was typed this frame by a fresh press of `key` (layouts that type `ch` with
 // another key also count); a key held since an earlier frame is auto-repeating and ignored.
@@ -62,7 +63,7 @@ void toggle_search(AppState& state) {
   Settings next = state.settings;
   next.search.running = !next.search.running;
   const bool resumes = state.search.job != nullptr && !search_finished(state.search);
-  apply_from_ui(state, next, !next.search.running ? "Search paused." : resumes ? "Search resumed." : "Search started.");
+  apply_from_ui(state, next, tr(!next.search.running ? "notice.search_paused" : resumes ? "notice.search_resumed" : "notice.search_started"));
 }
 
 // A key drawn as a key cap: its label in a rounded box.
@@ -89,7 +90,7 @@ void draw_keys(const std::string& keys) {
     if (!first) {
       ImGui::SameLine(0.0f, spacing);
       ImGui::AlignTextToFramePadding();
-      ImGui::TextDisabled("or");
+      ImGui::TextDisabled("%s", tr("keys.or"));
       ImGui::SameLine(0.0f, spacing);
     }
     first = false;
@@ -121,8 +122,8 @@ void shortcut_table(const char* heading, const Shortcut* rows, int count, float 
     ImGui::EndGroup();
     return;
   }
-  ImGui::TableSetupColumn("Key", ImGuiTableColumnFlags_WidthFixed, keys_width);
-  ImGui::TableSetupColumn("Action", ImGuiTableColumnFlags_WidthFixed);
+  ImGui::TableSetupColumn(tr("keys.key"), ImGuiTableColumnFlags_WidthFixed, keys_width);
+  ImGui::TableSetupColumn(tr("keys.action"), ImGuiTableColumnFlags_WidthFixed);
   for (int i = 0; i < count; ++i) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
@@ -153,7 +154,7 @@ void handle_shortcuts(AppState& state) {
     // Fitted, and marked as fitted to no timeline so the panel refits the range when it next draws.
     state.timeline.fit = true;
     state.timeline.revision = UINT64_MAX;
-    notify_info(state, "Timeline fitted to the whole iteration.");
+    notify_info(state, tr("notice.timeline_fitted"));
   }
 }
 
@@ -166,22 +167,25 @@ void draw_shortcuts_window() {
   ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(ImGui::GetFontSize() * 0.5f, ImGui::GetFontSize() * 0.25f));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove;
-  if (ImGui::Begin("Keyboard shortcuts", &g_window_open, flags)) {
+  if (ImGui::Begin(tr_id("menu.shortcuts").c_str(), &g_window_open, flags)) {
     const float font = ImGui::GetFontSize();
-    shortcut_table("General", kGeneral, int(sizeof kGeneral / sizeof kGeneral[0]), font * 6.5f);
+    constexpr int kGeneralCount = int(sizeof kGeneral / sizeof kGeneral[0]);
+    Shortcut general[kGeneralCount];
+    for (int i = 0; i < kGeneralCount; ++i) general[i] = {kGeneral[i].keys, tr(kGeneral[i].action)};
+    shortcut_table(tr("keys.general"), general, kGeneralCount, font * 6.5f);
     ImGui::SameLine(0.0f, font * 2.0f);
     Shortcut tabs[9];
     char digits[9][2];
-    char titles[9][40];
+    std::string titles[9];
     for (int i = 0; i < 9; ++i) {
       digits[i][0] = char('1' + i);
       digits[i][1] = '\0';
-      std::snprintf(titles[i], sizeof titles[i], "%s tab", tab_title(i));
-      tabs[i] = {digits[i], titles[i]};
+      titles[i] = tr_fill("keys.tab", {tab_title(i)});
+      tabs[i] = {digits[i], titles[i].c_str()};
     }
-    shortcut_table("Tabs", tabs, 9, font * 2.0f);
+    shortcut_table(tr("keys.tabs"), tabs, 9, font * 2.0f);
     ImGui::Spacing();
-    ImGui::TextDisabled("Keys are ignored while a text field has the keyboard. Ctrl is Cmd on a Mac.");
+    ImGui::TextDisabled("%s", tr("keys.note"));
   }
   ImGui::End();
   ImGui::PopStyleVar(2);

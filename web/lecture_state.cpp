@@ -3,6 +3,7 @@
 #include "lecture_state.h"
 
 #include "app_state.h"
+#include "page_strings.h"
 #include "cluster_spec.h"
 #include "models.h"
 #include "scenarios.h"
@@ -246,7 +247,7 @@ void beta_sweep_advance(LectureState& lecture, double budget_ms) {
   for (size_t i = 0; i < job.mean_best_ms.size(); ++i) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "%.2f ms", job.mean_best_ms[i]);
-    lecture.findings.push_back("beta " + beta_sweep_betas()[i] + ": mean best " + buf);
+    lecture.findings.push_back(say("beta {0}: mean best {1}", "β {0}：平均最好 {1}", {beta_sweep_betas()[i], buf}));
     sweep.push_back(Json{{"beta", std::stod(beta_sweep_betas()[i])}, {"mean_best_ms", job.mean_best_ms[i]}});
   }
   lecture.results = Json{{"sweep", sweep}};
@@ -281,7 +282,9 @@ Json lecture_result_json(const LectureState& lecture) {
   if (lecture_planning(lecture))
     return Json{{"name", lecture.plan.name}, {"planning", true}, {"progress", lecture_plan_progress(lecture)}};
   if (lecture.computed_name.empty() || !lecture.error.empty()) return nullptr;
-  Json j{{"name", lecture.computed_name}, {"findings", lecture.findings}};
+  Json findings = Json::array();
+  for (const Bilingual& f : lecture.findings) findings.push_back(f.in(page_language()));
+  Json j{{"name", lecture.computed_name}, {"findings", findings}};
   // A planned scenario: its plan's headline numbers and the page's wall time (the results hold
   // the whole report; result() stays small).
   if (planned_scenario(lecture.computed_name) && lecture.results.contains("plan")) {

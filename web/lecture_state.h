@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "graph.h"
 #include "json_io.h"
+#include "language.h"
 #include "mcmc.h"
 #include "result.h"
 #include "worker_client.h"
@@ -24,7 +25,8 @@ struct AppState;
 
 // One scenario of core's catalogue as `autopar scenario --list --json` lists it.
 struct ScenarioInfo {
-  std::string name, section, title, explanation;
+  std::string name, section;
+  Bilingual title, explanation;   // in both languages (language.h)
   Json page;   // {"setup": getState fields, "panel": the tab that shows it}; null when the CLI gives none
 };
 
@@ -60,7 +62,7 @@ struct LecturePlan {
 // The Lecture tab: the scenario shown and its computed findings.
 struct LectureState {
   std::string computed_name;              // scenario whose findings are below; empty when none
-  std::vector<std::string> findings;      // the scenario's findings, as the CLI prints them
+  std::vector<Bilingual> findings;        // the scenario's findings, as the CLI prints them (with --lang en and zh)
   Json results;                           // the scenario's `results` object
   std::string error;                      // why computing failed; empty when it did not
   bool compute_pending = false;           // true: compute the shown scenario on the next frame
@@ -142,7 +144,7 @@ void compare_advance(CompareState& compare, double budget_ms);
 // FlexFlow proposals made so far in the running comparison.
 int64_t compare_search_steps(const CompareState& compare);
 
-// result().scenario: {name, findings} when computed, else null.
+// result().scenario: {name, findings} when computed (findings in the page's language), else null.
 Json lecture_result_json(const LectureState& lecture);
 
 // result().compare: {flexflow_ms, alpa_ms} when computed, else null.

@@ -21,6 +21,7 @@
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
 #include "js_hook.h"
+#include "page_strings.h"
 #include "panels.h"
 #include "share_link.h"
 #include "ui_style.h"
@@ -56,14 +57,15 @@ struct MainLoop {
   std::string cjk_checked_model;   // the model whose names were last checked for CJK characters
 };
 
-// Fetches the CJK font the first time a model's names need it (it is never part of the first
-// download), and rebuilds the atlas once it has arrived.
+// Fetches the CJK font the first time Chinese is chosen or a model's names need it (it is never
+// part of the first download), and rebuilds the atlas once it has arrived. Until then the page
+// works as before, with '?' for the characters still missing.
 void update_cjk_font(MainLoop& m) {
   if (cjk_font_status() == CjkFontStatus::not_needed) {
-    const std::string key = m.state.settings.model + "#" + std::to_string(m.state.settings.model_json.size());
+    const std::string key = m.state.settings.model + "#" + std::to_string(m.state.settings.model_json.size()) + "#" + m.state.settings.lang;
     if (key != m.cjk_checked_model) {
       m.cjk_checked_model = key;
-      if (has_cjk_text(m.state.settings.model) || graph_needs_cjk(m.state.graph)) {
+      if (m.state.settings.lang == "zh" || has_cjk_text(m.state.settings.model) || graph_needs_cjk(m.state.graph)) {
         set_cjk_font_loading();
         js_hook_request_cjk_font();
       }
@@ -71,6 +73,12 @@ void update_cjk_font(MainLoop& m) {
   }
   if (take_cjk_font_arrival()) apply_ui_style(m.ui_scale);
 }
+
+// True when the browser's preferred language is Chinese (navigator.language "zh", "zh-CN", ...).
+EM_JS(int, browser_prefers_chinese, (), {
+  var l = (navigator.language || '').toLowerCase();
+  return l === 'zh' || l.indexOf('zh-') === 0 ? 1 : 0;
+});
 
 // The pointer input of one frame from the page's queue (index.html takePointerStep): position in
 // canvas pixels, buttons (bit 0 left, 1 right, 2 middle) and wheel in pixels. 0 when the page
@@ -249,6 +257,12 @@ int main() {
     std::fprintf(stderr, "autopar: the default example failed to load: %s\n", s.error().message.c_str());
   const InitialState initial = js_hook_initial_state();
   m.state.show_welcome = initial.fragment.empty();   // a first visit: no link, no saved state
+  if (initial.fragment.empty() && browser_prefers_chinese()) {
+    // The first visit speaks the browser's language; the link and localStorage keep the choice.
+    Settings zh = m.state.settings;
+    zh.lang = "zh";
+    if (apply_settings(m.state, zh).ok()) notify_info(m.state, tr_fill("notice.loaded", {m.state.settings.model, m.state.settings.cluster}));
+  }
   if (!initial.fragment.empty() && !apply_share_fragment(m.state, initial.fragment, initial.source).ok())
     js_hook_hold_publication(m.state);
   js_hook_bind(&m.state);

@@ -78,7 +78,9 @@ Json result_to_json(const AppState& state) {
   Json tabs = Json::array();
   for (size_t t = 0; t < state.ui.tabs.size(); ++t)
     tabs.push_back(Json{{"x", state.ui.tabs[t][0]}, {"y", state.ui.tabs[t][1]}, {"w", state.ui.tabs[t][2]}, {"h", state.ui.tabs[t][3]}});
-  j["ui"] = Json{{"tabs", tabs}, {"scroll_y_sum", state.ui.scroll_y_sum}, {"welcome", state.show_welcome}};
+  Json languages = Json::object();   // where the menu bar's language switch draws each language
+  for (const auto& [code, r] : state.ui.languages) languages[code] = Json{{"x", r[0]}, {"y", r[1]}, {"w", r[2]}, {"h", r[3]}};
+  j["ui"] = Json{{"tabs", tabs}, {"scroll_y_sum", state.ui.scroll_y_sum}, {"welcome", state.show_welcome}, {"languages", languages}};
   j["notice"] = Json{{"level", state.notice.level == NoticeLevel::error ? "error" : "info"}, {"text", state.notice.text},
                      {"code", state.notice.code}, {"path", state.notice.path}};
   return j;

@@ -27,18 +27,18 @@ void draw_setup(AppState& state) {
   if (!ImGui::BeginTable("##acc_form", 2, ImGuiTableFlags_SizingStretchProp)) return;
   ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, font * 7.5f);
   ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
-  form_label("Strategies", "How many random strategies to simulate (each three times: ideal, calibrated, fine).");
+  form_label(tr("acc.strategies"), tr("acc.strategies_tip"));
   int samples = state.settings.accuracy.samples;
   if (ImGui::InputInt("##samples", &samples, 10, 100, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
     samples = std::clamp(samples, 2, kMaxAccuracySamples);
     if (samples != state.settings.accuracy.samples) {
       Settings next = state.settings;
       next.accuracy.samples = samples;
-      apply_from_ui(state, next, "Accuracy study: " + std::to_string(samples) + " strategies.");
+      apply_from_ui(state, next, tr_fill("notice.accuracy", {std::to_string(samples)}));
       restart_accuracy(state);
     }
   }
-  form_label("Seed", "Draws the random strategies and the fine model's jitter (shared with the search).");
+  form_label(tr("acc.seed"), tr("acc.seed_tip"));
   int64_t seed = state.settings.seed;
   const int64_t one = 1, ten = 10;
   if (ImGui::InputScalar("##acc_seed", ImGuiDataType_S64, &seed, &one, &ten, "%lld")) {
@@ -48,12 +48,12 @@ void draw_setup(AppState& state) {
     restart_accuracy(state);
   }
   ImGui::EndTable();
-  if (ImGui::Button("Recompute")) restart_accuracy(state);
+  if (ImGui::Button(tr_id("acc.recompute").c_str())) restart_accuracy(state);
   ImGui::SameLine();
   const AccuracyJob& job = state.accuracy;
   const int done = int(job.real_ms.size());
   char overlay[64];
-  std::snprintf(overlay, sizeof overlay, "%d / %d strategies", done, job.samples);
+  std::snprintf(overlay, sizeof overlay, tr("acc.progress"), done, job.samples);
   ImGui::ProgressBar(job.samples ? float(done) / float(job.samples) : 0.0f, ImVec2(-FLT_MIN, 0), overlay);
 }
 
@@ -66,16 +66,16 @@ void draw_metrics(const AppState& state) {
   ImGui::TableSetupColumn("calibrated", ImGuiTableColumnFlags_WidthFixed, font * 5.5f);
   ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
   ImGui::TableSetColumnIndex(0);
-  ImGui::TextDisabled("vs fine model");
+  ImGui::TextDisabled("%s", tr("acc.vs_fine"));
   ImGui::TableSetColumnIndex(1);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kIdealColor), "ideal");
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kIdealColor), "%s", tr("acc.ideal"));
   ImGui::TableSetColumnIndex(2);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCalibratedColor), "calibrated");
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCalibratedColor), "%s", tr("acc.calibrated"));
   auto row = [&](const char* label, const char* help, auto value) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::TextUnformatted(label);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+    ImGui::TextUnformatted(tr(label));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(help));
     for (int k = 0; k < 2; ++k) {
       ImGui::TableSetColumnIndex(1 + k);
       if (!job.complete) {
@@ -85,15 +85,15 @@ void draw_metrics(const AppState& state) {
       text_right_aligned(value(k == 0 ? job.ideal : job.calibrated));
     }
   };
-  row("mean relative error", "mean over strategies of |simulated - real| / real",
+  row("acc.mean_error", "acc.mean_error_tip",
       [](const AccuracySummary& s) { return format_percent(s.mean_rel_error); });
-  row("max relative error", "the worst strategy's |simulated - real| / real",
+  row("acc.max_error", "acc.max_error_tip",
       [](const AccuracySummary& s) { return format_percent(s.max_rel_error); });
-  row("Kendall tau (all)", "rank agreement over all strategies: 1 = same order, 0 = unrelated",
+  row("acc.tau_all", "acc.tau_all_tip",
       [](const AccuracySummary& s) { return format_number(s.kendall_tau, 3); });
-  row("Kendall tau (top)", "rank agreement among the really best strategies (best tenth, at least 10): where the search goes",
+  row("acc.tau_top", "acc.tau_top_tip",
       [](const AccuracySummary& s) { return format_number(s.top_kendall_tau, 3) + " (" + std::to_string(s.top_count) + ")"; });
-  row("sim-best true rank", "the real rank of the strategy the simulator ranks first (1 = it really is the fastest)",
+  row("acc.rank", "acc.rank_tip",
       [](const AccuracySummary& s) { return std::to_string(s.sim_best_true_rank); });
   ImGui::EndTable();
 }
@@ -110,8 +110,8 @@ void draw_scatter(const AppState& state, ImVec2 size, bool log_axes, bool show_i
   pad_range(lo, hi, log_axes);
   if (!log_axes) lo = std::max(0.0, lo);
   // Square-ish: the same range on both axes so that y = x is the diagonal.
-  const PlotFrame f = begin_plot("##scatter", size, lo, hi, lo, hi, log_axes, log_axes, "real time (fine model), ms",
-                                 "simulated time, ms", "%g", "%g");
+  const PlotFrame f = begin_plot("##scatter", size, lo, hi, lo, hi, log_axes, log_axes, tr("acc.x_axis"),
+                                 tr("acc.y_axis"), "%g", "%g");
   ImDrawList* dl = ImGui::GetWindowDrawList();
   // y = x, dashed.
   const int dashes = 60;
@@ -139,11 +139,11 @@ void draw_scatter(const AppState& state, ImVec2 size, bool log_axes, bool show_i
   if (ImGui::IsItemHovered() && f.contains(m)) {
     if (hovered >= 0) {
       const size_t i = size_t(hovered);
-      ImGui::SetTooltip("strategy %d\nreal %s\nideal %s (%+.1f%%)\ncalibrated %s (%+.1f%%)", hovered + 1, format_ms(job.real_ms[i]).c_str(),
+      ImGui::SetTooltip(tr("acc.point_tip"), hovered + 1, format_ms(job.real_ms[i]).c_str(),
                         format_ms(job.ideal_ms[i]).c_str(), 100 * (job.ideal_ms[i] / job.real_ms[i] - 1),
                         format_ms(job.calibrated_ms[i]).c_str(), 100 * (job.calibrated_ms[i] / job.real_ms[i] - 1));
     } else {
-      ImGui::SetTooltip("real %s, simulated %s", format_ms(f.x_at(m.x)).c_str(), format_ms(f.y_at(m.y)).c_str());
+      ImGui::SetTooltip(tr("acc.cursor_tip"), format_ms(f.x_at(m.x)).c_str(), format_ms(f.y_at(m.y)).c_str());
     }
   }
   end_plot();
@@ -160,16 +160,13 @@ void draw_accuracy_panel(AppState& state, const PanelRect& rect) {
   const float font = ImGui::GetFontSize();
   const float left_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.34f, font * 24.0f, font * 30.0f);
   ImGui::BeginChild("##acc_left", ImVec2(left_w, 0), false);
-  section_header("Study");
+  section_header(tr("acc.study"));
   draw_setup(state);
-  section_header("Simulators against the fine model");
+  section_header(tr("acc.against"));
   draw_metrics(state);
   ImGui::Spacing();
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled(
-      "The fine model stands in for real execution: it breaks FlexFlow's assumptions on purpose (compute time "
-      "jitter, 20 us launch cost per task, small messages below full bandwidth). What matters for the search is "
-      "the ranking, above all among the good strategies (Kendall tau top), not the mean error.");
+  ImGui::TextDisabled("%s", tr("acc.note"));
   ImGui::PopTextWrapPos();
   ImGui::EndChild();
   ImGui::SameLine(0, font);
@@ -178,15 +175,15 @@ void draw_accuracy_panel(AppState& state, const PanelRect& rect) {
   static bool log_axes = true, show_ideal = true, show_calibrated = true;   // widget scratch: view options
   ImGui::Checkbox("##show_ideal", &show_ideal);
   ImGui::SameLine(0, 4);
-  legend_item(kIdealColor, "ideal simulator");
+  legend_item(kIdealColor, tr("acc.ideal_simulator"));
   ImGui::SameLine(0, font);
   ImGui::Checkbox("##show_cal", &show_calibrated);
   ImGui::SameLine(0, 4);
-  legend_item(kCalibratedColor, "calibrated simulator");
+  legend_item(kCalibratedColor, tr("acc.calibrated_simulator"));
   ImGui::SameLine(0, font);
-  legend_item(kDiagonal, "y = x (perfect)", true);
+  legend_item(kDiagonal, tr("acc.diagonal"), true);
   ImGui::SameLine(0, font * 2);
-  ImGui::Checkbox("log axes", &log_axes);
+  ImGui::Checkbox(tr_id("acc.log_axes").c_str(), &log_axes);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::min(avail.x, avail.y + font * 2.0f);
   ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, (avail.x - side) * 0.5f));

@@ -39,7 +39,7 @@ void draw_cluster_stages(const AppState& state, const InterOpPlan& plan, float w
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (int n = 0; n < nodes; ++n) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "node %d", n);
+    std::snprintf(buf, sizeof buf, tr("inter.node"), n);
     dl->AddText(ImVec2(p.x, p.y + float(n) * cell_h + cell_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
     for (int g = 0; g < gpus; ++g) {
       const ImVec2 a(p.x + label_w + float(g) * cell, p.y + float(n) * cell_h);
@@ -69,7 +69,7 @@ void draw_cluster_stages(const AppState& state, const InterOpPlan& plan, float w
       }
     char label[64];
     const auto [first, last] = stage_layer_numbers(state.alpa.inter, st);
-    std::snprintf(label, sizeof label, "stage %zu: L%d-%d", k, first, last);
+    std::snprintf(label, sizeof label, tr("inter.stage_layers"), k, first, last);
     const ImVec2 ts = ImGui::CalcTextSize(label);
     const ImVec2 mid((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f + font * 0.3f);
     if (ts.x < b.x - a.x - 4)
@@ -89,13 +89,13 @@ void draw_cluster_stages(const AppState& state, const InterOpPlan& plan, float w
 void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
   const InterOpView& view = state.alpa.inter;
   if (!ImGui::BeginTable("##stages", 7, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
-  ImGui::TableSetupColumn("stage");
-  ImGui::TableSetupColumn("layers");
-  ImGui::TableSetupColumn("ops", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("sub-mesh");
-  ImGui::TableSetupColumn("logical mesh");
-  ImGui::TableSetupColumn("latency");
-  ImGui::TableSetupColumn("boundary to next");
+  ImGui::TableSetupColumn(tr("inter.col_stage"));
+  ImGui::TableSetupColumn(tr("inter.col_layers"));
+  ImGui::TableSetupColumn(tr("inter.col_ops"), ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(tr("inter.col_submesh"));
+  ImGui::TableSetupColumn(tr("inter.col_logical"));
+  ImGui::TableSetupColumn(tr("inter.col_latency"));
+  ImGui::TableSetupColumn(tr("inter.col_boundary"));
   ImGui::TableHeadersRow();
   for (size_t k = 0; k < plan.stages.size(); ++k) {
     const auto& st = plan.stages[k];
@@ -124,15 +124,12 @@ void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
     if (k + 1 < plan.stages.size() && st.send_bytes > 0) {
       // Forward bytes of one micro-batch; time = send/recv both ways + the next stage's receiving.
       const double ms = st.send_ms + plan.stages[k + 1].recv_ms;
-      ImGui::Text("%s, %s %s%s", format_bytes(st.send_bytes).c_str(), st.send_inter_node ? "across nodes" : "in a node",
-                  format_ms(ms).c_str(), plan.boundaries ? "" : " (not in the objective)");
+      ImGui::Text("%s, %s %s%s", format_bytes(st.send_bytes).c_str(), tr(st.send_inter_node ? "ex4.across" : "inter.in_a_node"),
+                  format_ms(ms).c_str(), plan.boundaries ? "" : tr("inter.not_in_objective"));
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Cross-mesh resharding (lecture 6.4): send/recv %s (activation forward, gradient back)%s.\n"
-                          "It runs on the link's own lane: it adds its time once to the fill and drain, and bounds\n"
-                          "the steady state like a stage when it is the slowest.",
+        ImGui::SetTooltip(tr("inter.boundary_tip"),
                           format_ms(st.send_ms).c_str(),
-                          plan.stages[k + 1].recv_ms > 0 ? (", then " + format_ms(plan.stages[k + 1].recv_ms) +
-                                                            " in the receiving mesh (local all-gather or the extra copies)").c_str()
+                          plan.stages[k + 1].recv_ms > 0 ? tr_fill("inter.then_receiving", {format_ms(plan.stages[k + 1].recv_ms)}).c_str()
                                                          : "");
     }
   }
@@ -145,7 +142,7 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
   const float font = ImGui::GetFontSize();
   ImGui::Text("%s", title);
   ImGui::SameLine();
-  ImGui::TextDisabled("makespan %s, bubble %s", format_ms(sched.makespan_ms).c_str(), format_percent(sched.bubble_fraction).c_str());
+  ImGui::TextDisabled(tr("inter.makespan_bubble"), format_ms(sched.makespan_ms).c_str(), format_percent(sched.bubble_fraction).c_str());
   const float label_w = font * 4.0f;
   const float width = std::max(50.0f, ImGui::GetContentRegionAvail().x);
   // A link lane is half a stage lane high.
@@ -158,8 +155,8 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
   const float plot_w = width - label_w - font;
   const double scale = t_end > 0 ? plot_w / t_end : 0;
   for (int s = 0; s < stages; ++s) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "stage %d", s);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, tr("inter.stage"), s);
     const float y = p.y + stage_y(s);
     dl->AddRectFilled(ImVec2(p.x + label_w, y + 1), ImVec2(p.x + label_w + plot_w, y + lane_h - 1), IM_COL32(30, 33, 40, 255));
     dl->AddText(ImVec2(p.x, y + lane_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
@@ -198,12 +195,12 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
   ImGui::Dummy(ImVec2(width, stage_y(stages - 1) + lane_h + font * 1.5f));
   if (hovered && ImGui::IsWindowHovered()) {
     if (hovered->transfer)
-      ImGui::SetTooltip("link %d-%d, micro-batch %d, %s\nstart %s, duration %s", hovered->stage, hovered->stage + 1, hovered->microbatch,
-                        hovered->forward ? "send/recv of the activation" : "send/recv of the gradient", format_ms(hovered->start_ms).c_str(),
+      ImGui::SetTooltip(tr("inter.link_tip"), hovered->stage, hovered->stage + 1, hovered->microbatch,
+                        tr(hovered->forward ? "inter.send_activation" : "inter.send_gradient"), format_ms(hovered->start_ms).c_str(),
                         format_ms(hovered->end_ms - hovered->start_ms).c_str());
     else
-      ImGui::SetTooltip("stage %d, micro-batch %d, %s\nstart %s, duration %s", hovered->stage, hovered->microbatch,
-                        hovered->forward ? "forward" : "backward", format_ms(hovered->start_ms).c_str(),
+      ImGui::SetTooltip(tr("inter.task_tip"), hovered->stage, hovered->microbatch,
+                        tr(hovered->forward ? "inter.forward" : "inter.backward"), format_ms(hovered->start_ms).c_str(),
                         format_ms(hovered->end_ms - hovered->start_ms).c_str());
   }
 }
@@ -218,12 +215,11 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   InterOpView& view = state.alpa.inter;
   const AlpaInputs in = alpa_inputs(state);
   const float font = ImGui::GetFontSize();
-  ImGui::TextDisabled("Alpa's inter-op pass: slice the layers into pipeline stages on sub-meshes, minimising "
-                      "sum of stage latencies + (B - 1) x t_max for B micro-batches.");
+  ImGui::TextDisabled("%s", tr("inter.intro"));
   // Settings row.
   int mb = int(state.settings.microbatches);
   ImGui::SetNextItemWidth(font * 7);
-  if (ImGui::InputInt("Micro-batches", &mb, 1, 8, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
+  if (ImGui::InputInt(tr_id("inter.microbatches").c_str(), &mb, 1, 8, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
     mb = std::clamp(mb, 1, 65536);
     if (mb != state.settings.microbatches) {
       Settings next = state.settings;
@@ -234,10 +230,10 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   ImGui::SameLine();
   const bool busy = inter_planning(view);
   if (busy) ImGui::BeginDisabled();
-  if (ImGui::Button("Plan")) start_inter_plan(view, in, state.graph, state.cluster);
+  if (ImGui::Button(tr_id("inter.plan").c_str())) start_inter_plan(view, in, state.graph, state.cluster);
   if (busy) ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Example: transformer:layers=8 on lecture:2x4, 16 micro-batches")) {
+  if (ImGui::Button(tr_id("inter.example").c_str())) {
     Settings next = state.settings;
     next.model = "transformer:layers=8";
     next.cluster = "lecture:2x4";
@@ -245,12 +241,12 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     next.mesh = "2x4";
     next.microbatches = 16;
     if (apply_settings(state, next).ok()) {
-      notify_info(state, "Loaded transformer:layers=8 on lecture:2x4 with 16 micro-batches.");
+      notify_info(state, tr("inter.example_loaded"));
       start_inter_plan(view, alpa_inputs(state), state.graph, state.cluster);
     }
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("%s on %s", state.settings.model.c_str(), in.cluster.size() > 40 ? "an edited cluster" : in.cluster.c_str());
+  ImGui::TextDisabled(tr("inter.model_on"), state.settings.model.c_str(), in.cluster.size() > 40 ? tr("inter.edited_cluster") : in.cluster.c_str());
 
   if (inter_planning(view)) {
     // The work of this frame first, so that the bar shows where it got to. Changed inputs
@@ -258,8 +254,8 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     if (advance_inter_plan(view, in, state.graph, state.cluster, kPlanningMsPerFrame, state.frame_stats.frames)) {
       if (view.error) notify_error(state, *view.error);
       else
-        notify_info(state, "Planned the pipeline in " + format_ms(view.timing.elapsed_ms) + " (" + format_ms(view.timing.work_ms) +
-                               " of work over " + std::to_string(view.timing.slices) + " frames).");
+        notify_info(state, tr_fill("notice.planned", {format_ms(view.timing.elapsed_ms), format_ms(view.timing.work_ms),
+                                                      std::to_string(view.timing.slices)}));
     }
   }
   if (inter_planning(view)) {
@@ -267,9 +263,9 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     std::snprintf(overlay, sizeof overlay, "%.0f%%  %s", 100 * inter_plan_progress(view), format_ms(inter_plan_elapsed_ms(view)).c_str());
     ImGui::ProgressBar(float(inter_plan_progress(view)), ImVec2(font * 18, 0), overlay);
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) {
+    if (ImGui::Button(tr_id("inter.cancel").c_str())) {
       cancel_inter_plan(view);
-      notify_info(state, "Planning cancelled.");
+      notify_info(state, tr("notice.planning_cancelled"));
     }
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
@@ -278,7 +274,7 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   }
   // Alpa's simplification side by side: the paper's DP prices no boundary between stages.
   bool ignore = state.settings.ignore_boundaries;
-  if (ImGui::Checkbox("Ignore boundaries (the Alpa paper's DP)", &ignore)) {
+  if (ImGui::Checkbox(tr_id("inter.ignore").c_str(), &ignore)) {
     Settings next = state.settings;
     next.ignore_boundaries = ignore;
     apply_from_ui(state, next, "");
@@ -287,8 +283,7 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     return;   // the inputs changed: the next frame draws the planning
   }
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Off: each boundary's cross-mesh resharding (send/recv, Alpa's local all-gather) is in the DP's objective,\n"
-                      "and stages sit on consecutive devices. On: boundaries are free, as in the paper's DP (autopar inter --ignore-boundaries).");
+    ImGui::SetTooltip("%s", tr("inter.ignore_tip"));
   const InterOpPlan* plan = current_inter_plan(view, in);
   if (!plan) {
     if (!inter_planning(view)) {
@@ -296,34 +291,33 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
         // No pipeline within the GPUs' memory (the 1F1B limit, ZeRO and recomputation tried): the clear mark.
         if (view.error->code == "infeasible") ImGui::TextWrapped("DOES NOT FIT: %s", view.error->message.c_str());
-        else ImGui::TextWrapped("Planning failed: %s", view.error->message.c_str());
+        else ImGui::TextWrapped(tr("intra.failed"), view.error->message.c_str());
         ImGui::PopStyleColor();
       } else {
-        ImGui::TextWrapped(view.plan ? "The model, cluster or micro-batches changed since the last plan: press Plan to plan again."
-                                     : "Press Plan to compute the pipeline stages (a slice per frame: about a second on large models).");
+        ImGui::TextWrapped("%s", tr(view.plan ? "inter.changed" : "inter.press_plan"));
       }
     }
     ImGui::End();
     return;
   }
   // Summary.
-  section_header("Plan");
-  ImGui::Text("total latency %s", format_ms(plan->total_latency).c_str());
+  section_header(tr("inter.plan"));
+  ImGui::Text(tr("inter.total_latency"), format_ms(plan->total_latency).c_str());
   ImGui::SameLine(0, font * 2);
   ImGui::Text("t_max %s", format_ms(plan->t_max).c_str());
   ImGui::SameLine(0, font * 2);
-  ImGui::Text("%zu stage%s", plan->stages.size(), plan->stages.size() == 1 ? "" : "s");
+  ImGui::Text(tr(plan->stages.size() == 1 ? "inter.one_stage" : "inter.stages"), plan->stages.size());
   ImGui::SameLine(0, font * 2);
   // A plan the DP returns keeps every stage within the 1F1B memory limit (ZeRO and recomputation per stage).
   ImGui::TextDisabled("fits");
   ImGui::SameLine(0, font * 2);
-  ImGui::TextDisabled("%d of %d t_max candidates tried, planned in %s over %d frame%s", plan->t_max_tried, plan->t_max_candidates,
-                      format_ms(view.timing.elapsed_ms).c_str(), view.timing.slices, view.timing.slices == 1 ? "" : "s");
+  ImGui::TextDisabled(tr(view.timing.slices == 1 ? "inter.tried_one_frame" : "inter.tried"), plan->t_max_tried, plan->t_max_candidates,
+                      format_ms(view.timing.elapsed_ms).c_str(), view.timing.slices);
   if (ImGui::BeginTable("##inter_top", 2, ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("cluster", ImGuiTableColumnFlags_WidthStretch, 0.42f);
     ImGui::TableSetupColumn("stages", ImGuiTableColumnFlags_WidthStretch, 0.58f);
     ImGui::TableNextColumn();
-    ImGui::TextDisabled("Stages on the cluster (nodes x GPUs)");
+    ImGui::TextDisabled("%s", tr("inter.on_cluster"));
     draw_cluster_stages(state, *plan, ImGui::GetContentRegionAvail().x);
     ImGui::TableNextColumn();
     draw_stage_table(state, *plan);
@@ -338,25 +332,25 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   }
   const PipelineSchedule gpipe = pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe, send);
   const PipelineSchedule f1b = pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b, send);
-  section_header("Pipeline schedule");
+  section_header(tr("inter.schedule"));
   ImGui::SameLine();
   ImGui::ColorButton("##fwd", ImGui::ColorConvertU32ToFloat4(kForwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
   ImGui::SameLine();
-  ImGui::TextUnformatted("forward");
+  ImGui::TextUnformatted(tr("inter.forward"));
   ImGui::SameLine();
   ImGui::ColorButton("##bwd", ImGui::ColorConvertU32ToFloat4(kBackwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
   ImGui::SameLine();
-  ImGui::TextUnformatted("backward (numbers: micro-batch; forward = 1/3 of a stage's latency)");
+  ImGui::TextUnformatted(tr("inter.backward_legend"));
   if (plan->boundaries) {
     ImGui::SameLine();
     ImGui::ColorButton("##send", ImGui::ColorConvertU32ToFloat4(kSendColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
     ImGui::SameLine();
-    ImGui::TextUnformatted("send/recv between stages");
+    ImGui::TextUnformatted(tr("inter.send_legend"));
   }
   const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
   const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
-  draw_schedule("GPipe (all forwards, then all backwards)", gpipe, int(lat.size()), t_end, h, plan->boundaries);
-  draw_schedule("1F1B (one forward, one backward: fewer activations kept)", f1b, int(lat.size()), t_end, h, plan->boundaries);
+  draw_schedule(tr("inter.gpipe"), gpipe, int(lat.size()), t_end, h, plan->boundaries);
+  draw_schedule(tr("inter.1f1b"), f1b, int(lat.size()), t_end, h, plan->boundaries);
   ImGui::End();
 }
 

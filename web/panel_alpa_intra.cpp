@@ -52,7 +52,7 @@ void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell) {
   ImGui::EndGroup();
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
-    ImGui::Text("%s: %d shard%s on a %dx%d mesh", label.c_str(), n, n == 1 ? " (replicated)" : "s", rows, cols);
+    ImGui::Text(tr(n == 1 ? "intra.one_shard" : "intra.shards"), label.c_str(), n, rows, cols);
     for (int r = 0; r < rows; ++r) {
       std::string line;
       for (int c = 0; c < cols; ++c) {
@@ -69,54 +69,50 @@ void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell) {
 namespace {
 
 void draw_mesh_section(AppState& state, const IntraOpPlan* plan) {
-  section_header("Logical device mesh");
+  section_header(tr("intra.mesh_section"));
   const std::vector<std::string> shapes = mesh_shapes(state.cluster.num_devices());
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-  if (ImGui::BeginCombo("Mesh shape", state.settings.mesh.c_str())) {
+  if (ImGui::BeginCombo(tr_id("intra.mesh_shape").c_str(), state.settings.mesh.c_str())) {
     for (const auto& m : shapes)
       if (ImGui::Selectable(m.c_str(), m == state.settings.mesh)) {
         Settings next = state.settings;
         next.mesh = m;
-        apply_from_ui(state, next, "Mesh " + m + ".");
+        apply_from_ui(state, next, tr_fill("notice.mesh", {m}));
       }
     ImGui::EndCombo();
   }
-  help_marker("The cluster's devices viewed as rows x columns. Devices are numbered node by node, so an axis whose devices "
-              "sit in different nodes pays the inter-node link.");
+  help_marker(tr("intra.mesh_help"));
   IntraOpView& view = state.alpa.intra;
   int costs = view.alpa_costs ? 1 : 0;
-  ImGui::RadioButton("Cluster links", &costs, 0);
+  ImGui::RadioButton(tr_id("intra.cluster_links").c_str(), &costs, 0);
   ImGui::SameLine();
-  ImGui::RadioButton("Alpa's alpha-beta", &costs, 1);
+  ImGui::RadioButton(tr_id("intra.alpha_beta").c_str(), &costs, 1);
   view.alpa_costs = costs == 1;
-  help_marker("Cluster links: each axis costs the latency and bandwidth of the links it crosses, in ms, with the realistic "
-              "conventions (autopar intra --cluster). Alpa's alpha-beta: unitless per-axis alpha and beta with the conventions "
-              "of Alpa's auto-sharding pass (autopar intra --alpha a0,a1 --beta b0,b1), e.g. mesh 4x1, alpha 1,1, beta 1,1 "
-              "reproduces Alpa's test_mlp.py and test_bert.py objectives.");
+  help_marker(tr("intra.costs_help"));
   if (view.alpa_costs) {
     const float w = ImGui::GetFontSize() * 9;
     const double lo = 0;
     ImGui::SetNextItemWidth(w);
-    if (ImGui::InputScalarN("alpha (axis 0, 1)", ImGuiDataType_Double, view.alpha, 2, nullptr, nullptr, "%g"))
+    if (ImGui::InputScalarN(tr_id("intra.alpha").c_str(), ImGuiDataType_Double, view.alpha, 2, nullptr, nullptr, "%g"))
       for (double& a : view.alpha) a = std::clamp(a, lo, 1e12);
     ImGui::SetNextItemWidth(w);
-    if (ImGui::InputScalarN("beta (axis 0, 1)", ImGuiDataType_Double, view.beta, 2, nullptr, nullptr, "%g"))
+    if (ImGui::InputScalarN(tr_id("intra.beta").c_str(), ImGuiDataType_Double, view.beta, 2, nullptr, nullptr, "%g"))
       for (double& b : view.beta) b = std::clamp(b, lo, 1e12);
   }
   if (!plan) return;
   const DeviceMesh& mesh = plan->mesh;
   if (ImGui::BeginTable("##axes", 5, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
-    ImGui::TableSetupColumn("axis");
-    ImGui::TableSetupColumn("devices");
-    ImGui::TableSetupColumn("alpha (latency)");
-    ImGui::TableSetupColumn("beta (bandwidth)");
-    ImGui::TableSetupColumn("link");
+    ImGui::TableSetupColumn(tr("intra.col_axis"));
+    ImGui::TableSetupColumn(tr("intra.col_devices"));
+    ImGui::TableSetupColumn(tr("intra.col_alpha"));
+    ImGui::TableSetupColumn(tr("intra.col_beta"));
+    ImGui::TableSetupColumn(tr("intra.col_link"));
     ImGui::TableHeadersRow();
     for (int a = 0; a < 2; ++a) {
       const MeshAxis& ax = mesh.axis[a];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::Text("%d (%s)", a, a == 0 ? "rows" : "cols");
+      ImGui::Text("%d (%s)", a, tr(a == 0 ? "intra.rows" : "intra.cols"));
       ImGui::TableNextColumn();
       ImGui::Text("%d", ax.size);
       ImGui::TableNextColumn();
@@ -125,36 +121,31 @@ void draw_mesh_section(AppState& state, const IntraOpPlan* plan) {
       if (mesh.unitless || ax.beta <= 0) ImGui::TextUnformatted(format_number(ax.beta).c_str());
       else ImGui::Text("%s GB/s", format_number(1e-6 / ax.beta, 3).c_str());
       ImGui::TableNextColumn();
-      if (ax.size <= 1) ImGui::TextDisabled("(single device)");
-      else if (mesh.alpa_conventions()) ImGui::TextDisabled("(given)");
-      else ImGui::TextUnformatted(ax.crosses_nodes ? "across nodes" : "inside a node");
+      if (ax.size <= 1) ImGui::TextDisabled("%s", tr("intra.single_device"));
+      else if (mesh.alpa_conventions()) ImGui::TextDisabled("%s", tr("intra.given"));
+      else ImGui::TextUnformatted(tr(ax.crosses_nodes ? "ex4.across" : "ex4.inside"));
     }
     ImGui::EndTable();
   }
 }
 
 void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
-  section_header("Solver and totals");
+  section_header(tr("intra.solver_section"));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-  if (ImGui::BeginCombo("Solver", state.alpa.intra.solver.c_str())) {
+  if (ImGui::BeginCombo(tr_id("intra.solver").c_str(), state.alpa.intra.solver.c_str())) {
     for (const char* s : kSolvers)
       if (ImGui::Selectable(s, state.alpa.intra.solver == s)) state.alpa.intra.solver = s;
     ImGui::EndCombo();
   }
-  help_marker("auto: dynamic programming on chains, the ILP (GLPK) otherwise. exhaustive enumerates every assignment "
-              "(small models only). All give the optimum of the same objective.");
-  ImGui::Checkbox("Reduce-scatter", &state.alpa.intra.reduce_scatter);
-  help_marker("autopar intra --reduce-scatter. After the solve, every gradient all-reduce becomes a reduce-scatter plus an "
-              "all-gather: each device updates only its shard of the weights and keeps only that shard of the gradients "
-              "and the Adam state (ZeRO stage 2). Same bytes on the wire, one more latency per collective, less memory.");
+  help_marker(tr("intra.solver_help"));
+  ImGui::Checkbox(tr_id("intra.reduce_scatter").c_str(), &state.alpa.intra.reduce_scatter);
+  help_marker(tr("intra.reduce_scatter_help"));
   ImGui::SameLine();
-  ImGui::Checkbox("Remat", &state.alpa.intra.remat);
-  help_marker("autopar intra --remat. Activations are recomputed in the backward pass: the forward collectives and "
-              "forward resharding are paid twice, and only the activations several ops read (the residual stream) stay "
-              "in memory, plus the largest segment being recomputed.");
+  ImGui::Checkbox(tr_id("intra.remat").c_str(), &state.alpa.intra.remat);
+  help_marker(tr("intra.remat_help"));
   if (!plan) return;
   ImGui::SameLine();
-  ImGui::TextDisabled("%s, %s, solved in %s", plan->solution.solver.c_str(), plan->solution.status.c_str(),
+  ImGui::TextDisabled(tr("intra.solved_in"), plan->solution.solver.c_str(), plan->solution.status.c_str(),
                       format_ms(plan->solve_ms).c_str());
   if (!plan->memory.fits) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.35f, 1.0f));
@@ -167,10 +158,10 @@ void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
   }
   auto cost = [&](double v) { return plan->mesh.unitless ? format_number(v) : format_ms(v); };
   if (ImGui::BeginTable("##totals", 4, ImGuiTableFlags_SizingStretchSame)) {
-    const std::pair<const char*, std::string> cells[] = {{"objective", cost(plan->objective)},
-                                                         {"communication", cost(plan->communication_cost)},
-                                                         {"resharding", cost(plan->resharding_cost)},
-                                                         {"memory / device", format_bytes(plan->memory_per_device)}};
+    const std::pair<const char*, std::string> cells[] = {{tr("intra.objective"), cost(plan->objective)},
+                                                         {tr("intra.communication"), cost(plan->communication_cost)},
+                                                         {tr("intra.resharding"), cost(plan->resharding_cost)},
+                                                         {tr("intra.memory"), format_bytes(plan->memory_per_device)}};
     for (const auto& [label, value] : cells) {
       ImGui::TableNextColumn();
       ImGui::TextDisabled("%s", label);
@@ -181,24 +172,17 @@ void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
     ImGui::EndTable();
   }
   const CollectiveCounts& c = plan->collectives;
-  ImGui::TextWrapped("Collectives per iteration: %d all-reduce, %d all-gather, %d reduce-scatter, %d all-to-all", c.all_reduce,
+  ImGui::TextWrapped(tr("intra.collectives"), c.all_reduce,
                      c.all_gather, c.reduce_scatter, c.all_to_all);
-  help_marker("Forward and backward passes (and the recomputation with Remat), resharding on every edge, gradient "
-              "synchronisation. Gradient collectives over the same mesh axes count as one, as XLA's all-reduce combiner "
-              "merges them; Alpa's tests assert these counts (autopar intra --json: \"collectives\").");
+  help_marker(tr("intra.collectives_help"));
   const bool alpa = plan->mesh.alpa_conventions();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Adam state %s / device more; %s%s%s", format_bytes(plan->optimizer_memory_per_device).c_str(),
-                     alpa ? "Alpa's conventions (unitless)" : "costs from the cluster's links (ms)",
-                     alpa && plan->penalty_cost > 0 ? ", objective incl. replicated penalty " : "",
+  ImGui::TextWrapped(tr("intra.adam"), format_bytes(plan->optimizer_memory_per_device).c_str(),
+                     tr(alpa ? "intra.alpa_conventions" : "intra.cluster_costs"),
+                     alpa && plan->penalty_cost > 0 ? tr("intra.penalty") : "",
                      alpa && plan->penalty_cost > 0 ? format_number(plan->penalty_cost).c_str() : "");
   ImGui::PopStyleColor();
-  help_marker("Cluster links, the realistic conventions: exact alpha-beta times, the input batch delivered split by the "
-              "data loader, one gradient bucket per op, parameters split over both axes allowed, the reported loss "
-              "all-reduced. Alpa's alpha-beta follows Alpa's auto-sharding pass instead: rounded costs with constant terms "
-              "(+0.1 all-gather, +0.01 all-reduce, +0.001 reduce-scatter and all-to-all), free 1-D input shardings, a "
-              "penalty for replicated parameters, one all-reduce per gradient tensor, parameters split along one axis, the "
-              "batch on axis 0 of a 2-D mesh, the loss free. autopar intra --help lists both.");
+  help_marker(tr("intra.conventions_help"));
 }
 
 // Side of one device square in the spec grids: smaller for bigger meshes, within readable bounds.
@@ -227,18 +211,18 @@ void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
   if (!open) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   const Graph& g = state.graph;
-  float name_w = ImGui::CalcTextSize("op").x, algo_w = ImGui::CalcTextSize("algorithm").x;
+  float name_w = ImGui::CalcTextSize(tr("ex3.col_op")).x, algo_w = ImGui::CalcTextSize(tr("intra.col_algorithm")).x;
   for (size_t v = 0; v < g.ops.size() && v < plan.strategies.size(); ++v) {
     name_w = std::max(name_w, ImGui::CalcTextSize(g.ops[v].name().c_str()).x);
     algo_w = std::max(algo_w, ImGui::CalcTextSize(plan.strategies[v][size_t(plan.solution.choice[v])].name.c_str()).x);
   }
   const float pad = ImGui::GetStyle().CellPadding.x * 2 + 2;
   const float grid_w = ImGui::CalcTextSize("S01S01R").x + ImGui::GetFontSize() * 0.3f + float(cols) * cell;
-  ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthFixed, name_w + pad);
-  ImGui::TableSetupColumn("algorithm", ImGuiTableColumnFlags_WidthFixed, algo_w + pad);
-  ImGui::TableSetupColumn("inputs (data, then parameters)", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("output", ImGuiTableColumnFlags_WidthFixed, grid_w + pad);
-  ImGui::TableSetupColumn("cost", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("000.000 ms").x + pad);
+  ImGui::TableSetupColumn(tr("ex3.col_op"), ImGuiTableColumnFlags_WidthFixed, name_w + pad);
+  ImGui::TableSetupColumn(tr("intra.col_algorithm"), ImGuiTableColumnFlags_WidthFixed, algo_w + pad);
+  ImGui::TableSetupColumn(tr("intra.col_inputs"), ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(tr("intra.col_output"), ImGuiTableColumnFlags_WidthFixed, grid_w + pad);
+  ImGui::TableSetupColumn(tr("intra.col_cost"), ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("000.000 ms").x + pad);
   ImGui::TableHeadersRow();
   for (size_t v = 0; v < g.ops.size() && v < plan.strategies.size(); ++v) {
     const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
@@ -268,7 +252,7 @@ void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(plan.mesh.unitless ? format_number(s.cost()).c_str() : format_ms(s.cost()).c_str());
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("forward %s\nbackward %s\ngradient sync %s\ninput resharding %s", format_number(s.forward_comm).c_str(),
+      ImGui::SetTooltip(tr("intra.cost_tip"), format_number(s.forward_comm).c_str(),
                         format_number(s.backward_comm).c_str(), format_number(s.grad_sync).c_str(), format_number(s.input_reshard).c_str());
     ImGui::PopID();
   }
@@ -287,9 +271,9 @@ void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) 
   if (op < 0 || op >= int(g.ops.size())) op = default_reshard_op(g);
   if (op < 0) return;
   const Tensor& t = g.ops[size_t(op)].output;
-  section_header("Resharding costs");
+  section_header(tr("intra.reshard_section"));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-  if (ImGui::BeginCombo("Tensor", g.ops[size_t(op)].name().c_str())) {
+  if (ImGui::BeginCombo(tr_id("intra.tensor").c_str(), g.ops[size_t(op)].name().c_str())) {
     for (size_t v = 0; v < g.ops.size(); ++v)
       if (ImGui::Selectable(g.ops[v].name().c_str(), int(v) == op)) op = int(v);
     ImGui::EndCombo();
@@ -297,7 +281,7 @@ void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) 
   ImGui::SameLine();
   const std::vector<ShardingSpec> specs = all_specs(t.shape, plan.mesh);
   const ShardingSpec& chosen = plan.strategies[size_t(op)][size_t(plan.solution.choice[size_t(op)])].output;
-  ImGui::TextDisabled("output %s, %s, %zu specs; rows: from, columns: to; the plan's spec %s is highlighted", shape_to_string(t.shape).c_str(),
+  ImGui::TextDisabled(tr("intra.reshard_note"), shape_to_string(t.shape).c_str(),
                       format_bytes(double(num_elements(t.shape)) * dtype_bytes(t.dtype)).c_str(), specs.size(),
                       spec_to_string(chosen).c_str());
   const int n = int(specs.size());
@@ -323,7 +307,7 @@ void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) 
   if (height <= 0) height = std::max(ImGui::GetFrameHeightWithSpacing() * 7, ImGui::GetContentRegionAvail().y);
   if (!ImGui::BeginTable("##reshard", n + 1, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  ImGui::TableSetupColumn("from \\ to");
+  ImGui::TableSetupColumn(tr("intra.from_to"));
   for (const auto& s : specs) ImGui::TableSetupColumn(spec_to_string(s).c_str());
   ImGui::TableHeadersRow();
   for (int i = 0; i < n; ++i) {
@@ -365,8 +349,7 @@ void draw_intra_panel(AppState& state, const PanelRect& rect) {
   // On a short window (1024x640) the explanations fold into (?) markers so that 8 ops of the
   // per-op table stay on screen without scrolling the panel.
   const bool short_window = ImGui::GetWindowHeight() < ImGui::GetFontSize() * 38;
-  const char* intro = "Alpa's intra-op pass: each op picks a parallel algorithm (a sharding of its loop dimensions over the mesh "
-                      "axes) so that communication plus resharding is smallest.";
+  const char* intro = tr("intra.intro");
   if (!short_window) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", intro);
@@ -381,16 +364,13 @@ void draw_intra_panel(AppState& state, const PanelRect& rect) {
   }
   if (view.error) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
-    ImGui::TextWrapped("Planning failed: %s", view.error->message.c_str());
+    ImGui::TextWrapped(tr("intra.failed"), view.error->message.c_str());
     ImGui::PopStyleColor();
   }
   if (plan) {
-    const char* per_op_title = "Per op: chosen algorithm and sharding specs (colour = the shard a device holds)";
-    if (!short_window) section_header("Per op: chosen algorithm and sharding specs");
-    const std::string legend = "Each grid is the " + plan->mesh.shape_string() +
-                               " device mesh; a device's colour says which shard of the tensor it holds (one colour = "
-                               "replicated). S0 splits a dimension along mesh axis 0, S1 along axis 1, S01 along both. Click an "
-                               "op for its resharding table.";
+    const char* per_op_title = tr("intra.per_op_short");
+    if (!short_window) section_header(tr("intra.per_op"));
+    const std::string legend = tr_fill("intra.legend", {plan->mesh.shape_string()});
     if (short_window) {
       // section_header with the explanations behind a (?) on the same line.
       ImGui::Spacing();

@@ -64,7 +64,7 @@ void apply_preset(AppState& state, const std::string& preset, int nodes, int gpu
   next.custom_cluster.reset();
   auto m = parse_mesh_shape(next.mesh, "mesh");
   if (!m.ok() || m.value().first * m.value().second != nodes * gpus) next.mesh = std::to_string(nodes) + "x" + std::to_string(gpus);
-  apply_from_ui(state, next, "Loaded cluster " + next.cluster + ".");
+  apply_from_ui(state, next, tr_fill("notice.loaded_cluster", {next.cluster}));
 }
 
 // Applies a new shape to the current cluster (preset or custom).
@@ -101,8 +101,8 @@ void draw_cluster_form(AppState& state) {
   ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7.5f);
   ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
 
-  form_label("Preset", "Each preset documents where its numbers come from (see Sources below).");
-  const std::string preview = state.settings.custom_cluster ? c.name + " (edited)" : c.name;
+  form_label(tr("cluster_panel.preset"), tr("cluster_panel.preset_tip"));
+  const std::string preview = state.settings.custom_cluster ? c.name + tr("cluster_panel.edited") : c.name;
   if (ImGui::BeginCombo("##preset", preview.c_str())) {
     for (const auto& p : cluster_presets()) {
       const bool selected = !state.settings.custom_cluster && p.name == c.name;
@@ -113,7 +113,7 @@ void draw_cluster_form(AppState& state) {
     ImGui::EndCombo();
   }
 
-  form_label("Nodes x GPUs", "Devices are numbered node by node: device = node * GPUs per node + GPU.");
+  form_label(tr("cluster_panel.shape"), tr("cluster_panel.shape_tip"));
   int nodes = c.nodes, gpus = c.gpus_per_node;
   const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x * 2 - ImGui::CalcTextSize("x").x) * 0.5f;
   ImGui::SetNextItemWidth(half);
@@ -139,15 +139,14 @@ void draw_cluster_form(AppState& state) {
     notify_info(state, clamped + " (" + std::to_string(state.cluster.nodes) + " x " + std::to_string(state.cluster.gpus_per_node) + " = " +
                            std::to_string(state.cluster.num_devices()) + " GPUs).");
 
-  form_label("Mesh", "Alpa's logical 2-D device mesh RxC: position (r, c) is device r*C + c. An axis whose "
-                     "devices share a node uses the fast intra-node links.");
+  form_label(tr("cluster_panel.mesh"), tr("cluster_panel.mesh_tip"));
   if (ImGui::BeginCombo("##mesh", state.settings.mesh.c_str())) {
     for (const auto& shape : mesh_shapes(state.cluster.num_devices())) {
       const bool selected = shape == state.settings.mesh;
       if (ImGui::Selectable(shape.c_str(), selected)) {
         Settings next = state.settings;
         next.mesh = shape;
-        apply_from_ui(state, next, "Mesh " + shape + ".");
+        apply_from_ui(state, next, tr_fill("notice.mesh", {shape}));
       }
       if (selected) ImGui::SetItemDefaultFocus();
     }
@@ -156,18 +155,18 @@ void draw_cluster_form(AppState& state) {
   ImGui::EndTable();
 
   const MeshAxes axes = mesh_axes(state.cluster, state.settings.mesh);
-  auto where = [](int n, bool inside) { return n == 1 ? "a single device" : inside ? "inside a node" : "across nodes"; };
-  ImGui::TextDisabled("mesh axis 0: %d device%s, %s", axes.rows, axes.rows == 1 ? "" : "s", where(axes.rows, axes.axis0_inside_node));
-  ImGui::TextDisabled("mesh axis 1: %d device%s, %s", axes.cols, axes.cols == 1 ? "" : "s", where(axes.cols, axes.axis1_inside_node));
+  auto where = [](int n, bool inside) { return tr(n == 1 ? "cluster_panel.single_device" : inside ? "ex4.inside" : "ex4.across"); };
+  ImGui::TextDisabled(tr(axes.rows == 1 ? "cluster_panel.axis0_one" : "cluster_panel.axis0"), axes.rows, where(axes.rows, axes.axis0_inside_node));
+  ImGui::TextDisabled(tr(axes.cols == 1 ? "cluster_panel.axis1_one" : "cluster_panel.axis1"), axes.cols, where(axes.cols, axes.axis1_inside_node));
 }
 
 void draw_gpu_and_links(AppState& state) {
   Cluster edited = state.cluster;
-  section_header("GPU");
+  section_header(tr("cluster_panel.gpu"));
   if (ImGui::BeginTable("##gpu", 2, ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 9.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-    form_label("Model");
+    form_label(tr("cluster_panel.gpu_model"));
     static std::string gpu_model;
     static bool gpu_model_editing = false;
     if (!gpu_model_editing) gpu_model = edited.gpu.model;
@@ -176,23 +175,23 @@ void draw_gpu_and_links(AppState& state) {
       apply_custom(state, edited, "GPU model");
     }
     gpu_model_editing = ImGui::IsItemActive();
-    form_label("Peak throughput", "Dense FP32 peak of one GPU.");
+    form_label(tr("cluster_panel.peak"), tr("cluster_panel.peak_tip"));
     if (number_input("##peak", edited.gpu.peak_tflops, "TFLOP/s")) apply_custom(state, edited, "peak throughput");
-    form_label("Memory bandwidth");
+    form_label(tr("cluster_panel.mem_bw"));
     if (number_input("##membw", edited.gpu.memory_bandwidth_gb_per_s, "GB/s")) apply_custom(state, edited, "memory bandwidth");
-    form_label("Memory");
+    form_label(tr("cluster_panel.memory"));
     if (number_input("##mem", edited.gpu.memory_gib, "GiB")) apply_custom(state, edited, "memory capacity");
-    form_label("Kernel overhead", "Fixed cost of launching one kernel.");
+    form_label(tr("cluster_panel.overhead"), tr("cluster_panel.overhead_tip"));
     if (number_input("##overhead", edited.gpu.kernel_overhead_us, "us")) apply_custom(state, edited, "kernel overhead");
     ImGui::EndTable();
   }
 
-  section_header("Links");
+  section_header(tr("cluster_panel.links"));
   const ImGuiTableFlags flags = ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg;
   if (ImGui::BeginTable("##links", 3, flags)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
-    ImGui::TableSetupColumn("Latency", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("Bandwidth", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn(tr("cluster_panel.latency"), ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn(tr("cluster_panel.bandwidth"), ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     for (auto [label, link] : {std::pair{"intra-node", &edited.intra_node}, std::pair{"inter-node", &edited.inter_node}}) {
       ImGui::PushID(label);
@@ -208,14 +207,14 @@ void draw_gpu_and_links(AppState& state) {
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("A transfer of s bytes takes latency + s / bandwidth.");
+  ImGui::TextDisabled("%s", tr("cluster_panel.transfer"));
 
   if (state.settings.custom_cluster) {
-    if (ImGui::Button("Reset to preset")) apply_preset(state, state.cluster.name, state.cluster.nodes, state.cluster.gpus_per_node);
+    if (ImGui::Button(tr_id("cluster_panel.reset").c_str())) apply_preset(state, state.cluster.name, state.cluster.nodes, state.cluster.gpus_per_node);
     ImGui::SameLine();
-    ImGui::TextDisabled("numbers edited; getState().cluster is an object");
+    ImGui::TextDisabled("%s", tr("cluster_panel.numbers_edited"));
   }
-  if (!state.cluster.sources.empty() && ImGui::TreeNode("Sources")) {
+  if (!state.cluster.sources.empty() && ImGui::TreeNode(tr_id("cluster_panel.sources").c_str())) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", state.cluster.sources.c_str());
     ImGui::PopTextWrapPos();
@@ -281,37 +280,25 @@ void color_swatch(ImU32 color) {
 // Where the groups come from, and what each colour means.
 void draw_groups_legend(const DrawingStages& ds, bool plan_exists) {
   if (plan_exists) {
-    ImGui::Checkbox("Groups of the inter-op plan", &g_groups_of_plan);
-    help_marker("On: the pipeline the Alpa inter-op tab planned; each stage runs on its own sub-mesh, viewed as "
-                "the logical mesh the plan chose for it. Off: the Alpa intra-op view, the whole cluster as one "
-                "mesh (the Mesh above) and no pipeline.");
+    ImGui::Checkbox(tr_id("cluster_panel.groups_of_plan").c_str(), &g_groups_of_plan);
+    help_marker(tr("cluster_panel.groups_help"));
   }
   if (ds.plan)
-    ImGui::TextDisabled("%zu pipeline stages; colour = stage, S(r,c) = stage and position in its mesh.", ds.plan->stages.size());
+    ImGui::TextDisabled(tr("cluster_panel.stages_legend"), ds.plan->stages.size());
   else
-    ImGui::TextDisabled("One stage, the %dx%d mesh; colour = mesh row, (r,c) = mesh position.", ds.mesh_rows, ds.mesh_cols);
-  ImGui::TextDisabled("Hover a GPU:");
+    ImGui::TextDisabled(tr("cluster_panel.one_stage_legend"), ds.mesh_rows, ds.mesh_cols);
+  ImGui::TextDisabled("%s", tr("cluster_panel.hover"));
   ImGui::SameLine();
   color_swatch(kTensorColor);
-  ImGui::TextUnformatted("tensor parallel");
+  ImGui::TextUnformatted(tr("cluster_panel.tensor_parallel"));
   ImGui::SameLine(0.0f, ImGui::GetFontSize());
   color_swatch(kDataColor);
-  ImGui::TextUnformatted("data parallel");
+  ImGui::TextUnformatted(tr("ex7.col_dp"));
   ImGui::SameLine(0.0f, ImGui::GetFontSize());
   color_swatch(kPipelineColor);
-  ImGui::TextUnformatted("pipeline");
-  help_marker("Hovering a GPU highlights its groups and lists them.\n\n"
-              "Tensor parallel: the devices of its mesh row (along mesh axis 1, inside a node when the row fits "
-              "in one). They split every heavy op's weights, as Megatron-LM does, and exchange activations.\n\n"
-              "Data parallel: the devices of its mesh column (along axis 0). They hold the same weight shard, "
-              "take different samples and all-reduce the weight gradients.\n\n"
-              "That is the usual assignment (lecture 5.3: data parallel on the slow axis 0, tensor parallel on "
-              "the fast axis 1); Alpa's intra-op pass picks per op and may use an axis the other way (see the "
-              "Alpa intra-op tab).\n\n"
-              "Pipeline: the device at the same position in every stage; a micro-batch's activations flow "
-              "through them stage by stage. Stages of different sizes wrap the position. Needs the inter-op "
-              "plan (Alpa inter-op tab).");
-  if (!plan_exists) ImGui::TextDisabled("No pipeline yet: plan one in the Alpa inter-op tab (key 9).");
+  ImGui::TextUnformatted(tr("cluster_panel.pipeline"));
+  help_marker(tr("cluster_panel.groups_hover_help"));
+  if (!plan_exists) ImGui::TextDisabled("%s", tr("cluster_panel.no_pipeline"));
 }
 
 // The tooltip of the hovered device: where it is and its groups. It goes above the line of nodes
@@ -329,17 +316,17 @@ void draw_device_tooltip(const AppState& state, const DrawingStages& ds, const D
   ImGui::SetNextWindowPos(ImVec2(box_center_x, above ? line_top - margin : line_bottom + margin), ImGuiCond_Always,
                           ImVec2(across, above ? 1.0f : 0.0f));
   ImGui::BeginTooltip();
-  ImGui::Text("device %d: node %d, GPU %d (%s)", p.device, p.node, p.gpu, state.cluster.gpu.model.c_str());
+  ImGui::Text(tr("cluster_panel.device_tip"), p.device, p.node, p.gpu, state.cluster.gpu.model.c_str());
   if (ds.plan && p.stage >= 0) {
     const PipelineStage& st = ds.plan->stages[size_t(p.stage)];
     const PlacedStage& ps = ds.stages[size_t(p.stage)];
     const auto [first, last] = stage_layer_numbers(state.alpa.inter, st);
-    ImGui::Text("stage %d (layers %d-%d) on a %dx%d sub-mesh, logical mesh %dx%d, position (%d, %d)", p.stage, first,
+    ImGui::Text(tr("cluster_panel.stage_tip"), p.stage, first,
                 last, ps.nodes, ps.gpus, ps.mesh_rows, ps.mesh_cols, p.mesh_row, p.mesh_col);
   } else if (ds.plan) {
-    ImGui::TextUnformatted("idle: no stage of the plan uses it");
+    ImGui::TextUnformatted(tr("cluster_panel.idle"));
   } else {
-    ImGui::Text("mesh position (%d, %d) of the %dx%d mesh", p.mesh_row, p.mesh_col, ds.mesh_rows, ds.mesh_cols);
+    ImGui::Text(tr("cluster_panel.position_tip"), p.mesh_row, p.mesh_col, ds.mesh_rows, ds.mesh_cols);
   }
   ImGui::Separator();
   auto line = [](ImU32 color, const std::string& what, const std::vector<int>& devices) {
@@ -360,7 +347,7 @@ void draw_device_tooltip(const AppState& state, const DrawingStages& ds, const D
 // The devices, grouped by node; each GPU box shows its device number and mesh position. The
 // boxes are laid out first, so the hovered device (and so its groups) is known before painting.
 void draw_devices(const AppState& state) {
-  section_header("Devices");
+  section_header(tr("cluster_panel.devices"));
   const Cluster& c = state.cluster;
   const bool plan_exists = current_inter_plan(state.alpa.inter, alpa_inputs(state)) != nullptr;
   const DrawingStages ds = drawing_stages(state);

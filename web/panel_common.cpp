@@ -14,7 +14,7 @@ ImU32 task_kind_color(TaskKind kind) {
   return kFoldedMixedColor;
 }
 
-bool begin_panel(AppState& state, const char* title, const char* panel_key, const PanelRect& rect) {
+bool begin_panel(AppState& state, const char* title_key, const char* panel_key, const PanelRect& rect) {
   ImGui::SetNextWindowPos(rect.pos, ImGuiCond_Always);
   ImGui::SetNextWindowSize(rect.size, ImGuiCond_Always);
   if (state.focus_panel_pending && state.settings.panel == panel_key) {
@@ -24,7 +24,7 @@ bool begin_panel(AppState& state, const char* title, const char* panel_key, cons
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                                  ImGuiWindowFlags_NoFocusOnAppearing;
-  const bool open = ImGui::Begin(title, nullptr, flags);
+  const bool open = ImGui::Begin(tr_id(title_key).c_str(), nullptr, flags);   // the id stays when the language changes
   // The panel in front is UI-only state that is always valid: track it directly.
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !state.focus_panel_pending)
     state.settings.panel = panel_key;

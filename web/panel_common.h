@@ -5,6 +5,7 @@
 #include "app_state.h"
 #include "task_graph.h"
 #include "imgui.h"
+#include "page_strings.h"
 #include "panels.h"
 
 namespace autopar::web {
@@ -37,7 +38,7 @@ inline const ImU32 kFoldedMixedColor = IM_COL32(132, 136, 150, 255);
 
 // Begins a fixed panel window at `rect`; brings it to the front when `panel_key` is the pending
 // settings.panel and records it as settings.panel when the user focuses it. Always pair with End.
-bool begin_panel(AppState& state, const char* title, const char* panel_key, const PanelRect& rect);
+bool begin_panel(AppState& state, const char* title_key, const char* panel_key, const PanelRect& rect);
 
 // A coloured section title followed by a separator.
 void section_header(const char* label);

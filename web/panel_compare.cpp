@@ -49,42 +49,42 @@ void draw_summary(const Json& out) {
   const double ff_ms = number(ff, "makespan_ms"), al_ms = number(al, "makespan_ms");
   ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
   if (ff_ms > 0 && al_ms > 0)
-    ImGui::Text("%s is faster by %.2fx on this model and cluster (same simulator for both).", ff_ms <= al_ms ? "FlexFlow" : "Alpa",
+    ImGui::Text(tr("compare.faster"), ff_ms <= al_ms ? "FlexFlow" : "Alpa",
                 std::max(ff_ms, al_ms) / std::min(ff_ms, al_ms));
   ImGui::PopStyleColor();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##compare_summary", 3, flags)) return;
   ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-  ImGui::TableSetupColumn("FlexFlow (MCMC over SOAP)", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("Alpa (pipeline stages, intra-op ILP each)", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn(tr("compare.col_flexflow"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn(tr("compare.col_alpa"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableHeadersRow();
   auto row = [](const char* label, const std::string& a, const std::string& b) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::TextUnformatted(label);
+    ImGui::TextUnformatted(tr(label));
     ImGui::TableSetColumnIndex(1);
     ImGui::TextUnformatted(a.c_str());
     ImGui::TableSetColumnIndex(2);
     ImGui::TextUnformatted(b.c_str());
   };
-  row("Simulated iteration (makespan)", format_ms(ff_ms), format_ms(al_ms));
-  row("  compute (sum of tasks)", format_ms(number(fb, "compute_ms")), format_ms(number(ab, "compute_ms")));
-  row("  activation transfers (sum)", format_ms(number(fb, "activation_transfer_ms")), format_ms(number(ab, "activation_transfer_ms")));
-  row("  parameter sync (sum)", format_ms(number(fb, "param_sync_ms")), format_ms(number(ab, "param_sync_ms")));
-  row("Activation bytes moved", format_bytes(number(fb, "activation_bytes")), format_bytes(number(ab, "activation_bytes")));
-  row("Parameter sync bytes", format_bytes(number(fb, "param_sync_bytes")), format_bytes(number(ab, "param_sync_bytes")));
-  row("Peak memory per GPU", format_bytes(number(fb, "peak_memory_bytes")), format_bytes(number(ab, "peak_memory_bytes")));
+  row("compare.row_iteration", format_ms(ff_ms), format_ms(al_ms));
+  row("compare.row_compute", format_ms(number(fb, "compute_ms")), format_ms(number(ab, "compute_ms")));
+  row("compare.row_activations", format_ms(number(fb, "activation_transfer_ms")), format_ms(number(ab, "activation_transfer_ms")));
+  row("compare.row_sync", format_ms(number(fb, "param_sync_ms")), format_ms(number(ab, "param_sync_ms")));
+  row("compare.row_activation_bytes", format_bytes(number(fb, "activation_bytes")), format_bytes(number(ab, "activation_bytes")));
+  row("compare.row_sync_bytes", format_bytes(number(fb, "param_sync_bytes")), format_bytes(number(ab, "param_sync_bytes")));
+  row("compare.row_memory", format_bytes(number(fb, "peak_memory_bytes")), format_bytes(number(ab, "peak_memory_bytes")));
   char steps[96];
-  std::snprintf(steps, sizeof steps, "%s (best at step %lld)", format_ms(number(ff, "elapsed_ms")).c_str(),
+  std::snprintf(steps, sizeof steps, tr("compare.best_at"), format_ms(number(ff, "elapsed_ms")).c_str(),
                 static_cast<long long>(number(ff, "search_steps")));
   char pipeline[128];
-  std::snprintf(pipeline, sizeof pipeline, "%zu stage%s, %d micro-batches; objective %s", al["stages"].size(), al["stages"].size() == 1 ? "" : "s",
+  std::snprintf(pipeline, sizeof pipeline, tr(al["stages"].size() == 1 ? "compare.pipeline_one" : "compare.pipeline"), al["stages"].size(),
                 int(number(al, "microbatches")), format_ms(number(al, "objective")).c_str());
-  row("Pipeline (Alpa's inter-op pass)", "none (one batch)", pipeline);
+  row("compare.row_pipeline", tr("compare.none"), pipeline);
   char solve[96];
-  std::snprintf(solve, sizeof solve, "%s (on %s)", format_ms(number(al, "solve_ms")).c_str(),
+  std::snprintf(solve, sizeof solve, tr("compare.on_mesh"), format_ms(number(al, "solve_ms")).c_str(),
                 al.contains("mesh") ? al["mesh"].get<std::string>().c_str() : "?");
-  row("Planning time (wall clock)", steps, solve);
+  row("compare.row_planning", steps, solve);
   ImGui::EndTable();
 }
 
@@ -93,11 +93,11 @@ void draw_stages(const Json& out) {
   const Json& stages = out["alpa"]["stages"];
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##compare_stages", 5, flags)) return;
-  ImGui::TableSetupColumn("Stage", ImGuiTableColumnFlags_WidthStretch, 0.4f);
-  ImGui::TableSetupColumn("Layers", ImGuiTableColumnFlags_WidthStretch, 0.6f);
-  ImGui::TableSetupColumn("GPUs (logical mesh)", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-  ImGui::TableSetupColumn("Latency per micro-batch", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-  ImGui::TableSetupColumn("Boundary to the next (send/recv, per micro-batch)", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+  ImGui::TableSetupColumn(tr("inter.col_stage"), ImGuiTableColumnFlags_WidthStretch, 0.4f);
+  ImGui::TableSetupColumn(tr("inter.col_layers"), ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  ImGui::TableSetupColumn(tr("compare.col_gpus"), ImGuiTableColumnFlags_WidthStretch, 0.9f);
+  ImGui::TableSetupColumn(tr("compare.col_latency"), ImGuiTableColumnFlags_WidthStretch, 0.9f);
+  ImGui::TableSetupColumn(tr("compare.col_boundary"), ImGuiTableColumnFlags_WidthStretch, 1.6f);
   ImGui::TableHeadersRow();
   for (size_t k = 0; k < stages.size(); ++k) {
     const Json& st = stages[k];
@@ -129,10 +129,10 @@ void draw_strategies(const Json& out) {
                                 ImGuiTableFlags_ScrollY;
   if (!ImGui::BeginTable("##compare_ops", 4, flags, ImVec2(0, 0))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("Op", ImGuiTableColumnFlags_WidthStretch, 0.6f);
-  ImGui::TableSetupColumn("FlexFlow: SOAP degrees @ devices", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-  ImGui::TableSetupColumn("Alpa: strategy (output spec)", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-  ImGui::TableSetupColumn("Alpa as SOAP", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+  ImGui::TableSetupColumn(tr("ex3.col_op"), ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  ImGui::TableSetupColumn(tr("compare.col_soap"), ImGuiTableColumnFlags_WidthStretch, 1.3f);
+  ImGui::TableSetupColumn(tr("compare.col_alpa_strategy"), ImGuiTableColumnFlags_WidthStretch, 1.3f);
+  ImGui::TableSetupColumn(tr("compare.col_alpa_soap"), ImGuiTableColumnFlags_WidthStretch, 1.3f);
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < ff_ops.size(); ++i) {
     ImGui::TableNextRow();
@@ -142,7 +142,7 @@ void draw_strategies(const Json& out) {
     ImGui::TextUnformatted(soap_config(ff_ops[i]).c_str());
     ImGui::TableSetColumnIndex(2);
     if (i < plan.size())
-      ImGui::Text("stage %d: %s (%s)", plan[i].value("stage", 0), plan[i].value("strategy", "").c_str(), plan[i].value("output_spec", "").c_str());
+      ImGui::Text(tr("compare.stage_strategy"), plan[i].value("stage", 0), plan[i].value("strategy", "").c_str(), plan[i].value("output_spec", "").c_str());
     ImGui::TableSetColumnIndex(3);
     if (i < al_ops.size()) ImGui::TextUnformatted(soap_config(al_ops[i]).c_str());
   }
@@ -162,18 +162,14 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
   }
   compare_advance(cmp, 10.0);
   if (begin_panel(state, kCompareWindow, "compare", rect)) {
-    ImGui::TextWrapped("FlexFlow searches SOAP configurations with MCMC (2,000 proposals from data parallel, the seed below, a slice per frame). "
-                       "Alpa's inter-op pass slices the model into pipeline stages on sub-meshes and its intra-op ILP plans each stage. "
-                       "Both plans become task graphs and are simulated by the same simulator (lecture section 7), as `autopar compare` does: "
-                       "Alpa's micro-batch by micro-batch, so that each stage boundary is real send/recv transfer tasks on the links "
-                       "between the two sub-meshes (lecture 6.4); FlexFlow's plan runs the whole batch at once.");
+    ImGui::TextWrapped("%s", tr("compare.intro"));
     {
       if (cmp.job) {
         char overlay[96];
         const int64_t steps = compare_search_steps(cmp);
-        std::snprintf(overlay, sizeof overlay, "MCMC search: %lld / 2000 proposals", static_cast<long long>(steps));
+        std::snprintf(overlay, sizeof overlay, tr("compare.progress"), static_cast<long long>(steps));
         ImGui::ProgressBar(float(steps) / 2000.0f, ImVec2(ImGui::GetFontSize() * 16.0f, 0), overlay);
-      } else if (ImGui::Button("Run both planners")) {
+      } else if (ImGui::Button(tr_id("compare.run").c_str())) {
         cmp.compute_pending = true;
       }
       if (!state.settings.custom_cluster) {
@@ -183,22 +179,22 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
       }
     }
     if (cmp.job) {
-      ImGui::TextDisabled("Searching; Alpa plans once the search ends.");
+      ImGui::TextDisabled("%s", tr("compare.searching"));
     } else if (!cmp.error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
-      ImGui::TextWrapped("error: %s", cmp.error.c_str());
+      ImGui::TextWrapped(tr("lecture.error"), cmp.error.c_str());
       ImGui::PopStyleColor();
     } else if (cmp.output.is_object()) {
       if (cmp.inputs != inputs)
-        ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1.0f), "These results are for %s; press Run for the current inputs.",
+        ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1.0f), tr("compare.stale"),
                            cmp.inputs.c_str());
       else
-        ImGui::TextDisabled("Results for %s.", cmp.inputs.c_str());
-      section_header("Both plans, one simulator");
+        ImGui::TextDisabled(tr("compare.results_for"), cmp.inputs.c_str());
+      section_header(tr("compare.both"));
       draw_summary(cmp.output);
-      section_header("Alpa's pipeline stages");
+      section_header(tr("compare.stages"));
       draw_stages(cmp.output);
-      section_header("The strategies, op by op");
+      section_header(tr("compare.strategies"));
       draw_strategies(cmp.output);
     }
   }

@@ -25,10 +25,9 @@ namespace {
 const ImVec4 kRight = ImVec4(0.45f, 0.85f, 0.45f, 1.0f);
 const ImVec4 kWrong = ImVec4(1.0f, 0.50f, 0.45f, 1.0f);
 
-const char* kTitles[kExerciseCount] = {
-    "1  A split Linear layer",        "2  Acceptance probability", "3  Delta simulation",  "4  S0S1 -> RR, in which order?",
-    "5  The chain DP (Viterbi)",      "6  Enumerating t_max",      "7  DLRM: data parallel vs placement",
-    "8  Overlap vs an additive cost"};
+// The exercises' titles (keys of the string tables).
+const char* kTitles[kExerciseCount] = {"ex.title1", "ex.title2", "ex.title3", "ex.title4",
+                                       "ex.title5", "ex.title6", "ex.title7", "ex.title8"};
 
 
 std::string count(double v) { return format_count(v); }
@@ -52,9 +51,9 @@ bool answers_and_verdicts(AppState& state) {
       ex.checked[i] = false;
     }
   }
-  if (ImGui::Button("Check")) check_exercise(state);
+  if (ImGui::Button(tr_id("ex.check").c_str())) check_exercise(state);
   ImGui::SameLine();
-  if (ImGui::Button("Show the answer")) reveal_exercise(state);
+  if (ImGui::Button(tr_id("ex.show_answer").c_str())) reveal_exercise(state);
   if (!ex.checked[i] && !ex.revealed[i]) return false;
   for (size_t k = 0; k < parts.size(); ++k) {
     const ExercisePart& p = parts[k];
@@ -62,24 +61,24 @@ bool answers_and_verdicts(AppState& state) {
     const std::string& typed = ex.answers[i][k];
     if (ex.revealed[i]) {
       if (grade == int(PartGrade::right))
-        ImGui::TextColored(kRight, "Right: %s = %s.", p.label.c_str(), p.answer_text.c_str());
+        ImGui::TextColored(kRight, tr("ex.right_is"), p.label.c_str(), p.answer_text.c_str());
       else if (typed.empty())
-        ImGui::TextColored(kWrong, "%s: the answer is %s.", p.label.c_str(), p.answer_text.c_str());
+        ImGui::TextColored(kWrong, tr("ex.answer_is"), p.label.c_str(), p.answer_text.c_str());
       else
-        ImGui::TextColored(kWrong, "%s: the answer is %s (you typed %s).", p.label.c_str(), p.answer_text.c_str(), typed.c_str());
+        ImGui::TextColored(kWrong, tr("ex.answer_is_typed"), p.label.c_str(), p.answer_text.c_str(), typed.c_str());
     } else if (grade == int(PartGrade::right)) {
-      ImGui::TextColored(kRight, "Right: %s.", p.label.c_str());
+      ImGui::TextColored(kRight, tr("ex.right"), p.label.c_str());
     } else {
-      ImGui::TextColored(kWrong, "%s %s.", grade == int(PartGrade::empty) ? "No answer yet for" : "Not yet:", p.label.c_str());
+      ImGui::TextColored(kWrong, tr(grade == int(PartGrade::empty) ? "ex.no_answer" : "ex.not_yet"), p.label.c_str());
       ImGui::Indent();
-      ImGui::TextWrapped("Hint: %s.", p.hint.c_str());
+      ImGui::TextWrapped(tr("ex.hint"), p.hint.c_str());
       ImGui::Unindent();
     }
   }
   if (ex.checked[i] && ex.solved[i]) {
-    ImGui::TextColored(kRight, "All right.");
+    ImGui::TextColored(kRight, "%s", tr("ex.all_right"));
   } else if (!ex.revealed[i]) {
-    ImGui::TextDisabled("Try again: a second wrong try shows the answer (or press Show the answer).");
+    ImGui::TextDisabled("%s", tr("ex.try_again"));
   }
   return exercise_solved_or_revealed(ex, ex.shown);
 }
@@ -110,62 +109,55 @@ void degree_combo(const char* label, int& value, int max_value) {
 
 void exercise1(AppState& state) {
   ExercisesState& ex = state.exercises;
-  question("A Linear layer Y = X W (X: b x n, W: n x m) is split in SOAP along the sample dimension and along the parameter "
-           "(output-channel) dimension and placed on s x p GPUs. How many input elements does each GPU read, how many "
-           "weight elements does it store, and what must be synchronised at the end of the iteration?");
+  question(tr("ex1.question"));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-  ImGui::InputInt("b (batch)", &ex.ex1_batch, 0);
+  ImGui::InputInt(tr_id("ex1.b").c_str(), &ex.ex1_batch, 0);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-  ImGui::InputInt("n (in)", &ex.ex1_in, 0);
+  ImGui::InputInt(tr_id("ex1.n").c_str(), &ex.ex1_in, 0);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-  ImGui::InputInt("m (out)", &ex.ex1_out, 0);
+  ImGui::InputInt(tr_id("ex1.m").c_str(), &ex.ex1_out, 0);
   ex.ex1_batch = std::clamp(ex.ex1_batch, 1, 1 << 20);
   ex.ex1_in = std::clamp(ex.ex1_in, 1, 1 << 20);
   ex.ex1_out = std::clamp(ex.ex1_out, 1, 1 << 20);
-  degree_combo("sample degree s", ex.ex1_sample_degree, 8);
+  degree_combo(tr_id("ex1.s").c_str(), ex.ex1_sample_degree, 8);
   ImGui::SameLine();
-  degree_combo("parameter degree p", ex.ex1_param_degree, 8);
+  degree_combo(tr_id("ex1.p").c_str(), ex.ex1_param_degree, 8);
   if (ex.ex1_batch % ex.ex1_sample_degree || ex.ex1_out % ex.ex1_param_degree) {
-    ImGui::TextColored(kWrong, "The degrees must divide b and m.");
+    ImGui::TextColored(kWrong, "%s", tr("ex1.must_divide"));
     return;
   }
   const LinearSplitNumbers n = linear_split_numbers(ex.ex1_batch, ex.ex1_in, ex.ex1_out, ex.ex1_sample_degree, ex.ex1_param_degree);
-  ImGui::TextDisabled("%d GPUs in total", ex.ex1_sample_degree * ex.ex1_param_degree);
+  ImGui::TextDisabled(tr("ex1.total_gpus"), ex.ex1_sample_degree * ex.ex1_param_degree);
   ImGui::Spacing();
   if (!answers_and_verdicts(state)) return;
   char text[512];
-  std::snprintf(text, sizeof text,
-                "Each GPU handles b/%d samples and m/%d output channels: it reads (b/%d) x n = %s input elements and stores "
-                "n x (m/%d) = %s weights. Each weight shard has %d copies (one per sample part), so at the end of the "
-                "iteration the %d GPUs holding one shard all-reduce its %s gradient elements (%d such groups).%s",
+  std::snprintf(text, sizeof text, tr("ex1.explanation"),
                 ex.ex1_sample_degree, ex.ex1_param_degree, ex.ex1_sample_degree, count(double(n.input_elements)).c_str(),
                 ex.ex1_param_degree, count(double(n.weight_elements)).c_str(), n.sync_group, n.sync_group,
                 count(double(n.sync_elements)).c_str(), n.sync_groups,
-                n.sync_group == 1 ? " With s = 1 nothing is replicated and nothing needs synchronising." : "");
+                n.sync_group == 1 ? tr("ex1.s_is_1") : "");
   explanation(text);
 }
 
 void exercise2(AppState& state) {
   ExercisesState& ex = state.exercises;
-  question("FlexFlow accepts a proposal with probability min(1, exp(beta (cost(S) - cost(S*)))). The current strategy takes "
-           "cost(S) ms, the proposed one cost(S*) ms. What is the acceptance probability? Why does the right beta depend "
-           "on the scale of the cost?");
+  question(tr("ex2.question"));
   const float w = ImGui::GetFontSize() * 7.0f;
   ImGui::SetNextItemWidth(w);
-  ImGui::InputDouble("current cost(S), ms", &ex.ex2_current_ms, 0, 0, "%.4g");
+  ImGui::InputDouble(tr_id("ex2.current").c_str(), &ex.ex2_current_ms, 0, 0, "%.4g");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w);
-  ImGui::InputDouble("proposed cost(S*), ms", &ex.ex2_proposed_ms, 0, 0, "%.4g");
+  ImGui::InputDouble(tr_id("ex2.proposed").c_str(), &ex.ex2_proposed_ms, 0, 0, "%.4g");
   ImGui::SetNextItemWidth(w);
-  ImGui::InputDouble("beta (per ms)", &ex.ex2_beta, 0, 0, "%.4g");
+  ImGui::InputDouble(tr_id("ex2.beta").c_str(), &ex.ex2_beta, 0, 0, "%.4g");
   ImGui::SameLine();
-  ImGui::Checkbox("divide the difference by the initial cost", &ex.ex2_normalize);
+  ImGui::Checkbox(tr_id("ex2.normalize").c_str(), &ex.ex2_normalize);
   if (ex.ex2_normalize) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(w);
-    ImGui::InputDouble("initial cost, ms", &ex.ex2_initial_ms, 0, 0, "%.4g");
+    ImGui::InputDouble(tr_id("ex2.initial").c_str(), &ex.ex2_initial_ms, 0, 0, "%.4g");
     if (!(ex.ex2_initial_ms > 0)) ex.ex2_initial_ms = 1;
   }
   ImGui::Spacing();
@@ -174,32 +166,26 @@ void exercise2(AppState& state) {
   const double scale = ex.ex2_normalize ? ex.ex2_initial_ms : 1.0;
   const double in_seconds = acceptance_probability(ex.ex2_current_ms / 1000, ex.ex2_proposed_ms / 1000, ex.ex2_beta, ex.ex2_normalize ? ex.ex2_initial_ms / 1000 : 1.0);
   char text[900];
-  std::snprintf(text, sizeof text,
-                "exp(%s x (%s - %s)%s) = %s. %s  The same beta with the costs in seconds gives %s: %s %s",
+  std::snprintf(text, sizeof text, tr("ex2.explanation"),
                 format_number(ex.ex2_beta, 4).c_str(), format_number(ex.ex2_current_ms, 6).c_str(), format_number(ex.ex2_proposed_ms, 6).c_str(),
                 ex.ex2_normalize ? (" / " + format_number(scale, 6)).c_str() : "",
                 format_number(p, 4).c_str(),
-                ex.ex2_proposed_ms <= ex.ex2_current_ms ? "An improvement is always accepted." : "A worse proposal is accepted sometimes, less often the worse it is and the larger beta is.",
+                tr(ex.ex2_proposed_ms <= ex.ex2_current_ms ? "ex2.improvement" : "ex2.worse"),
                 format_number(in_seconds, 4).c_str(),
-                ex.ex2_normalize ? "the same probability, because the relative difference has no unit."
-                                 : "a raw difference carries the unit, so beta has to be re-tuned for every model and cluster.",
-                ex.ex2_normalize ? "Dividing by the initial cost makes beta unitless: seconds or ms give the same probability, and beta "
-                                   "means 'how many relative units of slowdown make acceptance e times less likely' (the page's "
-                                   "search and the CLI do this)."
-                                 : "Tick 'divide by the initial cost' to see what the code does: the difference becomes relative and "
-                                   "beta unitless.");
+                tr(ex.ex2_normalize ? "ex2.same_probability" : "ex2.raw_difference"),
+                tr(ex.ex2_normalize ? "ex2.unitless" : "ex2.tick"));
   explanation(text);
   // The lecture's two cases side by side, for the costs above.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("##ex2", 3, flags)) {
-    for (const char* h : {"beta", "costs in ms", "costs in s"}) ImGui::TableSetupColumn(h);
+    for (const char* h : {"ex2.col_beta", "ex2.col_ms", "ex2.col_s"}) ImGui::TableSetupColumn(tr(h));
     ImGui::TableHeadersRow();
     std::vector<double> betas = {0.1, 1.0};   // the lecture's two cases, then the reader's beta
     if (ex.ex2_beta != 0.1 && ex.ex2_beta != 1.0) betas.push_back(ex.ex2_beta);
     for (double b : betas) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::Text("%g%s", b, b == ex.ex2_beta ? " (yours)" : "");
+      ImGui::Text("%g%s", b, b == ex.ex2_beta ? tr("ex2.yours") : "");
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted(format_number(acceptance_probability(ex.ex2_current_ms, ex.ex2_proposed_ms, b, scale), 4).c_str());
       ImGui::TableSetColumnIndex(2);
@@ -233,38 +219,32 @@ void draw_delta_timeline(const DeltaMove& m) {
     dl->AddRectFilled(ImVec2(a, y), ImVec2(e, y + lane_h - 4), b.changed ? IM_COL32(255, 150, 60, 235) : IM_COL32(90, 120, 170, 200));
   }
   dl->AddLine(ImVec2(cut, p0.y), ImVec2(cut, p0.y + height), IM_COL32(255, 230, 120, 255), 2.0f);
-  dl->AddText(ImVec2(cut + 3, p0.y + height - font), IM_COL32(255, 230, 120, 255), "earliest change");
+  dl->AddText(ImVec2(cut + 3, p0.y + height - font), IM_COL32(255, 230, 120, 255), tr("ex3.earliest"));
   ImGui::Dummy(ImVec2(width, height + font * 0.3f));
-  ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.25f, 1.0f), "orange: tasks with new times (or new tasks)");
+  ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.25f, 1.0f), "%s", tr("ex3.orange"));
   ImGui::SameLine();
-  ImGui::TextColored(ImVec4(0.45f, 0.6f, 0.85f, 1.0f), "  blue: tasks that kept their times");
+  ImGui::TextColored(ImVec4(0.45f, 0.6f, 0.85f, 1.0f), "%s", tr("ex3.blue"));
 }
 
 void exercise3(AppState& state) {
   ExercisesState& ex = state.exercises;
   refresh_exercise_data(state);
-  question("Why does FlexFlow's delta simulation give exactly the full simulation's result, and when does it save the least? "
-           "Below, each op of the current strategy is moved once (to 'whole on GPU 0', or split over all GPUs if it already is) "
-           "with the core's DeltaSimulator. Which op's move recomputes the most tasks?");
+  question(tr("ex3.question"));
   if (!state.flexflow.task_graph || ex.ex3_moves.size() != state.graph.ops.size()) return;
-  ImGui::TextDisabled("%s on %s, strategy %s (change them in the other tabs)", state.settings.model.c_str(),
+  ImGui::TextDisabled(tr("ex3.inputs"), state.settings.model.c_str(),
                       state.settings.cluster.c_str(), state.settings.strategy.c_str());
   const bool show = answers_and_verdicts(state);
   if (show) {
-    explanation("Delta simulation starts from the old timeline, queues the changed tasks and keeps propagating as long as a "
-                "task's ready or start time changes (like Bellman-Ford), keeping the FIFO order per device: its fixed point is the "
-                "full simulation's result (the 'full' column equals 'after'). Every task processed before the earliest changed "
-                "(ready time, order) key keeps its times by construction. A move early on the critical path shifts almost "
-                "everything after it, so it saves the least; the more GPUs and ops, the smaller the share one move touches "
-                "(2.2x to 6.9x in the paper).");
+    explanation(tr("ex3.explanation"));
   }
   // Before the answer: what the reader reasons from (the move, and when each op starts now); the
   // recomputed counts and the timeline after the move are the answer, shown once solved or revealed.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex3", show ? 8 : 4, flags)) {
-    for (const char* h : {"op", "move to", "first task starts", "tasks", "recomputed", "kept", "before -> after", "full simulation"}) {
-      if (!show && std::string(h) == "recomputed") break;
-      ImGui::TableSetupColumn(h);
+    for (const char* h : {"ex3.col_op", "ex3.col_move", "ex3.col_first", "ex3.col_tasks", "ex3.col_recomputed", "ex3.col_kept",
+                          "ex3.col_before_after", "ex3.col_full"}) {
+      if (!show && std::string(h) == "ex3.col_recomputed") break;
+      ImGui::TableSetupColumn(tr(h));
     }
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < ex.ex3_moves.size(); ++i) {
@@ -287,14 +267,14 @@ void exercise3(AppState& state) {
       ImGui::TableSetColumnIndex(6);
       ImGui::Text("%s -> %s", format_ms(m.old_ms).c_str(), format_ms(m.new_ms).c_str());
       ImGui::TableSetColumnIndex(7);
-      ImGui::Text("%s%s", format_ms(m.full_ms).c_str(), std::fabs(m.full_ms - m.new_ms) <= 1e-9 * std::max(1.0, m.full_ms) ? " (same)" : " (differs!)");
+      ImGui::Text("%s%s", format_ms(m.full_ms).c_str(), tr(std::fabs(m.full_ms - m.new_ms) <= 1e-9 * std::max(1.0, m.full_ms) ? "ex3.same" : "ex3.differs"));
     }
     ImGui::EndTable();
   }
   if (show && ex.ex3_op >= 0 && ex.ex3_op < int(ex.ex3_moves.size())) {
     const DeltaMove& m = ex.ex3_moves[size_t(ex.ex3_op)];
     ImGui::Spacing();
-    ImGui::Text("Timeline after moving %s to %s: %d of %d tasks end before the earliest change at %s and keep their times.",
+    ImGui::TextWrapped(tr("ex3.timeline_after"),
                 state.graph.ops[size_t(m.op)].name().c_str(), m.move.c_str(), m.kept_before_earliest, m.tasks,
                 format_ms(m.earliest_changed_ms).c_str());
     draw_delta_timeline(m);
@@ -303,47 +283,45 @@ void exercise3(AppState& state) {
 
 void exercise4(AppState& state) {
   ExercisesState& ex = state.exercises;
-  question("A tensor is sharded S0S1 on the 2 x 4 mesh (rows over axis 0, columns over axis 1). Write the communication that "
-           "turns it into RR (replicated). Both axes need an all-gather; which order is cheaper, and how many bytes cross "
-           "the slow axis in each order?");
+  question(tr("ex4.question"));
   auto mesh = mesh_from_cluster(2, 4, state.cluster);
   if (!mesh.ok()) {
-    ImGui::TextWrapped("This exercise needs 8 GPUs (a 2 x 4 mesh); load lecture:2x4 (Examples > Clusters). %s",
+    ImGui::TextWrapped(tr("ex4.needs_8"),
                        mesh.error().message.c_str());
     return;
   }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-  ImGui::InputInt("rows", &ex.ex4_rows, 0);
+  ImGui::InputInt(tr_id("ex4.rows").c_str(), &ex.ex4_rows, 0);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-  ImGui::InputInt("cols", &ex.ex4_cols, 0);
+  ImGui::InputInt(tr_id("ex4.cols").c_str(), &ex.ex4_cols, 0);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.0f);
-  ImGui::InputInt("bytes per element", &ex.ex4_dtype_bytes, 0);
+  ImGui::InputInt(tr_id("ex4.dtype").c_str(), &ex.ex4_dtype_bytes, 0);
   ex.ex4_rows = std::clamp(ex.ex4_rows, 2, 1 << 20);
   ex.ex4_cols = std::clamp(ex.ex4_cols, 4, 1 << 20);
   ex.ex4_dtype_bytes = std::clamp(ex.ex4_dtype_bytes, 1, 8);
   const double bytes = double(ex.ex4_rows) * ex.ex4_cols * ex.ex4_dtype_bytes;
   const MeshAxis& a0 = mesh.value().axis[0];
   const MeshAxis& a1 = mesh.value().axis[1];
-  ImGui::TextDisabled("axis 0: %d GPUs, %s, %s/byte;  axis 1: %d GPUs, %s, %s/byte;  tensor %s", a0.size,
-                      a0.crosses_nodes ? "across nodes" : "inside a node", format_ms(a0.beta).c_str(), a1.size,
-                      a1.crosses_nodes ? "across nodes" : "inside a node", format_ms(a1.beta).c_str(), format_bytes(bytes).c_str());
+  ImGui::TextDisabled(tr("ex4.axes"), a0.size,
+                      tr(a0.crosses_nodes ? "ex4.across" : "ex4.inside"), format_ms(a0.beta).c_str(), a1.size,
+                      tr(a1.crosses_nodes ? "ex4.across" : "ex4.inside"), format_ms(a1.beta).c_str(), format_bytes(bytes).c_str());
   const ReshardOrder slow_first = reshard_order(mesh.value(), 0, bytes);
   const ReshardOrder fast_first = reshard_order(mesh.value(), 1, bytes);
   if (!answers_and_verdicts(state)) return;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex4", 5, flags)) {
-    for (const char* h : {"order", "step 1", "step 2", "bytes on axis 0 / axis 1", "time"}) ImGui::TableSetupColumn(h);
+    for (const char* h : {"ex4.col_order", "ex4.col_step1", "ex4.col_step2", "ex4.col_bytes", "ex4.col_time"}) ImGui::TableSetupColumn(tr(h));
     ImGui::TableHeadersRow();
     for (const ReshardOrder* r : {&slow_first, &fast_first}) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(r == &slow_first ? "axis 0 first" : "axis 1 first");
+      ImGui::TextUnformatted(tr(r == &slow_first ? "ex4.axis0_first" : "ex4.axis1_first"));
       ImGui::TableSetColumnIndex(1);
-      ImGui::Text("all-gather on %s: %s, %s", r->first_axis_name.c_str(), format_bytes(r->first_bytes).c_str(), format_ms(r->first_ms).c_str());
+      ImGui::Text(tr("ex4.gather_on"), r->first_axis_name.c_str(), format_bytes(r->first_bytes).c_str(), format_ms(r->first_ms).c_str());
       ImGui::TableSetColumnIndex(2);
-      ImGui::Text("all-gather on %s: %s, %s", r->second_axis_name.c_str(), format_bytes(r->second_bytes).c_str(), format_ms(r->second_ms).c_str());
+      ImGui::Text(tr("ex4.gather_on"), r->second_axis_name.c_str(), format_bytes(r->second_bytes).c_str(), format_ms(r->second_ms).c_str());
       ImGui::TableSetColumnIndex(3);
       ImGui::Text("%s / %s", format_bytes(r->slow_axis_bytes).c_str(), format_bytes(r->fast_axis_bytes).c_str());
       ImGui::TableSetColumnIndex(4);
@@ -351,11 +329,7 @@ void exercise4(AppState& state) {
     }
     ImGui::EndTable();
   }
-  explanation("Gathering along an axis of n GPUs moves (n-1)/n of the gathered buffer to each GPU. Going first, an axis gathers "
-              "the small 1/8 shards into 1/4 (axis 0) or 1/2 (axis 1) of the tensor; going second it gathers the whole tensor. "
-              "The total is the same, but on the slow axis it is not: gather on the slow axis first, while the data is still "
-              "small, and leave the larger step to the fast axis. (The planner's rule applies the axes in the fixed order 0, 1: "
-              "a simplification, which here happens to be the cheaper order.)");
+  explanation(tr("ex4.explanation"));
 }
 
 // The inputs of DP row v: cost[v][j] of each strategy j of op v, and the resharding cost R[i][j]
@@ -366,8 +340,7 @@ void draw_dp_row_inputs(const ExercisesState& ex, int v) {
   for (const auto& e : p.edges)
     if (e.u == v - 1 && e.v == v) edge = &e;
   const int kp = p.choices(v - 1), k = p.choices(v);
-  ImGui::Text("Row %s is built from: its costs cost[j], the row above best[i], and the resharding costs R[i][j] (ms).",
-              ex.ex5_ops[size_t(v)].c_str());
+  ImGui::TextWrapped(tr("ex5.row_inputs"), ex.ex5_ops[size_t(v)].c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
   const float h = ImGui::GetTextLineHeightWithSpacing() * float(kp + 3) + ImGui::GetStyle().ScrollbarSize;
   if (ImGui::BeginTable("##ex5_inputs", k + 2, flags, ImVec2(0, h))) {
@@ -400,9 +373,7 @@ void draw_dp_row_inputs(const ExercisesState& ex, int v) {
 
 void exercise5(AppState& state) {
   ExercisesState& ex = state.exercises;
-  question("Why does Alpa's intra-op objective have the quadratic term s_v^T R_vu s_u, and why is a chain solved exactly by "
-           "dynamic programming? Fill in the DP of one transformer layer as a chain (QKV -> attention -> output projection -> "
-           "FFN1 -> FFN2) on the current mesh: best[v][j] = cost[v][j] + min_i (best[v-1][i] + R[i][j]).");
+  question(tr("ex5.question"));
   refresh_exercise_data(state);
   if (!ex.ex5_error.empty()) {
     ImGui::TextColored(kWrong, "%s", ex.ex5_error.c_str());
@@ -410,21 +381,21 @@ void exercise5(AppState& state) {
   }
   const int rows = int(ex.ex5_dp.best.size());
   if (rows == 0) return;
-  ImGui::TextDisabled("transformer-chain on mesh %s of %s; costs in ms", state.settings.mesh.c_str(), state.settings.cluster.c_str());
+  ImGui::TextDisabled(tr("ex5.inputs"), state.settings.mesh.c_str(), state.settings.cluster.c_str());
   const bool row_done = ex.ex5_rows_shown >= rows || exercise_solved_or_revealed(ex, 5);
   if (!row_done) ImGui::BeginDisabled();
-  if (ImGui::Button("Next row") && ex.ex5_rows_shown < rows) ++ex.ex5_rows_shown;
+  if (ImGui::Button(tr_id("ex5.next_row").c_str()) && ex.ex5_rows_shown < rows) ++ex.ex5_rows_shown;
   if (!row_done) ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("All rows")) ex.ex5_rows_shown = rows;
+  if (ImGui::Button(tr_id("ex5.all_rows").c_str())) ex.ex5_rows_shown = rows;
   ImGui::SameLine();
-  if (ImGui::Button("Restart")) ex.ex5_rows_shown = 1;
+  if (ImGui::Button(tr_id("ex.restart").c_str())) ex.ex5_rows_shown = 1;
   refresh_exercise_data(state);   // a new row is a new question
   size_t width = 0;
   for (const auto& r : ex.ex5_dp.best) width = std::max(width, r.size());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex5", int(width) + 1, flags)) {
-    ImGui::TableSetupColumn("op \\ strategy j");
+    ImGui::TableSetupColumn(tr("ex5.col_op"));
     for (size_t j = 0; j < width; ++j) ImGui::TableSetupColumn(("j=" + std::to_string(j)).c_str());
     ImGui::TableHeadersRow();
     for (int v = 0; v < rows; ++v) {
@@ -440,7 +411,7 @@ void exercise5(AppState& state) {
           if (chosen) ImGui::PopStyleColor();
           ImGui::TextDisabled("%s", ex.ex5_strategy_names[size_t(v)][j].c_str());
           if (ImGui::IsItemHovered() && v > 0)
-            ImGui::SetTooltip("from %s's strategy %d (%s)", ex.ex5_ops[size_t(v - 1)].c_str(), ex.ex5_dp.from[size_t(v)][j],
+            ImGui::SetTooltip(tr("ex5.from"), ex.ex5_ops[size_t(v - 1)].c_str(), ex.ex5_dp.from[size_t(v)][j],
                               ex.ex5_strategy_names[size_t(v - 1)][size_t(ex.ex5_dp.from[size_t(v)][j])].c_str());
         } else {
           ImGui::TextDisabled("?");
@@ -456,18 +427,14 @@ void exercise5(AppState& state) {
     ImGui::Spacing();
     if (!answers_and_verdicts(state)) return;
   } else {
-    ImGui::TextColored(kRight, "Objective %s (green: the traced-back choice); equal to the core's plan.", format_ms(ex.ex5_dp.objective).c_str());
+    ImGui::TextColored(kRight, tr("ex5.objective"), format_ms(ex.ex5_dp.objective).c_str());
   }
-  explanation("The resharding cost of an edge depends on what both of its ops chose: a product of two choice variables, hence the "
-              "quadratic term. On a chain, the best cost of the first k ops with op k taking j depends only on op k-1's choice "
-              "(the Markov property), so the rows can be filled one after another and the minimum of the last row traced back "
-              "(Viterbi). A general graph branches and merges, which breaks this: hence the ILP.");
+  explanation(tr("ex5.explanation"));
 }
 
 void exercise6(AppState& state) {
   ExercisesState& ex = state.exercises;
-  question("Alpa's inter-op objective is sum t_i + (B - 1) max t_j. Why enumerate t_max first? Walk the enumeration on a 4-layer "
-           "model on 1 node x 2 GPUs: a stage on 1 GPU costs the sum of its layers, on 2 GPUs 60 % of it.");
+  question(tr("ex6.question"));
   for (int l = 0; l < 4; ++l) {
     if (l) ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
@@ -475,7 +442,7 @@ void exercise6(AppState& state) {
     ex.ex6_layer_ms[size_t(l)] = std::clamp(ex.ex6_layer_ms[size_t(l)], 0.01f, 1000.0f);
   }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
-  ImGui::InputInt("micro-batches B", &ex.ex6_microbatches, 0);
+  ImGui::InputInt(tr_id("ex6.microbatches").c_str(), &ex.ex6_microbatches, 0);
   ex.ex6_microbatches = std::clamp(ex.ex6_microbatches, 1, 1024);
   const StageCostTable table = small_stage_table(ex.ex6_layer_ms);
   const auto steps = tmax_walk(table, ex.ex6_microbatches);
@@ -483,9 +450,9 @@ void exercise6(AppState& state) {
   const int n = int(steps.size());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   // The inputs: every possible stage (a run of layers) on 1 GPU and on 2 GPUs.
-  ImGui::Text("Stage latencies (ms): a stage is a run of consecutive layers; the two GPUs run one 2-GPU stage or two 1-GPU stages.");
+  ImGui::TextWrapped("%s", tr("ex6.latencies"));
   if (ImGui::BeginTable("##ex6_costs", 3, flags | ImGuiTableFlags_SizingFixedFit)) {
-    for (const char* h : {"stage", "on 1 GPU", "on 2 GPUs"}) ImGui::TableSetupColumn(h);
+    for (const char* h : {"ex6.col_stage", "ex6.col_1gpu", "ex6.col_2gpu"}) ImGui::TableSetupColumn(tr(h));
     ImGui::TableHeadersRow();
     for (int first = 0; first < 4; ++first)
       for (int last = first; last < 4; ++last) {
@@ -502,14 +469,14 @@ void exercise6(AppState& state) {
   const bool show = answers_and_verdicts(state);
   if (!show) return;
   ImGui::Spacing();
-  if (ImGui::Button("Next t_max") && ex.ex6_steps_shown < n) ++ex.ex6_steps_shown;
+  if (ImGui::Button(tr_id("ex6.next").c_str()) && ex.ex6_steps_shown < n) ++ex.ex6_steps_shown;
   ImGui::SameLine();
-  if (ImGui::Button("All")) ex.ex6_steps_shown = n;
+  if (ImGui::Button(tr_id("ex6.all").c_str())) ex.ex6_steps_shown = n;
   ImGui::SameLine();
-  if (ImGui::Button("Restart##ex6")) ex.ex6_steps_shown = 1;
+  if (ImGui::Button((std::string(tr("ex.restart")) + "###ex6_restart").c_str())) ex.ex6_steps_shown = 1;
   ex.ex6_steps_shown = std::clamp(ex.ex6_steps_shown, 1, std::max(1, n));
   if (ImGui::BeginTable("##ex6", 5, flags)) {
-    for (const char* h : {"t_max", "best sum t_i with every t_i <= t_max", "+ (B-1) t_max = total", "stages", "note"}) ImGui::TableSetupColumn(h);
+    for (const char* h : {"ex6.col_tmax", "ex6.col_sum", "ex6.col_total", "ex6.col_stages", "ex6.col_note"}) ImGui::TableSetupColumn(tr(h));
     ImGui::TableHeadersRow();
     double running = std::numeric_limits<double>::infinity();
     for (int i = 0; i < std::min(n, ex.ex6_steps_shown); ++i) {
@@ -520,16 +487,16 @@ void exercise6(AppState& state) {
       ImGui::TableSetColumnIndex(1);
       if (s.stopped) ImGui::TextDisabled("-");
       else if (std::isfinite(s.sum_ms)) ImGui::Text("%.3f", s.sum_ms);
-      else ImGui::TextDisabled("infeasible");
+      else ImGui::TextDisabled("%s", tr("ex6.infeasible"));
       ImGui::TableSetColumnIndex(2);
       if (std::isfinite(s.total_ms)) ImGui::Text("%.3f", s.total_ms);
       ImGui::TableSetColumnIndex(3);
       ImGui::TextUnformatted(s.stages.c_str());
       ImGui::TableSetColumnIndex(4);
       if (s.stopped) {
-        ImGui::TextColored(kWrong, "stop: (B-1) t_max = %.3f >= best %.3f", (ex.ex6_microbatches - 1) * s.t_max, running);
+        ImGui::TextColored(kWrong, tr("ex6.stop"), (ex.ex6_microbatches - 1) * s.t_max, running);
       } else if (std::isfinite(s.total_ms) && s.total_ms < running) {
-        ImGui::TextColored(kRight, "new best");
+        ImGui::TextColored(kRight, "%s", tr("ex6.new_best"));
       }
       running = std::min(running, s.total_ms);
     }
@@ -538,23 +505,15 @@ void exercise6(AppState& state) {
   if (core.ok()) {
     // The core gives the walk's plan but skips runs of candidates with a bound (core/inter_op.h).
     const int tried = core.value().t_max_tried, candidates = core.value().t_max_candidates;
-    ImGui::TextWrapped("The core's solve_inter_op: total %.3f ms at t_max %.3f. Of the %d distinct stage latencies (the "
-                       "candidate t_max), it ran the DP for %d: a candidate's least sum bounds every smaller t_max (fewer plans fit), "
-                       "so a run of candidates whose bound plus (B-1) t_max cannot beat the best is skipped without a DP.",
+    ImGui::TextWrapped(tr("ex6.core"),
                        core.value().total_latency, core.value().t_max, candidates, tried);
   }
-  explanation("The max term depends on every stage, so the objective does not split into 'best prefix + best rest': a prefix with a "
-              "smaller sum may have a larger single stage and lose on the max term. Fixing t_max makes (B-1) t_max a constant and "
-              "'every stage <= t_max' a per-stage check; the remaining sum is additive, so a DP over (first layer, devices left) "
-              "solves it. Take the best over all t_max, ascending, and stop once (B-1) t_max alone is no better than the best "
-              "total found.");
+  explanation(tr("ex6.explanation"));
 }
 
 void exercise7(AppState& state) {
   ExercisesState& ex = state.exercises;
-  question("Why is data parallelism so bad on DLRM? Which SOAP configuration avoids it? Below, DLRM (8 embedding tables) on the "
-           "current cluster under data parallelism and under the expert strategy (each embedding table whole on one GPU, the MLPs "
-           "data parallel), simulated by the same simulator.");
+  question(tr("ex7.question"));
   refresh_exercise_data(state);
   if (!ex.ex7_error.empty()) {
     ImGui::TextColored(kWrong, "%s", ex.ex7_error.c_str());
@@ -562,67 +521,57 @@ void exercise7(AppState& state) {
   }
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex7", 3, flags)) {
-    for (const char* h : {"", "data parallel", "embedding placement (expert)"}) ImGui::TableSetupColumn(h);
+    for (const char* h : {"", "ex7.col_dp", "ex7.col_expert"}) ImGui::TableSetupColumn(*h ? tr(h) : "");
     ImGui::TableHeadersRow();
     auto row = [&](const char* label, const char* key, bool bytes) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(label);
+      ImGui::TextUnformatted(tr(label));
       const double a = ex.ex7_dp.value(key, 0.0), b = ex.ex7_expert.value(key, 0.0);
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted((bytes ? format_bytes(a) : format_ms(a)).c_str());
       ImGui::TableSetColumnIndex(2);
       ImGui::TextUnformatted((bytes ? format_bytes(b) : format_ms(b)).c_str());
     };
-    row("Simulated iteration", "makespan_ms", false);
-    row("compute (sum)", "compute_ms", false);
-    row("activation transfers (sum)", "activation_transfer_ms", false);
-    row("parameter sync (sum)", "param_sync_ms", false);
-    row("parameter sync bytes", "param_sync_bytes", true);
-    row("activation bytes", "activation_bytes", true);
+    row("ex7.row_iteration", "makespan_ms", false);
+    row("ex7.row_compute", "compute_ms", false);
+    row("ex7.row_activations", "activation_transfer_ms", false);
+    row("ex7.row_sync", "param_sync_ms", false);
+    row("ex7.row_sync_bytes", "param_sync_bytes", true);
+    row("ex7.row_activation_bytes", "activation_bytes", true);
     ImGui::EndTable();
   }
   if (!answers_and_verdicts(state)) return;
-  explanation("The embedding tables hold most of DLRM's parameters, but each sample reads only one row of each table: little "
-              "compute, huge weights. Data parallelism replicates every table and all-reduces the gradients of the whole tables "
-              "every step, so communication swamps compute. In SOAP, give each embedding op no split and one GPU (operator "
-              "placement), or split it along its parameter (embedding) dimension: nothing is replicated and only the looked-up "
-              "vectors travel to the MLP.");
+  explanation(tr("ex7.explanation"));
 }
 
 void exercise8(AppState& state) {
-  question("FlexFlow's simulator models overlap of compute and communication; Alpa's intra-op cost only adds up communication. "
-           "For the current strategy, what would an additive cost (every compute, transfer and sync task one after another) "
-           "be, and how does it compare with the simulated iteration?");
+  question(tr("ex8.question"));
   if (!state.flexflow.task_graph) return;
   const SimSummary& s = state.flexflow.summary;
   const double additive = s.compute_ms + s.activation_transfer_ms + s.param_sync_ms;
-  ImGui::TextDisabled("%s on %s, strategy %s", state.settings.model.c_str(), state.settings.cluster.c_str(), state.settings.strategy.c_str());
-  ImGui::Text("compute %s + activation transfers %s + parameter sync %s (sums of task durations)", format_ms(s.compute_ms).c_str(),
+  ImGui::TextDisabled(tr("ex8.inputs"), state.settings.model.c_str(), state.settings.cluster.c_str(), state.settings.strategy.c_str());
+  ImGui::TextWrapped(tr("ex8.sum"), format_ms(s.compute_ms).c_str(),
               format_ms(s.activation_transfer_ms).c_str(), format_ms(s.param_sync_ms).c_str());
   if (!answers_and_verdicts(state)) return;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex8", 2, flags)) {
-    ImGui::TableSetupColumn("simulator (overlap, contention, critical path)");
-    ImGui::TableSetupColumn("additive cost (nothing overlaps)");
+    ImGui::TableSetupColumn(tr("ex8.col_sim"));
+    ImGui::TableSetupColumn(tr("ex8.col_additive"));
     ImGui::TableHeadersRow();
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::Text("makespan %s", format_ms(s.makespan_ms).c_str());
+    ImGui::Text(tr("ex8.makespan"), format_ms(s.makespan_ms).c_str());
     ImGui::TableSetColumnIndex(1);
-    ImGui::Text("%s (%.1fx the makespan)", format_ms(additive).c_str(), s.makespan_ms > 0 ? additive / s.makespan_ms : 0.0);
+    ImGui::Text(tr("ex8.times_makespan"), format_ms(additive).c_str(), s.makespan_ms > 0 ? additive / s.makespan_ms : 0.0);
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::TextUnformatted("precise, but each evaluation is a simulation: only a search (MCMC) can use it");
+    ImGui::TextWrapped("%s", tr("ex8.sim_note"));
     ImGui::TableSetColumnIndex(1);
-    ImGui::TextUnformatted("a sum of terms: an ILP can minimise it exactly");
+    ImGui::TextWrapped("%s", tr("ex8.additive_note"));
     ImGui::EndTable();
   }
-  explanation("The simulator is more faithful (overlap, contention, the critical path) but slow per evaluation and not a sum, so "
-              "it cannot go into an exact solver. Alpa's additive cost makes the ILP solvable to optimality but overestimates "
-              "communication that would overlap and ignores the critical path. A middle way: model roughly in the ILP, take "
-              "several candidate plans and rank them with a simulator or measurements (lecture 9's cost model + measurement "
-              "idea); Alpa's inter-op pass already measures each stage, which includes overlap.");
+  explanation(tr("ex8.explanation"));
 }
 
 }  // namespace
@@ -633,12 +582,12 @@ void draw_exercises_panel(AppState& state, const PanelRect& rect) {
     const float list_w = ImGui::GetFontSize() * 17.5f;
     ImGui::BeginChild("##exercise_list", ImVec2(list_w, 0), true);
     for (int i = 0; i < kExerciseCount; ++i)
-      if (ImGui::Selectable(kTitles[i], ex.shown == i + 1)) ex.shown = i + 1;
+      if (ImGui::Selectable(tr_id(kTitles[i]).c_str(), ex.shown == i + 1)) ex.shown = i + 1;
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("##exercise_body", ImVec2(0, 0), false);
     ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
-    ImGui::Text("Exercise %s", kTitles[ex.shown - 1]);
+    ImGui::Text(tr("ex.heading"), tr(kTitles[ex.shown - 1]));
     ImGui::PopStyleColor();
     ImGui::Separator();
     ImGui::Spacing();

@@ -11,7 +11,7 @@
 namespace autopar::web {
 
 void draw_export_menu(AppState& state) {
-  if (!ImGui::BeginMenu("Export")) return;
+  if (!ImGui::BeginMenu(tr_id("menu.export").c_str())) return;
   int i = 0;
   for (const ExportFormat& f : export_formats()) {
     if (i++ == 2) ImGui::Separator();
@@ -21,7 +21,7 @@ void draw_export_menu(AppState& state) {
         notify_error(state, text.error());
       } else {
         state.export_view = ExportView{true, f.id, f.file_name, text.value()};
-        notify_info(state, "Exported " + f.label + ": " + std::to_string(text.value().size()) + " characters.");
+        notify_info(state, tr_fill("notice.exported", {f.label, std::to_string(text.value().size())}));
       }
     }
   }
@@ -34,16 +34,16 @@ void draw_export_window(AppState& state) {
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(display.x * 0.62f, display.y * 0.66f), ImGuiCond_Appearing);
-  const std::string title = "Export: " + ev.file_name + "###export";
+  const std::string title = tr_fill("export.title", {ev.file_name}) + "###export";
   if (ImGui::Begin(title.c_str(), &ev.open, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
-    if (ImGui::Button("Download")) js_hook_download(ev.file_name, ev.text);
+    if (ImGui::Button(tr_id("export.download").c_str())) js_hook_download(ev.file_name, ev.text);
     ImGui::SameLine();
-    if (ImGui::Button("Copy")) {
+    if (ImGui::Button(tr_id("lecture.copy").c_str())) {
       ImGui::SetClipboardText(ev.text.c_str());
-      notify_info(state, "Copied " + ev.file_name + " to the clipboard.");
+      notify_info(state, tr_fill("notice.copied_file", {ev.file_name}));
     }
     ImGui::SameLine();
-    ImGui::TextDisabled("%zu characters; the CLI prints the same with `autopar export --format %s`", ev.text.size(), ev.format.c_str());
+    ImGui::TextDisabled(tr("export.note"), ev.text.size(), ev.format.c_str());
     // Read-only: ImGui never writes into the buffer, so the string's own storage is enough.
     ImGui::InputTextMultiline("##export_text", ev.text.data(), ev.text.size() + 1, ImVec2(-1, -1), ImGuiInputTextFlags_ReadOnly);
   }

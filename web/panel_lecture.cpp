@@ -20,11 +20,10 @@ namespace {
 
 // What the set-up of a scenario loaded, in one line.
 std::string setup_line(const AppState& state) {
-  std::string s = state.settings.model + " on " + state.settings.cluster + ", mesh " + state.settings.mesh + ", strategy " +
-                  state.settings.strategy;
-  char beta[64];
-  std::snprintf(beta, sizeof beta, ", beta %g, %d accuracy samples", state.settings.beta, state.settings.accuracy.samples);
-  return s + beta;
+  char beta[32];
+  std::snprintf(beta, sizeof beta, "%g", state.settings.beta);
+  return tr_fill("lecture.setup_line", {state.settings.model, state.settings.cluster, state.settings.mesh, state.settings.strategy, beta,
+                                        std::to_string(state.settings.accuracy.samples)});
 }
 
 void draw_scenario_list(AppState& state) {
@@ -33,12 +32,12 @@ void draw_scenario_list(AppState& state) {
     const std::string major = s.section.substr(0, s.section.find('.'));
     if (major != last_section) {
       if (!last_section.empty()) ImGui::Spacing();
-      ImGui::TextDisabled("Section %s", major.c_str());
+      ImGui::TextDisabled(tr("lecture.section"), major.c_str());
       last_section = major;
     }
     const std::string label = s.section + "  " + s.name;
     if (ImGui::Selectable(label.c_str(), state.settings.scenario == s.name)) open_scenario(state, s.name);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.title.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.title.in(page_language()).c_str());
   }
 }
 
@@ -48,17 +47,17 @@ void draw_beta_sweep_controls(AppState& state) {
   // 25 ms of a frame: the reader is watching this progress bar, and the page still draws at 30+ fps.
   beta_sweep_advance(lecture, 25.0);
   const bool running = lecture.sweep && lecture.sweep->running;
-  if (!running && ImGui::Button("Compute the numbers")) beta_sweep_start(lecture);
+  if (!running && ImGui::Button(tr_id("lecture.compute").c_str())) beta_sweep_start(lecture);
   if (running) {
     const int total = int(beta_sweep_betas().size()) * kBetaSweepSeeds;
     const int done = beta_sweep_done(*lecture.sweep);
     char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "search %d / %d (beta %s, seed %d)", done + 1, total,
+    std::snprintf(overlay, sizeof overlay, tr("lecture.sweep_progress"), done + 1, total,
                   beta_sweep_betas()[size_t(lecture.sweep->beta_index)].c_str(), lecture.sweep->seed);
     ImGui::ProgressBar(float(done) / float(total), ImVec2(ImGui::GetFontSize() * 22.0f, 0), overlay);
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("35 searches of 2,000 steps, a slice per frame; same as `build/autopar scenario beta-sweep`");
+  ImGui::TextDisabled("%s", tr("lecture.sweep_note"));
 }
 
 // Mean best time against beta (log x).
@@ -78,7 +77,7 @@ void draw_beta_sweep_plot(const Json& sweep) {
   ImGui::Spacing();
   const float font = ImGui::GetFontSize();
   const PlotFrame f = begin_plot("##beta_sweep", ImVec2(std::min(ImGui::GetContentRegionAvail().x, font * 40.0f), font * 16.0f), x0, x1,
-                                 lo, hi, true, false, "beta", "mean best (ms)", "%g", "%.1f");
+                                 lo, hi, true, false, "beta", tr("lecture.mean_best_axis"), "%g", "%.1f");
   plot_line(f, xs.data(), ys.data(), int(xs.size()), IM_COL32(96, 170, 255, 255), 2.0f);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (size_t i = 0; i < xs.size(); ++i) dl->AddCircleFilled(f.to_screen(xs[i], ys[i]), 3.5f, IM_COL32(255, 200, 90, 255));
@@ -98,11 +97,11 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
       lecture.pending_drawn = true;
     }
   }
-  section_header("The numbers");
+  section_header(tr("lecture.numbers"));
   if (light) {
-    if (ImGui::Button("Compute the numbers")) lecture.compute_pending = true;
+    if (ImGui::Button(tr_id("lecture.compute").c_str())) lecture.compute_pending = true;
     ImGui::SameLine();
-    ImGui::TextDisabled("runs `%s` in the page", scenario_cli_command(info.name).c_str());
+    ImGui::TextDisabled(tr("lecture.runs_in_page"), (scenario_cli_command(info.name) + (page_language() == Language::zh ? " --lang zh" : "")).c_str());
   } else if (info.name == "beta-sweep") {
     draw_beta_sweep_controls(state);
   } else if (planned_scenario(info.name)) {
@@ -128,53 +127,51 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
     if (lecture.computed_name == info.name && lecture.plan.elapsed_ms > 0)
       ImGui::TextDisabled("planned in the page in %.1f s", lecture.plan.elapsed_ms / 1000);
   } else {
-    ImGui::TextWrapped("This scenario takes seconds (searches, sweeps or many simulations); the page does not freeze for it. "
-                       "Run it on the CLI:");
-    const std::string cmd = "build/autopar scenario " + info.name;
+    ImGui::TextWrapped("%s", tr("lecture.heavy"));
+    const std::string cmd = "build/autopar scenario " + info.name + (page_language() == Language::zh ? " --lang zh" : "");
     ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
     ImGui::TextUnformatted(cmd.c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    if (ImGui::SmallButton("Copy")) {
+    if (ImGui::SmallButton(tr_id("lecture.copy").c_str())) {
       ImGui::SetClipboardText(cmd.c_str());
-      notify_info(state, "Copied: " + cmd);
+      notify_info(state, tr_fill("notice.copied", {cmd}));
     }
     const std::string demo = scenario_demo_panel(info.name);
-    ImGui::TextWrapped("The %s tab works on the set-up loaded above; the CLI prints the scenario's full numbers.", tab_title(panel_tab(demo)));
+    ImGui::TextWrapped(tr("lecture.tab_works"), tab_title(panel_tab(demo)));
   }
   if (lecture.compute_pending) {
-    ImGui::TextDisabled("Computing...");
+    ImGui::TextDisabled("%s", tr("lecture.computing"));
     return;
   }
   if (lecture.computed_name != info.name) return;
   if (!lecture.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
-    ImGui::TextWrapped("error: %s", lecture.error.c_str());
+    ImGui::TextWrapped(tr("lecture.error"), lecture.error.c_str());
     ImGui::PopStyleColor();
     return;
   }
   ImGui::Spacing();
-  for (const auto& f : lecture.findings) ImGui::BulletText("%s", f.c_str());
+  for (const auto& f : lecture.findings) ImGui::BulletText("%s", breakable_text(f.in(page_language())).c_str());
   if (info.name == "beta-sweep" && lecture.results.contains("sweep")) draw_beta_sweep_plot(lecture.results["sweep"]);
 }
 
 void draw_scenario_details(AppState& state) {
   const ScenarioInfo* info = find_scenario(state.settings.scenario);
   if (!info) {
-    ImGui::TextWrapped("Choose a scenario on the left (or in the Lecture menu): each one is a demo of lecture 15, tied to its "
-                       "section. Choosing it sets the page up to show it; its numbers are the ones `autopar scenario NAME` prints.");
+    ImGui::TextWrapped("%s", tr("lecture.choose"));
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
-  ImGui::TextWrapped("Lecture %s: %s", info->section.c_str(), info->title.c_str());
+  ImGui::TextWrapped(tr("lecture.heading"), info->section.c_str(), breakable_text(info->title.in(page_language())).c_str());
   ImGui::PopStyleColor();
   ImGui::Separator();
   ImGui::Spacing();
-  ImGui::TextWrapped("%s", info->explanation.c_str());
-  section_header("Set up in the page");
+  ImGui::TextWrapped("%s", breakable_text(info->explanation.in(page_language())).c_str());
+  section_header(tr("lecture.setup"));
   ImGui::TextWrapped("%s", setup_line(state).c_str());
   const std::string demo = scenario_demo_panel(info->name);
-  const std::string go = std::string("Show it in the ") + tab_title(panel_tab(demo)) + " tab";
+  const std::string go = tr_fill("lecture.show_it", {tab_title(panel_tab(demo))}) + "###show_it";
   if (ImGui::Button(go.c_str())) show_scenario_demo(state);
   draw_findings(state, *info);
 }
@@ -188,25 +185,25 @@ void open_scenario(AppState& state, const std::string& name) {
     return;
   }
   const ScenarioInfo* info = find_scenario(name);
-  apply_from_ui(state, next, "Lecture " + info->section + ": " + info->title + ".");
+  apply_from_ui(state, next, tr_fill("notice.lecture", {info->section, info->title.in(page_language())}));
 }
 
 void draw_lecture_menu(AppState& state) {
-  if (!ImGui::BeginMenu("Lecture")) return;
+  if (!ImGui::BeginMenu(tr_id("menu.lecture").c_str())) return;
   std::string last_section;
   for (const auto& s : scenario_list()) {
     const std::string major = s.section.substr(0, s.section.find('.'));
     if (major != last_section && !last_section.empty()) ImGui::Separator();
     last_section = major;
-    const std::string label = s.section + "  " + s.title;
+    const std::string label = s.section + "  " + s.title.in(page_language());
     if (ImGui::MenuItem(label.c_str(), nullptr, state.settings.scenario == s.name)) open_scenario(state, s.name);
   }
   ImGui::Separator();
-  if (ImGui::MenuItem("Exercises (section 11)")) {
+  if (ImGui::MenuItem(tr("menu.exercises"))) {
     state.settings.panel = "exercises";
     state.focus_panel_pending = true;
   }
-  if (ImGui::MenuItem("FlexFlow vs Alpa (section 7)")) {
+  if (ImGui::MenuItem(tr("menu.compare"))) {
     state.settings.panel = "compare";
     state.focus_panel_pending = true;
   }

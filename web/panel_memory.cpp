@@ -34,20 +34,17 @@ void draw_memory_section(AppState& state) {
     if (devices % d == 0 && (batch == 0 || d <= batch)) divisors.push_back(d);
   MemoryControls& c = g_controls;
   if (c.dp_index < 0 || c.dp_index >= int(divisors.size())) c.dp_index = int(divisors.size()) - 1;
-  section_header("Training memory per GPU");
+  section_header(tr("memory_panel.section"));
   ImGui::SameLine();
-  help_marker("As `autopar memory` counts it: ZeRO's model states (mixed-precision Adam keeps 2 + 2 + 12 bytes per "
-              "parameter; stage 1 shards the optimizer state over the data-parallel GPUs, 2 also the gradients, 3 also "
-              "the parameters) and Korthikanti et al.'s activations (what each op keeps for backward; recomputation keeps "
-              "only each layer's input). GPUs not in the data-parallel group form Megatron tensor-parallel groups.");
+  help_marker(tr("memory_panel.help"));
   const std::string dp_label = std::to_string(divisors[size_t(c.dp_index)]) + " x " +
-                               std::to_string(devices / divisors[size_t(c.dp_index)]) + " (data x tensor)";
+                               std::to_string(devices / divisors[size_t(c.dp_index)]) + tr("memory_panel.data_tensor");
   ImGui::SetNextItemWidth(180);
   ImGui::SliderInt("##dp", &c.dp_index, 0, int(divisors.size()) - 1, dp_label.c_str());
   ImGui::SameLine();
   Settings next = state.settings;
   ImGui::SetNextItemWidth(110);
-  const char* zero_names[] = {"ZeRO off", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+  const char* zero_names[] = {tr("memory_panel.zero_off"), "ZeRO-1", "ZeRO-2", "ZeRO-3"};
   ImGui::Combo("##zero", &next.zero, zero_names, 4);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("ZeRO stage: also of every op of the FlexFlow strategy");
   ImGui::SameLine();
@@ -63,7 +60,7 @@ void draw_memory_section(AppState& state) {
   if (ImGui::Combo("##prec", &prec, prec_names, 3)) next.precision = prec_values[prec];
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("precision (as --precision): the model's float width and the GPU peak in use");
   ImGui::SameLine();
-  ImGui::Checkbox("recompute", &next.remat);
+  ImGui::Checkbox(tr_id("memory_panel.recompute").c_str(), &next.remat);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("recomputation: also of the FlexFlow strategy");
   if (!(next == state.settings)) apply_settings(state, next);
 
@@ -86,10 +83,10 @@ void draw_memory_section(AppState& state) {
   const float width = std::max(200.0f, ImGui::GetContentRegionAvail().x - 10), height = 26;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   struct Part { const char* name; double bytes; ImU32 color; };
-  const Part parts[] = {{"parameters", m.params_bytes, IM_COL32(90, 150, 230, 255)},
-                        {"gradients", m.grads_bytes, IM_COL32(110, 200, 120, 255)},
-                        {"optimizer", m.optimizer_bytes, IM_COL32(240, 170, 70, 255)},
-                        {"activations", m.activation_bytes, IM_COL32(200, 110, 200, 255)}};
+  const Part parts[] = {{tr("memory_panel.parameters"), m.params_bytes, IM_COL32(90, 150, 230, 255)},
+                        {tr("memory_panel.gradients"), m.grads_bytes, IM_COL32(110, 200, 120, 255)},
+                        {tr("memory_panel.optimizer"), m.optimizer_bytes, IM_COL32(240, 170, 70, 255)},
+                        {tr("memory_panel.activations"), m.activation_bytes, IM_COL32(200, 110, 200, 255)}};
   dl->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), IM_COL32(40, 42, 48, 255));
   float x = origin.x;
   for (const Part& p : parts) {
@@ -108,10 +105,10 @@ void draw_memory_section(AppState& state) {
   }
   ImGui::NewLine();
   if (m.fits) {
-    ImGui::Text("total %s of %s: fits", format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
+    ImGui::Text(tr("memory_panel.fits"), format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
   } else {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.35f, 1.0f));
-    ImGui::Text("DOES NOT FIT: total %s of %s per GPU", format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
+    ImGui::Text(tr("memory_panel.does_not_fit"), format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
     ImGui::PopStyleColor();
   }
   ImGui::Text("%s precision, %d layers; compute at %.1f TFLOP/s: the GPU's %s peak is in use", precision_name(o.precision), m.layers,

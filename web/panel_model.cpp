@@ -44,15 +44,15 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
   ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
   ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
 
-  form_label("Built-in model", "The models of INTERFACES.md. Each is a function of the integer parameters below.");
-  const char* preview = !state.settings.model_json.empty() ? "(imported file)" : choice.model ? choice.model->name.c_str() : "(custom)";
+  form_label(tr("model_panel.builtin"), tr("model_panel.builtin_tip"));
+  const char* preview = !state.settings.model_json.empty() ? tr("model_panel.imported_file") : choice.model ? choice.model->name.c_str() : tr("model_panel.custom");
   if (ImGui::BeginCombo("##model", preview, ImGuiComboFlags_HeightLarge)) {
     for (const auto& m : builtin_models()) {
       const bool selected = choice.model == &m;
       if (ImGui::Selectable(m.name.c_str(), selected)) {
         Settings next = state.settings;
         next.model = m.name;
-        apply_from_ui(state, next, "Loaded model " + m.name + ".");
+        apply_from_ui(state, next, tr_fill("notice.loaded_model", {m.name}));
       }
       if (ImGui::IsItemHovered() && !m.description.empty()) ImGui::SetTooltip("%s", m.description.c_str());
       if (selected) ImGui::SetItemDefaultFocus();
@@ -60,7 +60,7 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
     ImGui::EndCombo();
   }
 
-  form_label("Spec", "The model argument as on the CLI: NAME[:key=value,...], e.g. mlp:layers=6,hidden=2048. Press Enter to apply.");
+  form_label(tr("model_panel.spec"), tr("model_panel.spec_tip"));
   // Widget scratch (like ImGui's own): the text being typed, shown instead of the state while
   // the field is active.
   // A spec the core refused stays in the field, marked, until it is fixed or another model is chosen.
@@ -79,7 +79,7 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
     next.model = spec_text;
     if (apply_settings(state, next).ok()) {
       rejected_for.clear();
-      notify_info(state, "Loaded model " + spec_text + ".");
+      notify_info(state, tr_fill("notice.loaded_model", {spec_text}));
     } else {
       rejected_for = state.settings.model;
       rejected_why = state.notice.text;
@@ -102,17 +102,17 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
 
   // Model files (`autopar model --json` writes one): picked (button or the I key) or dropped. The page reads
   // them into the state, so links and reloads keep them.
-  if (ImGui::Button("Import model JSON...")) js_hook_pick_model_file();
+  if (ImGui::Button(tr_id("model_panel.import").c_str())) js_hook_pick_model_file();
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("A model file as `autopar model --model NAME --json` writes it (format autopar-model). Key: I");
+    ImGui::SetTooltip("%s", tr("model_panel.import_tip"));
   ImGui::SameLine();
-  ImGui::TextDisabled("or drop a .json file anywhere on the page");
+  ImGui::TextDisabled("%s", tr("model_panel.drop"));
   if (!state.settings.model_json.empty()) {
-    ImGui::TextColored(kAccentText, "Imported file:");
+    ImGui::TextColored(kAccentText, "%s", tr("model_panel.imported"));
     ImGui::SameLine();
     ImGui::TextUnformatted(state.settings.model.c_str());   // the user's file name, drawn as text
     ImGui::SameLine();
-    ImGui::TextDisabled("(%zu ops, %s)", state.graph.ops.size(), format_bytes(double(state.settings.model_json.size())).c_str());
+    ImGui::TextDisabled(tr("model_panel.file_size"), state.graph.ops.size(), format_bytes(double(state.settings.model_json.size())).c_str());
   }
 
   if (choice.model && !choice.model->description.empty()) {
@@ -125,13 +125,13 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
 // One row per parameter: name, value input clamped to the declared range, range, meaning.
 void draw_model_params(AppState& state, const BuiltinChoice& choice) {
   if (!choice.model || choice.model->params.empty()) return;
-  section_header("Parameters");
+  section_header(tr("model_panel.parameters"));
   const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
   if (!ImGui::BeginTable("##params", 4, flags)) return;
-  ImGui::TableSetupColumn("Parameter", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
-  ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 9.0f);
-  ImGui::TableSetupColumn("Range", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
-  ImGui::TableSetupColumn("Meaning", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(tr("model_panel.col_parameter"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
+  ImGui::TableSetupColumn(tr("model_panel.col_value"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 9.0f);
+  ImGui::TableSetupColumn(tr("model_panel.col_range"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
+  ImGui::TableSetupColumn(tr("model_panel.col_meaning"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   for (const auto& p : choice.model->params) {
     ImGui::PushID(p.key.c_str());
@@ -153,14 +153,14 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
                                                  : " (" + p.key + " " + std::to_string(typed) + " is outside " + format_bound(p.min_value) +
                                                        " .. " + format_bound(p.max_value) + ": used " + std::to_string(value) + ")";
       if (value == choice.values.at(p.key) && !clamped.empty()) {
-        notify_info(state, p.key + " " + std::to_string(typed) + " is outside " + format_bound(p.min_value) + " .. " +
-                               format_bound(p.max_value) + ": kept " + std::to_string(value) + ".");
+        notify_info(state, tr_fill("notice.param_outside", {p.key, std::to_string(typed), format_bound(p.min_value), format_bound(p.max_value),
+                                                            std::to_string(value)}));
       } else if (value != choice.values.at(p.key)) {
         ModelParams values = choice.values;
         values[p.key] = value;
         Settings next = state.settings;
         next.model = builtin_spec_string(*choice.model, values);
-        apply_from_ui(state, next, "Loaded model " + next.model + clamped + ".");
+        apply_from_ui(state, next, tr_fill("notice.loaded_model", {next.model + clamped}));
       }
     }
     ImGui::TableSetColumnIndex(2);
@@ -176,34 +176,29 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
 
 // Totals over the graph, one line.
 void draw_model_summary(const Graph& g, const SpaceSize& space, int devices) {
-  section_header("Operators");
-  ImGui::Text("%zu ops", g.ops.size());
+  section_header(tr("model_panel.operators"));
+  ImGui::Text(tr("model_panel.n_ops"), g.ops.size());
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
-  ImGui::Text("forward %s", format_flops(g.total_forward_flops()).c_str());
+  ImGui::Text(tr("model_panel.forward"), format_flops(g.total_forward_flops()).c_str());
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
-  ImGui::Text("parameters %s (%s)", format_count(double(g.total_param_elements())).c_str(),
+  ImGui::Text(tr("model_panel.param_total"), format_count(double(g.total_param_elements())).c_str(),
               format_bytes(double(g.total_param_bytes())).c_str());
   // The SOAP space (lecture 2.3): exact while short, else as a power of ten.
   char count[96];
   if (space.strategies.size() <= 12) std::snprintf(count, sizeof count, "%s", space.strategies.c_str());
   else std::snprintf(count, sizeof count, "10^%.2f", space.log10_strategies);
-  ImGui::Text("strategies on %d GPUs: %s", devices, count);
-  help_marker("The size of FlexFlow's SOAP search space for this model on this cluster: the product over ops of each op's "
-              "configurations (power-of-two degrees on aligned blocks of devices). Same as `autopar space`.");
+  ImGui::Text(tr("model_panel.strategies"), devices, count);
+  help_marker(tr("model_panel.space_help"));
   // The legend goes on the same line when it fits.
-  const float legend_w = ImGui::CalcTextSize("split dims: sample attribute parameter (?)").x + ImGui::GetFontSize() * 3.0f;
+  const float legend_w = ImGui::CalcTextSize((std::string(tr("model_panel.split_dims")) + " sample attribute parameter (?)").c_str()).x + ImGui::GetFontSize() * 3.0f;
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
   if (ImGui::GetContentRegionAvail().x < legend_w) ImGui::NewLine();
-  ImGui::TextDisabled("split dims:");
+  ImGui::TextDisabled("%s", tr("model_panel.split_dims"));
   for (SplitKind k : {SplitKind::sample, SplitKind::attribute, SplitKind::parameter}) {
     ImGui::SameLine();
     ImGui::TextColored(split_kind_color(k), "%s", split_kind_name(k));
   }
-  help_marker("FlexFlow's SOAP dimensions: an op can be split along its sample (batch) dimension, attribute "
-              "dimensions (e.g. the length of a sequence or an image) and parameter dimensions (e.g. output "
-              "channels, which split its weights). The number is the dimension's size, the largest degree it can take; a degree that does not divide it "
-              "gives parts that differ by one element. On a narrow panel each shows as its initial and size (s64 = "
-              "sample 64); hovering a row names them.");
+  help_marker(tr("model_panel.dims_help"));
 }
 
 // The hover tooltip of one op: its inputs, parameters and backward cost.
@@ -243,11 +238,13 @@ struct OpTableCache {
 
 const OpTableCache& op_table_cache(const Graph& g, const std::string& model_key) {
   static OpTableCache cache;   // widget scratch: rebuilt when the model or the font changes
-  const std::string key = model_key + "@" + std::to_string(ImGui::GetFontSize()) + "/" + std::to_string(font_generation());
+  const std::string key = model_key + "@" + std::to_string(ImGui::GetFontSize()) + "/" + std::to_string(font_generation()) + "/" +
+                          language_name(page_language());   // the headers are measured in the page's language
   if (cache.key == key) return cache;
   cache = OpTableCache{};
   cache.key = key;
-  const char* headers[7] = {"Name", "Kind", "Output shape", "Forward", "Params", "Param bytes", "Split dims"};
+  const char* headers[7] = {tr("model_panel.col_name"), tr("model_panel.col_kind"), tr("model_panel.col_shape"), tr("model_panel.col_forward"),
+                            tr("model_panel.col_params"), tr("model_panel.col_param_bytes"), tr("model_panel.col_split")};
   for (int c = 0; c < 7; ++c) cache.widths[c] = ImGui::CalcTextSize(headers[c]).x;
   const float split_gap = ImGui::GetFontSize() * 0.6f;
   for (const Op& op : g.ops) {
@@ -286,7 +283,7 @@ void draw_op_table(const Graph& g, const std::string& model_key) {
   const float avail_w = ImGui::GetContentRegionAvail().x;
   // Too wide for the panel: split dims in their short form first (s64), sideways scrolling last.
   const bool short_splits = content_w > avail_w;
-  if (short_splits) content_w += std::max(ImGui::CalcTextSize("Split dims").x, cache.short_split_width) - cache.widths[6];
+  if (short_splits) content_w += std::max(ImGui::CalcTextSize(tr("model_panel.col_split")).x, cache.short_split_width) - cache.widths[6];
   ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
                           ImGuiTableFlags_BordersV | ImGuiTableFlags_SizingFixedFit;
   if (content_w > avail_w) flags |= ImGuiTableFlags_ScrollX;
@@ -298,13 +295,13 @@ void draw_op_table(const Graph& g, const std::string& model_key) {
   const float table_h = std::min(want_h, std::max(ImGui::GetContentRegionAvail().y, row_h * 10.0f));
   if (!ImGui::BeginTable("##ops", 7, flags, ImVec2(0, table_h), content_w)) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthFixed, cache.widths[0]);
-  ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, cache.widths[1]);
-  ImGui::TableSetupColumn("Output shape", ImGuiTableColumnFlags_WidthFixed, cache.widths[2]);
-  ImGui::TableSetupColumn("Forward", ImGuiTableColumnFlags_WidthFixed, cache.widths[3]);
-  ImGui::TableSetupColumn("Params", ImGuiTableColumnFlags_WidthFixed, cache.widths[4]);
-  ImGui::TableSetupColumn("Param bytes", ImGuiTableColumnFlags_WidthFixed, cache.widths[5]);
-  ImGui::TableSetupColumn("Split dims", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(tr("model_panel.col_name"), ImGuiTableColumnFlags_WidthFixed, cache.widths[0]);
+  ImGui::TableSetupColumn(tr("model_panel.col_kind"), ImGuiTableColumnFlags_WidthFixed, cache.widths[1]);
+  ImGui::TableSetupColumn(tr("model_panel.col_shape"), ImGuiTableColumnFlags_WidthFixed, cache.widths[2]);
+  ImGui::TableSetupColumn(tr("model_panel.col_forward"), ImGuiTableColumnFlags_WidthFixed, cache.widths[3]);
+  ImGui::TableSetupColumn(tr("model_panel.col_params"), ImGuiTableColumnFlags_WidthFixed, cache.widths[4]);
+  ImGui::TableSetupColumn(tr("model_panel.col_param_bytes"), ImGuiTableColumnFlags_WidthFixed, cache.widths[5]);
+  ImGui::TableSetupColumn(tr("model_panel.col_split"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
 
   ImGuiListClipper clipper;

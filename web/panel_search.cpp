@@ -31,9 +31,7 @@ void draw_settings(AppState& state) {
   ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, font * 7.5f);
   ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
 
-  form_label("beta", "Acceptance sharpness: a worse proposal is accepted with probability exp(-beta * (cost(S*) - cost(S)) / "
-                     "cost(S0)). Small beta wanders at random, large beta is greedy. The lecture finds beta = 500 best for "
-                     "AlexNet.");
+  form_label(tr("search_panel.beta"), tr("search_panel.beta_tip"));
   float beta = float(state.settings.beta);
   if (ImGui::SliderFloat("##beta", &beta, 1.0f, 100000.0f, "%.0f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
     Settings next = state.settings;
@@ -41,7 +39,7 @@ void draw_settings(AppState& state) {
     apply_search(state, next, "");
   }
 
-  form_label("Step budget", "Proposals to make. The search also stops once half the budget brought no improvement.");
+  form_label(tr("search_panel.steps"), tr("search_panel.steps_tip"));
   int64_t steps = state.settings.search.steps;
   const int64_t step_small = 100, step_big = 1000;
   if (ImGui::InputScalar("##steps", ImGuiDataType_S64, &steps, &step_small, &step_big, "%lld")) {
@@ -50,8 +48,7 @@ void draw_settings(AppState& state) {
     apply_search(state, next, "");
   }
 
-  form_label("Time budget", "Compute time the search may use, in ms (0 = none: then the result depends only on the seed and "
-                            "equals `autopar search`). Stops early after half of it without improvement.");
+  form_label(tr("search_panel.budget"), tr("search_panel.budget_tip"));
   double budget = state.settings.search.budget_ms;
   ImGui::SetNextItemWidth(-font * 2.0f);
   if (ImGui::InputDouble("##budget", &budget, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
@@ -64,10 +61,9 @@ void draw_settings(AppState& state) {
   ImGui::SameLine();
   ImGui::TextDisabled("ms");
 
-  form_label("Start from", "The initial strategy S0: data parallel, the expert strategy, model parallel, or a random one "
-                           "(seeded with the search seed).");
+  form_label(tr("search_panel.init"), tr("search_panel.init_tip"));
   static const char* const kInits[] = {"dp", "expert", "mp", "random"};
-  static const char* const kInitNames[] = {"data parallel (dp)", "expert", "model parallel (mp)", "random"};
+  const char* const kInitNames[] = {tr("search_panel.init_dp"), tr("strategy.expert"), tr("search_panel.init_mp"), tr("strategy.random")};
   int current = 0;
   for (int i = 0; i < 4; ++i)
     if (state.settings.search.init == kInits[i]) current = i;
@@ -77,7 +73,7 @@ void draw_settings(AppState& state) {
     apply_search(state, next, "");
   }
 
-  form_label("Seed", "Seeds the proposals and acceptances (and the random initial strategy).");
+  form_label(tr("acc.seed"), tr("search_panel.seed_tip"));
   int64_t seed = state.settings.seed;
   const int64_t one = 1, ten = 10;
   if (ImGui::InputScalar("##seed", ImGuiDataType_S64, &seed, &one, &ten, "%lld")) {
@@ -97,37 +93,37 @@ void draw_controls(AppState& state) {
   if (!running) {
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.16f, 0.42f, 0.26f, 1.0f));
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.20f, 0.52f, 0.32f, 1.0f));
-    if (ImGui::Button(has && !finished ? "Resume" : "Run", button)) {
+    if (ImGui::Button((std::string(tr(has && !finished ? "search_panel.resume" : "search_panel.run")) + "###run").c_str(), button)) {
       Settings next = state.settings;
       next.search.running = true;
-      apply_search(state, next, has && !finished ? "Search resumed." : "Search started.");
+      apply_search(state, next, tr(has && !finished ? "notice.search_resumed" : "notice.search_started"));
     }
     ImGui::PopStyleColor(2);
-  } else if (ImGui::Button("Pause", button)) {
+  } else if (ImGui::Button((std::string(tr("search_panel.pause")) + "###run").c_str(), button)) {
     Settings next = state.settings;
     next.search.running = false;
-    apply_search(state, next, "Search paused.");
+    apply_search(state, next, tr("notice.search_paused"));
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(running);
-  if (ImGui::Button("Step", button)) search_single_step(state);
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("Make one proposal.");
+  if (ImGui::Button(tr_id("search_panel.step").c_str(), button)) search_single_step(state);
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tr("search_panel.step_tip"));
   ImGui::SameLine();
   ImGui::EndDisabled();
   ImGui::BeginDisabled(!has);
-  if (ImGui::Button("Reset", button)) {
+  if (ImGui::Button(tr_id("search_panel.reset").c_str(), button)) {
     reset_search(state);
-    notify_info(state, "Search discarded.");
+    notify_info(state, tr("notice.search_discarded"));
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::BeginDisabled(!has);
-  if (ImGui::Button("Use best", button) && use_best_strategy(state)) {
+  if (ImGui::Button(tr_id("search_panel.use_best").c_str(), button) && use_best_strategy(state)) {
     state.settings.panel = "strategy";
     state.focus_panel_pending = true;
   }
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("Apply the best strategy found to the Strategy panel and its timeline.");
+    ImGui::SetTooltip("%s", tr("search_panel.use_best_tip"));
   ImGui::EndDisabled();
 
   const SearchResult* chain = search_state(state.search);
@@ -146,8 +142,7 @@ void draw_stats(const AppState& state) {
   const float font = ImGui::GetFontSize();
   if (!run.job) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("No search yet. Run starts one from the chosen initial strategy; its cost is the simulated "
-                        "makespan, so every proposal is one (delta) simulation.");
+    ImGui::TextDisabled("%s", tr("search_panel.none_yet"));
     ImGui::PopTextWrapPos();
     return;
   }
@@ -158,7 +153,7 @@ void draw_stats(const AppState& state) {
   auto row = [](const char* k, const std::string& v, const ImVec4* color = nullptr) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::TextDisabled("%s", k);
+    ImGui::TextDisabled("%s", tr(k));
     ImGui::TableSetColumnIndex(1);
     if (color)
       ImGui::TextColored(*color, "%s", v.c_str());
@@ -167,23 +162,23 @@ void draw_stats(const AppState& state) {
   };
   const ImVec4 best_color = ImGui::ColorConvertU32ToFloat4(kBestColor);
   char buf[128];
-  row("best", format_ms(r.best_ms) + "  (step " + std::to_string(r.best_step) + ")", &best_color);
+  row("search_panel.best", format_ms(r.best_ms) + tr_fill("search_panel.at_step", {std::to_string(r.best_step)}), &best_color);
   // Memory: the clear mark when the best strategy does not fit (the chain met none that does).
   const ImVec4 red(1.0f, 0.35f, 0.35f, 1.0f);
   row("memory", (r.best_fits ? "fits: " : "DOES NOT FIT: ") + format_bytes(r.best_peak_bytes) + " on the fullest GPU" +
                     (r.memory_moves ? std::string(", recomputation ") + (r.best.remat ? "on" : "off") + ", ZeRO per op" : ""),
       r.best_fits ? nullptr : &red);
-  row("current", format_ms(r.current_ms));
-  row("initial", format_ms(r.init_ms) + "  (" + run.job->init_name() + ")" + (r.init_fits ? "" : ", does not fit"));
+  row("search_panel.current", format_ms(r.current_ms));
+  row("search_panel.initial", format_ms(r.init_ms) + "  (" + run.job->init_name() + ")" + (r.init_fits ? "" : ", does not fit"));
   std::snprintf(buf, sizeof buf, "%.2fx", r.best_ms > 0 ? r.init_ms / r.best_ms : 0.0);
-  row("speedup", buf);
-  row("proposals", std::to_string(r.steps));
+  row("search_panel.speedup", buf);
+  row("search_panel.proposals", std::to_string(r.steps));
   std::snprintf(buf, sizeof buf, "%lld  (%s)", static_cast<long long>(r.accepted),
                 format_percent(r.steps ? double(r.accepted) / double(r.steps) : 0).c_str());
-  row("accepted", buf);
-  row("rejected", std::to_string(r.steps - r.accepted));
-  row("evaluations/s", format_count(search_evals_per_s(run)));
-  row("compute time", format_ms(run.job->compute_ms()));
+  row("search_panel.accepted", buf);
+  row("search_panel.rejected", std::to_string(r.steps - r.accepted));
+  row("search_panel.evals", format_count(search_evals_per_s(run)));
+  row("search_panel.compute_time", format_ms(run.job->compute_ms()));
   ImGui::EndTable();
 }
 
@@ -197,7 +192,7 @@ void draw_plot(const AppState& state, ImVec2 size, bool log_y) {
     ImGui::Dummy(size);
     dl->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), IM_COL32(22, 24, 29, 255));
     dl->AddRect(p, ImVec2(p.x + size.x, p.y + size.y), IM_COL32(70, 76, 90, 255));
-    const char* hint = "Press Run: the best (blue) and the current (grey) cost appear here as the chain moves.";
+    const char* hint = tr("search_panel.hint");
     const ImVec2 ts = ImGui::CalcTextSize(hint);
     dl->AddText(ImVec2(p.x + (size.x - ts.x) * 0.5f, p.y + (size.y - ts.y) * 0.5f), IM_COL32(150, 155, 170, 255), hint);
     return;
@@ -241,7 +236,7 @@ void draw_best_strategy(const AppState& state) {
   const SearchRun& run = state.search;
   const Graph& g = state.graph;
   if (!run.job) {
-    ImGui::TextDisabled("(none yet)");
+    ImGui::TextDisabled("%s", tr("search_panel.none"));
     return;
   }
   const SearchResult& r = *search_state(run);
@@ -251,9 +246,9 @@ void draw_best_strategy(const AppState& state) {
                                 ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##best", 3, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthFixed, font * 7.0f);
-  ImGui::TableSetupColumn("best configuration (degrees @ GPUs)", ImGuiTableColumnFlags_WidthFixed, font * 19.0f);
-  ImGui::TableSetupColumn("initial configuration", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(tr("ex3.col_op"), ImGuiTableColumnFlags_WidthFixed, font * 7.0f);
+  ImGui::TableSetupColumn(tr("search_panel.col_best"), ImGuiTableColumnFlags_WidthFixed, font * 19.0f);
+  ImGui::TableSetupColumn(tr("search_panel.col_initial"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < g.ops.size() && i < r.best.ops.size(); ++i) {
     ImGui::TableNextRow();
@@ -282,34 +277,31 @@ void draw_search_panel(AppState& state, const PanelRect& rect) {
   const float font = ImGui::GetFontSize();
   const float left_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.34f, font * 24.0f, font * 30.0f);
   ImGui::BeginChild("##search_left", ImVec2(left_w, 0), false);
-  section_header("MCMC settings");
+  section_header(tr("search_panel.settings"));
   draw_settings(state);
   ImGui::Spacing();
   draw_controls(state);
-  section_header("Progress");
+  section_header(tr("search_panel.progress"));
   draw_stats(state);
   ImGui::Spacing();
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled(
-      "Each proposal gives one random op a random configuration and simulates the result (delta simulation). A better "
-      "strategy is always accepted, a worse one with probability exp(-beta * increase / initial cost), so the chain can "
-      "leave local optima. The search stops at the step budget, or when half of it brought no improvement.");
+  ImGui::TextDisabled("%s", tr("search_panel.explain"));
   ImGui::PopTextWrapPos();
   ImGui::EndChild();
   ImGui::SameLine(0, font);
 
   ImGui::BeginChild("##search_right", ImVec2(0, 0), false);
   static bool log_y = false;   // widget scratch: a view option only
-  legend_item(kBestColor, "best", true);
+  legend_item(kBestColor, tr("search_panel.best"), true);
   ImGui::SameLine(0, font);
-  legend_item(kCurrentColor, "current (chain)", true);
+  legend_item(kCurrentColor, tr("search_panel.current_chain"), true);
   ImGui::SameLine(0, font);
-  legend_item(kInitColor, "initial", true);
+  legend_item(kInitColor, tr("search_panel.initial"), true);
   ImGui::SameLine(0, font * 2);
-  ImGui::Checkbox("log scale", &log_y);
+  ImGui::Checkbox(tr_id("search_panel.log_scale").c_str(), &log_y);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   draw_plot(state, ImVec2(avail.x, std::max(font * 12, avail.y * 0.58f)), log_y);
-  section_header("Best strategy found");
+  section_header(tr("search_panel.best_found"));
   draw_best_strategy(state);
   ImGui::EndChild();
   ImGui::End();

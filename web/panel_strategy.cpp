@@ -50,47 +50,45 @@ void draw_strategy_buttons(AppState& state) {
   // A button is highlighted only when the strategy is exactly that named one: a base with edits
   // (the search's best, a table edit) is no longer "Data parallel".
   const bool edited = base != state.settings.strategy;
-  auto named_button = [&](const char* label, const std::string& name, const char* tip) {
+  auto named_button = [&](const char* label_key, const std::string& name, const char* tip_key) {
     const bool current = !edited && base == name;
     if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-    if (ImGui::Button(label)) apply_named(state, name, std::string("Strategy: ") + label + ".");
+    if (ImGui::Button(tr_id(label_key).c_str())) apply_named(state, name, tr_fill("notice.strategy", {tr(label_key)}));
     if (current) ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(tip_key));
     ImGui::SameLine();
   };
-  named_button("Data parallel", "dp", "Every op split along its sample (batch) dimension over all GPUs; parameters replicated and synchronised.");
-  named_button("Model parallel", "mp", "Each op whole on one GPU, ops spread round-robin: no parameter sync, activations move.");
-  named_button("Expert", "expert",
-               "The FlexFlow paper's expert strategy: convolutions data parallel, fully connected layers split by "
-               "parameter inside one node, each embedding table on its own GPU.");
+  named_button("strategy.dp", "dp", "strategy.dp_tip");
+  named_button("strategy.mp", "mp", "strategy.mp_tip");
+  named_button("strategy.expert", "expert", "strategy.expert_tip");
   const std::string random_name = "random:" + std::to_string(state.random_strategy_seed);
   if (is_random && !edited) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-  if (ImGui::Button("Random")) apply_named(state, random_name, "Strategy: random with seed " + std::to_string(state.random_strategy_seed) + ".");
+  if (ImGui::Button(tr_id("strategy.random").c_str())) apply_named(state, random_name, tr_fill("notice.random_strategy", {std::to_string(state.random_strategy_seed)}));
   if (is_random && !edited) ImGui::PopStyleColor();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("A uniformly random configuration per op from the SOAP space, seeded.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("strategy.random_tip"));
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
-  ImGui::TextDisabled("seed");
+  ImGui::TextDisabled("%s", tr("strategy.seed"));
   ImGui::SameLine();
   int seed = int(std::min<int64_t>(state.random_strategy_seed, 1 << 30));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);
   if (ImGui::InputInt("##random_seed", &seed, 1, 10)) {
     state.random_strategy_seed = std::max(0, seed);
-    if (is_random) apply_named(state, "random:" + std::to_string(state.random_strategy_seed), "Strategy: random with seed " + std::to_string(state.random_strategy_seed) + ".");
+    if (is_random) apply_named(state, "random:" + std::to_string(state.random_strategy_seed), tr_fill("notice.random_strategy", {std::to_string(state.random_strategy_seed)}));
   }
 
   // The strategy text (what getState().strategy and share links hold).
   ImGui::AlignTextToFramePadding();
-  ImGui::TextDisabled("strategy");
+  ImGui::TextDisabled("%s", tr("strategy.strategy"));
   ImGui::SameLine();
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(state.settings.strategy.c_str());
   ImGui::PopTextWrapPos();
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("The base strategy plus per-op edits (;OP=DEGREES@DEVICES), as getState().strategy and share links hold it.");
+    ImGui::SetTooltip("%s", tr("strategy.text_tip"));
   if (edited) {
-    if (ImGui::SmallButton("Reset edits")) apply_named(state, base, "Strategy edits dropped: back to " + base + ".");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to %s without the per-op edits.", base.c_str());
+    if (ImGui::SmallButton(tr_id("strategy.reset_edits").c_str())) apply_named(state, base, tr_fill("notice.edits_reset", {base}));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("strategy.reset_tip"), base.c_str());
   }
 }
 
@@ -126,7 +124,7 @@ bool degree_editor(const Op& op, const OpConfig& config, int num_devices, OpConf
     if (ImGui::IsItemHovered() && !ImGui::IsPopupOpen("##deg")) ImGui::SetTooltip("%s: split into how many parts", tip.c_str());
     ImGui::PopID();
   }
-  if (op.split_dims.empty()) ImGui::TextDisabled("(not splittable)");
+  if (op.split_dims.empty()) ImGui::TextDisabled("%s", tr("strategy.not_splittable"));
   if (changed) {
     // Same first device where the new block fits, else the aligned block that holds it.
     const int parts = parts_of(out.degrees);
@@ -155,8 +153,7 @@ bool device_editor(AppState& state, int op_index, const OpConfig& config, int nu
   }
   const bool committed = entered || ImGui::IsItemDeactivatedAfterEdit();
   if (ImGui::IsItemHovered() && !ImGui::IsItemActive())
-    ImGui::SetTooltip("GPUs of the %d part%s, in part order: a list (0,2,5,7) or a range (4-7). Enter applies.", config.parts(),
-                      config.parts() == 1 ? "" : "s");
+    ImGui::SetTooltip(tr(config.parts() == 1 ? "strategy.devices_tip_one" : "strategy.devices_tip"), config.parts());
   bool changed = false;
   if (committed) {
     const std::string typed = editing_op == op_index ? editing_text : text;
@@ -193,7 +190,7 @@ bool device_editor(AppState& state, int op_index, const OpConfig& config, int nu
     }
     ImGui::EndCombo();
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pick an aligned block of GPUs");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("strategy.pick_block"));
   return changed;
 }
 
@@ -210,11 +207,11 @@ void draw_op_table(AppState& state) {
   const float rows_h = ImGui::GetFrameHeightWithSpacing() * float(std::min<size_t>(g.ops.size(), 14) + 1) + font * 0.5f;
   if (!ImGui::BeginTable("##ops", 4, flags, ImVec2(0, rows_h))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthFixed, font * 6.5f);
-  ImGui::TableSetupColumn("degree per split dimension", ImGuiTableColumnFlags_WidthFixed,
-                          std::max(ImGui::CalcTextSize("degree per split dimension").x, font * 3.0f * float(std::max(1, max_dims))));
-  ImGui::TableSetupColumn("parts", ImGuiTableColumnFlags_WidthFixed, font * 2.6f);
-  ImGui::TableSetupColumn("GPUs", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(tr("ex3.col_op"), ImGuiTableColumnFlags_WidthFixed, font * 6.5f);
+  ImGui::TableSetupColumn(tr("strategy.col_degree"), ImGuiTableColumnFlags_WidthFixed,
+                          std::max(ImGui::CalcTextSize(tr("strategy.col_degree")).x, font * 3.0f * float(std::max(1, max_dims))));
+  ImGui::TableSetupColumn(tr("strategy.col_parts"), ImGuiTableColumnFlags_WidthFixed, font * 2.6f);
+  ImGui::TableSetupColumn(tr("strategy.col_gpus"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   std::optional<std::pair<int, OpConfig>> edit;
   for (size_t i = 0; i < g.ops.size() && i < ff.strategy.ops.size(); ++i) {
@@ -253,7 +250,7 @@ void draw_op_table(AppState& state) {
   if (edit) {
     Strategy s = ff.strategy;
     s.ops[size_t(edit->first)] = edit->second;
-    apply_strategy(state, s, "Edited " + g.ops[size_t(edit->first)].name() + ": " + format_op_config(edit->second) + ".");
+    apply_strategy(state, s, tr_fill("notice.edited_op", {g.ops[size_t(edit->first)].name(), format_op_config(edit->second)}));
   }
 }
 
@@ -274,28 +271,27 @@ void draw_breakdown(const AppState& state) {
   const FlexflowView& ff = state.flexflow;
   const SimSummary& s = ff.summary;
   const float font = ImGui::GetFontSize();
-  ImGui::Text("Makespan");
+  ImGui::Text("%s", tr("strategy.makespan"));
   ImGui::SameLine();
   ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
   ImGui::Text("%s", format_ms(s.makespan_ms).c_str());
   ImGui::PopStyleColor();
   ImGui::SameLine(0, font);
   if (ff.data_parallel_ms == s.makespan_ms) {
-    ImGui::TextDisabled("(data parallel)");
+    ImGui::TextDisabled("%s", tr("strategy.is_dp"));
   } else if (ff.data_parallel_ms > 0 && s.makespan_ms > 0) {
     const double speedup = ff.data_parallel_ms / s.makespan_ms;
-    ImGui::TextDisabled("%.2fx %s data parallel (%s)", speedup >= 1 ? speedup : 1 / speedup, speedup >= 1 ? "faster than" : "slower than",
+    ImGui::TextDisabled(tr(speedup >= 1 ? "strategy.faster" : "strategy.slower"), speedup >= 1 ? speedup : 1 / speedup,
                         format_ms(ff.data_parallel_ms).c_str());
   }
-  help_marker("Makespan: the simulated time of one training iteration (FlexFlow's Algorithm 1). The sums below add up task "
-              "durations of each kind over all GPUs and links, so they exceed the makespan when work overlaps.");
+  help_marker(tr("strategy.makespan_help"));
 
   const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
   if (ImGui::BeginTable("##breakdown", 4, flags)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, font * 0.9f);
-    ImGui::TableSetupColumn("sum of", ImGuiTableColumnFlags_WidthFixed, font * 9.5f);
-    ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthFixed, font * 6.0f);
-    ImGui::TableSetupColumn("bytes moved", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn(tr("strategy.col_sum"), ImGuiTableColumnFlags_WidthFixed, font * 9.5f);
+    ImGui::TableSetupColumn(tr("ex4.col_time"), ImGuiTableColumnFlags_WidthFixed, font * 6.0f);
+    ImGui::TableSetupColumn(tr("strategy.col_bytes"), ImGuiTableColumnFlags_WidthStretch);
     auto row = [&](ImU32 color, const char* label, double ms, const std::string& bytes) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
@@ -303,15 +299,15 @@ void draw_breakdown(const AppState& state) {
       const float h = ImGui::GetTextLineHeight();
       ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + h * 0.15f), ImVec2(p.x + h * 0.8f, p.y + h * 0.85f), color, 2.0f);
       ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(label);
+      ImGui::TextUnformatted(tr(label));
       ImGui::TableSetColumnIndex(2);
       text_right_aligned(format_ms(ms));
       ImGui::TableSetColumnIndex(3);
-      if (!bytes.empty()) ImGui::TextDisabled("%s moved", bytes.c_str());
+      if (!bytes.empty()) ImGui::TextDisabled(tr("strategy.moved"), bytes.c_str());
     };
-    row(task_kind_color(TaskKind::forward), "compute (fwd + bwd)", s.compute_ms, "");
-    row(task_kind_color(TaskKind::transfer), "activation transfer", s.activation_transfer_ms, format_bytes(s.activation_bytes));
-    row(task_kind_color(TaskKind::sync), "parameter sync", s.param_sync_ms, format_bytes(s.param_sync_bytes));
+    row(task_kind_color(TaskKind::forward), "strategy.compute", s.compute_ms, "");
+    row(task_kind_color(TaskKind::transfer), "strategy.activation", s.activation_transfer_ms, format_bytes(s.activation_bytes));
+    row(task_kind_color(TaskKind::sync), "strategy.sync", s.param_sync_ms, format_bytes(s.param_sync_bytes));
     ImGui::EndTable();
   }
   // The three sums as one stacked bar.
@@ -382,24 +378,21 @@ void draw_strategy_panel(AppState& state, const PanelRect& rect) {
     ImGui::End();
     return;
   }
-  section_header("Strategy");
+  section_header(tr("strategy.section"));
   draw_strategy_buttons(state);
   // Section title with the colour key of the split dimensions on the same line.
   ImGui::Spacing();
-  ImGui::TextColored(kAccentText, "Per-op configuration (SOAP)");
+  ImGui::TextColored(kAccentText, "%s", tr("strategy.per_op"));
   ImGui::SameLine(0, ImGui::GetFontSize());
   ImGui::TextColored(kSampleColor, "sample");
   ImGui::SameLine();
   ImGui::TextColored(kAttributeColor, "attribute");
   ImGui::SameLine();
   ImGui::TextColored(kParameterColor, "parameter");
-  help_marker("FlexFlow's SOAP space: each op's output is split along its Sample (batch), Attribute (e.g. pixels) and "
-              "Parameter (e.g. output channels) dimensions into a power-of-two number of parts, placed on GPUs "
-              "(Operator placement). Each letter names a dimension (hover it), coloured by its kind. * marks ops "
-              "edited relative to the base strategy.");
+  help_marker(tr("strategy.soap_help"));
   ImGui::Separator();
   draw_op_table(state);
-  section_header("Cost of one iteration (simulated; sums of task durations by kind)");
+  section_header(tr("strategy.cost_section"));
   draw_breakdown(state);
   section_header(("Memory per GPU (capacity " + format_bytes(state.flexflow.memory_capacity_bytes) +
                   "): parameters, gradients, kept activations").c_str());

@@ -1,19 +1,21 @@
 // The panels and tabs table. See panel_table.h.
 #include "panel_table.h"
 
+#include "page_strings.h"
+
 namespace autopar::web {
 
 const std::vector<PanelEntry>& panel_table() {
   static const std::vector<PanelEntry> table = {
-      {"model", 0, "Model & Cluster"}, {"cluster", 0, "Model & Cluster"},
-      {"strategy", 1, "Strategy & Timeline"}, {"timeline", 1, "Strategy & Timeline"},
-      {"search", 2, "Search"},
-      {"accuracy", 3, "Accuracy"},
-      {"lecture", 4, "Lecture"},
-      {"exercises", 5, "Exercises"},
-      {"compare", 6, "Compare"},
-      {"intra", 7, "Alpa intra-op"},
-      {"inter", 8, "Alpa inter-op"},
+      {"model", 0, "tab.model"}, {"cluster", 0, "tab.model"},
+      {"strategy", 1, "tab.strategy"}, {"timeline", 1, "tab.strategy"},
+      {"search", 2, "tab.search"},
+      {"accuracy", 3, "tab.accuracy"},
+      {"lecture", 4, "tab.lecture"},
+      {"exercises", 5, "tab.exercises"},
+      {"compare", 6, "tab.compare"},
+      {"intra", 7, "tab.intra"},
+      {"inter", 8, "tab.inter"},
   };
   return table;
 }
@@ -43,7 +45,7 @@ const PanelEntry& first_of_tab(int tab) {
 }
 }  // namespace
 
-const char* tab_title(int tab) { return first_of_tab(tab).tab_title; }
+const char* tab_title(int tab) { return tr(first_of_tab(tab).tab_title); }
 
 const char* tab_first_panel(int tab) { return first_of_tab(tab).panel; }
 

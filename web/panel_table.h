@@ -7,7 +7,8 @@
 
 namespace autopar::web {
 
-// One panel: its name (getState().panel), its tab (0-based, in strip order) and that tab's title.
+// One panel: its name (getState().panel), its tab (0-based, in strip order) and the key of that
+// tab's title (page_strings.h).
 struct PanelEntry {
   const char* panel;
   int tab;
@@ -24,7 +25,7 @@ const std::vector<std::string>& panel_names();
 int panel_tab(const std::string& panel);
 // Number of tabs.
 int tab_count();
-// A tab's title ("Strategy & Timeline"); the first tab's for a number out of range.
+// A tab's title in the page's language ("Strategy & Timeline"); the first tab's for a number out of range.
 const char* tab_title(int tab);
 // The panel a tab brings to the front ("strategy").
 const char* tab_first_panel(int tab);

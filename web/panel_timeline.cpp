@@ -69,6 +69,17 @@ void zoom_view(TimelineViewState& view, double anchor_ms, double factor, double 
 // Decimal places for tick labels `step_ms` apart.
 int tick_decimals(double step_ms) { return std::clamp(int(-std::floor(std::log10(step_ms) + 1e-9)), 0, 9); }
 
+// A task kind's name in the page's language (core's names are the trace's categories).
+const char* kind_label(TaskKind k) {
+  switch (k) {
+    case TaskKind::forward: return tr("inter.forward");
+    case TaskKind::backward: return tr("inter.backward");
+    case TaskKind::transfer: return tr("timeline.transfer");
+    case TaskKind::sync: return tr("timeline.sync");
+  }
+  return "?";
+}
+
 // A short label for a box: "conv2 fwd", "fc6 act", "fc6 grad", "fc7 sync".
 std::string box_label(const TaskGraph& tg, const Task& t) {
   const std::string& op = tg.graph().ops[size_t(t.op)].name();
@@ -96,22 +107,22 @@ void task_tooltip(const TaskGraph& tg, const Task& t) {
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted(v.c_str());
     };
-    const char* kind = t.kind == TaskKind::transfer ? (t.forward_pass ? "transfer (activation)" : "transfer (gradient)")
-                                                    : task_kind_name(t.kind);
-    row("kind", kind);
-    row("op", tg.graph().ops[size_t(t.op)].name());
+    const char* kind = t.kind == TaskKind::transfer ? tr(t.forward_pass ? "timeline.transfer_activation" : "timeline.transfer_gradient")
+                                                    : kind_label(t.kind);
+    row(tr("timeline.kind"), kind);
+    row(tr("ex3.col_op"), tg.graph().ops[size_t(t.op)].name());
     if (t.kind == TaskKind::transfer)
-      row("parts", "producer " + std::to_string(t.peer_part) + " -> consumer " + std::to_string(t.part));
+      row(tr("timeline.parts"), tr_fill("timeline.producer_consumer", {std::to_string(t.peer_part), std::to_string(t.part)}));
     else if (t.kind == TaskKind::sync)
-      row("part", "shard group " + std::to_string(t.peer_part) + ", ring step " + std::to_string(t.part));
+      row(tr("timeline.part"), tr_fill("timeline.shard_ring", {std::to_string(t.peer_part), std::to_string(t.part)}));
     else
-      row("part", std::to_string(t.part));
-    row("device", tg.topology().name(t.device));
-    row("start", format_ms(t.start_ms));
-    row("duration", format_ms(t.duration_ms));
-    row("end", format_ms(t.end_ms));
-    if (t.start_ms > t.ready_ms) row("waited", format_ms(t.start_ms - t.ready_ms) + " (device busy)");
-    if (t.bytes > 0) row("bytes", format_bytes(t.bytes));
+      row(tr("timeline.part"), std::to_string(t.part));
+    row(tr("timeline.device"), tg.topology().name(t.device));
+    row(tr("timeline.start"), format_ms(t.start_ms));
+    row(tr("timeline.duration"), format_ms(t.duration_ms));
+    row(tr("timeline.end"), format_ms(t.end_ms));
+    if (t.start_ms > t.ready_ms) row(tr("timeline.waited"), tr_fill("timeline.device_busy", {format_ms(t.start_ms - t.ready_ms)}));
+    if (t.bytes > 0) row(tr("grade.bytes"), format_bytes(t.bytes));
     ImGui::EndTable();
   }
   ImGui::EndTooltip();
@@ -122,23 +133,23 @@ void fold_tooltip(const TimelineLanes& lanes, const TimelineBox& box) {
   const auto& spans = lanes.spans[size_t(box.lane)];
   for (int k = 0; k < box.count; ++k) ++per_kind[int(spans[size_t(box.first_span + k)].kind)];
   ImGui::BeginTooltip();
-  ImGui::Text("%d tasks folded into one box", box.count);
+  ImGui::Text(tr("timeline.folded"), box.count);
   ImGui::TextDisabled("%s .. %s (%s)", format_ms(box.start_ms).c_str(), format_ms(box.end_ms).c_str(),
                       format_ms(box.end_ms - box.start_ms).c_str());
   for (int k = 0; k < 4; ++k)
     if (per_kind[k]) {
-      legend_item(task_kind_color(TaskKind(k)), (std::to_string(per_kind[k]) + " " + task_kind_name(TaskKind(k))).c_str());
+      legend_item(task_kind_color(TaskKind(k)), (std::to_string(per_kind[k]) + " " + kind_label(TaskKind(k))).c_str());
     }
-  ImGui::TextDisabled("Zoom in (mouse wheel) to see them one by one.");
+  ImGui::TextDisabled("%s", tr("timeline.zoom_in"));
   ImGui::EndTooltip();
 }
 
 void draw_legend() {
   for (int k = 0; k < 4; ++k) {
-    legend_item(task_kind_color(TaskKind(k)), task_kind_name(TaskKind(k)));
+    legend_item(task_kind_color(TaskKind(k)), kind_label(TaskKind(k)));
     ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
   }
-  legend_item(kFoldedMixedColor, "folded, mixed kinds (count)");
+  legend_item(kFoldedMixedColor, tr("timeline.folded_mixed"));
 }
 
 }  // namespace
@@ -151,7 +162,7 @@ void draw_timeline_panel(AppState& state, const PanelRect& rect) {
   const FlexflowView& ff = state.flexflow;
   TimelineViewState& view = state.timeline;
   if (!ff.task_graph) {
-    ImGui::TextDisabled("No simulated strategy.");
+    ImGui::TextDisabled("%s", tr("timeline.none"));
     ImGui::End();
     return;
   }
@@ -169,8 +180,8 @@ void draw_timeline_panel(AppState& state, const PanelRect& rect) {
   const float font = ImGui::GetFontSize();
 
   // Toolbar: fit and zoom buttons, the visible range, the makespan.
-  if (ImGui::Button("Fit")) fit_view(view, makespan);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the whole iteration (or double-click the chart).");
+  if (ImGui::Button(tr_id("timeline.fit").c_str())) fit_view(view, makespan);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("timeline.fit_tip"));
   ImGui::SameLine();
   const double mid = (view.t0_ms + view.t1_ms) * 0.5;
   if (ImGui::Button(" - ")) zoom_view(view, mid, 1.5, makespan);
@@ -178,14 +189,10 @@ void draw_timeline_panel(AppState& state, const PanelRect& rect) {
   if (ImGui::Button(" + ")) zoom_view(view, mid, 1 / 1.5, makespan);
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
-  ImGui::TextDisabled("view %s .. %s", format_ms(view.t0_ms).c_str(), format_ms(view.t1_ms).c_str());
+  ImGui::TextDisabled(tr("timeline.view"), format_ms(view.t0_ms).c_str(), format_ms(view.t1_ms).c_str());
   ImGui::SameLine(0, font * 1.2f);
-  ImGui::Text("makespan %s", format_ms(makespan).c_str());
-  help_marker(
-      "One lane per GPU, then one per link that carries data (activations forward, their gradients backward, "
-      "parameter synchronisation). Mouse wheel: zoom around the cursor. Drag: pan (and scroll the lanes). "
-      "Shift+wheel: scroll the lanes. Double-click: fit. Spans narrower than 3 pixels are folded into one "
-      "box labelled with their count.");
+  ImGui::Text(tr("ex8.makespan"), format_ms(makespan).c_str());
+  help_marker(tr("timeline.help"));
 
   draw_legend();
 

@@ -68,16 +68,17 @@ void draw_cluster_panel(AppState& state, const PanelRect& rect);
 // The notice bar: the last notice, red for errors.
 void draw_notice_bar(AppState& state, const PanelRect& rect);
 
-// Window titles, also the ImGui IDs used to bring a panel to the front.
-inline constexpr const char* kModelWindow = "Model";
-inline constexpr const char* kClusterWindow = "Cluster";
-inline constexpr const char* kStrategyWindow = "FlexFlow strategy";
-inline constexpr const char* kTimelineWindow = "Timeline";
-inline constexpr const char* kSearchWindow = "MCMC search";
-inline constexpr const char* kAccuracyWindow = "Simulator accuracy";
-inline constexpr const char* kLectureWindow = "Lecture 15";
-inline constexpr const char* kExercisesWindow = "Exercises (lecture section 11)";
-inline constexpr const char* kCompareWindow = "FlexFlow vs Alpa";
+// Window titles as keys of the string tables (page_strings.h); begin_panel names a window
+// "title###key", so its ImGui id stays the same in both languages.
+inline constexpr const char* kModelWindow = "window.model";
+inline constexpr const char* kClusterWindow = "window.cluster";
+inline constexpr const char* kStrategyWindow = "window.strategy";
+inline constexpr const char* kTimelineWindow = "window.timeline";
+inline constexpr const char* kSearchWindow = "window.search";
+inline constexpr const char* kAccuracyWindow = "window.accuracy";
+inline constexpr const char* kLectureWindow = "window.lecture";
+inline constexpr const char* kExercisesWindow = "window.exercises";
+inline constexpr const char* kCompareWindow = "window.compare";
 
 // The Lecture menu of the menu bar: the scenarios by section, the exercises and the comparison.
 void draw_lecture_menu(AppState& state);
@@ -94,8 +95,8 @@ void draw_exercises_panel(AppState& state, const PanelRect& rect);
 // The Compare panel: FlexFlow's and Alpa's plans simulated by the same simulator, side by side.
 void draw_compare_panel(AppState& state, const PanelRect& rect);
 
-inline constexpr const char* kIntraWindow = "Alpa intra-op";
-inline constexpr const char* kInterWindow = "Alpa inter-op";
+inline constexpr const char* kIntraWindow = "window.intra";
+inline constexpr const char* kInterWindow = "window.inter";
 
 // The Alpa intra-op panel: mesh and per-axis costs, solver and time, per op the chosen algorithm
 // with its sharding specs drawn on the mesh and its cost, totals, and a resharding table.

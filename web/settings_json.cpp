@@ -6,6 +6,7 @@
 
 #include "cluster_spec.h"
 #include "exercise_grading.h"
+#include "page_strings.h"
 #include "strategy_text.h"
 
 namespace autopar::web {
@@ -139,13 +140,16 @@ Status merge_settings_fields(const Json& j, Settings& next) {
                                  "accuracy." + a.key()));
         }
       }
+    } else if (key == "lang") {
+      if (!v.is_string()) return wrong_type("lang", "\"en\" (English) or \"zh\" (Chinese)");
+      next.lang = v.get<std::string>();
     } else if (key == "panel") {
       if (!v.is_string()) return wrong_type("panel", "a string: " + join(panel_names(), ", "));
       next.panel = v.get<std::string>();
     } else {
       return (make_error("unknown_field",
                              "the state has no field \"" + key +
-                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, panel, scenario, exercise, intra",
+                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, panel, scenario, lang, exercise, intra",
                              key));
     }
   }
@@ -262,7 +266,7 @@ Status apply_settings_object(AppState& state, const Json& j) {
       what += (what.empty() ? "" : ", ") + it.key() + "=" +
               (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
     if (what.size() > 160) what = what.substr(0, 157) + "...";
-    notify_info(state, what.empty() ? "Nothing to apply." : "Applied " + what + ".");
+    notify_info(state, what.empty() ? std::string(tr("notice.nothing")) : tr_fill("notice.applied", {what}));
   }
   return applied;
 }
@@ -289,6 +293,7 @@ Json settings_to_json(const Settings& s) {
   j["accuracy"] = Json{{"samples", s.accuracy.samples}};
   j["panel"] = s.panel;
   j["scenario"] = s.scenario;
+  j["lang"] = s.lang;
   return j;
 }
 

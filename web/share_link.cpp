@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "page_strings.h"
+
 namespace autopar::web {
 namespace {
 
@@ -14,7 +16,7 @@ namespace {
 // values are read as numbers or booleans when they look like one.
 const std::set<std::string>& string_keys() {
   static const std::set<std::string> keys = {"v",           "model",        "model_json",     "cluster",
-                                             "mesh",        "strategy",     "panel",          "scenario",
+                                             "mesh",        "strategy",     "panel",          "scenario",       "lang",
                                              "search.init", "cluster.format", "cluster.name", "cluster.gpu.model",
                                              "cluster.sources"};
   return keys;
@@ -270,7 +272,10 @@ Status apply_share_fragment(AppState& state, const std::string& fragment, const 
     notify_error(state, e);
     return e;
   }
-  notify_info(state, "Restored the state from " + source + ".");
+  // The page names the source in English ("the link", "your last session"): the notice names it in the page's language.
+  notify_info(state, source == "the link" ? std::string(tr("notice.restored_link"))
+                     : source == "your last session" ? std::string(tr("notice.restored_session"))
+                                                     : tr_fill("notice.restored", {source}));
   return Ok{};
 }
 

@@ -5,6 +5,8 @@
 
 #include "imgui.h"
 #include "imgui_impl_opengl3.h"
+#include "imgui_internal.h"
+#include "page_strings.h"
 
 namespace autopar::web {
 namespace {
@@ -52,6 +54,21 @@ void load_font(float scale) {
     config.OversampleV = 1;
     io.Fonts->AddFontFromMemoryTTF(g_cjk_font.data(), int(g_cjk_font.size()), kUiFontSize * scale, &config, kCjkGlyphRanges);
   }
+#ifdef AUTOPAR_LANG_FONT_PATH
+  if (font && g_cjk_font.empty()) {
+    // The two characters of the language switch ("中文", from a tiny subset embedded in the
+    // page), so it reads right before the CJK font is fetched.
+    static const ImWchar kSwitchRanges[] = {0x4E2D, 0x4E2D, 0x6587, 0x6587, 0};
+    ImFontConfig config;
+    config.MergeMode = true;
+    config.OversampleH = 1;
+    config.OversampleV = 1;
+    if (std::FILE* f = std::fopen(AUTOPAR_LANG_FONT_PATH, "rb")) {
+      std::fclose(f);
+      io.Fonts->AddFontFromFileTTF(AUTOPAR_LANG_FONT_PATH, kUiFontSize * scale, &config, kSwitchRanges);
+    }
+  }
+#endif
   if (!font) {
     // Dear ImGui's built-in bitmap font is drawn for 13 px; scale it as a whole.
     ImFontConfig config;
@@ -103,6 +120,21 @@ int font_glyph_count() {
   return atlas->Fonts.empty() ? 0 : atlas->Fonts[0]->Glyphs.Size;
 }
 
+int missing_glyph_count() {
+  const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+  if (atlas->Fonts.empty()) return 0;
+  const ImFont* font = atlas->Fonts[0];
+  int missing = 0;
+  for (const StringEntry& e : string_table(page_language())) {
+    for (const char* p = e.text; *p;) {
+      unsigned int c = 0;
+      p += ImTextCharFromUtf8(&c, p, nullptr);
+      if (c >= 0x20 && c != '?' && !font->FindGlyphNoFallback(ImWchar(c))) ++missing;
+    }
+  }
+  return missing;
+}
+
 void set_cjk_font_loading() { g_cjk_status = CjkFontStatus::loading; }
 
 void set_cjk_font(std::vector<unsigned char> ttf) {
@@ -147,6 +179,18 @@ void apply_ui_style(float scale) {
   ++g_font_generation;
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
+  // With the CJK font in, U+3000 marks where Chinese lines may break (page_strings.h): Dear ImGui
+  // counts it as a blank, and it is drawn as nothing with zero width.
+  ImGuiIO& io = ImGui::GetIO();
+  if (!g_cjk_font.empty() && !io.Fonts->Fonts.empty()) {
+    ImFont* font = io.Fonts->Fonts[0];
+    if (auto* g = const_cast<ImFontGlyph*>(font->FindGlyphNoFallback(0x3000))) {
+      g->AdvanceX = 0;
+      g->Visible = 0;
+    }
+    if (0x3000 < font->IndexAdvanceX.Size) font->IndexAdvanceX[0x3000] = 0;
+    set_line_break_marks(true);
+  }
 }
 
 }  // namespace autopar::web

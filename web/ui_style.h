@@ -39,5 +39,8 @@ int font_generation();
 int font_glyph_count();
 // True once when a font arrived since the last call: the atlas must be rebuilt before the next frame.
 bool take_cjk_font_arrival();
+// Characters of the page's string table in its current language (page_strings.h) that the atlas
+// draws as the fallback '?' (0 once the fonts it needs are in; result().missing_glyphs).
+int missing_glyph_count();
 
 }  // namespace autopar::web

@@ -1,6 +1,8 @@
 // Formatting helpers of the text renderings. See report_text.h.
 #include "report_text.h"
 
+#include "language.h"
+
 #include <cstdio>
 
 namespace autopar {
@@ -30,8 +32,10 @@ std::string fmt(const char* format, double v) {
 }
 
 std::string pad(const std::string& s, size_t width, bool right) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+  // By display width, not bytes: a Chinese op name takes two columns per character.
+  const size_t w = display_width(s);
+  if (w >= width) return s;
+  return right ? std::string(width - w, ' ') + s : s + std::string(width - w, ' ');
 }
 
 }  // namespace autopar

@@ -13,7 +13,8 @@ std::string group_digits(int64_t n);
 std::string si(double v);
 // Formats one number with a printf format ("%.2f ms").
 std::string fmt(const char* format, double v);
-// Pads (never truncates) to a column width, on the right or, with `right`, on the left.
+// Pads (never truncates) to a column width in terminal columns (display_width: a CJK character
+// takes two), on the right or, with `right`, on the left.
 std::string pad(const std::string& s, size_t width, bool right = false);
 
 }  // namespace autopar

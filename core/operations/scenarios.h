@@ -8,14 +8,17 @@
 #include <vector>
 
 #include "json_io.h"
+#include "language.h"
 #include "result.h"
 
 namespace autopar {
 
-// A scenario: what it shows and how to compute it. `run` fills the results and findings.
+// A scenario: what it shows and how to compute it. `run` fills the results and findings; the
+// title, explanation and findings are in both languages with the same numbers.
 struct Scenario {
-  std::string name, section, title, explanation;
-  std::function<Status(Json& results, std::vector<std::string>& findings)> run;
+  std::string name, section;
+  Bilingual title, explanation;
+  std::function<Status(Json& results, std::vector<Bilingual>& findings)> run;
   // {"setup": getState fields, "panel": the tab that shows it}; the page applies the set-up over
   // its defaults, so a scenario is demonstrated with exactly the inputs its commands use.
   Json page = Json();
@@ -30,18 +33,22 @@ const std::vector<Scenario>& scenario_catalogue();
 // The scenario called `name`, or nullptr.
 const Scenario* find_scenario(const std::string& name);
 
-// `scenario --list`: name, section, title, explanation and page set-up of each.
+// `scenario --list [--lang L]`: name, section, title, explanation and page set-up of each.
 struct ScenarioListReport {
+  Language language = Language::en;
   Json to_json() const;
   std::string to_text() const;
 };
-ScenarioListReport scenario_list_operation();
+ScenarioListReport scenario_list_operation(Language language = Language::en);
 
-// `scenario NAME`: one scenario computed.
+// `scenario NAME [--lang L]`: one scenario computed.
 struct ScenarioReport {
   const Scenario* scenario = nullptr;
-  std::vector<std::string> findings;
+  std::vector<Bilingual> findings;
   Json results;
+  Language language = Language::en;   // what to_json and to_text print
+  // The findings in `language`.
+  std::vector<std::string> findings_in(Language language) const;
   Json to_json() const;
   std::string to_text() const;
 };
@@ -52,12 +59,12 @@ struct PlannedScenario {
   std::string model, cluster;
   int microbatches = 1;
   // Fills the scenario's results and findings from `inter --json`'s report of the plan.
-  Status (*findings)(const Json& report, Json& results, std::vector<std::string>& findings) = nullptr;
+  Status (*findings)(const Json& report, Json& results, std::vector<Bilingual>& findings) = nullptr;
 };
 // The planned scenario called `name`, or nullptr when `name` computes otherwise.
 const PlannedScenario* planned_scenario(const std::string& name);
 
 // Runs scenario `name`; an unknown name is the error "unknown_scenario" at `path`.
-Result<ScenarioReport> scenario_operation(const std::string& name, const std::string& path);
+Result<ScenarioReport> scenario_operation(const std::string& name, const std::string& path, Language language = Language::en);
 
 }  // namespace autopar
