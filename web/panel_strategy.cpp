@@ -395,7 +395,7 @@ void draw_strategy_panel(AppState& state, const PanelRect& rect) {
   section_header(tr("strategy.cost_section"));
   draw_breakdown(state);
   section_header(("Memory per GPU (capacity " + format_bytes(state.flexflow.memory_capacity_bytes) +
-                  "): parameters, gradients, kept activations").c_str());
+                  "): parameters, gradients, optimizer state, kept activations").c_str());
   draw_memory(state);
   ImGui::End();
 }
