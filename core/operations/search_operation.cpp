@@ -134,8 +134,13 @@ std::string SearchReport::to_text() const {
   std::ostringstream t;
   t << "MCMC: " << result.steps << " proposals, " << result.accepted << " accepted, beta " << beta << ", " << (full_sim ? "full" : "delta")
     << " simulation, " << fmt("%.0f", evals_per_s) << " evaluations/s\n"
-    << "initial " << init << ": " << fmt("%.3f", result.init_ms) << " ms -> best " << fmt("%.3f", result.best_ms) << " ms ("
-    << fmt("%.2f", result.init_ms / result.best_ms) << "x)\n";
+    << "initial " << init << ": " << fmt("%.3f", result.init_ms) << " ms -> best " << fmt("%.3f", result.best_ms) << " ms (";
+  // A best that fits can be slower than an initial strategy that does not: say so instead of a
+  // speed-up below 1.
+  if (result.best_ms > result.init_ms && !result.init_fits)
+    t << fmt("%.2f", result.best_ms / result.init_ms) << "x slower, to fit)\n";
+  else
+    t << fmt("%.2f", result.init_ms / result.best_ms) << "x)\n";
   // Memory is mentioned only when it constrained the search (the output is otherwise unchanged).
   if (!result.init_fits || !breakdown.fits)
     t << "memory: the initial strategy " << (result.init_fits ? "fits" : "does not fit") << "; the best "
