@@ -290,7 +290,7 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
       if (view.error && view.key == inter_key(in)) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
         // No pipeline within the GPUs' memory (the 1F1B limit, ZeRO and recomputation tried): the clear mark.
-        if (view.error->code == "infeasible") ImGui::TextWrapped("DOES NOT FIT: %s", view.error->message.c_str());
+        if (view.error->code == "infeasible") ImGui::TextWrapped(tr("inter.does_not_fit"), view.error->message.c_str());
         else ImGui::TextWrapped(tr("intra.failed"), view.error->message.c_str());
         ImGui::PopStyleColor();
       } else {

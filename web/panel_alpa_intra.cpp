@@ -149,12 +149,12 @@ void draw_solver_section(AppState& state, const IntraOpPlan* plan) {
                       format_ms(plan->solve_ms).c_str());
   if (!plan->memory.fits) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.35f, 1.0f));
-    ImGui::TextWrapped("DOES NOT FIT: %s per device of %s (no ZeRO stage or recomputation makes it fit)",
+    ImGui::TextWrapped(tr("intra.does_not_fit"),
                        format_bytes(plan->memory.total_bytes).c_str(), format_bytes(plan->memory.capacity_bytes).c_str());
     ImGui::PopStyleColor();
   } else if (plan->memory.capacity_bytes > 0) {
-    ImGui::TextDisabled("fits: %s per device of %s, ZeRO %d%s", format_bytes(plan->memory.total_bytes).c_str(),
-                        format_bytes(plan->memory.capacity_bytes).c_str(), plan->memory.zero_stage, plan->memory.remat ? ", recomputation" : "");
+    ImGui::TextDisabled(tr("intra.fits"), format_bytes(plan->memory.total_bytes).c_str(), format_bytes(plan->memory.capacity_bytes).c_str(),
+                        plan->memory.zero_stage, plan->memory.remat ? tr("intra.with_remat") : "");
   }
   auto cost = [&](double v) { return plan->mesh.unitless ? format_number(v) : format_ms(v); };
   if (ImGui::BeginTable("##totals", 4, ImGuiTableFlags_SizingStretchSame)) {

@@ -46,7 +46,7 @@ void draw_memory_section(AppState& state) {
   ImGui::SetNextItemWidth(110);
   const char* zero_names[] = {tr("memory_panel.zero_off"), "ZeRO-1", "ZeRO-2", "ZeRO-3"};
   ImGui::Combo("##zero", &next.zero, zero_names, 4);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("ZeRO stage: also of every op of the FlexFlow strategy");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("memory_panel.zero_tip"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(80);
   const char* opt_names[] = {"Adam", "SGD"};
@@ -55,13 +55,13 @@ void draw_memory_section(AppState& state) {
   ImGui::SetNextItemWidth(130);
   // As --precision: the model's float width and the GPU peak the simulator and Alpa use.
   const char* prec_values[] = {"", "fp32", "mixed"};
-  const char* prec_names[] = {"as loaded", "fp32", "mixed"};
+  const char* prec_names[] = {tr("memory_panel.model_dtype"), "fp32", "mixed"};
   int prec = next.precision == "fp32" ? 1 : next.precision == "mixed" ? 2 : 0;
   if (ImGui::Combo("##prec", &prec, prec_names, 3)) next.precision = prec_values[prec];
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("precision (as --precision): the model's float width and the GPU peak in use");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("memory_panel.precision_tip"));
   ImGui::SameLine();
   ImGui::Checkbox(tr_id("memory_panel.recompute").c_str(), &next.remat);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("recomputation: also of the FlexFlow strategy");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("memory_panel.remat_tip"));
   if (!(next == state.settings)) apply_settings(state, next);
 
   MemoryOptions o;
@@ -111,7 +111,7 @@ void draw_memory_section(AppState& state) {
     ImGui::Text(tr("memory_panel.does_not_fit"), format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
     ImGui::PopStyleColor();
   }
-  ImGui::Text("%s precision, %d layers; compute at %.1f TFLOP/s: the GPU's %s peak is in use", precision_name(o.precision), m.layers,
+  ImGui::Text(tr("memory_panel.precision"), precision_name(o.precision), m.layers,
               state.cluster.gpu.active_peak_tflops(), precision_name(state.cluster.gpu.precision));
 }
 

@@ -165,11 +165,12 @@ void draw_stats(const AppState& state) {
   row("search_panel.best", format_ms(r.best_ms) + tr_fill("search_panel.at_step", {std::to_string(r.best_step)}), &best_color);
   // Memory: the clear mark when the best strategy does not fit (the chain met none that does).
   const ImVec4 red(1.0f, 0.35f, 0.35f, 1.0f);
-  row("memory", (r.best_fits ? "fits: " : "DOES NOT FIT: ") + format_bytes(r.best_peak_bytes) + " on the fullest GPU" +
-                    (r.memory_moves ? std::string(", recomputation ") + (r.best.remat ? "on" : "off") + ", ZeRO per op" : ""),
+  row("search_panel.memory",
+      tr_fill(r.best_fits ? "search_panel.memory_fits" : "search_panel.memory_does_not_fit", {format_bytes(r.best_peak_bytes)}) +
+          (r.memory_moves ? std::string(tr(r.best.remat ? "search_panel.memory_moves_remat" : "search_panel.memory_moves")) : ""),
       r.best_fits ? nullptr : &red);
   row("search_panel.current", format_ms(r.current_ms));
-  row("search_panel.initial", format_ms(r.init_ms) + "  (" + run.job->init_name() + ")" + (r.init_fits ? "" : ", does not fit"));
+  row("search_panel.initial", format_ms(r.init_ms) + "  (" + run.job->init_name() + ")" + (r.init_fits ? "" : tr("search_panel.init_does_not_fit")));
   std::snprintf(buf, sizeof buf, "%.2fx", r.best_ms > 0 ? r.init_ms / r.best_ms : 0.0);
   row("search_panel.speedup", buf);
   row("search_panel.proposals", std::to_string(r.steps));

@@ -333,15 +333,15 @@ void draw_breakdown(const AppState& state) {
 // The strategy's memory verdict: a clear DOES NOT FIT mark with the fullest GPU's need by kind.
 void draw_fit_mark(const SimSummary& s, double cap) {
   const DeviceMemoryUse& m = s.peak_memory;
-  const std::string kinds = "parameters " + format_bytes(m.params_bytes) + ", gradients " + format_bytes(m.grads_bytes) + ", optimizer " +
-                            format_bytes(m.optimizer_bytes) + ", activations " + format_bytes(m.activation_bytes);
+  const std::string kinds = tr_fill("strategy.memory_kinds", {format_bytes(m.params_bytes), format_bytes(m.grads_bytes),
+                                                               format_bytes(m.optimizer_bytes), format_bytes(m.activation_bytes)});
   if (s.fits) {
-    ImGui::TextDisabled("fits: GPU %d needs %s of %s (%s)", s.peak_device, format_bytes(m.total_bytes).c_str(), format_bytes(cap).c_str(),
+    ImGui::TextDisabled(tr("strategy.gpu_fits"), s.peak_device, format_bytes(m.total_bytes).c_str(), format_bytes(cap).c_str(),
                         kinds.c_str());
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.35f, 1.0f));
-  ImGui::TextWrapped("DOES NOT FIT: GPU %d needs %s of %s (%s)", s.peak_device, format_bytes(m.total_bytes).c_str(), format_bytes(cap).c_str(),
+  ImGui::TextWrapped(tr("strategy.gpu_does_not_fit"), s.peak_device, format_bytes(m.total_bytes).c_str(), format_bytes(cap).c_str(),
                      kinds.c_str());
   ImGui::PopStyleColor();
 }
