@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "inter_operation.h"
+#include "page_strings.h"
 #include "sharding_spec.h"
 
 namespace autopar::web {
@@ -259,11 +260,13 @@ double inter_plan_progress(const InterOpView& view) {
 
 std::string inter_plan_status(const InterOpView& view) {
   if (!view.job) return "";
-  const JobProgress p = view.worker->progress(view.job->request);
-  if (p.phase.empty()) return view.worker->connected() ? "starting in the worker" : "starting";
-  if (p.phase == "pipeline DP") return "pipeline DP: " + std::to_string(p.done) + " of at most " + std::to_string(p.total) + " rows";
-  return p.phase + ": " + std::to_string(p.done) + " of " + std::to_string(p.total) + " intra-op plans and stage sums" +
-         (view.worker->connected() ? " (in the worker)" : "");
+  return plan_progress_text(view.worker->progress(view.job->request), view.worker->connected());
+}
+
+std::string plan_progress_text(const JobProgress& p, bool in_worker) {
+  if (p.phase.empty()) return tr(in_worker ? "plan.starting_in_worker" : "plan.starting");
+  if (p.phase == "pipeline DP") return tr_fill("plan.dp_rows", {std::to_string(p.done), std::to_string(p.total)});
+  return tr_fill("plan.stage_costs", {std::to_string(p.done), std::to_string(p.total)}) + (in_worker ? tr("plan.in_worker") : "");
 }
 
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {

@@ -128,6 +128,9 @@ double inter_plan_progress(const InterOpView& view);
 // One line on the planning in progress for the panel, e.g. "pipeline DP: t_max candidate 40 of
 // at most 131".
 std::string inter_plan_status(const InterOpView& view);
+// The words of a pipeline plan's progress, in the page's language (the Alpa tab's Plan and the
+// Lecture tab's planned scenarios): its phase and count, and whether a worker runs it.
+std::string plan_progress_text(const JobProgress& p, bool in_worker);
 // Plans the pipeline now, to the end, in-process (the unit tests' witness): start_inter_plan,
 // then advance_inter_plan until done.
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);

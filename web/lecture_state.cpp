@@ -2,6 +2,7 @@
 // scenarios.h, the same scenarios `autopar scenario` runs), and the comparison of the two planners.
 #include "lecture_state.h"
 
+#include "alpa_view.h"
 #include "app_state.h"
 #include "page_strings.h"
 #include "cluster_spec.h"
@@ -176,10 +177,7 @@ double lecture_plan_progress(const LectureState& lecture) {
 
 std::string lecture_plan_status(const LectureState& lecture) {
   if (!lecture_planning(lecture)) return "";
-  const JobProgress p = lecture.plan.worker->progress(lecture.plan.request);
-  if (p.phase.empty()) return "starting";
-  return p.phase + ": " + std::to_string(p.done) + " of " + (p.phase == "pipeline DP" ? "at most " : "") + std::to_string(p.total) +
-         (p.phase == "pipeline DP" ? " rows" : " intra-op plans and stage sums");
+  return plan_progress_text(lecture.plan.worker->progress(lecture.plan.request), lecture.plan.worker->connected());
 }
 
 const std::vector<std::string>& beta_sweep_betas() {

@@ -116,16 +116,16 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
       std::snprintf(overlay, sizeof overlay, "%.0f%%  %.1f s", 100 * lecture_plan_progress(lecture), elapsed / 1000);
       ImGui::ProgressBar(float(lecture_plan_progress(lecture)), ImVec2(ImGui::GetFontSize() * 18, 0), overlay);
       ImGui::SameLine();
-      if (ImGui::Button("Cancel")) lecture_plan_cancel(lecture);
+      if (ImGui::Button(tr("inter.cancel"))) lecture_plan_cancel(lecture);
       ImGui::SameLine();
       ImGui::TextDisabled("%s", lecture_plan_status(lecture).c_str());
-    } else if (ImGui::Button(lecture.computed_name == info.name ? "Plan it again" : "Plan it in the page")) {
+    } else if (ImGui::Button(tr(lecture.computed_name == info.name ? "lecture.plan_again" : "lecture.plan_in_page"))) {
       lecture_plan_start(lecture, info.name, state.alpa.inter.worker);
     }
-    ImGui::TextDisabled("autopar inter --model %s --cluster %s --microbatches %d, in the page's worker%s", p.model.c_str(), p.cluster.c_str(),
-                        p.microbatches, lecture.plan.worker && lecture.plan.worker->connected() ? "" : " (none here: on this thread)");
+    ImGui::TextDisabled(tr("lecture.plan_command"), p.model.c_str(), p.cluster.c_str(), p.microbatches,
+                        lecture.plan.worker && lecture.plan.worker->connected() ? "" : tr("lecture.no_worker"));
     if (lecture.computed_name == info.name && lecture.plan.elapsed_ms > 0)
-      ImGui::TextDisabled("planned in the page in %.1f s", lecture.plan.elapsed_ms / 1000);
+      ImGui::TextDisabled(tr("lecture.planned_in"), lecture.plan.elapsed_ms / 1000);
   } else {
     ImGui::TextWrapped("%s", tr("lecture.heavy"));
     const std::string cmd = "build/autopar scenario " + info.name + (page_language() == Language::zh ? " --lang zh" : "");

@@ -657,6 +657,16 @@ const std::vector<StringEntry> kStringsEn = {
     {"memory_panel.zero_tip", "ZeRO stage: also of every op of the FlexFlow strategy"},
     {"memory_panel.precision_tip", "precision (as --precision): the model's float width and the GPU peak in use"},
     {"memory_panel.remat_tip", "recomputation: also of the FlexFlow strategy"},
+    {"plan.starting", "starting"},
+    {"plan.starting_in_worker", "starting in the worker"},
+    {"plan.dp_rows", "pipeline DP: {0} of at most {1} rows"},
+    {"plan.stage_costs", "stage costs: {0} of {1} intra-op plans and stage sums"},
+    {"plan.in_worker", " (in the worker)"},
+    {"lecture.plan_again", "Plan it again"},
+    {"lecture.plan_in_page", "Plan it in the page"},
+    {"lecture.plan_command", "autopar inter --model %s --cluster %s --microbatches %d, in the page's worker%s"},
+    {"lecture.no_worker", " (none here: on this thread)"},
+    {"lecture.planned_in", "planned in the page in %.1f s"},
 };
 
 }  // namespace autopar::web

@@ -657,6 +657,16 @@ const std::vector<StringEntry> kStringsZh = {
     {"memory_panel.zero_tip", "ZeRO 阶段：也用于 FlexFlow 策略的每个算子"},
     {"memory_panel.precision_tip", "精度（同 --precision）：模型的浮点宽度和所用的 GPU 峰值"},
     {"memory_panel.remat_tip", "重计算：也用于 FlexFlow 策略"},
+    {"plan.starting", "正在开始"},
+    {"plan.starting_in_worker", "正在 worker 中开始"},
+    {"plan.dp_rows", "流水线 DP：{0} / 至多 {1} 行"},
+    {"plan.stage_costs", "阶段代价：{0} / {1} 个算子内并行计划和阶段求和"},
+    {"plan.in_worker", "（在 worker 中）"},
+    {"lecture.plan_again", "再规划一次"},
+    {"lecture.plan_in_page", "在页面中规划"},
+    {"lecture.plan_command", "autopar inter --model %s --cluster %s --microbatches %d，在页面的 worker 中%s"},
+    {"lecture.no_worker", "（这里没有 worker：在本线程上）"},
+    {"lecture.planned_in", "在页面中规划用时 %.1f 秒"},
 };
 
 }  // namespace autopar::web
