@@ -9,7 +9,10 @@
 #include <optional>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "exercise_grading.h"
+#include "page_strings.h"
 #include "share_link.h"
 #include "ui_style.h"
 
@@ -299,6 +302,16 @@ EMSCRIPTEN_KEEPALIVE void autopar_notify(const char* level, const char* text) {
     autopar::web::notify_error(*g_state, autopar::make_error("browser", message, ""));
   else
     autopar::web::notify_info(*g_state, message);
+}
+
+// A notice index.html raises, by its key in the string tables (so it reads in the page's
+// language) with {0}, {1}, ... from `args_json`, a JSON array of strings.
+EMSCRIPTEN_KEEPALIVE void autopar_notify_key(const char* level, const char* key, const char* args_json) {
+  std::vector<std::string> args;
+  const nlohmann::json j = nlohmann::json::parse(args_json ? args_json : "[]", nullptr, false);
+  if (j.is_array())
+    for (const auto& a : j) args.push_back(a.is_string() ? a.get<std::string>() : a.dump());
+  autopar_notify(level, autopar::web::tr_fill(key ? key : "", args).c_str());
 }
 
 }  // extern "C"

@@ -115,8 +115,9 @@ const char* tr(const char* key) {
 
 std::string tr_id(const char* key) { return std::string(tr(key)) + "###" + key; }
 
-std::string tr_fill(const char* key, std::initializer_list<std::string> args) {
-  const std::vector<std::string> a(args);
+std::string tr_fill(const char* key, std::initializer_list<std::string> args) { return tr_fill(key, std::vector<std::string>(args)); }
+
+std::string tr_fill(const char* key, const std::vector<std::string>& a) {
   std::string out;
   for (const char* p = tr(key); *p; ++p) {
     if (*p == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}' && size_t(p[1] - '0') < a.size()) {

@@ -48,5 +48,7 @@ std::string without_break_marks(const std::string& text);
 // The text of `key` with {0}, {1}, ... filled in from `args` (numbers formatted by the caller,
 // identically in both languages).
 std::string tr_fill(const char* key, std::initializer_list<std::string> args);
+// The same with the arguments in a vector (notices index.html raises by key).
+std::string tr_fill(const char* key, const std::vector<std::string>& args);
 
 }  // namespace autopar::web

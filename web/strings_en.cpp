@@ -667,6 +667,11 @@ const std::vector<StringEntry> kStringsEn = {
     {"lecture.plan_command", "autopar inter --model %s --cluster %s --microbatches %d, in the page's worker%s"},
     {"lecture.no_worker", " (none here: on this thread)"},
     {"lecture.planned_in", "planned in the page in %.1f s"},
+    {"notice.file_too_large", "{0} is {1} KiB; the page imports model files up to {2} MiB"},
+    {"notice.file_unreadable", "Could not read {0}: {1}"},
+    {"notice.one_model_at_a_time", "Importing {0} (one model at a time)."},
+    {"notice.copied_link", "Copied the link ({0} characters): it reopens exactly this state."},
+    {"notice.copy_refused", "The browser did not allow copying; the link is in the address bar."},
 };
 
 }  // namespace autopar::web

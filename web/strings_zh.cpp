@@ -667,6 +667,11 @@ const std::vector<StringEntry> kStringsZh = {
     {"lecture.plan_command", "autopar inter --model %s --cluster %s --microbatches %d，在页面的 worker 中%s"},
     {"lecture.no_worker", "（这里没有 worker：在本线程上）"},
     {"lecture.planned_in", "在页面中规划用时 %.1f 秒"},
+    {"notice.file_too_large", "{0} 有 {1} KiB；页面导入的模型文件最大 {2} MiB"},
+    {"notice.file_unreadable", "无法读取 {0}：{1}"},
+    {"notice.one_model_at_a_time", "正在导入 {0}（一次导入一个模型）。"},
+    {"notice.copied_link", "已复制链接（{0} 个字符）：它会准确地重新打开当前状态。"},
+    {"notice.copy_refused", "浏览器不允许复制；链接在地址栏里。"},
 };
 
 }  // namespace autopar::web

@@ -91,6 +91,13 @@ await runTest('lang.test', async () => {
     check('the Lecture tab computes its findings in Chinese', JSON.stringify(r.scenario || {}).includes('网格'),
           JSON.stringify(r.scenario || {}).slice(0, 120));
 
+    // --- The page's own notices (index.html's, by key) read in Chinese too: Copy link.
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
+    await page.evaluate(() => Module.autoparCopyLink());
+    await page.waitForFunction(() => /链接/.test(window.autopar.message()), null, { timeout: 10_000 }).catch(() => {});
+    const copyNotice = await page.evaluate(() => window.autopar.message());
+    check('the Copy link notice reads in Chinese', /已复制链接（\d+ 个字符）/.test(copyNotice), copyNotice);
+
     // --- The link, a reload and localStorage keep the language.
     const link = await page.evaluate(() => window.autopar.shareLink());
     check('the share link holds lang=zh', link.includes('lang=zh'), link.slice(-80));
