@@ -77,13 +77,16 @@ TEST_CASE("the English and Chinese tables have the same keys, each once, with te
   }
   const auto en = table_map(Language::en), zh = table_map(Language::zh);
   CHECK(en.size() > 200);
-  for (const auto& [k, v] : en) CHECK_MESSAGE(zh.count(k) == 1, "key ", k, " is missing in the Chinese table");
-  for (const auto& [k, v] : zh) CHECK_MESSAGE(en.count(k) == 1, "key ", k, " is missing in the English table");
+  // (Pairs, not structured bindings: clang's C++17 cannot capture those in doctest's lambdas.)
+  for (const auto& e : en) CHECK_MESSAGE(zh.count(e.first) == 1, "key ", e.first, " is missing in the Chinese table");
+  for (const auto& z : zh) CHECK_MESSAGE(en.count(z.first) == 1, "key ", z.first, " is missing in the English table");
 }
 
 TEST_CASE("each key's English and Chinese texts take the same printf arguments and placeholders") {
   const auto en = table_map(Language::en), zh = table_map(Language::zh);
-  for (const auto& [k, v] : en) {
+  for (const auto& entry : en) {
+    const std::string& k = entry.first;
+    const std::string& v = entry.second;
     if (!zh.count(k)) continue;
     CHECK_MESSAGE(conversions(v) == conversions(zh.at(k)), "printf conversions differ for ", k);
     CHECK_MESSAGE(placeholders(v) == placeholders(zh.at(k)), "placeholders differ for ", k);
@@ -93,7 +96,9 @@ TEST_CASE("each key's English and Chinese texts take the same printf arguments a
 TEST_CASE("a Chinese text is Chinese, and a translated text says the same numbers as the English") {
   const auto en = table_map(Language::en), zh = table_map(Language::zh);
   int chinese = 0;
-  for (const auto& [k, v] : zh) {
+  for (const auto& entry : zh) {
+    const std::string& k = entry.first;
+    const std::string& v = entry.second;
     chinese += v.find("\xe4") != std::string::npos || v.find("\xe5") != std::string::npos || v.find("\xe6") != std::string::npos ||
                v.find("\xe7") != std::string::npos || v.find("\xe8") != std::string::npos || v.find("\xe9") != std::string::npos;
     if (en.count(k)) CHECK_MESSAGE(numbers(en.at(k)) == numbers(v), "numbers differ for ", k, ": ", en.at(k), " / ", v);
