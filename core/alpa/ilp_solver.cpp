@@ -79,6 +79,9 @@ Result<IntraSolution> solve_ilp(const IntraProblem& p, double time_limit_ms, con
   }
 
   glp_term_out(GLP_OFF);
+  // Names only matter in a written LP file; building them for every solve was a tenth of the
+  // planner's time.
+  const bool named = !lp_path.empty();
   GlpkProblem g;
   glp_set_prob_name(g.lp, "autopar_intra_op");
   glp_set_obj_dir(g.lp, GLP_MIN);
@@ -98,7 +101,7 @@ Result<IntraSolution> solve_ilp(const IntraProblem& p, double time_limit_ms, con
   for (int v = 0; v < n; ++v)
     for (int i = 0; i < p.choices(v); ++i) {
       int c = s_col[size_t(v)] + i;
-      glp_set_col_name(g.lp, c, ("s_" + std::to_string(v) + "_" + std::to_string(i)).c_str());
+      if (named) glp_set_col_name(g.lp, c, ("s_" + std::to_string(v) + "_" + std::to_string(i)).c_str());
       glp_set_col_kind(g.lp, c, GLP_BV);
       glp_set_obj_coef(g.lp, c, cost[size_t(v)][size_t(i)]);
     }
@@ -108,7 +111,7 @@ Result<IntraSolution> solve_ilp(const IntraProblem& p, double time_limit_ms, con
     for (int i = 0; i < p.choices(e.u); ++i)
       for (int j = 0; j < kv; ++j) {
         int c = e_col[k] + i * kv + j;
-        glp_set_col_name(g.lp, c, ("e_" + std::to_string(k) + "_" + std::to_string(i) + "_" + std::to_string(j)).c_str());
+        if (named) glp_set_col_name(g.lp, c, ("e_" + std::to_string(k) + "_" + std::to_string(i) + "_" + std::to_string(j)).c_str());
         glp_set_col_bnds(g.lp, c, GLP_DB, 0.0, 1.0);
         glp_set_obj_coef(g.lp, c, e.cost[size_t(i * kv + j)]);
       }
@@ -117,10 +120,11 @@ Result<IntraSolution> solve_ilp(const IntraProblem& p, double time_limit_ms, con
   std::vector<int> ia{0}, ja{0};
   std::vector<double> ar{0};
   int rows = 0;
-  auto add_row = [&](const std::string& name, int type, double lo, double hi) {
+  // `name` makes the row's name only when the LP is written.
+  auto add_row = [&](auto name, int type, double lo, double hi) {
     glp_add_rows(g.lp, 1);
     ++rows;
-    glp_set_row_name(g.lp, rows, name.c_str());
+    if (named) glp_set_row_name(g.lp, rows, name().c_str());
     glp_set_row_bnds(g.lp, rows, type, lo, hi);
     return rows;
   };
@@ -130,25 +134,25 @@ Result<IntraSolution> solve_ilp(const IntraProblem& p, double time_limit_ms, con
     ar.push_back(v);
   };
   for (int v = 0; v < n; ++v) {  // (C1)
-    int r = add_row("one_" + std::to_string(v), GLP_FX, 1, 1);
+    int r = add_row([&] { return "one_" + std::to_string(v); }, GLP_FX, 1, 1);
     for (int i = 0; i < p.choices(v); ++i) put(r, s_col[size_t(v)] + i, 1);
   }
   for (size_t k = 0; k < kept.size(); ++k) {
     const auto& e = *kept[k];
     const int ku = p.choices(e.u), kv = p.choices(e.v);
     for (int i = 0; i < ku; ++i) {  // (C2)
-      int r = add_row("row_" + std::to_string(k) + "_" + std::to_string(i), GLP_FX, 0, 0);
+      int r = add_row([&] { return "row_" + std::to_string(k) + "_" + std::to_string(i); }, GLP_FX, 0, 0);
       for (int j = 0; j < kv; ++j) put(r, e_col[k] + i * kv + j, 1);
       put(r, s_col[size_t(e.u)] + i, -1);
     }
     for (int j = 0; j < kv; ++j) {  // (C3)
-      int r = add_row("col_" + std::to_string(k) + "_" + std::to_string(j), GLP_FX, 0, 0);
+      int r = add_row([&] { return "col_" + std::to_string(k) + "_" + std::to_string(j); }, GLP_FX, 0, 0);
       for (int i = 0; i < ku; ++i) put(r, e_col[k] + i * kv + j, 1);
       put(r, s_col[size_t(e.v)] + j, -1);
     }
   }
   if (p.memory_budget > 0) {  // (C4)
-    int r = add_row("memory", GLP_UP, 0, p.memory_budget);
+    int r = add_row([] { return std::string("memory"); }, GLP_UP, 0, p.memory_budget);
     for (int v = 0; v < n; ++v)
       for (int i = 0; i < p.choices(v); ++i) put(r, s_col[size_t(v)] + i, p.node_memory[size_t(v)][size_t(i)]);
   }

@@ -1043,8 +1043,8 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         const Op& entry = g.ops[size_t(layers_[size_t(l)].first)];
         const Tensor& t = entry.inputs[0];
         if (lp.in_spec.dims.size() == t.shape.size() && plans[size_t(l - 1)].out_spec.dims.size() == t.shape.size())
-          lat += reshard(plans[size_t(l - 1)].out_spec, lp.in_spec, t.shape, dtype_bytes(t.dtype), mesh).cost +
-                 reshard(lp.in_spec, plans[size_t(l - 1)].out_spec, t.shape, dtype_bytes(t.dtype), mesh).cost;
+          lat += reshard_cost(plans[size_t(l - 1)].out_spec, lp.in_spec, t.shape, dtype_bytes(t.dtype), mesh) +
+                 reshard_cost(lp.in_spec, plans[size_t(l - 1)].out_spec, t.shape, dtype_bytes(t.dtype), mesh);
       }
       for (int z = 0; z < 4; ++z) {
         states[z] += lp.state_bytes[z];

@@ -505,6 +505,22 @@ void add_states(const Op& op, const OpStrategy& s, const DeviceMesh& mesh, const
   }
 }
 
+// For each item, the index of its spec among the distinct specs in first-seen order.
+template <class SpecOf>
+std::vector<int> distinct_index(const std::vector<OpStrategy>& items, SpecOf spec_of) {
+  std::vector<const ShardingSpec*> seen;
+  std::vector<int> index;
+  index.reserve(items.size());
+  for (const OpStrategy& it : items) {
+    const ShardingSpec& s = spec_of(it);
+    size_t i = 0;
+    while (i < seen.size() && *seen[i] != s) ++i;
+    if (i == seen.size()) seen.push_back(&s);
+    index.push_back(int(i));
+  }
+  return index;
+}
+
 }  // namespace
 
 CollectiveCounts collectives_of(const ReshardPlan& p) {
@@ -617,20 +633,21 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
         sources = {batch};
       }
       for (OpStrategy& s : all[v]) {
-        double best = -1, best_penalty = 0;
-        ReshardPlan best_plan;
+        double best = -1, best_penalty = 0, best_cost = 0;
+        const ShardingSpec* best_src = nullptr;
         for (const ShardingSpec& src : sources) {
-          const ReshardPlan p = reshard(src, s.inputs[k], t.shape, dtype_bytes(t.dtype), mesh);
+          const double cost = reshard_cost(src, s.inputs[k], t.shape, dtype_bytes(t.dtype), mesh);
           const double penalty = alpa && replicated(src, mesh) ? pen : 0;
-          if (best < 0 || p.cost + penalty < best) {
-            best = p.cost + penalty;
+          if (best < 0 || cost + penalty < best) {
+            best = cost + penalty;
             best_penalty = penalty;
-            best_plan = p;
+            best_cost = cost;
+            best_src = &src;
           }
         }
-        s.input_reshard += best_plan.cost;
+        s.input_reshard += best_cost;
         s.penalty += best_penalty;
-        s.input_collectives += collectives_of(best_plan);
+        s.input_collectives += collectives_of(reshard(*best_src, s.inputs[k], t.shape, dtype_bytes(t.dtype), mesh));
       }
     }
     // Rematerialization runs the forward pass again before the backward pass.
@@ -724,7 +741,7 @@ MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, con
         const int u = g.ops[v].producers[k];
         if (u < 0) continue;
         const Tensor& t = g.ops[v].inputs[k];
-        c.recompute_comm += reshard(chosen(plan, size_t(u)).output, chosen(plan, v).inputs[k], t.shape, dtype_bytes(t.dtype), mesh).cost;
+        c.recompute_comm += reshard_cost(chosen(plan, size_t(u)).output, chosen(plan, v).inputs[k], t.shape, dtype_bytes(t.dtype), mesh);
       }
   m.activation_bytes = activation_memory(g, saved, outputs, inputs, remat).total_bytes;
   m.total_bytes = m.params_bytes + m.grads_bytes + m.optimizer_bytes + m.activation_bytes;
@@ -784,17 +801,21 @@ Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const Int
       IntraProblem::Edge e;
       e.u = u;
       e.v = int(v);
-      std::map<std::pair<ShardingSpec, ShardingSpec>, double> memo;
-      for (const OpStrategy& a : plan.strategies[size_t(u)])
-        for (const OpStrategy& b : plan.strategies[v]) {
-          auto key = std::make_pair(a.output, b.inputs[k]);
-          auto it = memo.find(key);
-          if (it == memo.end()) {
-            double c = forward_passes * reshard(a.output, b.inputs[k], t.shape, dtype_bytes(t.dtype), mesh).cost +
-                       reshard(b.inputs[k], a.output, t.shape, dtype_bytes(t.dtype), mesh).cost;
-            it = memo.emplace(key, c).first;
+      // Strategies share few distinct specs: price each distinct pair once.
+      const std::vector<int> from = distinct_index(plan.strategies[size_t(u)], [](const OpStrategy& a) -> const ShardingSpec& { return a.output; });
+      const std::vector<int> to = distinct_index(plan.strategies[v], [k](const OpStrategy& b) -> const ShardingSpec& { return b.inputs[k]; });
+      const int nf = 1 + *std::max_element(from.begin(), from.end()), nt = 1 + *std::max_element(to.begin(), to.end());
+      std::vector<double> priced(size_t(nf) * size_t(nt), -1);
+      e.cost.reserve(from.size() * to.size());
+      for (size_t i = 0; i < from.size(); ++i)
+        for (size_t j = 0; j < to.size(); ++j) {
+          double& c = priced[size_t(from[i]) * size_t(nt) + size_t(to[j])];
+          if (c < 0) {
+            const ShardingSpec& a = plan.strategies[size_t(u)][i].output;
+            const ShardingSpec& b = plan.strategies[v][j].inputs[k];
+            c = forward_passes * reshard_cost(a, b, t.shape, dtype_bytes(t.dtype), mesh) + reshard_cost(b, a, t.shape, dtype_bytes(t.dtype), mesh);
           }
-          e.cost.push_back(it->second);
+          e.cost.push_back(c);
         }
       p.edges.push_back(e);
     }

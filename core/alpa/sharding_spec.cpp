@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "small_vector.h"
+
 namespace autopar {
 
 const char* axis_mask_token(AxisMask m) {
@@ -107,54 +109,93 @@ std::vector<ShardingSpec> all_specs(const Shape& shape, const DeviceMesh& mesh) 
 
 namespace {
 
-int dim_of_axis(const ShardingSpec& s, int axis) {
-  for (size_t d = 0; d < s.dims.size(); ++d)
-    if (s.dims[d] & (1 << axis)) return int(d);
+// A spec's masks being changed axis by axis, kept inline: resharding is priced for every pair of
+// strategies on every edge, and allocating a copy of each spec dominated that.
+using Masks = SmallVector<AxisMask, 8>;
+
+Masks masks_of(const ShardingSpec& s) {
+  Masks m;
+  for (AxisMask d : s.dims) m.push_back(d);
+  return m;
+}
+
+// per_device_elements over masks.
+double elements_of(const Masks& dims, const Shape& shape, const DeviceMesh& mesh) {
+  double e = 1;
+  for (size_t d = 0; d < shape.size(); ++d) e *= double(largest_part(shape[d], mask_ways(dims[int(d)], mesh)));
+  return e;
+}
+
+int dim_of_axis(const AxisMask* dims, size_t rank, int axis) {
+  for (size_t d = 0; d < rank; ++d)
+    if (dims[d] & (1 << axis)) return int(d);
   return -1;
 }
 
-// Applies the change of one axis to `cur`, returning the step it takes.
-ReshardStep step_for_axis(ShardingSpec& cur, const ShardingSpec& to, int axis, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh) {
-  const int src = dim_of_axis(cur, axis), dst = dim_of_axis(to, axis);
+// What one mesh axis's change does.
+enum class AxisMoveKind { none, slice, all_gather, all_to_all };
+struct AxisMove {
+  AxisMoveKind kind = AxisMoveKind::none;
+  double bytes = 0;   // per-device buffer of the collective
+  double cost = 0;
+};
+
+// Applies the change of one axis to `cur`, returning the move it takes.
+AxisMove move_axis(Masks& cur, const ShardingSpec& to, int axis, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh) {
+  const size_t rank = to.dims.size();
+  const int src = dim_of_axis(cur.data(), rank, axis), dst = dim_of_axis(to.dims.data(), rank, axis);
   const AxisMask bit = AxisMask(1 << axis);
-  ReshardStep st;
-  st.axes = {axis};
+  AxisMask* d = cur.data();
+  AxisMove m;
   if (src == dst || mesh.axis[axis].size == 1) {
     // Nothing moves (an axis of one device never needs communication).
-    if (src >= 0) cur.dims[size_t(src)] &= AxisMask(~bit);
-    if (dst >= 0) cur.dims[size_t(dst)] |= bit;
-    st.collective = "none";
-    return st;
+    if (src >= 0) d[src] &= AxisMask(~bit);
+    if (dst >= 0) d[dst] |= bit;
+    return m;
   }
   if (src < 0) {  // replicated -> split: each device keeps its slice
-    cur.dims[size_t(dst)] |= bit;
-    st.collective = "slice";
-    return st;
+    d[dst] |= bit;
+    m.kind = AxisMoveKind::slice;
+    return m;
   }
   if (dst < 0) {  // split -> replicated: gather the slices
-    cur.dims[size_t(src)] &= AxisMask(~bit);
-    st.collective = "all-gather";
-    st.bytes = per_device_elements(cur, shape, mesh) * dtype_bytes;   // the gathered output
-    st.cost = all_gather_cost(mesh.axis[axis], st.bytes);
-    return st;
+    d[src] &= AxisMask(~bit);
+    m.kind = AxisMoveKind::all_gather;
+    m.bytes = elements_of(cur, shape, mesh) * dtype_bytes;   // the gathered output
+    m.cost = all_gather_cost(mesh.axis[axis], m.bytes);
+    return m;
   }
   // Split along one dimension -> another: all-to-all; the per-device buffer keeps its size.
-  st.collective = "all-to-all";
-  st.bytes = per_device_elements(cur, shape, mesh) * dtype_bytes;
-  cur.dims[size_t(src)] &= AxisMask(~bit);
-  cur.dims[size_t(dst)] |= bit;
-  st.cost = all_to_all_cost(mesh.axis[axis], st.bytes);
-  return st;
+  m.kind = AxisMoveKind::all_to_all;
+  m.bytes = elements_of(cur, shape, mesh) * dtype_bytes;
+  d[src] &= AxisMask(~bit);
+  d[dst] |= bit;
+  m.cost = all_to_all_cost(mesh.axis[axis], m.bytes);
+  return m;
 }
 
-ReshardPlan in_order(const ShardingSpec& from, const ShardingSpec& to, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh, int first) {
-  ReshardPlan p;
-  ShardingSpec cur = from;
+// The cost of changing axis `first` and then the other.
+double in_order_cost(const ShardingSpec& from, const ShardingSpec& to, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh, int first) {
+  Masks cur = masks_of(from);
+  double cost = 0;
   for (int k = 0; k < 2; ++k) {
-    ReshardStep st = step_for_axis(cur, to, k == 0 ? first : 1 - first, shape, dtype_bytes, mesh);
-    if (st.collective == "none") continue;
-    p.cost += st.cost;
-    p.steps.push_back(st);
+    const AxisMove m = move_axis(cur, to, k == 0 ? first : 1 - first, shape, dtype_bytes, mesh);
+    if (m.kind != AxisMoveKind::none) cost += m.cost;
+  }
+  return cost;
+}
+
+// The steps of changing axis `first` and then the other.
+ReshardPlan in_order(const ShardingSpec& from, const ShardingSpec& to, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh, int first) {
+  static const char* const kNames[] = {"none", "slice", "all-gather", "all-to-all"};
+  ReshardPlan p;
+  Masks cur = masks_of(from);
+  for (int k = 0; k < 2; ++k) {
+    const int axis = k == 0 ? first : 1 - first;
+    const AxisMove m = move_axis(cur, to, axis, shape, dtype_bytes, mesh);
+    if (m.kind == AxisMoveKind::none) continue;
+    p.cost += m.cost;
+    p.steps.push_back(ReshardStep{kNames[int(m.kind)], {axis}, m.bytes, m.cost});
   }
   return p;
 }
@@ -162,11 +203,16 @@ ReshardPlan in_order(const ShardingSpec& from, const ShardingSpec& to, const Sha
 }  // namespace
 
 ReshardPlan reshard(const ShardingSpec& from, const ShardingSpec& to, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh) {
-  ReshardPlan a = in_order(from, to, shape, dtype_bytes, mesh, 0);
-  ReshardPlan b = in_order(from, to, shape, dtype_bytes, mesh, 1);
-  ReshardPlan best = b.cost < a.cost ? b : a;
+  // The cheaper order wins; on a tie axis 0 goes first (reshard_cost chooses the same way).
+  const bool second = in_order_cost(from, to, shape, dtype_bytes, mesh, 1) < in_order_cost(from, to, shape, dtype_bytes, mesh, 0);
+  ReshardPlan best = in_order(from, to, shape, dtype_bytes, mesh, second ? 1 : 0);
   if (best.steps.empty()) best.steps.push_back(ReshardStep{"none", {}, 0, 0});
   return best;
+}
+
+double reshard_cost(const ShardingSpec& from, const ShardingSpec& to, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh) {
+  const double a = in_order_cost(from, to, shape, dtype_bytes, mesh, 0), b = in_order_cost(from, to, shape, dtype_bytes, mesh, 1);
+  return b < a ? b : a;
 }
 
 }  // namespace autopar

@@ -57,5 +57,8 @@ struct ReshardPlan {
 };
 // Resharding a tensor of `shape` from `from` to `to` (both valid) on `mesh`.
 ReshardPlan reshard(const ShardingSpec& from, const ShardingSpec& to, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh);
+// reshard(...).cost, bit for bit, without building the steps or allocating: the planners price
+// every pair of strategies on every edge with it.
+double reshard_cost(const ShardingSpec& from, const ShardingSpec& to, const Shape& shape, int dtype_bytes, const DeviceMesh& mesh);
 
 }  // namespace autopar
