@@ -202,6 +202,31 @@ TEST_CASE("resharding agrees with the Alpa paper's Table 2") {
   CHECK(two.cost == doctest::Approx(10 * 0.5 * M / 4 + 1 * 0.75 * M));
 }
 
+TEST_CASE("reshard_cost equals reshard().cost bit for bit, and the steps add up to it") {
+  // Every pair of valid specs, on meshes with one, two and uneven axes and different links.
+  DeviceMesh slow0 = mesh_from_costs(2, 4, "0.5,0.1", "10,1").value();
+  DeviceMesh alpa = mesh_from_costs(4, 2, "1,1", "2,3").value();
+  for (const DeviceMesh& m : {unit_mesh(2, 4), unit_mesh(1, 8), unit_mesh(3, 2), slow0, alpa})
+    for (const Shape& shape : {Shape{1024, 1024}, Shape{12, 7, 6}, Shape{8}, Shape{6, 9, 4, 5}}) {
+      const std::vector<ShardingSpec> specs = all_specs(shape, m);
+      REQUIRE(specs.size() >= 1);
+      int pairs = 0, costly = 0;
+      for (const ShardingSpec& a : specs)
+        for (const ShardingSpec& b : specs) {
+          const ReshardPlan p = reshard(a, b, shape, 2, m);
+          const double c = reshard_cost(a, b, shape, 2, m);
+          double sum = 0;
+          for (const ReshardStep& st : p.steps) sum += st.cost;
+          CHECK_MESSAGE(c == p.cost, spec_to_string(a) << " -> " << spec_to_string(b));
+          CHECK(sum == p.cost);
+          ++pairs;
+          costly += c > 0;
+        }
+      CHECK(pairs == int(specs.size() * specs.size()));
+      if (m.axis[0].size * m.axis[1].size > 1 && specs.size() > 1) CHECK(costly > 0);
+    }
+}
+
 TEST_CASE("the nine strategies of a Linear layer and the plan around it") {
   Graph g = model("mlp:layers=1,batch=8192,in=4096,hidden=4096,out=4096");
   auto c = load_cluster("lecture:2x4").value();
