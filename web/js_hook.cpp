@@ -53,6 +53,7 @@ void js_hook_signal_ready() {
 
 namespace {
 bool g_redraw_requested = false;   // set by exported functions that change the state
+bool g_progress_frame_requested = false;   // set by a worker's progress reply
 
 // A string property of a JS object left in Module by the caller, copied into C++ memory.
 std::string take_module_string(const char* name) {
@@ -128,6 +129,12 @@ int js_hook_input_serial() {
 bool js_hook_take_redraw_request() {
   const bool requested = g_redraw_requested;
   g_redraw_requested = false;
+  return requested;
+}
+
+bool js_hook_take_progress_frame_request() {
+  const bool requested = g_progress_frame_requested;
+  g_progress_frame_requested = false;
   return requested;
 }
 
@@ -245,8 +252,10 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_inter_status() {
 // A reply of the page's worker pool ({id, progress | result | error}, worker_session.h).
 EMSCRIPTEN_KEEPALIVE void autopar_worker_reply(const char* text) {
   if (!g_state) return;
-  g_state->alpa.inter.worker->receive(text ? text : "");
-  g_redraw_requested = true;   // the next frame shows the progress or takes the result
+  // A result or an error wakes the page as an input does; progress asks for one frame (the main
+  // loop spaces them out, so that drawing does not take the cores the workers plan on).
+  if (g_state->alpa.inter.worker->receive(text ? text : "")) g_redraw_requested = true;
+  else autopar::web::g_progress_frame_requested = true;
 }
 
 // The text of one Export menu format (window.autopar.exportPlan): {"ok":true,"text":...} or

@@ -56,4 +56,8 @@ int js_hook_input_serial();
 // must draw even without input.
 bool js_hook_take_redraw_request();
 
+// True (once) when a worker reported progress since the last call: one frame should show it,
+// without the second of frames an input earns.
+bool js_hook_take_progress_frame_request();
+
 }  // namespace autopar::web

@@ -43,6 +43,10 @@ constexpr double kBackgroundWorkMsPerFrame = 8.0;
 constexpr double kDrawAfterInputMs = 1000;
 // Frames drawn at least after an input, however fast they come.
 constexpr int kFramesAfterInput = 6;
+// Least time between two frames drawn only to show a worker's progress. With a software
+// renderer a frame costs 60-100 ms of a core, and drawing every progress reply took a core the
+// workers plan on (this machine has two).
+constexpr double kProgressFrameMs = 250;
 
 // Everything the main loop owns.
 struct MainLoop {
@@ -53,6 +57,8 @@ struct MainLoop {
   int input_serial = -1;    // js_hook_input_serial() when last seen
   int frames_to_draw = kFramesAfterInput;
   double draw_until_ms = 0;  // emscripten_get_now() time until which frames are drawn
+  double last_draw_ms = 0;   // when the last frame was drawn
+  bool progress_pending = false;   // a worker's progress waits for a frame
   int canvas_width = 0, canvas_height = 0;
   std::string cjk_checked_model;   // the model whose names were last checked for CJK characters
 };
@@ -99,6 +105,12 @@ EM_JS(int, pointer_input_pending, (), {
   return typeof Module['autoparPointerPending'] === 'function' && Module['autoparPointerPending']() ? 1 : 0;
 });
 
+// Records that this frame is drawn; true.
+bool drawn(MainLoop& m) {
+  m.last_draw_ms = emscripten_get_now();
+  return true;
+}
+
 // True when this frame must be drawn: new input, a state change from JS, a resized canvas,
 // or work in the background. Otherwise the frame is skipped: an idle page draws nothing.
 bool frame_needed(MainLoop& m) {
@@ -113,10 +125,16 @@ bool frame_needed(MainLoop& m) {
     m.frames_to_draw = kFramesAfterInput;
     m.draw_until_ms = emscripten_get_now() + kDrawAfterInputMs;
   }
-  if (has_background_work(m.state) || pointer_input_pending()) return true;
-  if (m.frames_to_draw <= 0 && emscripten_get_now() > m.draw_until_ms) return false;
+  if (has_background_work(m.state) || pointer_input_pending()) return drawn(m);
+  const double now = emscripten_get_now();
+  if (m.frames_to_draw <= 0 && now > m.draw_until_ms) {
+    m.progress_pending = m.progress_pending || js_hook_take_progress_frame_request();
+    if (!m.progress_pending || now - m.last_draw_ms < kProgressFrameMs) return false;
+    m.progress_pending = false;
+    return drawn(m);
+  }
   --m.frames_to_draw;
-  return true;
+  return drawn(m);
 }
 
 // Sizes the canvas backing store to its CSS size times the device pixel ratio (capped at 3);

@@ -21,13 +21,13 @@ void WorkerClient::cancel(int64_t id) {
   else local_.message(text);
 }
 
-void WorkerClient::receive(const std::string& text) {
+bool WorkerClient::receive(const std::string& text) {
   auto parsed = parse_json_text(text, "the worker's reply");
-  if (!parsed.ok() || !parsed.value().is_object()) return;
+  if (!parsed.ok() || !parsed.value().is_object()) return false;
   const Json& j = parsed.value();
-  if (!j.contains("id") || !j["id"].is_number_integer()) return;
+  if (!j.contains("id") || !j["id"].is_number_integer()) return false;
   auto it = jobs_.find(j["id"].get<int64_t>());
-  if (it == jobs_.end() || it->second.outcome) return;
+  if (it == jobs_.end() || it->second.outcome) return false;
   Pending& p = it->second;
   ++p.replies;
   if (j.contains("progress")) {
@@ -42,6 +42,7 @@ void WorkerClient::receive(const std::string& text) {
     p.outcome = Result<Json>(make_error(e.value("code", std::string("worker")), e.value("message", std::string("the worker failed")),
                                         e.value("path", std::string())));
   }
+  return p.outcome.has_value();
 }
 
 void WorkerClient::step_local(double budget_ms) {

@@ -28,7 +28,8 @@ class WorkerClient {
   // Cancels job `id` and forgets it (its late replies are ignored).
   void cancel(int64_t id);
   // Takes one reply text {id, progress | result | error}; replies to unknown ids are ignored.
-  void receive(const std::string& text);
+  // True when it ended a job (its result or error arrived).
+  bool receive(const std::string& text);
   // In-process only: steps the session for about `budget_ms` and takes its replies.
   void step_local(double budget_ms);
   // The last progress job `id` reported (empty before the first).
