@@ -14,12 +14,14 @@
 #include <cmath>
 #include <string>
 
+#include "test_inputs.h"
 #include "cluster_spec.h"
 #include "intra_op.h"
 #include "memory_model.h"
 #include "models.h"
 
 using namespace autopar;
+using autopar::test::model;
 
 namespace {
 
@@ -31,12 +33,6 @@ DeviceMesh alpa_mesh(int r, int c, const char* alpha, const char* beta) {
 
 // Alpa's test-side all-reduce cost (LogicalDeviceMesh.all_reduce_cost).
 double AR(double bytes, int n, double alpha, double beta) { return alpha + beta * 2 * (n - 1) / n * bytes + 0.01; }
-
-Graph model(const std::string& m) {
-  auto g = load_model(m);
-  REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().message));
-  return g.value();
-}
 
 // Alpa's FlaxBertLayerCollection as our ops: per layer QKV (one Dense h -> 3h), the attention
 // core, the output Dense, + input, LayerNorm, intermediate Dense h -> 4h with GELU, output

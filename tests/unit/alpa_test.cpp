@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "test_inputs.h"
 #include "cluster_spec.h"
 #include "inter_op.h"
 #include "intra_op.h"
@@ -13,6 +14,7 @@
 #include "rng.h"
 
 using namespace autopar;
+using autopar::test::model;
 
 namespace {
 
@@ -30,12 +32,6 @@ ShardingSpec spec(const std::string& s) {
   auto p = parse_spec(s);
   REQUIRE(p.ok());
   return p.value();
-}
-
-Graph model(const std::string& m) {
-  auto g = load_model(m);
-  REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().message));
-  return g.value();
 }
 
 IntraProblem random_problem(Rng& rng, int n, bool chain) {

@@ -8,21 +8,12 @@
 #include <set>
 #include <sstream>
 
+#include "test_inputs.h"
 #include "error_codes.h"
 #include "result.h"
 
 using namespace autopar;
-
-namespace {
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
+using autopar::test::read_file;
 
 TEST_CASE("the README lists exactly the enum's error codes, in its order") {
   const std::string readme = read_file(std::filesystem::path(AUTOPAR_SOURCE_DIR) / "README.md");

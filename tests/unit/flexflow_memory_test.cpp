@@ -3,6 +3,7 @@
 // that fits when the initial one does not.
 #include <doctest/doctest.h>
 
+#include "test_inputs.h"
 #include "cluster_spec.h"
 #include "device_memory.h"
 #include "mcmc.h"
@@ -11,21 +12,10 @@
 #include "simulator.h"
 
 using namespace autopar;
+using autopar::test::model;
+using autopar::test::small_cluster;
 
 namespace {
-
-Graph model(const std::string& spec) {
-  auto g = load_model(spec);
-  REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().message));
-  return g.value();
-}
-
-// The lecture's P100s, four in a node, with `gib` of memory each.
-Cluster small_cluster(double gib) {
-  Cluster c = load_cluster("lecture:1x4").value();
-  c.gpu.memory_gib = gib;
-  return c;
-}
 
 void check_equal(const DeviceMemoryUse& f, const MemoryReport& m) {
   CHECK(f.params_bytes == doctest::Approx(m.params_bytes).epsilon(1e-12));

@@ -2,18 +2,14 @@
 // topological order, and every kind of inconsistent model with its error code and JSON path.
 #include <doctest/doctest.h>
 
+#include "test_inputs.h"
 #include "graph.h"
 #include "models.h"
 
 using namespace autopar;
+using autopar::test::model;
 
 namespace {
-
-Graph load(const std::string& spec) {
-  auto g = load_model(spec);
-  REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().message));
-  return g.value();
-}
 
 ModelSpec tiny_chain() {
   // x[4, 8] -> a (linear 8->6) -> b (linear 6->2)
@@ -37,7 +33,7 @@ Error build_error(const ModelSpec& m) {
 }  // namespace
 
 TEST_CASE("conv1d of the lecture: shapes, FLOPs and bytes by hand") {
-  Graph g = load("conv1d");
+  Graph g = model("conv1d");
   REQUIRE(g.ops.size() == 1);
   const Op& conv = g.ops[0];
   // Input [n=8, c_in=16, L=64] = 8,192 elements (lecture 2.2); "same" padding keeps L = 64.
@@ -62,7 +58,7 @@ TEST_CASE("conv1d of the lecture: shapes, FLOPs and bytes by hand") {
 }
 
 TEST_CASE("linear with bias and fused ReLU: FLOPs and bytes by hand") {
-  Graph g = load("mlp3:batch=64,hidden=4096");
+  Graph g = model("mlp3:batch=64,hidden=4096");
   const Op& fc1 = g.ops[0];
   CHECK(fc1.output.shape == Shape{64, 4096});
   // 2 * 64 * 4096 * 4096 (matmul) + 64 * 4096 (bias) + 64 * 4096 (ReLU) = 2,148,007,936.
@@ -74,7 +70,7 @@ TEST_CASE("linear with bias and fused ReLU: FLOPs and bytes by hand") {
 }
 
 TEST_CASE("AlexNet matches the classic parameter count and shapes") {
-  Graph g = load("alexnet");
+  Graph g = model("alexnet");
   REQUIRE(g.ops.size() == 8);
   CHECK(g.ops[0].output.shape == Shape{256, 64, 27, 27});   // 224 -> conv 11/4 -> 55 -> pool 3/2 -> 27
   CHECK(g.ops[4].output.shape == Shape{256, 256, 6, 6});
@@ -85,7 +81,7 @@ TEST_CASE("AlexNet matches the classic parameter count and shapes") {
 }
 
 TEST_CASE("DLRM: 16 ops, eight 1,000,000 x 64 tables (5.12e8 parameters, 2 GB)") {
-  Graph g = load("dlrm");
+  Graph g = model("dlrm");
   CHECK(g.ops.size() == 16);
   int tables = 0;
   for (const Op& op : g.ops)
@@ -101,7 +97,7 @@ TEST_CASE("DLRM: 16 ops, eight 1,000,000 x 64 tables (5.12e8 parameters, 2 GB)")
 }
 
 TEST_CASE("transformer-chain: one layer of about 200M parameters (lecture 5.5)") {
-  Graph g = load("transformer-chain");
+  Graph g = model("transformer-chain");
   REQUIRE(g.ops.size() == 5);
   // 12 h^2 weights with h = 4096 = 201,326,592, plus biases 3h + h + 4h + h = 9h.
   CHECK(g.total_param_elements() == int64_t(12) * 4096 * 4096 + 9 * 4096);
@@ -115,14 +111,14 @@ TEST_CASE("transformer-chain: one layer of about 200M parameters (lecture 5.5)")
 TEST_CASE("every built-in model builds with its defaults, in topological order") {
   for (const auto& m : builtin_models()) {
     CAPTURE(m.name);
-    Graph g = load(m.name);
+    Graph g = model(m.name);
     CHECK(g.name() == m.name);
     for (size_t i = 0; i < g.ops.size(); ++i)
       for (int p : g.ops[i].producers) CHECK(p < int(i));
     CHECK(g.total_forward_flops() > 0);
   }
-  CHECK(load("transformer:vocab=1000").ops.front().spec.kind == OpKind::embedding);
-  CHECK(load("mlp:layers=6").ops.size() == 6 + 5 + 1);
+  CHECK(model("transformer:vocab=1000").ops.front().spec.kind == OpKind::embedding);
+  CHECK(model("mlp:layers=6").ops.size() == 6 + 5 + 1);
 }
 
 TEST_CASE("ops are reordered topologically when declared out of order") {

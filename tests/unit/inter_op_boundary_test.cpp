@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "test_inputs.h"
 #include "alpa_view.h"
 #include "cluster_spec.h"
 #include "inter_op.h"
@@ -14,14 +15,9 @@
 #include "sharding_spec.h"
 
 using namespace autopar;
+using autopar::test::model;
 
 namespace {
-
-Graph load(const std::string& m) {
-  auto g = load_model(m);
-  REQUIRE(g.ok());
-  return g.value();
-}
 
 // Two layers on `nodes` x `gpus`: [0,0] and [1,1] on the single-GPU sub-mesh (latencies 4 and 5),
 // [0,1] on the whole cluster (latency `whole`); 1e6 bytes cross the cut.
@@ -143,7 +139,7 @@ TEST_CASE("inter-op DP with boundaries == brute force, random tables and a model
       CHECK(sum + (B - 1) * lane == doctest::Approx(dp.value().total_latency));
     }
   }
-  Graph micro = microbatch_graph(load("transformer:layers=3,batch=8,seq=64,hidden=256,heads=4"), 4).value();
+  Graph micro = microbatch_graph(model("transformer:layers=3,batch=8,seq=64,hidden=256,heads=4"), 4).value();
   InterOpOptions o;
   o.microbatches = 4;
   auto table = stage_costs_from_model(micro, load_cluster("lecture:2x2").value(), o);
@@ -160,7 +156,7 @@ TEST_CASE("inter-op DP with boundaries == brute force, random tables and a model
 TEST_CASE("boundaries of a model: the bytes crossing, and the local all-gather never costs more") {
   // transformer:layers=4 (batch 64, seq 512, hidden 1024, 4-byte floats), 32 micro-batches of 2:
   // 2 x 512 x 1024 x 4 = 4 MiB cross each cut between layers.
-  Graph micro = microbatch_graph(load("transformer:layers=4"), 32).value();
+  Graph micro = microbatch_graph(model("transformer:layers=4"), 32).value();
   InterOpOptions o;
   o.microbatches = 32;
   StageCostBuilder b(micro, load_cluster("lecture:2x4").value(), o);
@@ -192,7 +188,7 @@ TEST_CASE("boundaries of a model: the bytes crossing, and the local all-gather n
 }
 
 TEST_CASE("the inter-op pass slices the model's own layers, numbered as the model numbers them") {
-  Graph g = load("transformer:layers=24");
+  Graph g = model("transformer:layers=24");
   auto named = named_layers(g);
   REQUIRE(named.has_value());
   REQUIRE(named->ops.size() == 24);
@@ -203,11 +199,11 @@ TEST_CASE("the inter-op pass slices the model's own layers, numbered as the mode
   CHECK(g.ops[size_t(named->ops[6].second)].name() == "res2_7");
   CHECK(g.ops[size_t(named->ops.back().second)].name() == "loss");   // unnumbered ops join their neighbour
   // mlp: dense1 relu1 | dense2 loss.
-  auto mlp = named_layers(load("mlp:layers=2"));
+  auto mlp = named_layers(model("mlp:layers=2"));
   REQUIRE(mlp.has_value());
   CHECK(mlp->ops == std::vector<std::pair<int, int>>{{0, 1}, {2, 3}});
   // DLRM's names (emb0..emb7, bot1..) do not number a chain of layers.
-  CHECK_FALSE(named_layers(load("dlrm")).has_value());
+  CHECK_FALSE(named_layers(model("dlrm")).has_value());
   // More model layers than max_layers: merged evenly, still named in the model's numbering.
   InterOpOptions o;
   o.max_layers = 10;
@@ -219,7 +215,7 @@ TEST_CASE("the inter-op pass slices the model's own layers, numbered as the mode
 }
 
 TEST_CASE("Alpa's automatic layer construction: N contiguous layers of balanced FLOPs") {
-  Graph g = load("transformer:layers=6");
+  Graph g = model("transformer:layers=6");
   for (int n : {1, 2, 3, 6}) {
     auto l = auto_layers(g, n);
     REQUIRE(l.ok());

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "test_inputs.h"
 #include "app_state.h"
 #include "language.h"
 #include "page_strings.h"
@@ -20,16 +21,10 @@
 #include "share_link.h"
 
 using namespace autopar;
+using autopar::test::read_file;
 using namespace autopar::web;
 
 namespace {
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The printf conversions of a format ("%s", "%.3f", "%zu", ...) in order; "%%" is not one.
 std::vector<std::string> conversions(const std::string& text) {
