@@ -8,6 +8,25 @@
 
 namespace autopar {
 
+namespace {
+
+// What both jobs plan on: the graph of one micro-batch, and the request's options with the
+// micro-batch count set.
+struct MicroBatchInputs {
+  Graph graph;
+  InterOpOptions options;
+};
+
+Result<MicroBatchInputs> microbatch_inputs(const Graph& graph, const InterRequest& request) {
+  auto micro = microbatch_graph(graph, request.microbatches);
+  if (!micro.ok()) return micro.error();
+  InterOpOptions o = request.options;
+  o.microbatches = request.microbatches;
+  return MicroBatchInputs{std::move(micro.value()), o};
+}
+
+}  // namespace
+
 InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request) : request_(request) {
   const auto start = std::chrono::steady_clock::now();
   report_.microbatches = request.microbatches;
@@ -16,22 +35,21 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
   report_.boundaries = request.boundaries;
   report_.brute_force = request.brute_force;
   report_.model_name = graph.name();
-  auto micro = microbatch_graph(graph, request.microbatches);
+  auto micro = microbatch_inputs(graph, request);
   if (!micro.ok()) {
     finish(micro.error());
     return;
   }
-  InterOpOptions o = request.options;
-  o.microbatches = request.microbatches;
+  const InterOpOptions& o = micro.value().options;
   request_.options = o;
   // How the layers were found: Alpa's construction when asked for, else the model's own or cuts.
   if (o.layers > 0) {
     report_.layer_source = "auto";
   } else {
-    auto layers = plan_layers(micro.value(), o);
+    auto layers = plan_layers(micro.value().graph, o);
     report_.layer_source = layers.ok() ? layers.value().source : "cuts";
   }
-  builder_.emplace(std::move(micro.value()), cluster, o);
+  builder_.emplace(std::move(micro.value().graph), cluster, o);
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -65,14 +83,12 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
 }
 
 StageCostJob::StageCostJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, int share_index, int share_count) {
-  auto micro = microbatch_graph(graph, request.microbatches);
+  auto micro = microbatch_inputs(graph, request);
   if (!micro.ok()) {
     finish(micro.error());
     return;
   }
-  InterOpOptions o = request.options;
-  o.microbatches = request.microbatches;
-  builder_.emplace(std::move(micro.value()), cluster, o, share_index, share_count);
+  builder_.emplace(std::move(micro.value().graph), cluster, micro.value().options, share_index, share_count);
 }
 
 void StageCostJob::work(BudgetMeter& meter) {
