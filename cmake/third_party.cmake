@@ -34,12 +34,12 @@ if(NOT EXISTS ${AUTOPAR_GLPK_DIR}/glpk.h)
   message(FATAL_ERROR "GLPK sources not found in ${AUTOPAR_GLPK_DIR}: run scripts/setup.sh")
 endif()
 file(GLOB_RECURSE AUTOPAR_GLPK_SOURCES CONFIGURE_DEPENDS ${AUTOPAR_GLPK_DIR}/*.c)
-# GLPK's sources include <config.h>; an empty one is all a WebAssembly build needs.
+# GLPK's sources include <config.h>. Emscripten has <sys/time.h> and gettimeofday: without them
+# GLPK's clock (glp_time, read throughout every solve for its time limit) falls back to time()
+# and gmtime(), a call out to JavaScript that took a tenth of the planner's time in the page.
 set(AUTOPAR_GLPK_CONFIG_DIR ${CMAKE_BINARY_DIR}/glpk-config)
-file(MAKE_DIRECTORY ${AUTOPAR_GLPK_CONFIG_DIR})
-if(NOT EXISTS ${AUTOPAR_GLPK_CONFIG_DIR}/config.h)
-  file(WRITE ${AUTOPAR_GLPK_CONFIG_DIR}/config.h "/* empty: GLPK built for WebAssembly by cmake/third_party.cmake */\n")
-endif()
+file(CONFIGURE OUTPUT ${AUTOPAR_GLPK_CONFIG_DIR}/config.h CONTENT
+     "/* GLPK built for WebAssembly by cmake/third_party.cmake */\n#define HAVE_SYS_TIME_H 1\n#define HAVE_GETTIMEOFDAY 1\n")
 file(GLOB AUTOPAR_GLPK_SUBDIRS LIST_DIRECTORIES true ${AUTOPAR_GLPK_DIR}/*)
 list(FILTER AUTOPAR_GLPK_SUBDIRS EXCLUDE REGEX "\\.[ch]$")
 add_library(glpk STATIC ${AUTOPAR_GLPK_SOURCES})
