@@ -146,11 +146,14 @@ void TaskGraph::rebuild(const Strategy& strategy) {
   pending_.reset();
   free_.clear();
   live_ = 0;
+  const size_t used_before = used_;
   used_ = 0;
   live_slots_valid_ = false;
-  for (Task& t : tasks_) t.live = false;
   std::fill(memory_.begin(), memory_.end(), 0);
   build_all();
+  // The new tasks took slots 0 .. used_ - 1 in turn, each marked live: only the slots the
+  // previous graph used beyond them are dead (slots are not touched twice).
+  for (size_t s = used_; s < used_before; ++s) tasks_[s].live = false;
 }
 
 void TaskGraph::set_remat(bool remat) {
@@ -169,57 +172,55 @@ const std::vector<int>& TaskGraph::live_slots() const {
   return live_slots_;
 }
 
-namespace {
-
-// A slot made fresh for a new task, keeping its link lists' storage.
-void reset_task(Task& t) {
-  t.ready_ms = t.start_ms = t.end_ms = 0;
-  t.pending = 0;
-  t.succs.clear();
-  t.deps.clear();
-  t.peer_part = -1;
-  t.forward_pass = true;
-}
-
-}  // namespace
-
-int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes) {
+// Building is as hot as simulating (a search without delta simulation builds a graph per
+// proposal): the two calls every task and link goes through are inline, and what only an edit
+// needs (marking new slots and links for undo) is out of line.
+inline int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes) {
   int slot;
   if (!free_.empty()) {
     slot = free_.back();
     free_.pop_back();
-    reset_task(tasks_[size_t(slot)]);
   } else if (used_ < tasks_.size()) {
     slot = int(used_++);             // a slot left from before rebuild()
-    reset_task(tasks_[size_t(slot)]);
   } else {
     slot = int(tasks_.size());
     tasks_.emplace_back();
     ++used_;
   }
+  // Every field, so that a reused slot keeps nothing but its link lists' storage.
   Task& t = tasks_[size_t(slot)];
   t.order = order;
+  t.ready_ms = t.start_ms = t.end_ms = 0;
+  t.duration_ms = duration;
+  t.device = device;
+  t.pending = 0;
+  t.succs.clear();
+  t.deps.clear();
+  t.live = true;
   t.kind = kind;
+  t.forward_pass = true;
   t.op = op;
   t.part = part;
-  t.device = device;
-  t.duration_ms = duration;
+  t.peer_part = -1;
   t.bytes = bytes;
-  t.live = true;
   ++live_;
-  live_slots_valid_ = false;
-  if (change_) {
-    if (new_mark_.size() <= size_t(slot)) new_mark_.resize(tasks_.size(), 0);
-    new_mark_[size_t(slot)] = epoch_;
-    change_->added.push_back(slot);
-  }
+  if (change_) note_new_task(slot);
   return slot;
 }
 
-void TaskGraph::add_dep(int from, int to) {
+void TaskGraph::note_new_task(int slot) {
+  if (new_mark_.size() <= size_t(slot)) new_mark_.resize(tasks_.size(), 0);
+  new_mark_[size_t(slot)] = epoch_;
+  change_->added.push_back(slot);
+}
+
+inline void TaskGraph::add_dep(int from, int to) {
   tasks_[size_t(from)].succs.push_back(to);
   tasks_[size_t(to)].deps.push_back(from);
-  if (!change_) return;
+  if (change_) note_new_link(from, to);
+}
+
+void TaskGraph::note_new_link(int from, int to) {
   // A survivor's list grew: undo pops it (new tasks' lists are simply cleared).
   if (new_mark_[size_t(from)] != epoch_) pending_.edits.push_back({from, 0, to, kPushSucc});
   if (new_mark_[size_t(to)] != epoch_) pending_.edits.push_back({to, 0, from, kPushDep});

@@ -146,6 +146,8 @@ class TaskGraph {
   void trim_templates();
   int new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes);
   void add_dep(int from, int to);
+  void note_new_task(int slot);          // set_config: the slot is new (for undo_last)
+  void note_new_link(int from, int to);  // set_config: a survivor's link list grew (for undo_last)
   void build_all();
   void build_op(int op);
   void build_edge(size_t edge);
