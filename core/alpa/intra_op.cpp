@@ -743,7 +743,7 @@ MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, con
         const Tensor& t = g.ops[v].inputs[k];
         c.recompute_comm += reshard_cost(chosen(plan, size_t(u)).output, chosen(plan, v).inputs[k], t.shape, dtype_bytes(t.dtype), mesh);
       }
-  m.activation_bytes = activation_memory(g, saved, outputs, inputs, remat).total_bytes;
+  m.activation_bytes = activation_memory(g, plan.layers, saved, outputs, inputs, remat).total_bytes;
   m.total_bytes = m.params_bytes + m.grads_bytes + m.optimizer_bytes + m.activation_bytes;
   m.capacity_bytes = options.memory_budget_bytes > 0 ? options.memory_budget_bytes : options.capacity_bytes;
   m.fits = m.capacity_bytes <= 0 || m.total_bytes <= m.capacity_bytes;
@@ -776,6 +776,7 @@ void apply_memory_choice(const Graph& g, IntraOpPlan& plan, const IntraOpOptions
 Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options, int zero_stage, double budget) {
   IntraOpPlan plan;
   plan.mesh = mesh;
+  plan.layers = find_layers(g);   // once: every ZeRO and recomputation setting tried counts activations over them
   plan.strategies = enumerate_strategies(g, mesh, options);
   IntraProblem& p = plan.problem;
   p.memory_budget = budget;

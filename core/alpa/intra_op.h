@@ -141,6 +141,7 @@ struct IntraOpPlan {
   double recompute_cost = 0;                          // recomputation's extra forward compute (cluster meshes), in the objective
   int memory_tries = 0;                               // ZeRO / recomputation settings evaluated because the plan did not fit
   CollectiveCounts collectives;                       // per iteration, forward and backward, gradient collectives combined
+  LayerStructure layers;                              // the graph's repeating layers (find_layers), for its memory
 };
 
 // The collectives a chosen plan performs per iteration (forward, backward, recomputation,
@@ -163,6 +164,7 @@ struct MemoryChoice {
   double recompute_compute = 0;
   double cost_delta() const { return zero_cost + recompute_comm + recompute_compute; }
 };
+// `plan` is plan_intra_op's for `g` (its layers are g's).
 MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options, int zero_stage, bool remat);
 
 // Builds the problem and solves it.

@@ -125,8 +125,12 @@ LayerStructure find_layers(const Graph& g) {
 
 ActivationMemory activation_memory(const Graph& g, const std::vector<double>& saved, const std::vector<double>& outputs,
                                    const std::map<std::string, double>& model_inputs, bool remat) {
+  return activation_memory(g, find_layers(g), saved, outputs, model_inputs, remat);
+}
+
+ActivationMemory activation_memory(const Graph& g, const LayerStructure& ls, const std::vector<double>& saved,
+                                   const std::vector<double>& outputs, const std::map<std::string, double>& model_inputs, bool remat) {
   ActivationMemory r;
-  const LayerStructure ls = find_layers(g);
   r.layers = int(ls.layers.size());
   std::vector<bool> in_layer(g.ops.size(), false);
   for (auto [first, last] : ls.layers) {

@@ -68,6 +68,9 @@ struct ActivationMemory {
 // `memory` and Alpa's planners count activations with it, each with its own split of the tensors.
 ActivationMemory activation_memory(const Graph& g, const std::vector<double>& saved, const std::vector<double>& outputs,
                                    const std::map<std::string, double>& model_inputs, bool remat);
+// The same over layers already found (find_layers(g)): planners count many settings of one graph.
+ActivationMemory activation_memory(const Graph& g, const LayerStructure& layers, const std::vector<double>& saved,
+                                   const std::vector<double>& outputs, const std::map<std::string, double>& model_inputs, bool remat);
 
 // The precision a model trains in: 16-bit floats mean mixed precision, otherwise FP32.
 Precision training_precision(const Graph& g);
