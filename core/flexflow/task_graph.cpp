@@ -152,8 +152,12 @@ void TaskGraph::rebuild(const Strategy& strategy) {
   std::fill(memory_.begin(), memory_.end(), 0);
   build_all();
   // The new tasks took slots 0 .. used_ - 1 in turn, each marked live: only the slots the
-  // previous graph used beyond them are dead (slots are not touched twice).
+  // previous graph used beyond them are dead (slots are not touched twice), and the live slots
+  // are those, with no list to gather.
   for (size_t s = used_; s < used_before; ++s) tasks_[s].live = false;
+  live_slots_.resize(used_);
+  for (size_t s = 0; s < used_; ++s) live_slots_[s] = int(s);
+  live_slots_valid_ = true;
 }
 
 void TaskGraph::set_remat(bool remat) {
