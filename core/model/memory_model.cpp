@@ -74,10 +74,28 @@ LayerStructure find_layers(const Graph& g) {
   std::vector<int> ending_at(size_t(n), 0);
   for (int v = 0; v < n; ++v)
     if (last_use[size_t(v)] > v) ++ending_at[size_t(last_use[size_t(v)])];
+  // A model input read by several ops is live from its first reader to its last, like an op's
+  // output: without this the first layer of a model fed its hidden states directly (no
+  // embedding; the input feeds both a layer norm and a residual add) fell apart into pieces.
+  std::map<std::string, std::pair<int, int>> input_use;   // name -> (first, last) reader
+  for (int v = 0; v < n; ++v) {
+    const Op& op = g.ops[size_t(v)];
+    for (size_t i = 0; i < op.producers.size(); ++i)
+      if (op.producers[i] < 0) {
+        auto [it, fresh] = input_use.emplace(op.spec.inputs[i], std::make_pair(v, v));
+        if (!fresh) it->second.second = v;
+      }
+  }
+  std::vector<int> starting_at(size_t(n), 0);
+  for (const auto& [name, use] : input_use)
+    if (use.second > use.first) {
+      ++starting_at[size_t(use.first)];
+      ++ending_at[size_t(use.second)];
+    }
   std::vector<std::pair<int, int>> units;
   int live = 0, start = 0;
   for (int k = 0; k < n; ++k) {
-    live -= ending_at[size_t(k)];
+    live += starting_at[size_t(k)] - ending_at[size_t(k)];
     if (last_use[size_t(k)] > k) ++live;
     if (k == n - 1 || live == 1) {
       units.push_back({start, k});

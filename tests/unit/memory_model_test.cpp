@@ -133,6 +133,11 @@ TEST_CASE("Llama-2-7B on 4 x 8 A100 fits only with ZeRO and recomputation") {
 
 TEST_CASE("the layers of the built-in models are their repeating blocks") {
   CHECK(find_layers(load_model("transformer:layers=6,vocab=100").value()).layers.size() == 6);
+  // Without an embedding the first layer reads the model input twice (layer norm and residual):
+  // that input is live across the layer like any layer's input, so the first layer is one too.
+  CHECK(find_layers(load_model("transformer:layers=4").value()).layers.size() == 4);
+  CHECK(find_layers(load_model("transformer:layers=2").value()).layers.size() == 2);
+  CHECK(find_layers(load_model("moe:layers=4").value()).layers.size() == 4);
   CHECK(find_layers(load_model("mlp:layers=5").value()).layers.size() == 4);   // dense + relu pairs; the last dense feeds the loss
   CHECK(find_layers(load_model("llama2-7b:layers=4,seq=64,batch=1").value()).layers.size() == 4);
   CHECK(find_layers(load_model(std::string(AUTOPAR_SOURCE_DIR) + "/examples/models/hf/bert-base-uncased.json:seq=64,batch=1").value())
