@@ -45,6 +45,11 @@ Result<Args> parse_args(const std::string& command, const std::vector<std::strin
       } else if (syntax.options.count(key) || shared_precision) {
         if (!inline_value) {
           if (i + 1 >= words.size()) return make_error("bad_argument", "--" + key + " needs a value", w);
+          // A missing value followed by another option ("--strategy --json") must not swallow
+          // that option as the value: no value the CLI takes starts with "--".
+          const std::string& next = words[i + 1];
+          if (next.size() > 2 && next.compare(0, 2, "--") == 0)
+            return make_error("bad_argument", "--" + key + " needs a value before " + next + " (write --" + key + "=VALUE for a value that starts with --)", w);
           value = words[++i];
         }
         a.options[key] = value;
