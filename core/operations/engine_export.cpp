@@ -152,9 +152,11 @@ std::string export_megatron(const Graph& g, const IntraOpPlan& plan, const Inter
   for (const auto& st : pipeline.stages) per_stage.push_back(st.last - st.first + 1);
   if (!per_stage.empty() && std::adjacent_find(per_stage.begin(), per_stage.end(), std::not_equal_to<int>()) != per_stage.end())
     o << "# Note: the stages hold different numbers of layers; Megatron-LM splits layers evenly unless told otherwise.\n";
+  // Comments go before the arguments: a comment line between backslash-continued arguments
+  // would end the pasted command there.
+  if (devices % (tp * pp) == 0) o << "# data-parallel size (implied): " << devices / (tp * pp) << "\n";
   o << "--tensor-model-parallel-size " << tp << " \\\n"
     << "--pipeline-model-parallel-size " << pp << " \\\n";
-  if (devices % (tp * pp) == 0) o << "# data-parallel size (implied): " << devices / (tp * pp) << "\n";
   if (layers > 0) {
     o << "--num-layers " << layers << " \\\n--hidden-size " << hidden << " \\\n--num-attention-heads " << heads << " \\\n--seq-length " << seq << " \\\n";
   }
