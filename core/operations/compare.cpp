@@ -260,7 +260,7 @@ Json CompareReport::to_json(const Graph& g) const {
   auto micro = microbatch_graph(g, alpa.microbatches);
   const Json alpa_strategy_json = micro.ok() ? strategy_to_json(micro.value(), alpa.strategy) : Json(nullptr);
   return Json{{"model", title},
-              {"flexflow", Json{{"makespan_ms", f.makespan_ms}, {"search_steps", flexflow.steps}, {"elapsed_ms", flexflow_sim.planning_ms},
+              {"flexflow", Json{{"makespan_ms", f.makespan_ms}, {"fits", f.fits}, {"search_steps", flexflow.steps}, {"elapsed_ms", flexflow_sim.planning_ms},
                                 {"breakdown", breakdown_json(f)}, {"strategy", strategy_to_json(g, flexflow.best)}}},
               {"alpa", Json{{"makespan_ms", a.makespan_ms},
                             {"mesh", cluster_shape},
@@ -288,6 +288,11 @@ std::string CompareReport::to_text() const {
                 a.activation_transfer_ms, a.param_sync_ms, alpa_sim.planning_ms, alpa.stages.size(), alpa.stages.size() == 1 ? "" : "s",
                 alpa.microbatches);
   t << line;
+  // The search returns its best strategy even when none it saw fits (its cost only penalises
+  // overflow); a makespan alone would read as a usable plan.
+  if (!f.fits)
+    t << "  FlexFlow's plan DOES NOT FIT: " << fmt("%.2f", double(f.peak_memory_bytes) / 1e9) << " GB on its fullest GPU, "
+      << f.over_capacity_devices << " GPU" << (f.over_capacity_devices == 1 ? "" : "s") << " over capacity\n";
   t << "Alpa's pipeline (inter-op objective " << fmt("%.4g", alpa.inter.total_latency) << " ms; simulated micro-batch by micro-batch, "
     << "boundaries as transfer tasks):\n";
   for (size_t k = 0; k < alpa.stages.size(); ++k) {

@@ -170,3 +170,23 @@ TEST_CASE("compare: Alpa's strategy in JSON names the micro-batch graph's split 
     CHECK_FALSE(o["degrees"].contains("sample"));
   }
 }
+
+TEST_CASE("compare: a FlexFlow plan whose memory does not fit says so, as search does") {
+  // Four Llama-2 layers (1.07 G parameters, 16 B each under Adam) cannot fit two 16 GB GPUs;
+  // the search returns its best strategy anyway, and a makespan alone would read as a plan.
+  auto g = load_model("llama2-7b:layers=4");
+  auto c = load_cluster("lecture:1x2");
+  REQUIRE(g.ok());
+  REQUIRE(c.ok());
+  CompareRequest r;
+  r.graph = g.value();
+  r.cluster = c.value();
+  r.steps = 100;
+  auto rep = run_compare(r);
+  REQUIRE(rep.ok());
+  REQUIRE_FALSE(rep.value().flexflow_sim.summary.fits);
+  CHECK(rep.value().to_text().find("FlexFlow's plan DOES NOT FIT") != std::string::npos);
+  Json j = rep.value().to_json(r.graph);
+  CHECK(j["flexflow"]["fits"] == false);
+  CHECK(j["flexflow"]["breakdown"]["peak_memory_bytes"].get<double>() > c.value().gpu.memory_capacity_bytes());
+}
