@@ -7,7 +7,9 @@
 
 namespace autopar {
 namespace {
-std::string gb(double bytes) { return fmt("%.2f GB", bytes / 1e9); }
+// GB with two decimals, the column the README shows; below 10 MB that reads as 0.00 GB for the
+// lecture's small models, so those get their own unit (kB, MB).
+std::string gb(double bytes) { return bytes >= 1e7 ? fmt("%.2f GB", bytes / 1e9) : si(bytes) + "B"; }
 }  // namespace
 
 Result<TrainingMemoryReport> memory_operation(const Graph& graph, const Cluster& cluster, const MemoryOptions& options) {
@@ -55,7 +57,7 @@ std::string TrainingMemoryReport::to_text() const {
     << (o.zero_stage >= 2 ? ", sharded" : "") << ")\n"
     << "  optimizer    " << pad(gb(m.optimizer_bytes), 12, true) << "  (" << m.bytes_per_param.optimizer << " B/param"
     << (o.zero_stage >= 1 ? ", sharded" : "") << ")\n"
-    << "  activations  " << pad(gb(m.activation_bytes), 12, true) << "  (" << m.layers << " layers"
+    << "  activations  " << pad(gb(m.activation_bytes), 12, true) << "  (" << m.layers << (m.layers == 1 ? " layer" : " layers")
     << (o.remat ? ": inputs kept " + gb(m.kept_input_bytes) + ", one layer recomputed " + gb(m.recompute_bytes) : ": " + gb(m.layer_bytes))
     << "; other ops " << gb(m.other_bytes) << ")\n"
     << "  total        " << pad(gb(m.total_bytes), 12, true) << "  of " << gb(m.capacity_bytes) << ": " << (m.fits ? "fits" : "DOES NOT FIT")

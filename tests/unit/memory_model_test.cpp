@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "hf_config.h"
 #include "memory_model.h"
+#include "memory_operation.h"
 #include "models.h"
 
 using namespace autopar;
@@ -204,4 +205,20 @@ TEST_CASE("an uneven batch split bounds activations by the largest replica; a re
   auto explicit_dp = cli::run_command({"memory", "--model", "llama2-7b", "--cluster", "a100:4x8", "--dp", "16"});
   REQUIRE_FALSE(explicit_dp.ok());
   CHECK(explicit_dp.error().path == "--dp");
+}
+
+TEST_CASE("memory's table shows the lecture's small models in readable units, not 0.00 GB") {
+  // mlp3 keeps 3.67 MB of activations on each of 4 GPUs: printed in GB with two decimals that
+  // read as nothing at all.
+  const Graph g = load_model("mlp3").value();
+  MemoryOptions o;
+  o.tensor_parallel = 4;
+  auto r = memory_operation(g, load_cluster("lecture:1x4").value(), o);
+  REQUIRE(r.ok());
+  const std::string text = r.value().to_text();
+  CAPTURE(text);
+  CHECK(text.find("0.00 GB") == std::string::npos);
+  CHECK(text.find("3.67 MB") != std::string::npos);
+  // Large figures keep the GB column the README shows.
+  CHECK(text.find("of 17.18 GB") != std::string::npos);
 }
