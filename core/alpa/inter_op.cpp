@@ -601,7 +601,10 @@ Result<StageCostTable> stage_costs_from_json(const Json& j) {
       return make_error("bad_value", p + "submesh [" + std::to_string(m.nodes) + "," + std::to_string(m.gpus) + "] is not in 'submeshes'", p + "submesh");
     if (!s.contains("latency") || !s["latency"].is_number()) return make_error("wrong_type", p + "latency must be a number", p + "latency");
     double lat = s["latency"].get<double>();
-    if (!std::isfinite(lat) || lat < 0) return make_error("out_of_range", p + "latency must be a finite number >= 0", p + "latency");
+    // Bounded so that the pipeline's total, (B - 1) x the largest plus the sum, stays finite: an
+    // overflow to infinity read as "no plan covers every layer".
+    if (!std::isfinite(lat) || lat < 0 || lat > 1e12)
+      return make_error("out_of_range", p + "latency must be a number between 0 and 1e12 (ms)", p + "latency");
     int succ = -1;
     if (s.contains("max_succ_stages")) {
       auto v = need_int(s, "max_succ_stages", p, 0, 1 << 20);
