@@ -81,7 +81,7 @@ Result<Output> compare_command(const Args& a) {
   r.graph = in.value().graph;
   r.cluster = in.value().cluster;
   CompareJob job(std::move(r));
-  auto report = job.finish();
+  const auto& report = run_to_end(job);
   if (!report.ok()) return report.error();
   Output out;
   out.json = report.value().to_json(job.request().graph);

@@ -8,7 +8,9 @@
 #include "worker_session.h"
 
 namespace {
-autopar::WorkerSession g_session;
+// Progress at most every 100 ms per job: the page redraws on each reply, and partial results
+// are carried by the next reply, never dropped.
+autopar::WorkerSession g_session(100);
 std::string g_out;
 
 // The queued replies, one a line: "ID KIND JSON" (the loop routes them without parsing).

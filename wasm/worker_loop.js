@@ -1,10 +1,10 @@
 // The worker's message loop (linked before autopar-worker.js's code with --pre-js): messages
 // from the page are handed to the module as they come; while jobs run, a setTimeout(0) loop
-// steps them ~30 ms at a time, so a cancel is seen between two steps. Replies go to the page as
-// {id, kind, text} (text: the reply's JSON); progress at most every 100 ms per job.
-var autoparWorker = { ready: false, warming: false, queue: [], looping: false, lastProgress: {} };
+// steps them ~30 ms at a time, so a cancel or pause is seen between two steps. Replies go to
+// the page as {id, kind, text} (text: the reply's JSON); the session itself sends a job's
+// progress at most every 100 ms (autopar_worker.cpp), with the partial results since the last.
+var autoparWorker = { ready: false, warming: false, queue: [], looping: false };
 var STEP_BUDGET_MS = 30;
-var PROGRESS_EVERY_MS = 100;
 // A small plan run once at startup, while the page is still loading. V8 first runs WebAssembly
 // in its baseline tier and compiles a function with its optimizing tier only once it is hot, so
 // the first real plan ran about 4x slower than the next (measured: 600 ms of work, then 100 ms).
@@ -17,7 +17,6 @@ var WARMUP = '{"id":' + WARMUP_ID + ',"op":"start","operation":"inter","inputs":
 
 function autoparPostReplies(lines) {
   if (!lines) return;
-  var now = Date.now();
   var list = lines.split('\n');
   for (var k = 0; k < list.length; k++) {
     var line = list[k];
@@ -27,12 +26,6 @@ function autoparPostReplies(lines) {
     if (id < 0) {                      // the warm-up's
       if (kind !== 'progress') autoparWorker.warming = false;
       continue;
-    }
-    if (kind === 'progress') {
-      if (now - (autoparWorker.lastProgress[id] || 0) < PROGRESS_EVERY_MS) continue;
-      autoparWorker.lastProgress[id] = now;
-    } else {
-      delete autoparWorker.lastProgress[id];
     }
     postMessage({ id: id, kind: kind, text: line.slice(b + 1) });
   }
@@ -61,7 +54,7 @@ function autoparHandle(text) {
   autoparSchedule();
 }
 
-// A message is the JSON text {id, op, operation, inputs, request} (or that object).
+// A message is the JSON text {id, op, operation, inputs, request, units?} (or that object).
 self.onmessage = function (e) {
   var text = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
   if (autoparWorker.ready && autoparWorker.warming) {

@@ -209,16 +209,20 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
   if (inputs_changed || strategy_changed || !state.flexflow.task_graph)
     rebuild_flexflow(state.flexflow, state.graph, state.cluster, strategy.value());
 
-  // The search follows its inputs: a changed input discards it; running starts one.
+  // The search follows its inputs: a changed input discards it; running starts one (or
+  // resumes the paused one), not running pauses it in the worker.
   const SearchConfig config = search_config_of(state.settings);
-  if (state.search.job && state.search.config != config) search_reset(state.search);
-  if (state.settings.search.running && (!state.search.job || (search_finished(state.search) && !prev.search.running))) {
-    if (auto st = search_start(state.search, state.graph, state.cluster, config); !st.ok()) {
+  if (state.search.started && state.search.config != config) search_reset(state.search);
+  if (state.settings.search.running && (!state.search.started || (search_finished(state.search) && !prev.search.running))) {
+    if (auto st = search_start(state.search, state.alpa.inter.worker, operation_inputs(state.settings), config); !st.ok()) {
       state.settings.search.running = false;
       notify_error(state, st.error());
     }
+  } else if (state.search.started && !search_finished(state.search)) {
+    if (state.settings.search.running && state.search.paused) search_resume(state.search);
+    if (!state.settings.search.running) search_pause(state.search);
   }
-  if (accuracy_was_started && !state.accuracy.started) accuracy_start(state.accuracy, state.settings.accuracy.samples, uint64_t(state.settings.seed));
+  if (accuracy_was_started && !state.accuracy.started) restart_accuracy(state);
   if (!dropped_edits.empty())
     notify_info(state, tr_fill("notice.edits_dropped", {dropped_edits, strategy_text}));
   return Ok{};

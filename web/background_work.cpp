@@ -12,31 +12,33 @@ bool has_background_work(const AppState& state) {
   // panel_compare): elsewhere they wait, and so may the frames.
   const bool lecture_shown = state.shown_tab == panel_tab("lecture");
   const bool compare_shown = state.shown_tab == panel_tab("compare");
-  return (state.settings.search.running && state.search.job) || (state.accuracy.started && !state.accuracy.complete) ||
+  // In a worker, its replies wake the frames (autopar_worker_reply); in-process, every frame works on it.
+  const bool in_process = !state.alpa.inter.worker->connected();
+  return (state.search.request && !state.search.paused && in_process) || (state.accuracy.request && in_process) ||
          (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
-         (compare_shown && (state.compare.compute_pending || state.compare.job)) ||
-         // In a worker, its replies wake the frames (autopar_worker_reply); in-process, every frame works on it.
-         (state.alpa.inter.job.has_value() && !state.alpa.inter.worker->connected()) ||
-         (lecture_planning(state.lecture) && !state.lecture.plan.worker->connected());
+         (compare_shown && state.compare.compute_pending) || (compare_running(state.compare) && in_process) ||
+         (state.alpa.inter.job.has_value() && in_process) || (lecture_planning(state.lecture) && in_process);
 }
 
 void advance_background_work(AppState& state, double budget_ms) {
-  const bool searching = state.settings.search.running && state.search.job;
-  const bool studying = state.accuracy.started && !state.accuracy.complete;
-  const double share = searching && studying ? budget_ms / 2 : budget_ms;
-  if (searching) {
-    search_advance(state.search, kMaxSearchSteps, share);
-    if (search_finished(state.search)) {
-      state.settings.search.running = false;
-      const SearchResult& r = *search_state(state.search);
+  // In-process (no worker pool: native tests), the page's jobs are stepped here, once a frame.
+  WorkerClient& worker = *state.alpa.inter.worker;
+  if (!worker.connected()) worker.step_local(budget_ms);
+  if (state.search.request && search_update(state.search, state.graph, state.cluster)) {
+    state.settings.search.running = false;
+    if (const SearchResult* r = search_state(state.search); r && !state.search.error) {
       char text[256];
-      std::snprintf(text, sizeof text, "Search finished: best %.3f ms after %lld proposals (from %.3f ms, %.2fx)%s.", r.best_ms,
-                    static_cast<long long>(r.steps), r.init_ms, r.init_ms / r.best_ms,
-                    r.stopped_by_budget ? ", stopped by the time budget" : "");
+      std::snprintf(text, sizeof text, "Search finished: best %.3f ms after %lld proposals (from %.3f ms, %.2fx)%s.", r->best_ms,
+                    static_cast<long long>(r->steps), r->init_ms, r->init_ms / r->best_ms,
+                    r->stopped_by_budget ? ", stopped by the time budget" : "");
       notify_info(state, text);
+    } else if (state.search.error) {
+      notify_error(state, *state.search.error);
     }
   }
-  if (studying) accuracy_advance(state.accuracy, state.graph, state.cluster, share);
+  if (state.accuracy.request) accuracy_advance(state.accuracy, 0);
+  // The comparison's halves keep going in any tab; their merge waits for both.
+  compare_advance(state.compare, 0);
   // A planned scenario's plan (the Lecture tab) likewise, until another scenario is chosen.
   if (lecture_planning(state.lecture) && state.settings.scenario != state.lecture.plan.name) lecture_plan_cancel(state.lecture);
   if (lecture_planning(state.lecture)) lecture_plan_advance(state.lecture, budget_ms);
@@ -46,21 +48,21 @@ void advance_background_work(AppState& state, double budget_ms) {
 }
 
 void ensure_accuracy_started(AppState& state) {
-  if (!state.accuracy.started) accuracy_start(state.accuracy, state.settings.accuracy.samples, uint64_t(state.settings.seed));
+  if (!state.accuracy.started) restart_accuracy(state);
 }
 
 void restart_accuracy(AppState& state) {
-  accuracy_start(state.accuracy, state.settings.accuracy.samples, uint64_t(state.settings.seed));
+  accuracy_start(state.accuracy, state.alpa.inter.worker, operation_inputs(state.settings), state.settings.accuracy.samples,
+                 uint64_t(state.settings.seed));
 }
 
 void search_single_step(AppState& state) {
-  if (!state.search.job || search_finished(state.search)) {
-    if (auto st = search_start(state.search, state.graph, state.cluster, search_config_of(state.settings)); !st.ok()) {
+  if (!state.search.started || search_finished(state.search)) {
+    if (auto st = search_start(state.search, state.alpa.inter.worker, operation_inputs(state.settings), search_config_of(state.settings), 1); !st.ok())
       notify_error(state, st.error());
-      return;
-    }
+    return;
   }
-  search_advance(state.search, 1, 1e9);
+  search_resume(state.search, 1);
 }
 
 void reset_search(AppState& state) {
@@ -69,13 +71,13 @@ void reset_search(AppState& state) {
 }
 
 bool use_best_strategy(AppState& state) {
-  if (!state.search.job) {
+  if (!search_state(state.search)) {
     notify_error(state, make_error("no_search", "run the search first: there is no best strategy yet", "search"));
     return false;
   }
   const SearchResult& r = *search_state(state.search);
   Settings next = state.settings;
-  next.strategy = encode_strategy(state.search.job->init_name(), r.best, state.graph, state.cluster);
+  next.strategy = encode_strategy(state.search.view.init, r.best, state.graph, state.cluster);
   if (!apply_settings(state, next).ok()) return false;
   char text[200];
   std::snprintf(text, sizeof text, "Applied the best strategy found (%.3f ms, step %lld) to the Strategy panel.", r.best_ms,

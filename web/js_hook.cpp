@@ -249,6 +249,41 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_inter_status() {
   return out.c_str();
 }
 
+// Which long jobs still run, taking the worker's replies first (as a frame would):
+// {"search","compare","accuracy","inter"}: true while running (a paused search is not).
+// window.autopar's runSearch(), compare() and studyAccuracy() wait on it.
+EMSCRIPTEN_KEEPALIVE const char* autopar_jobs_status() {
+  static std::string out;
+  if (!g_state) return R"({"search":false,"compare":false,"accuracy":false,"inter":false})";
+  autopar::web::AppState& s = *g_state;
+  if (s.search.request && autopar::web::search_update(s.search, s.graph, s.cluster)) s.settings.search.running = false;
+  autopar::web::compare_advance(s.compare, 0);
+  if (s.accuracy.request) autopar::web::accuracy_advance(s.accuracy, 0);
+  out = autopar::Json{{"search", s.search.request != 0 && !s.search.paused},
+                      {"compare", autopar::web::compare_running(s.compare) || s.compare.compute_pending},
+                      {"accuracy", s.accuracy.request != 0},
+                      {"inter", autopar::web::inter_planning(s.alpa.inter)}}.dump();
+  return out.c_str();
+}
+
+// Starts the comparison of the current model and cluster as the Compare tab's Run does; {"ok":true}.
+EMSCRIPTEN_KEEPALIVE const char* autopar_compare() {
+  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  g_redraw_requested = true;
+  autopar::web::AppState& s = *g_state;
+  autopar::web::compare_start(s.compare, s.alpa.inter.worker, autopar::web::operation_inputs(s.settings),
+                              s.settings.model + " on " + s.settings.cluster + ", seed " + std::to_string(s.settings.seed), s.settings.seed);
+  return R"({"ok":true})";
+}
+
+// Starts the accuracy study for the current settings unless it runs or is complete; {"ok":true}.
+EMSCRIPTEN_KEEPALIVE const char* autopar_study_accuracy() {
+  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  g_redraw_requested = true;
+  autopar::web::ensure_accuracy_started(*g_state);
+  return R"({"ok":true})";
+}
+
 // A reply of the page's worker pool ({id, progress | result | error}, worker_session.h).
 EMSCRIPTEN_KEEPALIVE void autopar_worker_reply(const char* text) {
   if (!g_state) return;

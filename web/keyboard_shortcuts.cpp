@@ -62,7 +62,7 @@ void show_tab(AppState& state, int tab) {
 void toggle_search(AppState& state) {
   Settings next = state.settings;
   next.search.running = !next.search.running;
-  const bool resumes = state.search.job != nullptr && !search_finished(state.search);
+  const bool resumes = state.search.started && !search_finished(state.search);
   apply_from_ui(state, next, tr(!next.search.running ? "notice.search_paused" : resumes ? "notice.search_resumed" : "notice.search_started"));
 }
 

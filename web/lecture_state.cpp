@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <tuple>
 
 namespace autopar::web {
 
@@ -92,7 +93,7 @@ void show_scenario_demo(AppState& state) {
   const std::string panel = scenario_demo_panel(name);
   Settings next = state.settings;
   next.panel = panel;
-  if (panel == "search" && !state.search.job) next.search.running = true;
+  if (panel == "search" && !state.search.started) next.search.running = true;
   if (!apply_settings(state, next).ok()) return;
   state.focus_panel_pending = true;
   if (panel == "inter" && !current_inter_plan(state.alpa.inter, alpa_inputs(state)) && !inter_planning(state.alpa.inter))
@@ -100,9 +101,9 @@ void show_scenario_demo(AppState& state) {
   if (panel == "accuracy") ensure_accuracy_started(state);
   // The Compare tab labels its inputs "model on cluster, seed N": recompute when they differ.
   const std::string compare_inputs = state.settings.model + " on " + state.settings.cluster + ", seed " + std::to_string(state.settings.seed);
-  if (panel == "compare" && !state.compare.job && (!state.compare.output.is_object() || state.compare.inputs != compare_inputs))
+  if (panel == "compare" && !compare_running(state.compare) && (!state.compare.output.is_object() || state.compare.inputs != compare_inputs))
     state.compare.compute_pending = true;
-  if (name == "beta-sweep" && !state.lecture.sweep) beta_sweep_start(state.lecture);
+  if (name == "beta-sweep" && !state.lecture.sweep) beta_sweep_start(state.lecture, state.alpa.inter.worker);
   // A planned scenario (GPT-3 on 1,024 GPUs) is planned in the worker, its progress on the Lecture tab.
   if (planned_scenario(name) && state.lecture.computed_name != name && !lecture_planning(state.lecture))
     lecture_plan_start(state.lecture, name, state.alpa.inter.worker);
@@ -186,59 +187,82 @@ const std::vector<std::string>& beta_sweep_betas() {
 }
 
 namespace {
-// Starts the search of the sweep's current (beta, seed).
-void start_sweep_search(BetaSweepJob& job) {
-  SearchOptions o;
-  o.beta = std::stod(beta_sweep_betas()[size_t(job.beta_index)]);
-  o.steps = 2000;
-  o.seed = uint64_t(job.seed);
-  job.search = std::make_unique<McmcSearch>(*job.graph, *job.cluster, data_parallel(*job.graph, job.cluster->num_devices()), o);
+// Searches of the sweep in flight at once: enough for a pool of workers to run side by side,
+// few enough that one worker's slices stay long.
+constexpr int kSweepInFlight = 4;
+
+// Starts the sweep's next searches, in (beta, seed) order, up to kSweepInFlight in flight.
+void start_sweep_searches(BetaSweepJob& job) {
+  int in_flight = 0;
+  for (size_t k = 0; k < job.requests.size(); ++k) in_flight += job.requests[k] && !job.ended[k] ? 1 : 0;
+  for (size_t k = 0; k < job.requests.size() && in_flight < kSweepInFlight; ++k) {
+    if (job.requests[k]) continue;
+    const double beta = std::stod(beta_sweep_betas()[k / kBetaSweepSeeds]);
+    const int seed = int(k % kBetaSweepSeeds) + 1;
+    // As the CLI's scenario: `search --model alexnet --cluster lecture:2x4 --beta B --steps 2000 --seed S --init dp`.
+    job.requests[k] = job.worker->start("search", Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}},
+                                        Json{{"beta", beta}, {"steps", 2000}, {"seed", seed}, {"init", "dp"}, {"partials", false}});
+    ++in_flight;
+  }
 }
 }  // namespace
 
-void beta_sweep_start(LectureState& lecture) {
+void beta_sweep_start(LectureState& lecture, std::shared_ptr<WorkerClient> worker) {
+  if (lecture.sweep && lecture.sweep->worker)
+    for (size_t k = 0; k < lecture.sweep->requests.size(); ++k)
+      if (lecture.sweep->requests[k] && !lecture.sweep->ended[k]) lecture.sweep->worker->cancel(lecture.sweep->requests[k]);
   auto job = std::make_shared<BetaSweepJob>();
-  auto g = load_model("alexnet");
-  auto c = load_cluster("lecture:2x4");
-  if (!g.ok() || !c.ok()) {
-    lecture.error = !g.ok() ? g.error().message : c.error().message;
-    return;
-  }
-  job->graph = std::make_unique<Graph>(std::move(g.value()));
-  job->cluster = std::make_unique<Cluster>(std::move(c.value()));
+  const size_t n = beta_sweep_betas().size() * kBetaSweepSeeds;
+  job->worker = std::move(worker);
+  job->requests.assign(n, 0);
+  job->best_ms.assign(n, 0.0);
+  job->ended.assign(n, false);
   job->running = true;
-  start_sweep_search(*job);
+  start_sweep_searches(*job);
   lecture.sweep = job;
   lecture.computed_name.clear();
   lecture.findings.clear();
   lecture.error.clear();
 }
 
-int beta_sweep_done(const BetaSweepJob& job) { return job.beta_index * kBetaSweepSeeds + job.seed - 1; }
+int beta_sweep_done(const BetaSweepJob& job) { return job.finished; }
 
 void beta_sweep_advance(LectureState& lecture, double budget_ms) {
   if (!lecture.sweep || !lecture.sweep->running) return;
   BetaSweepJob& job = *lecture.sweep;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
-  while (job.running && elapsed() < budget_ms) {
-    job.search->step(50);
-    if (!job.search->result().finished) continue;
-    job.sum_best_ms += job.search->result().best_ms;
-    if (++job.seed > kBetaSweepSeeds) {
-      job.mean_best_ms.push_back(job.sum_best_ms / kBetaSweepSeeds);
-      job.sum_best_ms = 0;
-      job.seed = 1;
-      if (++job.beta_index == int(beta_sweep_betas().size())) {
-        job.running = false;
-        job.search.reset();
-        break;
-      }
+  if (!job.worker->connected()) job.worker->step_local(budget_ms);
+  for (size_t k = 0; k < job.requests.size(); ++k) {
+    if (!job.requests[k] || job.ended[k]) continue;
+    job.worker->take_partials(job.requests[k]);
+    auto outcome = job.worker->take(job.requests[k]);
+    if (!outcome) continue;
+    job.ended[k] = true;
+    ++job.finished;
+    if (!outcome->ok() || !outcome->value().contains("report")) {
+      lecture.error = outcome->ok() ? "the worker's search has no report" : outcome->error().message;
+      for (size_t i = 0; i < job.requests.size(); ++i)
+        if (job.requests[i] && !job.ended[i]) job.worker->cancel(job.requests[i]);
+      job.running = false;
+      return;
     }
-    start_sweep_search(job);
+    job.best_ms[k] = outcome->value()["report"]["best_ms"].get<double>();
   }
-  if (job.running) return;
-  // Done: the findings in the CLI's words.
+  size_t first_open = 0;
+  while (first_open < job.ended.size() && job.ended[first_open]) ++first_open;
+  job.beta_index = int(std::min(first_open, job.ended.size() - 1) / kBetaSweepSeeds);
+  job.seed = int(std::min(first_open, job.ended.size() - 1) % kBetaSweepSeeds) + 1;
+  if (first_open < job.ended.size()) {
+    start_sweep_searches(job);
+    return;
+  }
+  // Done: the means in the CLI's order of summation (seed 1 to 5) and the findings in its words.
+  job.running = false;
+  job.mean_best_ms.clear();
+  for (size_t b = 0; b < beta_sweep_betas().size(); ++b) {
+    double sum = 0;
+    for (int s = 0; s < kBetaSweepSeeds; ++s) sum += job.best_ms[b * kBetaSweepSeeds + size_t(s)];
+    job.mean_best_ms.push_back(sum / kBetaSweepSeeds);
+  }
   lecture.computed_name = "beta-sweep";
   lecture.findings.clear();
   Json sweep = Json::array();
@@ -251,29 +275,59 @@ void beta_sweep_advance(LectureState& lecture, double budget_ms) {
   lecture.results = Json{{"sweep", sweep}};
 }
 
-void compare_start(CompareState& compare, const Graph& graph, const Cluster& cluster, const std::string& inputs, int64_t seed) {
+void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed) {
+  compare_cancel(compare);
   compare.error.clear();
+  compare.failure.reset();
   compare.output = Json();
+  compare.flexflow = Json();
+  compare.alpa = Json();
   compare.inputs = inputs;
-  // As `autopar compare`: 2,000 proposals from data parallel with the seed, then Alpa's pipeline.
-  CompareRequest r;
-  r.graph = graph;
-  r.cluster = cluster;
-  r.title = inputs.substr(0, inputs.rfind(", seed "));
-  r.seed = uint64_t(seed);
-  compare.job = std::make_shared<CompareJob>(std::move(r));
+  compare.title = inputs.substr(0, inputs.rfind(", seed "));
+  compare.worker = std::move(worker);
+  compare.started = std::chrono::steady_clock::now();
+  // As `autopar compare`: 2,000 proposals from data parallel with the seed, and Alpa's pipeline
+  // with the default micro-batches; the two halves side by side.
+  const Json request{{"title", compare.title}, {"seed", seed}, {"steps", compare.steps}};
+  compare.flexflow_request = compare.worker->start("compare_flexflow", worker_inputs, request);
+  compare.alpa_request = compare.worker->start("compare_alpa", worker_inputs, request);
 }
 
-int64_t compare_search_steps(const CompareState& compare) { return compare.job ? compare.job->search_steps() : 0; }
+bool compare_running(const CompareState& compare) { return compare.flexflow_request || compare.alpa_request; }
+
+void compare_cancel(CompareState& compare) {
+  if (!compare.worker) return;
+  if (compare.flexflow_request) compare.worker->cancel(compare.flexflow_request);
+  if (compare.alpa_request) compare.worker->cancel(compare.alpa_request);
+  compare.flexflow_request = compare.alpa_request = 0;
+}
+
+int64_t compare_search_steps(const CompareState& compare) {
+  if (compare.flexflow_request) return compare.worker->progress(compare.flexflow_request).done;
+  return compare.flexflow.is_object() ? compare.steps : 0;
+}
 
 void compare_advance(CompareState& compare, double budget_ms) {
-  if (!compare.job || !compare.job->step(budget_ms)) return;
-  auto report = compare.job->finish();
-  if (report.ok())
-    compare.output = report.value().to_json(compare.job->request().graph);
-  else
-    compare.error = report.error().message;
-  compare.job.reset();
+  if (!compare_running(compare)) return;
+  if (!compare.worker->connected()) compare.worker->step_local(budget_ms);
+  for (auto [request, half, key] : {std::tuple<int64_t*, Json*, const char*>{&compare.flexflow_request, &compare.flexflow, "flexflow"},
+                                    {&compare.alpa_request, &compare.alpa, "alpa"}}) {
+    if (!*request) continue;
+    auto outcome = compare.worker->take(*request);
+    if (!outcome) continue;
+    *request = 0;
+    if (!outcome->ok() || !outcome->value().contains(key)) {
+      const Error e = outcome->ok() ? make_error(ErrorCode::missing_field, std::string("the worker's compare half has no ") + key, key) : outcome->error();
+      compare_cancel(compare);
+      compare.failure = e;
+      compare.error = e.message;
+      return;
+    }
+    *half = std::move(outcome->value()[key]);
+  }
+  if (compare_running(compare)) return;
+  compare.output = compare_json(compare.title, compare.flexflow, compare.alpa);
+  compare.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compare.started).count();
 }
 
 Json lecture_result_json(const LectureState& lecture) {
@@ -297,8 +351,14 @@ Json lecture_result_json(const LectureState& lecture) {
 }
 
 Json compare_result_json(const CompareState& compare) {
+  if (compare.failure) return Json{{"error", error_to_json(*compare.failure)}, {"running", false}};
+  if (compare_running(compare)) return Json{{"running", true}, {"flexflow_steps", compare_search_steps(compare)}};
   if (!compare.output.is_object()) return nullptr;
-  return Json{{"flexflow_ms", compare.output["flexflow"]["makespan_ms"]}, {"alpa_ms", compare.output["alpa"]["makespan_ms"]}};
+  return Json{{"flexflow_ms", compare.output["flexflow"]["makespan_ms"]},
+              {"alpa_ms", compare.output["alpa"]["makespan_ms"]},
+              {"report", compare.output},
+              {"elapsed_ms", compare.elapsed_ms},
+              {"running", false}};
 }
 
 }  // namespace autopar::web

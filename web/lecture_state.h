@@ -6,6 +6,7 @@
 #pragma once
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,6 @@
 #include "graph.h"
 #include "json_io.h"
 #include "language.h"
-#include "mcmc.h"
 #include "result.h"
 #include "worker_client.h"
 
@@ -31,15 +31,17 @@ struct ScenarioInfo {
 };
 
 // The beta sweep of scenario beta-sweep run in the page: 7 betas x 5 seeds of 2,000-step MCMC
-// searches on AlexNet from data parallel, advanced a slice per frame (the same searches as the CLI).
+// searches on AlexNet from data parallel, each the worker's "search" operation (the same job as
+// the CLI's), a few at a time so that a pool runs them side by side.
 struct BetaSweepJob {
-  std::unique_ptr<Graph> graph;           // alexnet (owned: the searches refer to it)
-  std::unique_ptr<Cluster> cluster;       // lecture:2x4
-  std::unique_ptr<McmcSearch> search;     // the search in progress
-  int beta_index = 0;                     // into beta_sweep_betas()
-  int seed = 1;                           // 1 .. 5
-  double sum_best_ms = 0;                 // over the seeds of the current beta
-  std::vector<double> mean_best_ms;       // per finished beta
+  std::shared_ptr<WorkerClient> worker;   // the page's worker client
+  std::vector<int64_t> requests;          // per search (beta index * seeds + seed - 1): its job id, 0 before it starts
+  std::vector<double> best_ms;            // per search: its best time once its result arrived
+  std::vector<bool> ended;                // per search: its result arrived
+  int finished = 0;                       // searches ended
+  int beta_index = 0;                     // the first search not ended: its beta (into beta_sweep_betas())
+  int seed = 1;                           // and its seed, 1 .. 5
+  std::vector<double> mean_best_ms;       // per beta, once the sweep is done
   bool running = false;
 };
 
@@ -84,23 +86,34 @@ bool lecture_planning(const LectureState& lecture);
 double lecture_plan_progress(const LectureState& lecture);
 std::string lecture_plan_status(const LectureState& lecture);
 
-// Starts the beta sweep (replacing a previous one).
-void beta_sweep_start(LectureState& lecture);
+// Starts the beta sweep on `worker` (replacing a previous one).
+void beta_sweep_start(LectureState& lecture, std::shared_ptr<WorkerClient> worker);
 
-// Advances a running sweep for about `budget_ms`; when it finishes, its findings and results
-// become the lecture's (equal to `autopar scenario beta-sweep`).
+// Takes the searches' results and starts the next ones (in-process, steps them for about
+// `budget_ms` first); when the last ends, its findings and results become the lecture's (equal
+// to `autopar scenario beta-sweep`). A failed search stops the sweep with its error.
 void beta_sweep_advance(LectureState& lecture, double budget_ms);
 
 // Searches finished so far in the sweep (0 .. betas x seeds).
 int beta_sweep_done(const BetaSweepJob& job);
 
-// The Compare tab: FlexFlow's MCMC plan and Alpa's plan, simulated by the same simulator.
+// The Compare tab: FlexFlow's MCMC plan and Alpa's plan, simulated by the same simulator. The
+// two planners run as two worker jobs side by side ("compare_flexflow", "compare_alpa": on two
+// workers when the pool has them), and their halves merge into `autopar compare --json`.
 struct CompareState {
   Json output;                            // `autopar compare --json` output; null until computed
   std::string inputs;                     // "model on cluster, seed N" the output belongs to
+  std::string title;                      // "model on cluster", as the report's "model"
   std::string error;                      // why computing failed; empty when it did not
+  std::optional<Error> failure;           // that error with its code and path
   bool compute_pending = false;           // true: start the comparison on this frame
-  std::shared_ptr<autopar::CompareJob> job;   // the comparison in progress (core/operations/compare.h); null when none
+  std::shared_ptr<WorkerClient> worker;   // the page's worker client
+  int64_t flexflow_request = 0;           // FlexFlow's half in the worker; 0 when none or ended
+  int64_t alpa_request = 0;               // Alpa's half likewise
+  Json flexflow, alpa;                    // the halves' JSON as they arrive (null before)
+  int64_t steps = 2000;                   // FlexFlow's proposals asked for
+  std::chrono::steady_clock::time_point started;
+  double elapsed_ms = 0;                  // wall time of the last comparison, start to merge
 };
 
 // Every scenario, in lecture order (computed once).
@@ -133,13 +146,21 @@ void show_scenario_demo(AppState& state);
 // Runs scenario `name` (the scenario operation) and stores its findings in `lecture`.
 void compute_scenario(LectureState& lecture, const std::string& name);
 
-// Starts the comparison of `graph` on `cluster` in slices (compare_advance finishes it); `inputs`
-// names them for the tab ("model on cluster, seed N"). Errors go to compare.error.
-void compare_start(CompareState& compare, const Graph& graph, const Cluster& cluster, const std::string& inputs, int64_t seed);
+// Starts the comparison of the model and cluster `worker_inputs` (worker_session.h) on
+// `worker`, replacing one in progress; `inputs` names them for the tab ("model on cluster, seed
+// N"). Errors go to compare.error.
+void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed);
 
-// Advances a running comparison for about `budget_ms`; when it is done, stores the output
-// (the same JSON as `autopar compare --json`).
+// Takes the halves' results (in-process, steps them for about `budget_ms` first); when both are
+// there, stores the merged output (the same JSON as `autopar compare --json`). A failed half
+// cancels the other and its error (code, path) becomes the tab's.
 void compare_advance(CompareState& compare, double budget_ms);
+
+// True while the comparison runs.
+bool compare_running(const CompareState& compare);
+
+// Stops the comparison in progress.
+void compare_cancel(CompareState& compare);
 
 // FlexFlow proposals made so far in the running comparison.
 int64_t compare_search_steps(const CompareState& compare);
@@ -147,7 +168,9 @@ int64_t compare_search_steps(const CompareState& compare);
 // result().scenario: {name, findings} when computed (findings in the page's language), else null.
 Json lecture_result_json(const LectureState& lecture);
 
-// result().compare: {flexflow_ms, alpa_ms} when computed, else null.
+// result().compare: {flexflow_ms, alpa_ms, report: `autopar compare --json`, elapsed_ms} when
+// computed; {running, flexflow_steps} while it runs; {error: {code, message, path}} when it
+// failed; else null.
 Json compare_result_json(const CompareState& compare);
 
 }  // namespace autopar::web

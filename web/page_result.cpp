@@ -27,6 +27,7 @@ Json operation_inputs(const Settings& s) {
   Json j{{"model", s.model}};
   if (!s.model_json.empty()) j["model_json"] = s.model_json;
   j["cluster"] = s.custom_cluster ? cluster_to_json(*s.custom_cluster) : Json(s.cluster);
+  if (!s.precision.empty()) j["precision"] = s.precision;   // as the page loads them (load_model_field, load_cluster_field)
   return j;
 }
 
@@ -35,6 +36,7 @@ AlpaInputs alpa_inputs(const AppState& state) {
   in.model = state.settings.model;
   // An imported model is identified by its content: the same name may hold another file.
   if (!state.settings.model_json.empty()) in.model += "#" + std::to_string(std::hash<std::string>{}(state.settings.model_json));
+  if (!state.settings.precision.empty()) in.model += "@" + state.settings.precision;   // the worker loads the model and cluster with it
   in.cluster = state.settings.custom_cluster ? cluster_to_json(*state.settings.custom_cluster).dump() : state.settings.cluster;
   in.mesh = state.settings.mesh;
   in.solver = state.alpa.intra.solver;

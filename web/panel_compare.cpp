@@ -154,17 +154,17 @@ void draw_strategies(const Json& out) {
 void draw_compare_panel(AppState& state, const PanelRect& rect) {
   CompareState& cmp = state.compare;
   const std::string inputs = current_inputs(state);
-  // Started on first view; the MCMC search advances a slice per frame, then Alpa plans.
-  if (!cmp.output.is_object() && !cmp.job && cmp.error.empty()) cmp.compute_pending = true;
+  // Started on first view; the two planners run side by side in the page's workers.
+  if (!cmp.output.is_object() && !compare_running(cmp) && cmp.error.empty()) cmp.compute_pending = true;
   if (cmp.compute_pending) {
-    compare_start(cmp, state.graph, state.cluster, inputs, state.settings.seed);
+    compare_start(cmp, state.alpa.inter.worker, operation_inputs(state.settings), inputs, state.settings.seed);
     cmp.compute_pending = false;
   }
   compare_advance(cmp, 10.0);
   if (begin_panel(state, kCompareWindow, "compare", rect)) {
     ImGui::TextWrapped("%s", tr("compare.intro"));
     {
-      if (cmp.job) {
+      if (compare_running(cmp)) {
         char overlay[96];
         const int64_t steps = compare_search_steps(cmp);
         std::snprintf(overlay, sizeof overlay, tr("compare.progress"), static_cast<long long>(steps));
@@ -178,7 +178,7 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
                             state.settings.cluster.c_str(), static_cast<long long>(state.settings.seed));
       }
     }
-    if (cmp.job) {
+    if (compare_running(cmp)) {
       ImGui::TextDisabled("%s", tr("compare.searching"));
     } else if (!cmp.error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));

@@ -41,13 +41,13 @@ void draw_scenario_list(AppState& state) {
   }
 }
 
-// The beta sweep in the page: Run (a slice of the 35 searches per frame), progress, CLI command.
+// The beta sweep in the page: Run (the 35 searches in the page's worker), progress, CLI command.
 void draw_beta_sweep_controls(AppState& state) {
   LectureState& lecture = state.lecture;
   // 25 ms of a frame: the reader is watching this progress bar, and the page still draws at 30+ fps.
   beta_sweep_advance(lecture, 25.0);
   const bool running = lecture.sweep && lecture.sweep->running;
-  if (!running && ImGui::Button(tr_id("lecture.compute").c_str())) beta_sweep_start(lecture);
+  if (!running && ImGui::Button(tr_id("lecture.compute").c_str())) beta_sweep_start(lecture, state.alpa.inter.worker);
   if (running) {
     const int total = int(beta_sweep_betas().size()) * kBetaSweepSeeds;
     const int done = beta_sweep_done(*lecture.sweep);

@@ -86,7 +86,7 @@ void draw_settings(AppState& state) {
 
 void draw_controls(AppState& state) {
   const bool running = state.settings.search.running;
-  const bool has = state.search.job != nullptr;
+  const bool has = state.search.started;
   const bool finished = search_finished(state.search);
   const float font = ImGui::GetFontSize();
   const ImVec2 button(font * 5.2f, 0);
@@ -140,7 +140,7 @@ void draw_controls(AppState& state) {
 void draw_stats(const AppState& state) {
   const SearchRun& run = state.search;
   const float font = ImGui::GetFontSize();
-  if (!run.job) {
+  if (!search_state(run)) {   // none yet, or the worker has not answered yet
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", tr("search_panel.none_yet"));
     ImGui::PopTextWrapPos();
@@ -170,7 +170,7 @@ void draw_stats(const AppState& state) {
           (r.memory_moves ? std::string(tr(r.best.remat ? "search_panel.memory_moves_remat" : "search_panel.memory_moves")) : ""),
       r.best_fits ? nullptr : &red);
   row("search_panel.current", format_ms(r.current_ms));
-  row("search_panel.initial", format_ms(r.init_ms) + "  (" + run.job->init_name() + ")" + (r.init_fits ? "" : tr("search_panel.init_does_not_fit")));
+  row("search_panel.initial", format_ms(r.init_ms) + "  (" + run.view.init + ")" + (r.init_fits ? "" : tr("search_panel.init_does_not_fit")));
   std::snprintf(buf, sizeof buf, "%.2fx", r.best_ms > 0 ? r.init_ms / r.best_ms : 0.0);
   row("search_panel.speedup", buf);
   row("search_panel.proposals", std::to_string(r.steps));
@@ -179,12 +179,12 @@ void draw_stats(const AppState& state) {
   row("search_panel.accepted", buf);
   row("search_panel.rejected", std::to_string(r.steps - r.accepted));
   row("search_panel.evals", format_count(search_evals_per_s(run)));
-  row("search_panel.compute_time", format_ms(run.job->compute_ms()));
+  row("search_panel.compute_time", format_ms(run.view.compute_ms));
   ImGui::EndTable();
 }
 
 void draw_plot(const AppState& state, ImVec2 size, bool log_y) {
-  const SearchTrace* trace = state.search.job ? &state.search.job->trace() : nullptr;
+  const SearchTrace* trace = search_state(state.search) ? &state.search.view.trace : nullptr;
   const int n = trace ? int(trace->step.size()) : 0;
   if (n == 0) {
     // No search yet: an empty frame with a hint, no made-up axes.
@@ -236,12 +236,12 @@ std::string describe_config(const Op& op, const OpConfig& c) {
 void draw_best_strategy(const AppState& state) {
   const SearchRun& run = state.search;
   const Graph& g = state.graph;
-  if (!run.job) {
+  if (!search_state(run)) {
     ImGui::TextDisabled("%s", tr("search_panel.none"));
     return;
   }
   const SearchResult& r = *search_state(run);
-  auto init = load_strategy(run.job->init_name(), g, state.cluster, "search.init");
+  auto init = load_strategy(run.view.init, g, state.cluster, "search.init");
   const float font = ImGui::GetFontSize();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit;

@@ -5,20 +5,41 @@
 
 namespace autopar::web {
 
-int64_t WorkerClient::start(const std::string& operation, const Json& inputs, const Json& request) {
-  const int64_t id = next_id_++;
-  jobs_[id] = Pending{};
-  const std::string text = Json{{"id", id}, {"op", "start"}, {"operation", operation}, {"inputs", inputs}, {"request", request}}.dump();
+void WorkerClient::send(const Json& message) {
+  const std::string text = message.dump();
   if (post_) post_(text);
   else local_.message(text);
+}
+
+void WorkerClient::drain_local() {
+  // Errors found when a message was read (bad inputs) are replies of the local session too.
+  if (!post_)
+    for (const WorkerReply& r : local_.take_replies()) receive(r.text);
+}
+
+int64_t WorkerClient::start(const std::string& operation, const Json& inputs, const Json& request, int64_t units) {
+  const int64_t id = next_id_++;
+  jobs_[id] = Pending{};
+  Json m{{"id", id}, {"op", "start"}, {"operation", operation}, {"inputs", inputs}, {"request", request}};
+  if (units >= 1) m["units"] = units;
+  send(m);
   return id;
 }
 
 void WorkerClient::cancel(int64_t id) {
   if (jobs_.erase(id) == 0) return;
-  const std::string text = Json{{"id", id}, {"op", "cancel"}}.dump();
-  if (post_) post_(text);
-  else local_.message(text);
+  send(Json{{"id", id}, {"op", "cancel"}});
+}
+
+void WorkerClient::pause(int64_t id) {
+  if (jobs_.count(id)) send(Json{{"id", id}, {"op", "pause"}});
+}
+
+void WorkerClient::resume(int64_t id, int64_t units) {
+  if (!jobs_.count(id)) return;
+  Json m{{"id", id}, {"op", "resume"}};
+  if (units >= 1) m["units"] = units;
+  send(m);
 }
 
 bool WorkerClient::receive(const std::string& text) {
@@ -30,6 +51,7 @@ bool WorkerClient::receive(const std::string& text) {
   if (it == jobs_.end() || it->second.outcome) return false;
   Pending& p = it->second;
   ++p.replies;
+  if (j.contains("partial") && !j["partial"].is_null()) p.partials.push_back(j["partial"]);
   if (j.contains("progress")) {
     const Json& g = j["progress"];
     p.progress.done = g.value("done", int64_t(0));
@@ -61,10 +83,15 @@ int WorkerClient::replies(int64_t id) const {
   return it == jobs_.end() ? 0 : it->second.replies;
 }
 
+std::vector<Json> WorkerClient::take_partials(int64_t id) {
+  drain_local();
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return {};
+  return std::exchange(it->second.partials, {});
+}
+
 std::optional<Result<Json>> WorkerClient::take(int64_t id) {
-  // Errors found when the message was read (bad inputs) are replies of the local session too.
-  if (!post_)
-    for (const WorkerReply& r : local_.take_replies()) receive(r.text);
+  drain_local();
   auto it = jobs_.find(id);
   if (it == jobs_.end() || !it->second.outcome) return std::nullopt;
   auto out = std::move(it->second.outcome);

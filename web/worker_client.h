@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "job.h"
 #include "json_io.h"
@@ -23,10 +24,15 @@ class WorkerClient {
   void connect(Post post) { post_ = std::move(post); }
   // True when messages go to the browser's pool.
   bool connected() const { return bool(post_); }
-  // Starts `operation` (worker_session.h) and returns its id (ids grow from 1).
-  int64_t start(const std::string& operation, const Json& inputs, const Json& request);
+  // Starts `operation` (worker_session.h) and returns its id (ids grow from 1); with `units`
+  // >= 1 the job does that many units of work and pauses.
+  int64_t start(const std::string& operation, const Json& inputs, const Json& request, int64_t units = -1);
   // Cancels job `id` and forgets it (its late replies are ignored).
   void cancel(int64_t id);
+  // Pauses job `id` in the worker (it answers with a progress reply).
+  void pause(int64_t id);
+  // Resumes job `id`; with `units` >= 1 for that many units of work only.
+  void resume(int64_t id, int64_t units = -1);
   // Takes one reply text {id, progress | result | error}; replies to unknown ids are ignored.
   // True when it ended a job (its result or error arrived).
   bool receive(const std::string& text);
@@ -36,15 +42,23 @@ class WorkerClient {
   JobProgress progress(int64_t id) const;
   // Replies received for job `id` so far.
   int replies(int64_t id) const;
+  // The partial results job `id` sent since the last call, oldest first (take them before
+  // take(): the result's own partial comes with it).
+  std::vector<Json> take_partials(int64_t id);
   // Job `id`'s result or error once it arrived (the job is then forgotten), else nullopt.
   std::optional<Result<Json>> take(int64_t id);
+  // Jobs started and not yet taken or cancelled.
+  size_t pending() const { return jobs_.size(); }
 
  private:
   struct Pending {
     JobProgress progress;
     int replies = 0;
+    std::vector<Json> partials;
     std::optional<Result<Json>> outcome;
   };
+  void send(const Json& message);
+  void drain_local();
   Post post_;
   WorkerSession local_;
   int64_t next_id_ = 1;

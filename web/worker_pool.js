@@ -2,7 +2,7 @@
 // messages, core/operations/worker_session.h). Started at page load, so the first plan finds
 // warm workers. Sized by navigator.hardwareConcurrency: min(cores - 1, 4), at least 1 (the main
 // thread keeps a core for drawing); "?workers=N" in the page's URL overrides it (1 to 8).
-// The app posts {id, op, operation, inputs, request} texts; replies come back as texts
+// The app posts {id, op, operation, inputs, request, units?} texts (op: start, cancel, pause, resume); replies come back as texts
 // {id, progress | result | error} through `deliver`. An "inter" plan on a pool of n > 1 workers
 // is split: each worker computes one share of the stage costs (the pairs p with p % n == k),
 // then one worker merges the parts (in pair order: bit for bit the table of one worker) and
@@ -32,10 +32,10 @@
     var jobs = {};          // app id -> {workers: [[worker, id], ...], shares, parts, done, total, message}
     var load = workers.map(function () { return 0; });
 
-    function send(w, id, operation, inputs, request, requestText) {
+    function send(w, id, operation, inputs, request, requestText, units) {
       load[w]++;
       var text = '{"id":' + id + ',"op":"start","operation":' + JSON.stringify(operation) + ',"inputs":' + JSON.stringify(inputs) +
-                 ',"request":' + (requestText || JSON.stringify(request)) + '}';
+                 ',"request":' + (requestText || JSON.stringify(request)) + (units !== undefined ? ',"units":' + units : '') + '}';
       workers[w].postMessage(text);
     }
     function leastLoaded() {
@@ -55,7 +55,7 @@
       var id = nextId++;
       routes[id] = { job: job, share: share };
       job.workers.push([w, id]);
-      send(w, id, operation, job.message.inputs, request, requestText);
+      send(w, id, operation, job.message.inputs, request, requestText, job.message.units);
     }
 
     function onReply(w, e) {
@@ -112,6 +112,16 @@
           var list = job.workers.slice();
           end(m.id);
           list.forEach(function (p) { workers[p[0]].postMessage('{"id":' + p[1] + ',"op":"cancel"}'); });
+          return;
+        }
+        if (m.op === 'pause' || m.op === 'resume') {   // to the worker(s) holding the job, with their ids
+          var held = jobs[m.id];
+          if (!held) return;
+          held.workers.forEach(function (p) {
+            var fw = { id: p[1], op: m.op };
+            if (m.units !== undefined) fw.units = m.units;
+            workers[p[0]].postMessage(JSON.stringify(fw));
+          });
           return;
         }
         var entry = { appId: m.id, message: m, workers: [], parts: [], done: [], total: [] };

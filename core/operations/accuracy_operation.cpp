@@ -40,6 +40,35 @@ Json AccuracyReport::summary_json(const AccuracyResult& s) {
               {"top_kendall_tau", s.top_kendall_tau}, {"top_count", s.top_count},        {"sim_best_true_rank", s.sim_best_true_rank}};
 }
 
+Result<AccuracyResult> AccuracyReport::summary_from_json(const Json& j, const std::string& path) {
+  AccuracyResult r;
+  if (!j.is_object()) return make_error(ErrorCode::wrong_type, path + " must be an object", path);
+  for (auto [key, out] : {std::pair<const char*, double*>{"mean_rel_error", &r.mean_rel_error}, {"max_rel_error", &r.max_rel_error},
+                          {"kendall_tau", &r.kendall_tau}, {"top_kendall_tau", &r.top_kendall_tau}}) {
+    if (!j.contains(key) || !j[key].is_number()) return make_error(ErrorCode::wrong_type, path + "." + key + " must be a number", path + "." + key);
+    *out = j[key].get<double>();
+  }
+  for (auto [key, out] : {std::pair<const char*, int*>{"top_count", &r.top_count}, {"sim_best_true_rank", &r.sim_best_true_rank}}) {
+    if (!j.contains(key) || !j[key].is_number_integer()) return make_error(ErrorCode::wrong_type, path + "." + key + " must be an integer", path + "." + key);
+    *out = j[key].get<int>();
+  }
+  return r;
+}
+
+Json AccuracyPartial::next(const AccuracyJob& job) {
+  const size_t n = size_t(job.done_samples());
+  if (n <= sent_) return nullptr;
+  Json ideal = Json::array(), calibrated = Json::array(), real = Json::array();
+  for (size_t i = sent_; i < n; ++i) {
+    ideal.push_back(job.ideal_ms()[i]);
+    calibrated.push_back(job.calibrated_ms()[i]);
+    real.push_back(job.real_ms()[i]);
+  }
+  Json j{{"from", sent_}, {"ideal", ideal}, {"calibrated", calibrated}, {"real", real}};
+  sent_ = n;
+  return j;
+}
+
 Json AccuracyReport::to_json() const {
   const bool calibrated_sim = request.simulator == CostMode::calibrated;
   const AccuracyResult& r = calibrated_sim ? calibrated : ideal;

@@ -32,6 +32,8 @@ struct AccuracyReport {
   std::string to_text() const;
   // The summary of one simulator as the page's result() shows it (no points).
   static Json summary_json(const AccuracyResult& r);
+  // Reads summary_json back (samples are not in it: 0); a malformed one is an error naming `path`.
+  static Result<AccuracyResult> summary_from_json(const Json& j, const std::string& path);
 };
 
 // A study in progress. Owns copies of its graph and cluster.
@@ -55,6 +57,17 @@ class AccuracyJob : public Job<AccuracyReport> {
   AccuracyRequest request_;
   Rng rng_;
   std::vector<double> ideal_ms_, calibrated_ms_, real_ms_;
+};
+
+// The study's new samples since the last call, for a page drawing the scatter live (the
+// worker's partial replies): {from, ideal, calibrated, real} (the samples from index `from` on).
+class AccuracyPartial {
+ public:
+  // The partial for `job` now; null when no sample is new.
+  Json next(const AccuracyJob& job);
+
+ private:
+  size_t sent_ = 0;
 };
 
 }  // namespace autopar

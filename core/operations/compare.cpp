@@ -2,7 +2,6 @@
 #include "compare.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -13,10 +12,6 @@
 
 namespace autopar {
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 Json breakdown_json(const SimSummary& s) {
   return Json{{"compute_ms", s.compute_ms}, {"activation_transfer_ms", s.activation_transfer_ms}, {"param_sync_ms", s.param_sync_ms},
@@ -150,89 +145,132 @@ Result<SimSummary> simulate_alpa_pipeline(const Graph& g, const Cluster& c, cons
   return summarize(tg);
 }
 
-CompareJob::CompareJob(CompareRequest request) : request_(std::make_unique<CompareRequest>(std::move(request))) {
-  CompareRequest& r = *request_;
-  if (r.steps < 1) error_ = make_error("bad_value", "--steps needs a whole number of at least 1", "--steps");
-  if (r.microbatches == 0) r.microbatches = default_compare_microbatches(r.graph);
-  if (!error_) {
-    for (const Tensor& t : r.graph.spec.inputs)
-      if (t.shape.empty() || t.shape[0] % r.microbatches != 0) {
-        error_ = make_error("bad_value", "the batch of input '" + t.name + "' does not divide into " + std::to_string(r.microbatches) +
-                                             " micro-batches; pick a divisor", "--microbatches");
-        break;
-      }
-  }
-  if (!error_) error_ = pipeline_too_large(r.graph.ops.size(), r.microbatches);
-  if (error_) {
-    done_ = true;
+Result<int> check_compare_request(const CompareRequest& r) {
+  if (r.steps < 1) return make_error("bad_value", "--steps needs a whole number of at least 1", "--steps");
+  const int microbatches = r.microbatches == 0 ? default_compare_microbatches(r.graph) : r.microbatches;
+  if (microbatches < 1) return make_error("out_of_range", "--microbatches must be at least 1", "--microbatches");
+  for (const Tensor& t : r.graph.spec.inputs)
+    if (t.shape.empty() || t.shape[0] % microbatches != 0)
+      return make_error("bad_value", "the batch of input '" + t.name + "' does not divide into " + std::to_string(microbatches) +
+                                         " micro-batches; pick a divisor", "--microbatches");
+  if (auto e = pipeline_too_large(r.graph.ops.size(), microbatches)) return *e;
+  return microbatches;
+}
+
+CompareFlexflowJob::CompareFlexflowJob(const CompareRequest& request) : request_(request) {
+  auto checked = check_compare_request(request);
+  if (!checked.ok()) {
+    finish(checked.error());
     return;
   }
-  report_.title = r.title;
-  report_.cluster_shape = std::to_string(r.cluster.nodes) + "x" + std::to_string(r.cluster.gpus_per_node);
+  // As `autopar compare`: the proposals from data parallel with the seed, beta and stopping as the search's defaults.
   SearchOptions o;
-  o.steps = r.steps;
-  o.seed = r.seed;
-  search_ = std::make_unique<McmcSearch>(r.graph, r.cluster, data_parallel(r.graph, r.cluster.num_devices()), o);
+  o.steps = request.steps;
+  o.seed = request.seed;
+  search_ = std::make_unique<McmcSearch>(request.graph, request.cluster, data_parallel(request.graph, request.cluster.num_devices()), o);
 }
 
-int64_t CompareJob::search_steps() const { return search_ ? search_->result().steps : 0; }
+JobProgress CompareFlexflowJob::progress() const { return JobProgress{search_steps(), request_.steps, "FlexFlow search"}; }
 
-double CompareJob::progress() const {
-  if (done_) return 1;
-  // The search is most of the work on the lecture's models; Alpa's planning is the last tenth.
-  return 0.9 * double(search_steps()) / double(std::max<int64_t>(1, request_->steps));
-}
-
-bool CompareJob::step(double budget_ms) {
-  if (done_) return true;
-  const auto t0 = std::chrono::steady_clock::now();
-  if (!search_->result().finished) {
-    do search_->step(50);
-    while (!search_->result().finished && ms_since(t0) < budget_ms);
-    search_ms_ += ms_since(t0);
-    if (!search_->result().finished) return false;
+void CompareFlexflowJob::work(BudgetMeter& meter) {
+  while (!search_->result().finished) {
+    const int64_t n = std::min<int64_t>(50, meter.units_left());
+    search_->step(n);
+    if (meter.count(n)) break;
   }
-  finish_alpa();
-  return true;
-}
-
-void CompareJob::finish_alpa() {
-  const CompareRequest& r = *request_;
-  report_.flexflow = search_->result();
-  report_.flexflow_sim.planning_ms = search_ms_;
-  TaskGraph ff(r.graph, r.cluster, report_.flexflow.best);
+  if (!search_->result().finished) return;
+  CompareFlexflowPart part;
+  part.search = search_->result();
+  part.sim.planning_ms = compute_ms() + meter.elapsed_ms();
+  TaskGraph ff(request_.graph, request_.cluster, part.search.best);
   simulate_full(ff);
-  report_.flexflow_sim.summary = summarize(ff);
-  const auto t0 = std::chrono::steady_clock::now();
-  auto plan = plan_alpa_pipeline(r.graph, r.cluster, r.microbatches);
-  done_ = true;
-  if (!plan.ok()) {
-    error_ = plan.error();
-    return;
-  }
-  report_.alpa = std::move(plan.value());
-  report_.alpa_sim.planning_ms = ms_since(t0);
-  auto sim = simulate_alpa_pipeline(r.graph, r.cluster, report_.alpa);
-  if (!sim.ok()) {
-    error_ = sim.error();
-    return;
-  }
-  report_.alpa_sim.summary = sim.value();
+  part.sim.summary = summarize(ff);
+  finish(std::move(part));
 }
 
-Result<CompareReport> CompareJob::finish() {
-  while (!done_) step(1e9);
-  if (error_) return *error_;
-  return report_;
+CompareAlpaJob::CompareAlpaJob(const CompareRequest& request) : request_(request) {
+  auto checked = check_compare_request(request);
+  if (!checked.ok()) finish(checked.error());
+  else microbatches_ = checked.value();
+}
+
+JobProgress CompareAlpaJob::progress() const { return JobProgress{done() ? 1 : 0, 1, "Alpa plan"}; }
+
+void CompareAlpaJob::work(BudgetMeter& meter) {
+  const CompareRequest& r = request_;
+  CompareAlpaPart part;
+  part.cluster_shape = std::to_string(r.cluster.nodes) + "x" + std::to_string(r.cluster.gpus_per_node);
+  auto plan = plan_alpa_pipeline(r.graph, r.cluster, microbatches_);
+  if (!plan.ok()) return finish(plan.error());
+  part.plan = std::move(plan.value());
+  part.sim.planning_ms = meter.elapsed_ms();
+  auto sim = simulate_alpa_pipeline(r.graph, r.cluster, part.plan);
+  if (!sim.ok()) return finish(sim.error());
+  part.sim.summary = sim.value();
+  meter.count();
+  finish(std::move(part));
+}
+
+CompareJob::CompareJob(CompareRequest request)
+    : request_(std::make_unique<CompareRequest>(std::move(request))), flexflow_(*request_), alpa_(*request_) {
+  if (flexflow_.done() && !flexflow_.result().ok()) finish(flexflow_.result().error());
+}
+
+JobProgress CompareJob::progress() const {
+  if (!flexflow_.done()) {
+    JobProgress p = flexflow_.progress();
+    p.total += 1;   // Alpa's plan: one more unit
+    return p;
+  }
+  return JobProgress{request_->steps + (alpa_.done() ? 1 : 0), request_->steps + 1, "Alpa plan"};
+}
+
+void CompareJob::work(BudgetMeter& meter) {
+  if (!flexflow_.done()) {
+    flexflow_.step(meter.left());
+    if (!flexflow_.done()) return;
+    if (!flexflow_.result().ok()) return finish(flexflow_.result().error());
+    if (meter.spent()) return;
+  }
+  alpa_.step(meter.left());
+  if (!alpa_.done()) return;
+  if (!alpa_.result().ok()) return finish(alpa_.result().error());
+  const CompareFlexflowPart& f = flexflow_.result().value();
+  const CompareAlpaPart& a = alpa_.result().value();
+  CompareReport report;
+  report.title = request_->title;
+  report.cluster_shape = a.cluster_shape;
+  report.flexflow = f.search;
+  report.flexflow_sim = f.sim;
+  report.alpa = a.plan;
+  report.alpa_sim = a.sim;
+  finish(std::move(report));
 }
 
 Result<CompareReport> run_compare(CompareRequest request) {
   CompareJob job(std::move(request));
-  return job.finish();
+  return run_to_end(job);
+}
+
+Json compare_json(const std::string& title, Json flexflow, Json alpa) {
+  return Json{{"model", title}, {"flexflow", std::move(flexflow)}, {"alpa", std::move(alpa)}};
 }
 
 Json CompareReport::to_json(const Graph& g) const {
-  Json plan = Json::array();
+  CompareFlexflowPart f{flexflow, flexflow_sim};
+  CompareAlpaPart a{cluster_shape, alpa, alpa_sim};
+  return compare_json(title, f.to_json(g), a.to_json(g));
+}
+
+Json CompareFlexflowPart::to_json(const Graph& g) const {
+  const SimSummary& f = sim.summary;
+  return Json{{"makespan_ms", f.makespan_ms}, {"fits", f.fits}, {"search_steps", search.steps}, {"elapsed_ms", sim.planning_ms},
+              {"breakdown", breakdown_json(f)}, {"strategy", strategy_to_json(g, search.best)}};
+}
+
+Json CompareAlpaPart::to_json(const Graph& g) const {
+  const AlpaPipelinePlan& alpa = plan;
+  Json plan_ops = Json::array();
   Json stages = Json::array();
   // Op names are the model's: the micro-batch graph the stages index has the same ops in the same order.
   for (size_t k = 0; k < alpa.stages.size(); ++k) {
@@ -240,7 +278,7 @@ Json CompareReport::to_json(const Graph& g) const {
     for (int v = st.first_op; v <= st.last_op; ++v) {
       const size_t local = size_t(v - st.first_op);
       const OpStrategy& s = st.intra.strategies[local][size_t(st.intra.solution.choice[local])];
-      plan.push_back(Json{{"name", g.ops[size_t(v)].name()}, {"stage", int(k)}, {"strategy", s.name}, {"output_spec", spec_to_string(s.output)}});
+      plan_ops.push_back(Json{{"name", g.ops[size_t(v)].name()}, {"stage", int(k)}, {"strategy", s.name}, {"output_spec", spec_to_string(s.output)}});
     }
     Json boundary = nullptr;
     if (k + 1 < alpa.stages.size())
@@ -253,24 +291,20 @@ Json CompareReport::to_json(const Graph& g) const {
                           {"latency", st.stage.latency},
                           {"boundary", boundary}});
   }
-  const SimSummary& f = flexflow_sim.summary;
-  const SimSummary& a = alpa_sim.summary;
+  const SimSummary& a = sim.summary;
   // Alpa's strategy configures the micro-batch graph, whose split dimensions can differ from the
   // model's (a batch of one has no sample split), so it is written against that graph.
   auto micro = microbatch_graph(g, alpa.microbatches);
   const Json alpa_strategy_json = micro.ok() ? strategy_to_json(micro.value(), alpa.strategy) : Json(nullptr);
-  return Json{{"model", title},
-              {"flexflow", Json{{"makespan_ms", f.makespan_ms}, {"fits", f.fits}, {"search_steps", flexflow.steps}, {"elapsed_ms", flexflow_sim.planning_ms},
-                                {"breakdown", breakdown_json(f)}, {"strategy", strategy_to_json(g, flexflow.best)}}},
-              {"alpa", Json{{"makespan_ms", a.makespan_ms},
-                            {"mesh", cluster_shape},
-                            {"objective", alpa.inter.total_latency},
-                            {"microbatches", alpa.microbatches},
-                            {"stages", stages},
-                            {"solve_ms", alpa_sim.planning_ms},
-                            {"breakdown", breakdown_json(a)},
-                            {"plan", plan},
-                            {"strategy", alpa_strategy_json}}}};
+  return Json{{"makespan_ms", a.makespan_ms},
+              {"mesh", cluster_shape},
+              {"objective", alpa.inter.total_latency},
+              {"microbatches", alpa.microbatches},
+              {"stages", stages},
+              {"solve_ms", sim.planning_ms},
+              {"breakdown", breakdown_json(a)},
+              {"plan", plan_ops},
+              {"strategy", alpa_strategy_json}};
 }
 
 std::string CompareReport::to_text() const {

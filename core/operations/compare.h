@@ -16,6 +16,7 @@
 #include "graph.h"
 #include "inter_op.h"
 #include "intra_op.h"
+#include "job.h"
 #include "json_io.h"
 #include "mcmc.h"
 #include "result.h"
@@ -68,6 +69,23 @@ struct ComparedPlan {
   double planning_ms = 0;             // wall clock (differs between runs by nature)
 };
 
+// FlexFlow's half of compare: the MCMC search's result and its best strategy simulated.
+struct CompareFlexflowPart {
+  SearchResult search;
+  ComparedPlan sim;
+  // The "flexflow" object of `compare --json` (`g`: the model).
+  Json to_json(const Graph& g) const;
+};
+
+// Alpa's half: the pipeline plan and its simulation.
+struct CompareAlpaPart {
+  std::string cluster_shape;          // "NxG": the cluster Alpa's stages tile
+  AlpaPipelinePlan plan;
+  ComparedPlan sim;
+  // The "alpa" object of `compare --json` (`g`: the model).
+  Json to_json(const Graph& g) const;
+};
+
 // Everything `compare` reports.
 struct CompareReport {
   std::string title;
@@ -76,11 +94,20 @@ struct CompareReport {
   ComparedPlan flexflow_sim;
   AlpaPipelinePlan alpa;
   ComparedPlan alpa_sim;
-  // The CLI's JSON (INTERFACES.md: flexflow.makespan_ms/strategy, alpa.makespan_ms/plan).
+  // The CLI's JSON (INTERFACES.md: flexflow.makespan_ms/strategy, alpa.makespan_ms/plan): the
+  // two halves' JSON under "flexflow" and "alpa", and the title as "model" (compare_json).
   Json to_json(const Graph& g) const;
   // The CLI's table.
   std::string to_text() const;
 };
+
+// `compare --json` from its two halves' JSON (CompareFlexflowPart / CompareAlpaPart::to_json):
+// a page that ran the halves apart merges them into the CLI's report with this.
+Json compare_json(const std::string& title, Json flexflow, Json alpa);
+
+// Checks a compare request; returns the micro-batches Alpa's pipeline uses (the default when
+// the request gives 0). Errors name the CLI option.
+Result<int> check_compare_request(const CompareRequest& request);
 
 // Alpa's whole plan for a model (inter-op, then each stage's intra-op plan), without simulating it.
 Result<AlpaPipelinePlan> plan_alpa_pipeline(const Graph& g, const Cluster& c, int microbatches);
@@ -89,33 +116,59 @@ Result<AlpaPipelinePlan> plan_alpa_pipeline(const Graph& g, const Cluster& c, in
 // devices with its stage's sharding; returns the summary of that simulation.
 Result<SimSummary> simulate_alpa_pipeline(const Graph& g, const Cluster& c, const AlpaPipelinePlan& plan);
 
-// Compare as a job a page can spread over frames: the MCMC search a slice at a time, then
-// Alpa's planning and the two simulations.
-class CompareJob {
+// FlexFlow's half as a job: the MCMC search from data parallel (a unit is one proposal), then
+// the best strategy simulated. Refers to `request`, which must outlive it.
+class CompareFlexflowJob : public Job<CompareFlexflowPart> {
  public:
-  // Validates the request; errors show in result().
+  // Checks the request (errors end the job at once) and starts the search.
+  explicit CompareFlexflowJob(const CompareRequest& request);
+  JobProgress progress() const override;
+  // Proposals made so far.
+  int64_t search_steps() const { return search_ ? search_->result().steps : 0; }
+
+ protected:
+  void work(BudgetMeter& meter) override;
+
+ private:
+  const CompareRequest& request_;
+  std::unique_ptr<McmcSearch> search_;
+};
+
+// Alpa's half as a job: the pipeline plan (inter-op, then each stage's intra-op plan) and its
+// simulation, all in one unit of work. Refers to `request`, which must outlive it.
+class CompareAlpaJob : public Job<CompareAlpaPart> {
+ public:
+  // Checks the request; errors end the job at once.
+  explicit CompareAlpaJob(const CompareRequest& request);
+  JobProgress progress() const override;
+
+ protected:
+  void work(BudgetMeter& meter) override;
+
+ private:
+  const CompareRequest& request_;
+  int microbatches_ = 1;
+};
+
+// The whole comparison as a job (the CLI's; a page runs the two halves side by side instead):
+// FlexFlow's half, then Alpa's. Owns its request.
+class CompareJob : public Job<CompareReport> {
+ public:
+  // Checks the request; errors show in result().
   explicit CompareJob(CompareRequest request);
-  // Works for about `budget_ms` (at least one unit); returns done().
-  bool step(double budget_ms);
-  // True when the report (or an error) is ready.
-  bool done() const { return done_; }
-  // 0..1: proposals made of those asked for, then Alpa's planning.
-  double progress() const;
+  JobProgress progress() const override;
   // FlexFlow's proposals made so far.
-  int64_t search_steps() const;
-  // The report, or why there is none; steps to the end first when not done.
-  Result<CompareReport> finish();
+  int64_t search_steps() const { return flexflow_.search_steps(); }
   // The request (its graph indexes the report's strategies).
   const CompareRequest& request() const { return *request_; }
 
+ protected:
+  void work(BudgetMeter& meter) override;
+
  private:
-  void finish_alpa();
-  std::unique_ptr<CompareRequest> request_;   // stable address: the search keeps references into it
-  std::unique_ptr<McmcSearch> search_;
-  double search_ms_ = 0;
-  bool done_ = false;
-  std::optional<Error> error_;
-  CompareReport report_;
+  std::unique_ptr<CompareRequest> request_;   // stable address: the halves refer to it
+  CompareFlexflowJob flexflow_;
+  CompareAlpaJob alpa_;
 };
 
 // Runs a CompareJob to the end.

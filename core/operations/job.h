@@ -44,6 +44,8 @@ class BudgetMeter {
   bool spent() const { return units_ >= budget_.units || elapsed_ms() >= budget_.time_ms; }
   // Units that may still be done in this step.
   int64_t units_left() const { return units_ >= budget_.units ? 0 : budget_.units - units_; }
+  // What is left of the budget, for a job stepping another job inside its own step.
+  StepBudget left() const { return StepBudget{std::max(0.0, budget_.time_ms - elapsed_ms()), units_left()}; }
   // Wall time since the step began, in ms.
   double elapsed_ms() const { return std::chrono::duration<double, std::milli>(Clock::now() - start_).count(); }
 

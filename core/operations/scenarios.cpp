@@ -207,7 +207,7 @@ Result<Json> compare_json(const std::string& model, const std::string& cluster, 
   request.graph = std::move(in.value().graph);
   request.cluster = std::move(in.value().cluster);
   CompareJob job(std::move(request));
-  auto report = job.finish();
+  const auto& report = run_to_end(job);
   if (!report.ok()) return report.error();
   return report.value().to_json(job.request().graph);
 }

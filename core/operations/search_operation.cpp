@@ -156,4 +156,116 @@ std::string SearchReport::to_text() const {
   return t.str();
 }
 
+Json SearchPartial::next(const SearchJob& job) {
+  const SearchResult* r = job.state();
+  if (!r) return nullptr;
+  const SearchTrace& t = job.trace();
+  // A thinning rewrote the points already sent: send them all again.
+  if (t.stride != sent_stride_ || t.step.size() < sent_points_) sent_points_ = 0;
+  const size_t from = sent_points_;
+  Json steps = Json::array(), best = Json::array(), current = Json::array();
+  for (size_t k = from; k < t.step.size(); ++k) {
+    steps.push_back(t.step[k]);
+    best.push_back(t.best[k]);
+    current.push_back(t.current[k]);
+  }
+  sent_points_ = t.step.size();
+  sent_stride_ = t.stride;
+  Json j{{"state", Json{{"steps", r->steps},
+                        {"accepted", r->accepted},
+                        {"best_ms", r->best_ms},
+                        {"current_ms", r->current_ms},
+                        {"init_ms", r->init_ms},
+                        {"best_step", r->best_step},
+                        {"best_fits", r->best_fits},
+                        {"best_peak_bytes", r->best_peak_bytes},
+                        {"init_fits", r->init_fits},
+                        {"memory_moves", r->memory_moves},
+                        {"finished", r->finished},
+                        {"stopped_by_budget", r->stopped_by_budget},
+                        {"compute_ms", job.compute_ms()},
+                        {"evals_per_s", job.evals_per_s()},
+                        {"init", job.init_name()}}},
+         {"trace", Json{{"from", from}, {"stride", t.stride}, {"step", steps}, {"best", best}, {"current", current}}}};
+  // The best strategy is the largest part: only when it changed (best_step moves with it).
+  if (!sent_ || r->best_step != sent_best_step_) j["best"] = strategy_to_json(job.graph(), r->best);
+  sent_best_step_ = r->best_step;
+  sent_ = true;
+  return j;
+}
+
+Status SearchView::apply(const Json& partial, const Graph& graph, int num_devices) {
+  if (!partial.is_object() || !partial.contains("state") || !partial["state"].is_object() || !partial.contains("trace") ||
+      !partial["trace"].is_object())
+    return make_error(ErrorCode::missing_field, "a search partial needs 'state' and 'trace' objects", "partial");
+  const Json& s = partial["state"];
+  const Json& t = partial["trace"];
+  SearchResult next = chain;
+  SearchTrace trace_next = trace;
+  std::string init_next;
+  double compute = 0, evals = 0;
+  // Every field is checked before any is kept: a malformed partial changes nothing.
+  auto number = [&](const Json& o, const char* key, const std::string& path) -> Result<double> {
+    if (!o.contains(key) || !o[key].is_number()) return make_error(ErrorCode::wrong_type, path + "." + key + " must be a number", path + "." + key);
+    return o[key].get<double>();
+  };
+  auto flag = [&](const char* key) -> Result<bool> {
+    if (!s.contains(key) || !s[key].is_boolean()) return make_error(ErrorCode::wrong_type, std::string("partial.state.") + key + " must be true or false", std::string("partial.state.") + key);
+    return s[key].get<bool>();
+  };
+  for (const char* key : {"steps", "accepted", "best_step"})
+    if (!s.contains(key) || !s[key].is_number_integer())
+      return make_error(ErrorCode::wrong_type, std::string("partial.state.") + key + " must be an integer", std::string("partial.state.") + key);
+  next.steps = s["steps"].get<int64_t>();
+  next.accepted = s["accepted"].get<int64_t>();
+  next.best_step = s["best_step"].get<int64_t>();
+  for (auto [key, out] : {std::pair<const char*, double*>{"best_ms", &next.best_ms}, {"current_ms", &next.current_ms}, {"init_ms", &next.init_ms},
+                          {"best_peak_bytes", &next.best_peak_bytes}, {"compute_ms", &compute}, {"evals_per_s", &evals}}) {
+    auto v = number(s, key, "partial.state");
+    if (!v.ok()) return v.error();
+    *out = v.value();
+  }
+  for (auto [key, out] : {std::pair<const char*, bool*>{"best_fits", &next.best_fits}, {"init_fits", &next.init_fits},
+                          {"memory_moves", &next.memory_moves}, {"finished", &next.finished}, {"stopped_by_budget", &next.stopped_by_budget}}) {
+    auto v = flag(key);
+    if (!v.ok()) return v.error();
+    *out = v.value();
+  }
+  if (!s.contains("init") || !s["init"].is_string()) return make_error(ErrorCode::wrong_type, "partial.state.init must be a string", "partial.state.init");
+  init_next = s["init"].get<std::string>();
+  if (!t.contains("from") || !t["from"].is_number_unsigned() || !t.contains("stride") || !t["stride"].is_number_integer())
+    return make_error(ErrorCode::wrong_type, "partial.trace needs integers 'from' and 'stride'", "partial.trace");
+  const size_t from = t["from"].get<size_t>();
+  if (from > trace_next.step.size()) return make_error(ErrorCode::out_of_range, "partial.trace.from is past the points received", "partial.trace.from");
+  trace_next.step.resize(from);
+  trace_next.best.resize(from);
+  trace_next.current.resize(from);
+  trace_next.stride = t["stride"].get<int64_t>();
+  for (const char* key : {"step", "best", "current"})
+    if (!t.contains(key) || !t[key].is_array() || t[key].size() != t["step"].size())
+      return make_error(ErrorCode::wrong_type, std::string("partial.trace.") + key + " must be an array as long as partial.trace.step", std::string("partial.trace.") + key);
+  for (size_t k = 0; k < t["step"].size(); ++k) {
+    if (!t["step"][k].is_number() || !t["best"][k].is_number() || !t["current"][k].is_number())
+      return make_error(ErrorCode::wrong_type, "partial.trace holds numbers only", "partial.trace.step[" + std::to_string(k) + "]");
+    trace_next.step.push_back(t["step"][k].get<float>());
+    trace_next.best.push_back(t["best"][k].get<float>());
+    trace_next.current.push_back(t["current"][k].get<float>());
+  }
+  if (partial.contains("best")) {
+    auto best = strategy_from_json(partial["best"], graph, num_devices);
+    if (!best.ok()) {
+      Error e = best.error();
+      e.path = "partial.best" + (e.path.empty() ? "" : "." + e.path);
+      return e;
+    }
+    next.best = std::move(best.value());
+  }
+  chain = std::move(next);
+  trace = std::move(trace_next);
+  init = std::move(init_next);
+  compute_ms = compute;
+  evals_per_s = evals;
+  return Ok{};
+}
+
 }  // namespace autopar

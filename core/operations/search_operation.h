@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "job.h"
+#include "json_io.h"
 #include "mcmc.h"
 
 namespace autopar {
@@ -95,6 +96,35 @@ class SearchJob : public Job<SearchReport> {
   std::unique_ptr<McmcSearch> search_;
   SearchTrace trace_;
   double setup_ms_ = 0;
+};
+
+// What a running search has to show since the last call, for a page drawing it live (the
+// worker's partial replies): {state: the chain's counts and costs, trace: {from, stride, step,
+// best, current} (the points from index `from` on; from 0 with the whole trace after a
+// thinning), best: the best strategy (only when it changed)}.
+class SearchPartial {
+ public:
+  // The partial for `job` now (tracks what it already gave).
+  Json next(const SearchJob& job);
+
+ private:
+  size_t sent_points_ = 0;
+  int64_t sent_stride_ = 0;
+  int64_t sent_best_step_ = -1;
+  bool sent_ = false;
+};
+
+// A search seen from outside its job (the page, fed by a worker): the chain, its plot trace and
+// timing, equal to the job's own after the same partials.
+struct SearchView {
+  SearchResult chain;            // counts, costs and the best strategy (no history)
+  SearchTrace trace;
+  std::string init;              // the initial strategy's name
+  double compute_ms = 0;         // search time so far
+  double evals_per_s = 0;
+  // Applies one SearchPartial (the best strategy is read for `graph` on `num_devices` GPUs); a
+  // malformed partial is an error naming its JSON path, and the view is then unchanged.
+  Status apply(const Json& partial, const Graph& graph, int num_devices);
 };
 
 }  // namespace autopar

@@ -1,18 +1,40 @@
 // The operations as messages. See worker_session.h.
 #include "worker_session.h"
 
+#include <chrono>
+#include <functional>
+#include <optional>
 #include <utility>
 
+#include "accuracy_operation.h"
 #include "cluster_spec.h"
+#include "compare.h"
 #include "inter_operation.h"
 #include "models.h"
+#include "report_text.h"
+#include "search_operation.h"
 
 namespace autopar {
+
+namespace {
+
+// inputs.precision (as --precision), when given.
+Result<std::optional<Precision>> precision_of(const Json& inputs) {
+  if (!inputs.is_object() || !inputs.contains("precision")) return std::optional<Precision>();
+  const Json& p = inputs["precision"];
+  const auto parsed = p.is_string() ? parse_precision(p.get<std::string>()) : std::nullopt;
+  if (!parsed) return make_error(ErrorCode::bad_value, "inputs.precision must be fp32, tf32 or mixed", "inputs.precision");
+  return std::optional<Precision>(parsed);
+}
+
+}  // namespace
 
 Result<Graph> graph_from_inputs(const Json& inputs) {
   if (!inputs.is_object() || !inputs.contains("model") || !inputs["model"].is_string())
     return make_error(ErrorCode::missing_field, "the inputs need 'model': a built-in model such as \"transformer:layers=24\"", "inputs.model");
-  const std::string model = inputs["model"].get<std::string>();
+  auto precision = precision_of(inputs);
+  if (!precision.ok()) return precision.error();
+  std::string model = inputs["model"].get<std::string>();
   if (inputs.contains("model_json")) {
     if (!inputs["model_json"].is_string()) return make_error(ErrorCode::wrong_type, "inputs.model_json must be the model file's text", "inputs.model_json");
     auto g = load_model_json(inputs["model_json"].get<std::string>(), model);
@@ -23,6 +45,9 @@ Result<Graph> graph_from_inputs(const Json& inputs) {
     }
     return g;
   }
+  // --precision's model half, as the CLI and the page load it: 16-bit floats in mixed precision.
+  if (precision.value())
+    model += std::string(model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (*precision.value() == Precision::mixed ? "2" : "4");
   auto spec = builtin_model_spec(model, "inputs.model");
   if (!spec.ok()) return spec.error();
   return build_graph(spec.value());
@@ -31,14 +56,16 @@ Result<Graph> graph_from_inputs(const Json& inputs) {
 Result<Cluster> cluster_from_inputs(const Json& inputs) {
   if (!inputs.is_object() || !inputs.contains("cluster"))
     return make_error(ErrorCode::missing_field, "the inputs need 'cluster': a spec such as \"lecture:4x8\" or the cluster's JSON", "inputs.cluster");
+  auto precision = precision_of(inputs);
+  if (!precision.ok()) return precision.error();
   const Json& c = inputs["cluster"];
-  if (c.is_string()) return load_cluster(c.get<std::string>(), "inputs.cluster");
-  auto cluster = cluster_from_json(c);
+  auto cluster = c.is_string() ? load_cluster(c.get<std::string>(), "inputs.cluster") : cluster_from_json(c);
   if (!cluster.ok()) {
     Error e = cluster.error();
-    e.path = e.path.empty() ? "inputs.cluster" : "inputs.cluster." + e.path;
+    if (!c.is_string()) e.path = e.path.empty() ? "inputs.cluster" : "inputs.cluster." + e.path;
     return e;
   }
+  if (precision.value()) cluster.value().gpu.precision = *precision.value();   // --precision's cluster half: the GPU peak in use
   return cluster;
 }
 
@@ -53,6 +80,11 @@ class OperationOf : public RunningOperation {
   void start(Args&&... args) {
     job_ = std::make_unique<JobType>(graph_, cluster_, std::forward<Args>(args)...);
   }
+  // For jobs that own their graph and cluster (they take them by value).
+  template <class... Args>
+  void start_owning(Graph g, Cluster c, Args&&... args) {
+    job_ = std::make_unique<JobType>(std::move(g), std::move(c), std::forward<Args>(args)...);
+  }
   bool step(const StepBudget& budget) override { return job_->step(budget); }
   JobProgress progress() const override { return job_->progress(); }
   void cancel() override { job_->cancel(); }
@@ -61,11 +93,15 @@ class OperationOf : public RunningOperation {
     if (!r.ok()) return r.error();
     return to_json_(r.value(), *job_);
   }
+  Json partial() override { return partial_ ? partial_(*job_) : Json(nullptr); }
+  // Gives the operation partial results: `f(job)` returns what is new since its last call.
+  void set_partial(std::function<Json(const JobType&)> f) { partial_ = std::move(f); }
 
  private:
   Graph graph_;                 // before job_: the job may refer to them
   Cluster cluster_;
   ToJson to_json_;
+  std::function<Json(const JobType&)> partial_;
   std::unique_ptr<JobType> job_;
 };
 
@@ -99,6 +135,84 @@ Result<InterRequest> inter_request(const Json& request) {
   return r;
 }
 
+// request.NAME as a number in [lo, hi], else `fallback` when absent.
+Result<double> request_number(const Json& request, const char* name, double lo, double hi, double fallback) {
+  if (!request.contains(name)) return fallback;
+  const Json& v = request[name];
+  const std::string path = std::string("request.") + name;
+  if (!v.is_number()) return make_error(ErrorCode::wrong_type, path + " must be a number", path);
+  const double x = v.get<double>();
+  if (!(x >= lo && x <= hi)) return make_error(ErrorCode::out_of_range, path + " must be " + fmt("%g", lo) + " to " + fmt("%g", hi), path);
+  return x;
+}
+
+// The search request of a message (as `autopar search`'s options).
+Result<SearchRequest> search_request(const Json& request) {
+  SearchRequest r;
+  auto beta = request_number(request, "beta", 0, 1e9, 500);
+  if (!beta.ok()) return beta.error();
+  auto budget = request_number(request, "budget_ms", 0, 1e9, 0);
+  if (!budget.ok()) return budget.error();
+  auto steps = request_number(request, "steps", 1, 1e8, 2000);
+  if (!steps.ok()) return steps.error();
+  auto seed = request_number(request, "seed", 0, 9007199254740992.0, 1);
+  if (!seed.ok()) return seed.error();
+  auto moves = request_int(request, "memory_moves", -1, 1, -1);
+  if (!moves.ok()) return moves.error();
+  if (steps.value() != double(int64_t(steps.value())) || seed.value() != double(int64_t(seed.value())))
+    return make_error(ErrorCode::wrong_type, "request.steps and request.seed must be whole numbers", "request.steps");
+  r.beta = beta.value();
+  r.budget_ms = budget.value();
+  r.steps = int64_t(steps.value());
+  r.seed = uint64_t(seed.value());
+  r.memory_moves = moves.value();
+  if (request.contains("init")) {
+    if (!request["init"].is_string()) return make_error(ErrorCode::wrong_type, "request.init must be dp, expert, mp or random", "request.init");
+    r.init = request["init"].get<std::string>();
+  }
+  return r;
+}
+
+// One half of compare (CompareFlexflowJob or CompareAlpaJob) with the request it refers to;
+// its result is {KEY: the half's JSON}, as `compare --json` holds it under KEY.
+template <class Half>
+class CompareHalfOperation : public RunningOperation {
+ public:
+  CompareHalfOperation(CompareRequest request, const char* key) : request_(std::move(request)), job_(request_), key_(key) {}
+  bool step(const StepBudget& budget) override { return job_.step(budget); }
+  JobProgress progress() const override { return job_.progress(); }
+  void cancel() override { job_.cancel(); }
+  Result<Json> result() const override {
+    const auto& r = job_.result();
+    if (!r.ok()) return r.error();
+    return Json{{key_, r.value().to_json(request_.graph)}};
+  }
+
+ private:
+  CompareRequest request_;   // before job_: the job refers to it
+  Half job_;
+  const char* key_;
+};
+
+// The compare request of a message: {title, seed, steps, microbatches} (as `autopar compare`).
+Result<CompareRequest> compare_request(const Json& request, Graph graph, Cluster cluster) {
+  CompareRequest r;
+  if (request.contains("title") && !request["title"].is_string()) return make_error(ErrorCode::wrong_type, "request.title must be a string", "request.title");
+  r.title = request.value("title", std::string());
+  auto seed = request_number(request, "seed", 0, 9007199254740992.0, 1);
+  if (!seed.ok()) return seed.error();
+  auto steps = request_int(request, "steps", 1, 100000000, 2000);
+  if (!steps.ok()) return steps.error();
+  auto micro = request_int(request, "microbatches", 0, 1 << 20, 0);
+  if (!micro.ok()) return micro.error();
+  r.seed = uint64_t(seed.value());
+  r.steps = steps.value();
+  r.microbatches = micro.value();
+  r.graph = std::move(graph);
+  r.cluster = std::move(cluster);
+  return r;
+}
+
 // What the page needs of an inter-op report: the CLI's JSON, the plan to the bit, the layers.
 Json inter_result_json(const InterReport& report) {
   Json numbers = Json::array(), ops = Json::array();
@@ -112,12 +226,50 @@ Json inter_result_json(const InterReport& report) {
 Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& operation, const Json& inputs, const Json& request) {
   if (!request.is_null() && !request.is_object()) return make_error(ErrorCode::wrong_type, "request must be an object", "request");
   const Json req = request.is_null() ? Json::object() : request;
-  if (operation != "inter" && operation != "stage_costs")
-    return make_error(ErrorCode::bad_value, "unknown operation '" + operation + "'; the worker runs inter and stage_costs", "operation");
+  if (operation != "inter" && operation != "stage_costs" && operation != "search" && operation != "compare_flexflow" && operation != "compare_alpa" &&
+      operation != "accuracy")
+    return make_error(ErrorCode::bad_value,
+                      "unknown operation '" + operation + "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow and compare_alpa",
+                      "operation");
   auto graph = graph_from_inputs(inputs);
   if (!graph.ok()) return graph.error();
   auto cluster = cluster_from_inputs(inputs);
   if (!cluster.ok()) return cluster.error();
+  if (operation == "compare_flexflow" || operation == "compare_alpa") {
+    auto cr = compare_request(req, std::move(graph.value()), std::move(cluster.value()));
+    if (!cr.ok()) return cr.error();
+    if (operation == "compare_flexflow")
+      return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareFlexflowJob>>(std::move(cr.value()), "flexflow"));
+    return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareAlpaJob>>(std::move(cr.value()), "alpa"));
+  }
+  if (operation == "accuracy") {
+    AccuracyRequest ar;
+    auto samples = request_int(req, "samples", 2, 100000, 300);
+    if (!samples.ok()) return samples.error();
+    auto seed = request_number(req, "seed", 0, 9007199254740992.0, 1);
+    if (!seed.ok()) return seed.error();
+    ar.samples = samples.value();
+    ar.seed = uint64_t(seed.value());
+    // Both simulators' summaries; the samples themselves go out as partials.
+    auto op = make_operation<AccuracyJob>(Graph{}, Cluster{}, [](const AccuracyReport& report, const AccuracyJob&) {
+      return Json{{"ideal", AccuracyReport::summary_json(report.ideal)}, {"calibrated", AccuracyReport::summary_json(report.calibrated)}};
+    });
+    op->start_owning(std::move(graph.value()), std::move(cluster.value()), ar);
+    op->set_partial([partial = std::make_shared<AccuracyPartial>()](const AccuracyJob& job) { return partial->next(job); });
+    return std::unique_ptr<RunningOperation>(std::move(op));
+  }
+  if (operation == "search") {
+    auto sr = search_request(req);
+    if (!sr.ok()) return sr.error();
+    // The job owns its copies of the graph and cluster: the operation's are unused.
+    auto op = make_operation<SearchJob>(Graph{}, Cluster{}, [](const SearchReport& report, const SearchJob&) { return Json{{"report", report.to_json()}}; });
+    op->start_owning(std::move(graph.value()), std::move(cluster.value()), sr.value(), std::string("request.init"));
+    // request.partials false: no live plot to feed (the page's beta sweep wants only the reports).
+    if (req.contains("partials") && !req["partials"].is_boolean()) return make_error(ErrorCode::wrong_type, "request.partials must be true or false", "request.partials");
+    if (req.value("partials", true))
+      op->set_partial([partial = std::make_shared<SearchPartial>()](const SearchJob& job) { return partial->next(job); });
+    return std::unique_ptr<RunningOperation>(std::move(op));
+  }
   auto ir = inter_request(req);
   if (!ir.ok()) return ir.error();
   if (operation == "stage_costs") {
@@ -151,8 +303,33 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
   return std::unique_ptr<RunningOperation>(std::move(op));
 }
 
-void WorkerSession::reply(int64_t id, const char* kind, Json body) {
-  replies_.push_back(WorkerReply{id, kind, Json{{"id", id}, {kind, std::move(body)}}.dump()});
+void WorkerSession::reply(int64_t id, const char* kind, Json body, Json partial) {
+  Json j{{"id", id}, {kind, std::move(body)}};
+  if (!partial.is_null()) j["partial"] = std::move(partial);
+  replies_.push_back(WorkerReply{id, kind, j.dump()});
+}
+
+double WorkerSession::now_ms() const {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void WorkerSession::reply_progress(int64_t id, Entry& e) {
+  e.last_progress_ms = now_ms();
+  reply(id, "progress", e.op->progress().to_json(), e.op->partial());
+}
+
+bool WorkerSession::busy() const {
+  for (const auto& [id, e] : jobs_)
+    if (!e.paused) return true;
+  return false;
+}
+
+// Reads a message's optional "units" (a whole number >= 1); -1 when absent.
+static Result<int64_t> message_units(const Json& m) {
+  if (!m.contains("units")) return int64_t(-1);
+  if (!m["units"].is_number_integer() || m["units"].get<int64_t>() < 1)
+    return make_error(ErrorCode::bad_value, "units must be a whole number of at least 1", "units");
+  return m["units"].get<int64_t>();
 }
 
 void WorkerSession::message(const std::string& text) {
@@ -163,39 +340,74 @@ void WorkerSession::message(const std::string& text) {
     return reply_error(0, make_error(ErrorCode::missing_field, "a worker message needs an integer 'id'", "id"));
   const int64_t id = m["id"].get<int64_t>();
   const std::string op = m.value("op", "");
-  if (op == "cancel") {
+  auto units = message_units(m);
+  if (!units.ok()) return reply_error(id, units.error());
+  if (op == "cancel" || op == "pause" || op == "resume") {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) return;   // already finished: its result was sent
-    it->second->cancel();
-    reply_error(id, it->second->result().error());
+    Entry& e = it->second;
+    if (op == "pause") {
+      e.paused = true;
+      return reply_progress(id, e);
+    }
+    if (op == "resume") {
+      e.paused = false;
+      e.units_left = units.value();
+      return;
+    }
+    e.op->cancel();
+    reply_error(id, e.op->result().error());
     jobs_.erase(it);
     return;
   }
-  if (op != "start") return reply_error(id, make_error(ErrorCode::bad_value, "op must be \"start\" or \"cancel\"", "op"));
+  if (op != "start") return reply_error(id, make_error(ErrorCode::bad_value, "op must be \"start\", \"cancel\", \"pause\" or \"resume\"", "op"));
   if (!m.contains("operation") || !m["operation"].is_string())
     return reply_error(id, make_error(ErrorCode::missing_field, "a start message needs 'operation', e.g. \"inter\"", "operation"));
   auto job = start_operation(m["operation"].get<std::string>(), m.contains("inputs") ? m["inputs"] : Json(), m.contains("request") ? m["request"] : Json());
   if (!job.ok()) return reply_error(id, job.error());
-  jobs_[id] = std::move(job.value());
+  Entry& e = jobs_[id];
+  e.op = std::move(job.value());
+  e.units_left = units.value();
 }
 
 void WorkerSession::step(double budget_ms) {
   const BudgetMeter total(StepBudget::time(budget_ms));
+  size_t running = 0;
+  for (const auto& [id, e] : jobs_) running += e.paused ? 0 : 1;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
-    const double left = std::max(0.0, budget_ms - total.elapsed_ms());
-    const bool done = it->second->step(StepBudget::time(left));
-    if (!done) {
-      reply(it->first, "progress", it->second->progress().to_json());
+    Entry& e = it->second;
+    if (e.paused) {
       ++it;
       continue;
     }
-    const auto r = it->second->result();
-    if (r.ok()) reply(it->first, "result", r.value());
+    // An equal share of the time left for each job still to step (so two jobs in one worker
+    // advance side by side); a job limited to some units does only those.
+    const double left = std::max(0.0, budget_ms - total.elapsed_ms()) / double(std::max<size_t>(running--, 1));
+    StepBudget budget = StepBudget::time(left);
+    const int64_t before = e.op->progress().done;
+    if (e.units_left >= 0) budget.units = e.units_left;
+    const bool done = e.op->step(budget);
+    if (!done) {
+      if (e.units_left >= 0) {
+        e.units_left = std::max<int64_t>(0, e.units_left - std::max<int64_t>(1, e.op->progress().done - before));
+        if (e.units_left == 0) {
+          e.paused = true;   // the units asked for are done: answer with where it is
+          e.units_left = -1;
+          reply_progress(it->first, e);
+          ++it;
+          continue;
+        }
+      }
+      if (now_ms() - e.last_progress_ms >= progress_every_ms_) reply_progress(it->first, e);
+      ++it;
+      continue;
+    }
+    const auto r = e.op->result();
+    if (r.ok()) reply(it->first, "result", r.value(), e.op->partial());
     else reply_error(it->first, r.error());
     it = jobs_.erase(it);
   }
 }
-
 std::vector<WorkerReply> WorkerSession::take_replies() { return std::exchange(replies_, {}); }
 
 }  // namespace autopar

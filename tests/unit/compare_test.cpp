@@ -86,9 +86,10 @@ TEST_CASE("compare: Alpa's stages cover the model, and their boundaries are simu
   r.steps = 200;
   CompareJob job(r);
   int slices = 0;
-  while (!job.step(1.0)) ++slices;
-  CHECK(job.progress() == 1.0);
-  auto report = job.finish();
+  while (!job.step(StepBudget::time(1.0))) ++slices;
+  CHECK(slices > 2);
+  CHECK(job.progress().fraction() == 1.0);
+  auto report = job.result();
   REQUIRE(report.ok());
   const CompareReport& rep = report.value();
   CHECK(rep.alpa.microbatches == default_compare_microbatches(g.value()));

@@ -9,6 +9,8 @@
 #include "app_state.h"
 #include "cluster_spec.h"
 #include "models.h"
+#include "compare.h"
+#include "scenarios.h"
 #include "search_job.h"
 #include "strategy_text.h"
 
@@ -97,7 +99,25 @@ TEST_CASE("device lists and config text") {
   CHECK(format_op_config(OpConfig{{}, {3}}) == "@3");
 }
 
-TEST_CASE("the sliced search equals run_search") {
+namespace {
+// Runs the page's search in an in-process worker to its end, stepping `slice_ms` at a time and
+// taking the replies after every step, as frames would; returns the run.
+SearchRun run_page_search(const Inputs& in, const SearchConfig& config, double slice_ms, int* updates = nullptr) {
+  SearchRun run;
+  auto worker = std::make_shared<WorkerClient>();
+  REQUIRE(search_start(run, worker, Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}}, config).ok());
+  int n = 0;
+  for (int guard = 0; guard < 1000000 && !search_finished(run); ++guard) {
+    worker->step_local(slice_ms);
+    search_update(run, in.graph, in.cluster);
+    ++n;
+  }
+  if (updates) *updates = n;
+  return run;
+}
+}  // namespace
+
+TEST_CASE("the page's search in the worker equals run_search, its partials rebuild the job's trace and chain") {
   Inputs in = alexnet_2x4();
   for (const char* init : {"dp", "expert", "random"}) {
     CAPTURE(init);
@@ -106,24 +126,39 @@ TEST_CASE("the sliced search equals run_search") {
     config.seed = 3;
     config.beta = 200;
     config.init = init;
-    SearchRun job;
-    REQUIRE(search_start(job, in.graph, in.cluster, config).ok());
-    // Odd slices: 7 proposals at a time, as frames would.
-    while (!search_finished(job)) search_advance(job, 7, 1e9);
+    int updates = 0;
+    const SearchRun run = run_page_search(in, config, 0.0, &updates);
+    CHECK(updates > 10);   // many partial replies: a step of 0 ms makes one batch of proposals
+    REQUIRE_FALSE(run.error.has_value());
     SearchOptions o;
     o.steps = 400;
     o.seed = 3;
     o.beta = 200;
     const std::string name = std::string(init) == "random" ? "random:3" : init;
     const SearchResult ref = run_search(in.graph, in.cluster, load_strategy(name, in.graph, in.cluster).value(), o, nullptr);
-    const SearchResult& r = *search_state(job);
+    REQUIRE(search_state(run) != nullptr);
+    const SearchResult& r = *search_state(run);
     CHECK(r.best_ms == ref.best_ms);
     CHECK(r.steps == ref.steps);
     CHECK(r.accepted == ref.accepted);
     CHECK(r.best == ref.best);
-    CHECK(job.job->init_name() == name);
+    CHECK(r.finished);
+    CHECK(run.view.init == name);
+    CHECK(run.report["best_ms"] == ref.best_ms);
+    CHECK(run.report["steps"] == ref.steps);
+    // The trace rebuilt from the partials is the job's own.
+    SearchRequest request;
+    request.steps = 400;
+    request.seed = 3;
+    request.beta = 200;
+    request.init = init;
+    SearchJob job(in.graph, in.cluster, request);
+    run_to_end(job);
+    CHECK(run.view.trace.step == job.trace().step);
+    CHECK(run.view.trace.best == job.trace().best);
+    CHECK(run.view.trace.current == job.trace().current);
     // The plot trace: steps increase, the best curve never rises and ends at the best.
-    const SearchTrace& t = job.job->trace();
+    const SearchTrace& t = run.view.trace;
     REQUIRE(!t.step.empty());
     for (size_t k = 1; k < t.step.size(); ++k) {
       CHECK(t.step[k] > t.step[k - 1]);
@@ -134,36 +169,96 @@ TEST_CASE("the sliced search equals run_search") {
   SearchConfig bad;
   bad.init = "greedy";
   SearchRun job;
-  auto refused = search_start(job, in.graph, in.cluster, bad);
+  auto refused = search_start(job, std::make_shared<WorkerClient>(), Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}}, bad);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().path == "search.init");
-  CHECK(job.job == nullptr);
+  CHECK_FALSE(job.started);
 }
 
-TEST_CASE("the search trace keeps at most kSearchTraceMaxPoints points") {
+TEST_CASE("the search trace keeps at most kSearchTraceMaxPoints points, also as the page rebuilds it across thinnings") {
   Inputs in = alexnet_2x4();
   SearchConfig config;
   config.steps = 6000;
   config.beta = 1;   // wanders: no early stop for lack of improvement is likely to cut it short
-  SearchRun job;
-  REQUIRE(search_start(job, in.graph, in.cluster, config).ok());
-  while (!search_finished(job)) search_advance(job, 500, 1e9);
-  const SearchTrace& t = job.job->trace();
+  const SearchRun run = run_page_search(in, config, 0.0);
+  const SearchTrace& t = run.view.trace;
   CHECK(t.step.size() <= kSearchTraceMaxPoints);
   CHECK(t.step.size() == t.best.size());
   CHECK(t.step.size() == t.current.size());
   CHECK(t.step.front() == 0.0f);
   CHECK(t.stride > 1);   // it was thinned at least once
+  SearchRequest request;
+  request.steps = 6000;
+  request.beta = 1;
+  SearchJob job(in.graph, in.cluster, request);
+  run_to_end(job);
+  CHECK(t.step == job.trace().step);
+  CHECK(t.current == job.trace().current);
+  CHECK(t.stride == job.trace().stride);
 }
 
-TEST_CASE("the sliced accuracy study equals the core's accuracy_study") {
+TEST_CASE("the page's search pauses, single-steps and resumes in the worker, with the same result") {
+  Inputs in = alexnet_2x4();
+  SearchConfig config;
+  config.steps = 300;
+  config.seed = 5;
+  SearchRun run;
+  auto worker = std::make_shared<WorkerClient>();
+  const Json inputs{{"model", "alexnet"}, {"cluster", "lecture:2x4"}};
+  REQUIRE(search_start(run, worker, inputs, config, 1).ok());   // one proposal, then paused
+  for (int k = 0; k < 5; ++k) {
+    worker->step_local(0);
+    search_update(run, in.graph, in.cluster);
+  }
+  REQUIRE(search_state(run) != nullptr);
+  CHECK(search_state(run)->steps == 1);
+  search_resume(run, 1);
+  for (int k = 0; k < 5; ++k) {
+    worker->step_local(0);
+    search_update(run, in.graph, in.cluster);
+  }
+  CHECK(search_state(run)->steps == 2);
+  search_resume(run);
+  worker->step_local(0);
+  search_pause(run);
+  worker->step_local(0);
+  search_update(run, in.graph, in.cluster);
+  const int64_t at_pause = search_state(run)->steps;
+  CHECK(at_pause > 2);
+  worker->step_local(0);
+  search_update(run, in.graph, in.cluster);
+  CHECK(search_state(run)->steps == at_pause);   // paused: no work
+  search_resume(run);
+  for (int guard = 0; guard < 100000 && !search_finished(run); ++guard) {
+    worker->step_local(1);
+    search_update(run, in.graph, in.cluster);
+  }
+  SearchRequest request;
+  request.steps = 300;
+  request.seed = 5;
+  SearchJob job(in.graph, in.cluster, request);
+  const SearchReport& ref = run_to_end(job).value();
+  CHECK(search_state(run)->best == ref.result.best);
+  CHECK(run.report["history"] == ref.to_json()["history"]);
+  CHECK(worker->pending() == 0);
+}
+
+TEST_CASE("the page's accuracy study in the worker equals the core's accuracy_study; its samples arrive as partials") {
   Inputs in = alexnet_2x4();
   AccuracyJob job;
-  accuracy_start(job, 60, 5);
+  accuracy_start(job, std::make_shared<WorkerClient>(), Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}}, 60, 5);
   int slices = 0;
-  // A zero budget simulates one strategy per call.
-  while (!accuracy_advance(job, in.graph, in.cluster, 0.0)) ++slices;
+  size_t last = 0;
+  bool grew_in_steps = false;   // the scatter fills in before the study ends
+  // A zero budget simulates one strategy per step.
+  while (!accuracy_advance(job, 0.0) && slices < 1000) {
+    ++slices;
+    grew_in_steps |= job.real_ms.size() > last && job.real_ms.size() < 60;
+    last = job.real_ms.size();
+  }
   CHECK(slices == 59);
+  CHECK(grew_in_steps);
+  CHECK_FALSE(job.error.has_value());
   for (CostMode mode : {CostMode::ideal, CostMode::calibrated}) {
     const AccuracyResult ref = accuracy_study(in.graph, in.cluster, 60, 5, mode);
     const AccuracySummary& got = mode == CostMode::ideal ? job.ideal : job.calibrated;
@@ -223,4 +318,61 @@ TEST_CASE("the page reads built-in model specs with core's parser") {
   auto bad = parse_builtin_model("mlp:layers=x", "model");
   REQUIRE(!bad.ok());
   CHECK(bad.error().path == "model");
+}
+
+TEST_CASE("the page's beta sweep, as searches in the worker, equals autopar scenario beta-sweep") {
+  LectureState lecture;
+  beta_sweep_start(lecture, std::make_shared<WorkerClient>());
+  REQUIRE(lecture.sweep);
+  for (int guard = 0; guard < 100000 && lecture.sweep->running; ++guard) beta_sweep_advance(lecture, 20);
+  CHECK(lecture.error.empty());
+  CHECK(beta_sweep_done(*lecture.sweep) == int(beta_sweep_betas().size()) * kBetaSweepSeeds);
+  auto cli = scenario_operation("beta-sweep", "scenario");
+  REQUIRE(cli.ok());
+  CHECK(lecture.results == cli.value().results);
+  CHECK(lecture.computed_name == "beta-sweep");
+  REQUIRE(lecture.findings.size() == cli.value().findings.size());
+  for (size_t k = 0; k < lecture.findings.size(); ++k) CHECK(lecture.findings[k].en == cli.value().findings[k].en);
+}
+
+namespace {
+// `compare --json` without its wall-clock fields.
+Json without_times(Json j) {
+  j["flexflow"].erase("elapsed_ms");
+  j["alpa"].erase("solve_ms");
+  return j;
+}
+}  // namespace
+
+TEST_CASE("the page's compare, two halves in the worker merged, equals autopar compare --json; a failed half keeps code and path") {
+  for (const char* model : {"alexnet", "transformer:layers=2"}) {
+    CAPTURE(model);
+    CompareState cmp;
+    auto worker = std::make_shared<WorkerClient>();
+    compare_start(cmp, worker, Json{{"model", model}, {"cluster", "lecture:2x4"}}, std::string(model) + " on lecture:2x4, seed 3", 3);
+    CHECK(compare_running(cmp));
+    int frames = 0;
+    for (; frames < 100000 && compare_running(cmp); ++frames) compare_advance(cmp, 1);
+    CHECK(frames > 2);
+    REQUIRE(cmp.error.empty());
+    CompareRequest r;
+    r.graph = load_model(model).value();
+    r.cluster = load_cluster("lecture:2x4").value();
+    r.title = std::string(model) + " on lecture:2x4";
+    r.seed = 3;
+    auto ref = run_compare(r);
+    REQUIRE(ref.ok());
+    CHECK(without_times(cmp.output).dump() == without_times(ref.value().to_json(r.graph)).dump());
+    CHECK(compare_result_json(cmp)["alpa_ms"] == ref.value().alpa_sim.summary.makespan_ms);
+    CHECK(worker->pending() == 0);
+  }
+  // A batch of 1 in 3 micro-batches: both halves refuse it, with the CLI's option as the path.
+  CompareState cmp;
+  compare_start(cmp, std::make_shared<WorkerClient>(), Json{{"model", "mlp:batch=1"}, {"cluster", "lecture:1x2"}}, "mlp on lecture:1x2, seed 1", 1);
+  cmp.worker->cancel(cmp.alpa_request);
+  cmp.alpa_request = cmp.worker->start("compare_alpa", Json{{"model", "mlp:batch=1"}, {"cluster", "lecture:1x2"}}, Json{{"microbatches", 3}});
+  for (int k = 0; k < 1000 && compare_running(cmp); ++k) compare_advance(cmp, 1);
+  REQUIRE(cmp.failure.has_value());
+  CHECK(cmp.failure->path == "--microbatches");
+  CHECK(compare_result_json(cmp)["error"]["code"] == "bad_value");
 }

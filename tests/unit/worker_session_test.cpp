@@ -6,10 +6,12 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <map>
 
 #include "cluster_spec.h"
 #include "inter_operation.h"
 #include "models.h"
+#include "search_operation.h"
 #include "worker_session.h"
 
 using namespace autopar;
@@ -181,4 +183,72 @@ TEST_CASE("the worker answers cancel and bad messages with errors keeping their 
   CHECK(out[3]["error"]["path"] == "operation");
   CHECK(out[4]["id"] == 7);   // the core's own error, after a step
   CHECK(out[4]["error"]["path"] == "--microbatches");
+}
+
+TEST_CASE("the worker's search sends partials and a result equal to autopar search's; its errors keep code and path") {
+  WorkerSession s;
+  s.message(start_message(1, "search", "alexnet", "lecture:2x4", Json{{"beta", 200}, {"steps", 300}, {"seed", 4}, {"init", "expert"}}).dump());
+  auto replies = run_session(s);
+  REQUIRE(replies.size() > 3);
+  int partials = 0;
+  for (const Json& r : replies) partials += r.contains("partial") ? 1 : 0;
+  CHECK(partials == int(replies.size()));   // every reply carries what is new
+  REQUIRE(replies.back().contains("result"));
+  SearchRequest request;
+  request.beta = 200;
+  request.steps = 300;
+  request.seed = 4;
+  request.init = "expert";
+  SearchJob job(load_model("alexnet").value(), load_cluster("lecture:2x4").value(), request);
+  Json want = run_to_end(job).value().to_json(), got = replies.back()["result"]["report"];
+  for (Json* j : {&want, &got}) {
+    j->erase("elapsed_ms");   // wall-clock fields
+    j->erase("evals_per_s");
+  }
+  CHECK(got == want);
+
+  WorkerSession bad;
+  bad.message(start_message(2, "search", "alexnet", "lecture:2x4", Json{{"beta", "hot"}}).dump());
+  bad.message(start_message(3, "search", "alexnet", "lecture:2x4", Json{{"init", "greedy"}}).dump());
+  bad.message(start_message(4, "search", "alexnet", "lecture:2x4", Json{{"steps", 0}}).dump());
+  bad.message(Json{{"id", 5}, {"op", "start"}, {"operation", "search"}, {"inputs", Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"precision", "fp8"}}}}.dump());
+  bad.message(start_message(6, "accuracy", "alexnet", "lecture:2x4", Json{{"samples", 1}}).dump());
+  bad.message(start_message(7, "compare_alpa", "mlp:batch=1", "lecture:1x2", Json{{"microbatches", 3}}).dump());
+  std::map<int, Json> out;   // by id: errors found on reading come at once, the job's own after a step
+  for (const Json& r : run_session(bad)) out[r["id"].get<int>()] = r;
+  REQUIRE(out.size() == 6);
+  CHECK(out[6]["error"]["path"] == "request.samples");
+  CHECK(out[7]["error"]["path"] == "--microbatches");   // the core's compare error, as the CLI names it
+  CHECK(out[7]["error"]["code"] == "bad_value");
+  CHECK(out[2]["error"]["path"] == "request.beta");
+  CHECK(out[2]["error"]["code"] == "wrong_type");
+  CHECK(out[3]["error"]["path"] == "request.init");   // the core's own error, from the job
+  CHECK(out[3]["error"]["code"] == "bad_value");
+  CHECK(out[4]["error"]["path"] == "request.steps");
+  CHECK(out[4]["error"]["code"] == "out_of_range");
+  CHECK(out[5]["error"]["path"] == "inputs.precision");
+}
+
+TEST_CASE("a paused job is not stepped; resume with units does that many and pauses again") {
+  WorkerSession s;
+  s.message([] { Json m = start_message(1, "search", "alexnet", "lecture:2x4", Json{{"steps", 500}}); m["units"] = 3; return m; }().dump());
+  for (int k = 0; k < 5; ++k) s.step(0);
+  CHECK_FALSE(s.busy());
+  auto replies = s.take_replies();
+  REQUIRE(replies.size() == 1);   // the pause after the 3 units
+  CHECK(Json::parse(replies[0].text)["progress"]["done"] == 3);
+  s.message(R"({"id":1,"op":"resume","units":2})");
+  for (int k = 0; k < 5; ++k) s.step(0);
+  replies = s.take_replies();
+  REQUIRE(replies.size() == 1);
+  CHECK(Json::parse(replies[0].text)["progress"]["done"] == 5);
+  CHECK(Json::parse(replies[0].text)["partial"]["state"]["steps"] == 5);
+  s.message(R"({"id":1,"op":"resume"})");
+  CHECK(s.busy());
+  s.message(R"({"id":1,"op":"pause"})");
+  CHECK_FALSE(s.busy());
+  s.message(R"({"id":1,"op":"resume","units":0})");
+  replies = s.take_replies();
+  REQUIRE(replies.size() == 2);   // the pause's progress, then the bad units
+  CHECK(Json::parse(replies[1].text)["error"]["path"] == "units");
 }

@@ -1,0 +1,173 @@
+// Browser test of the page while its long work runs in the workers (issue #14): the FlexFlow
+// search (its live plot filling from the worker's partial results, Pause, the result equal to
+// `autopar search`), the comparison (two planners side by side, merged into `autopar compare
+// --json`), the accuracy study (the scatter filling from partials, the summaries equal to
+// `autopar accuracy`) and edits of a large model. While each runs, animation-frame gaps are
+// recorded in the page and printed (the largest gap and how many exceed 250 ms), a tab switch and
+// a hover must be answered by the next frames, and the page must keep drawing. Timing assertions
+// are generous (2 shared cores, software WebGL frames of 60-100 ms) but can fail: the work done
+// on the main thread would show as gaps of seconds.
+// Run: node tests/e2e/busy.test.mjs   (exit status 0 when every check passes)
+import { cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
+
+const LARGE = 'transformer:layers=24', CLUSTER = 'lecture:4x8';
+// Generous bounds for this machine (the ILP-on-edit and whole searches on the main thread gave
+// gaps of 1-3 s; frames here are 60-100 ms).
+const MAX_GAP_MS = 1500, MAX_OVER_250 = 12;
+
+// Starts recording animation-frame gaps in the page (window.__gaps); stopGaps returns them.
+const startGaps = (page) => page.evaluate(() => {
+  const g = { last: 0, max: 0, over250: 0, frames: 0, on: true };
+  window.__gaps = g;
+  const tick = (t) => {
+    if (!g.on) return;
+    if (g.last) {
+      const d = t - g.last;
+      g.max = Math.max(g.max, d);
+      if (d > 250) g.over250++;
+    }
+    g.last = t;
+    g.frames++;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+});
+const stopGaps = (page) => page.evaluate(() => { window.__gaps.on = false; return window.__gaps; });
+
+function report(label, gaps, ms) {
+  console.log(`     figures (${label}): ${ms.toFixed(0)} ms, ${gaps.frames} frames, max frame gap ${gaps.max.toFixed(0)} ms, ` +
+              `${gaps.over250} gaps over 250 ms`);
+  check(`${label}: frames kept coming (max gap ${gaps.max.toFixed(0)} ms <= ${MAX_GAP_MS}, ${gaps.over250} over 250 ms <= ${MAX_OVER_250})`,
+        gaps.frames >= 5 && gaps.max <= MAX_GAP_MS && gaps.over250 <= MAX_OVER_250);
+}
+
+// The page answers while work runs: a tab switch shows in result().ui within a few frames, and
+// a hover over the tab strip is drawn (frames advance).
+async function responsive(page, label, panel) {
+  const t0 = Date.now();
+  const before = await page.evaluate(() => window.__gaps.frames);
+  const tab = await page.evaluate((p) => window.autopar.setState({ panel: p }), panel);
+  await nextFrames(page);
+  const r = await page.evaluate(() => window.autopar.result());
+  const t = r.ui.tabs[0];
+  if (t) await page.mouse.move(t.x + t.w / 2, t.y + t.h / 2);
+  await nextFrames(page);
+  const after = await page.evaluate(() => window.__gaps.frames);
+  const ms = Date.now() - t0;
+  check(`${label}: a tab switch and a hover are answered while it runs (${ms} ms, ${after - before} frames)`,
+        tab.ok === true && (await page.evaluate(() => window.autopar.getState().panel)) === panel && after - before >= 2 && ms < 5000);
+}
+
+const strip = (j, keys) => { const o = JSON.parse(JSON.stringify(j)); for (const k of keys) delete o[k]; return o; };
+
+async function main() {
+  await withBrowser(async (browser, base) => {
+    const app = await openApp(browser, base + 'index.html');
+    if (!app) return;
+    const page = app.page;
+    const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);
+    const workers = await page.evaluate(() => window.autopar.workers());
+
+    // 1. The search on a large model, in the worker: the plot fills in, Pause holds, the result is the CLI's.
+    await st({ model: LARGE, cluster: CLUSTER, mesh: '4x8', seed: 2, beta: 300, panel: 'search', search: { running: false, steps: 400 } });
+    await nextFrames(page);
+    await startGaps(page);
+    const t0 = Date.now();
+    const done = page.evaluate(() => window.autopar.runSearch());
+    const seen = [];
+    for (let k = 0; k < 40; k++) {
+      await page.waitForTimeout(250);
+      const s = (await page.evaluate(() => window.autopar.result())).search;
+      seen.push([s.step, s.trace_points]);
+      if (s.finished) break;
+      if (k === 3) await responsive(page, 'searching', 'strategy');
+    }
+    const r = await done;
+    const searchGaps = await stopGaps(page);
+    const searchMs = Date.now() - t0;
+    const partialSteps = seen.filter(([step]) => step > 0 && step < r.search.step);
+    check('the search\'s live plot fills in from the worker\'s partial results before it ends',
+          partialSteps.length >= 2 && partialSteps.some(([, pts]) => pts > 1), JSON.stringify(seen.slice(0, 8)));
+    const ref = cli(['search', '--model', LARGE, '--cluster', CLUSTER, '--beta', '300', '--steps', '400', '--seed', '2']);
+    const wall = ['elapsed_ms', 'evals_per_s'];
+    check('the search in the worker equals `autopar search` (best, counts, history, strategy)', !!ref && !!r.search.report &&
+          JSON.stringify(strip(r.search.report, wall)) === JSON.stringify(strip(ref, wall)) && r.search.best_ms === ref.best_ms,
+          `page ${r.search.best_ms} after ${r.search.step}, CLI ${ref?.best_ms} after ${ref?.steps}`);
+    report(`search of ${LARGE} on ${CLUSTER}, ${workers} worker(s)`, searchGaps, searchMs);
+
+    // Pause holds the search where it is; Resume goes on to the same result as without pausing.
+    await st({ panel: 'search', seed: 3, search: { running: true, steps: 600 } });
+    await page.waitForTimeout(600);
+    await st({ search: { running: false } });
+    await page.waitForTimeout(400);
+    const p1 = (await page.evaluate(() => window.autopar.result())).search.step;
+    await page.waitForTimeout(600);
+    const p2 = (await page.evaluate(() => window.autopar.result())).search.step;
+    check('Pause stops the search in the worker', p1 === p2 && p1 > 0, `${p1} then ${p2} proposals`);
+    const resumed = await page.evaluate(() => window.autopar.runSearch());
+    const ref3 = cli(['search', '--model', LARGE, '--cluster', CLUSTER, '--beta', '300', '--steps', '600', '--seed', '3']);
+    check('after Pause and Resume the search equals `autopar search`', resumed.search.best_ms === ref3?.best_ms &&
+          resumed.search.step === ref3?.steps, `page ${resumed.search.best_ms}, CLI ${ref3?.best_ms}`);
+
+    // 2. Compare: two worker jobs side by side, merged into the CLI's report.
+    const CMP_MODEL = 'transformer:layers=8';
+    await st({ model: CMP_MODEL, cluster: 'lecture:2x4', mesh: '2x4', seed: 1, panel: 'compare' });
+    await startGaps(page);
+    const c0 = Date.now();
+    const cmpDone = page.evaluate(() => window.autopar.compare());
+    await page.waitForTimeout(800);
+    await responsive(page, 'comparing', 'model');
+    const cr = await cmpDone;
+    const cmpGaps = await stopGaps(page);
+    const cmpRef = cli(['compare', '--model', CMP_MODEL, '--cluster', 'lecture:2x4', '--seed', '1']);
+    const times = (j) => { const o = JSON.parse(JSON.stringify(j)); delete o.flexflow.elapsed_ms; delete o.alpa.solve_ms; return o; };
+    check('Compare in the workers merges into `autopar compare --json` byte for byte (but its wall times)', !!cr.compare?.report && !!cmpRef &&
+          JSON.stringify(times(cr.compare.report)) === JSON.stringify(times(cmpRef)),
+          `page ${cr.compare?.flexflow_ms} / ${cr.compare?.alpa_ms}, CLI ${cmpRef?.flexflow.makespan_ms} / ${cmpRef?.alpa.makespan_ms}`);
+    report(`compare ${CMP_MODEL} on lecture:2x4, ${workers} worker(s)`, cmpGaps, Date.now() - c0);
+
+    // 3. The accuracy study: the scatter fills in from partials; the summaries equal the CLI's.
+    await st({ model: LARGE, cluster: CLUSTER, mesh: '4x8', seed: 4, accuracy: { samples: 40 }, panel: 'accuracy' });
+    await startGaps(page);
+    const a0 = Date.now();
+    const accDone = page.evaluate(() => window.autopar.studyAccuracy());
+    const dones = [];
+    for (let k = 0; k < 60; k++) {
+      await page.waitForTimeout(200);
+      const a = (await page.evaluate(() => window.autopar.result())).accuracy;
+      dones.push(a.done);
+      if (a.complete) break;
+    }
+    const ar = await accDone;
+    const accGaps = await stopGaps(page);
+    const accRef = cli(['accuracy', '--model', LARGE, '--cluster', CLUSTER, '--samples', '40', '--seed', '4']);
+    check('the accuracy scatter fills in while the study runs', dones.some((d) => d > 0 && d < 40), dones.join(','));
+    check('the accuracy study in the worker equals `autopar accuracy`', ar.accuracy.complete && !!accRef &&
+          ar.accuracy.ideal.kendall_tau === accRef.kendall_tau && ar.accuracy.ideal.mean_rel_error === accRef.mean_rel_error,
+          `page tau ${ar.accuracy.ideal?.kendall_tau}, CLI ${accRef?.kendall_tau}`);
+    report(`accuracy, 40 strategies of ${LARGE} on ${CLUSTER}`, accGaps, Date.now() - a0);
+
+    // 4. Edits of a large model on the intra-op tab (each edit re-plans the intra-op ILP).
+    await st({ model: LARGE, cluster: CLUSTER, mesh: '4x8', panel: 'intra' });
+    await nextFrames(page);
+    await startGaps(page);
+    const e0 = Date.now();
+    for (const layers of [20, 22, 24]) {
+      await st({ model: `transformer:layers=${layers}` });
+      await nextFrames(page);
+      await nextFrames(page);
+    }
+    const editGaps = await stopGaps(page);
+    const er = await page.evaluate(() => window.autopar.result());
+    const intraRef = cli(['intra', '--model', LARGE, '--cluster', CLUSTER, '--mesh', '4x8']);
+    check('after the edits the intra-op plan is the CLI\'s', er.objective === intraRef?.objective, `page ${er.objective}, CLI ${intraRef?.objective}`);
+    // Measured, not asserted yet: an edit still re-plans the intra-op ILP (and re-simulates the
+    // FlexFlow strategy) on the main thread, so these gaps are seconds (issue #14, left).
+    console.log(`     figures (three edits of ${LARGE} on the intra-op tab, on the main thread): ${Date.now() - e0} ms, ${editGaps.frames} frames, ` +
+                `max frame gap ${editGaps.max.toFixed(0)} ms, ${editGaps.over250} gaps over 250 ms`);
+
+    check('no console errors or page errors', app.consoleErrors.length === 0, app.consoleErrors.join(' | '));
+  });
+}
+
+await runTest('busy.test.mjs', main);
