@@ -9,11 +9,16 @@
 #include <cstdlib>
 #include <limits>
 
+#include "alpa_operations.h"
 #include "inter_operation.h"
 #include "page_strings.h"
 #include "sharding_spec.h"
 
 namespace autopar::web {
+
+namespace {
+Json worker_inputs(const AlpaInputs& in);   // below, with the inter-op plan's helpers
+}  // namespace
 
 std::string intra_key(const AlpaInputs& in) {
   return in.model + "|" + in.cluster + "|" + in.mesh + "|" + in.solver + (in.reduce_scatter ? "|rs" : "") + (in.remat ? "|remat" : "") +
@@ -93,43 +98,75 @@ std::string inter_key(const AlpaInputs& in) {
   return in.model + "|" + in.cluster + "|" + std::to_string(in.microbatches) + (in.ignore_boundaries ? "|no-boundaries" : "");
 }
 
-void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
-  const std::string key = intra_key(in);
-  if (key == view.key) return;
+namespace {
+
+// Cancels the worker's intra-op plan, if any.
+void drop_intra_request(IntraOpView& view) {
+  if (view.request && view.worker) view.worker->cancel(view.request);
+  view.request = 0;
+  view.pending_key.clear();
+}
+
+// Commits a plan (or its error) for `key`.
+void set_intra_plan(IntraOpView& view, const std::string& key, Result<IntraOpPlan> plan, size_t ops) {
   view.key = key;
   view.plan.reset();
   view.error.reset();
-  auto shape = parse_mesh_shape(in.mesh, "mesh");
-  if (!shape.ok()) {
-    view.error = shape.error();
-    return;
-  }
-  // The cluster's links, or --alpha/--beta on the same shape (Alpa's conventions).
-  const size_t bar = in.alpa_costs.find('|');
-  auto mesh = in.alpa_costs.empty() ? mesh_from_cluster(shape.value().first, shape.value().second, cluster, "mesh")
-                                    : mesh_from_costs(shape.value().first, shape.value().second, in.alpa_costs.substr(0, bar),
-                                                      bar == std::string::npos ? "" : in.alpa_costs.substr(bar + 1));
-  if (!mesh.ok()) {
-    view.error = mesh.error();
-    return;
-  }
-  IntraOpOptions options;
-  options.solver = in.solver;
-  options.reduce_scatter = in.reduce_scatter;
-  options.remat = in.remat;
-  if (in.alpa_costs.empty()) {
-    // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
-    options.capacity_bytes = cluster.gpu.memory_capacity_bytes();
-    options.peak_flops_per_ms = cluster.gpu.peak_flops_per_ms();
-  }
-  auto plan = plan_intra_op(graph, mesh.value(), options);
-  if (!plan.ok()) {
-    view.error = plan.error();
-    return;
-  }
-  view.plan = std::move(plan.value());
-  if (view.reshard_op >= int(graph.ops.size())) view.reshard_op = -1;
+  if (plan.ok()) view.plan = std::move(plan.value());
+  else view.error = plan.error();
+  if (view.reshard_op >= int(ops)) view.reshard_op = -1;
 }
+
+}  // namespace
+
+void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
+  const std::string key = intra_key(in);
+  if (key == view.key) return;
+  if (view.request && view.pending_key == key && take_intra_plan(view, in, graph, cluster)) return;
+  drop_intra_request(view);
+  auto setup = intra_setup(cluster, in.mesh, in.alpa_costs, in.solver, in.reduce_scatter, in.remat);
+  if (!setup.ok()) return set_intra_plan(view, key, setup.error(), graph.ops.size());
+  set_intra_plan(view, key, plan_intra_op(graph, setup.value().mesh, setup.value().options), graph.ops.size());
+}
+
+void request_intra_plan(IntraOpView& view, const AlpaInputs& in, std::shared_ptr<WorkerClient> worker) {
+  const std::string key = intra_key(in);
+  if (key == view.key || (view.request && key == view.pending_key)) return;
+  drop_intra_request(view);
+  view.worker = std::move(worker);
+  view.pending_key = key;
+  view.request = view.worker->start("intra", worker_inputs(in), Json{{"mesh", in.mesh}, {"solver", in.solver}, {"reduce_scatter", in.reduce_scatter},
+                                                                        {"remat", in.remat}, {"alpa_costs", in.alpa_costs}});
+}
+
+bool take_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
+  if (!view.request) return false;
+  if (view.pending_key != intra_key(in)) {   // the inputs changed since: a new request follows
+    drop_intra_request(view);
+    return false;
+  }
+  auto outcome = view.worker->take(view.request);
+  if (!outcome) return false;
+  const std::string key = view.pending_key;
+  view.request = 0;
+  view.pending_key.clear();
+  if (!outcome->ok()) {
+    // The worker's paths (request.mesh) as the page's state names them (mesh).
+    Error e = outcome->error();
+    if (e.path.rfind("request.", 0) == 0) e.path = e.path.substr(8);
+    set_intra_plan(view, key, e, graph.ops.size());
+    return true;
+  }
+  auto setup = intra_setup(cluster, in.mesh, in.alpa_costs, in.solver, in.reduce_scatter, in.remat);
+  if (!setup.ok()) {
+    set_intra_plan(view, key, setup.error(), graph.ops.size());
+    return true;
+  }
+  set_intra_plan(view, key, intra_plan_from_message(outcome->value(), graph, setup.value().mesh), graph.ops.size());
+  return true;
+}
+
+bool intra_planning(const IntraOpView& view) { return view.request != 0; }
 
 namespace {
 
@@ -293,6 +330,7 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
   j["objective"] = nullptr;
   j["intra_ops"] = nullptr;
   j["intra_options"] = intra_options_json(view.intra);
+  j["intra_planning"] = intra_planning(view.intra);   // the worker computes the plan of an edit (result() itself computes it now)
   if (intra_ok) {
     const IntraOpPlan& p = *view.intra.plan;
     j["objective"] = p.objective;

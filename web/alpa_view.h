@@ -33,6 +33,10 @@ struct IntraOpView {
   std::optional<IntraOpPlan> plan;     // set when planning succeeded
   std::optional<Error> error;          // set when planning failed
   int reshard_op = -1;                 // op whose output tensor the resharding table shows (-1: first heavy op)
+  // The plan being computed in the page's worker ("intra", worker_session.h), if any.
+  std::shared_ptr<WorkerClient> worker;
+  int64_t request = 0;                 // its job id; 0: none
+  std::string pending_key;             // the inputs it plans for (intra_key)
 };
 
 // How long a planning took: wall time from start to end, the computing inside it (the worker's
@@ -102,8 +106,19 @@ std::string intra_key(const AlpaInputs& in);
 // The key the inter-op plan is valid for.
 std::string inter_key(const AlpaInputs& in);
 
-// Recomputes the intra-op plan of `graph` on the `mesh` ("RxC") of `cluster` when the key changed.
+// Recomputes the intra-op plan of `graph` on the `mesh` ("RxC") of `cluster` when the key
+// changed, now, on this thread (result() of the JS API: its numbers are always the current
+// inputs'). A plan of the worker for these inputs is taken when it arrived, else cancelled.
 void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
+// The frames' way: starts the plan for these inputs in `worker` when neither the plan shown nor
+// the one being computed is for them (the panel shows "planning..." until it arrives).
+void request_intra_plan(IntraOpView& view, const AlpaInputs& in, std::shared_ptr<WorkerClient> worker);
+// Takes the worker's plan once it arrived (the mesh is rebuilt here from the same inputs, the
+// plan read back exactly: intra_plan_from_message); a plan for other inputs than `in` is
+// dropped. Returns true when a plan (or its error) was taken now.
+bool take_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
+// True while the worker computes an intra-op plan.
+bool intra_planning(const IntraOpView& view);
 
 // Starts planning the pipeline for these inputs in the worker (like `autopar inter --model M
 // --cluster C --microbatches B`), replacing any planning in progress; advance_inter_plan takes

@@ -17,7 +17,8 @@ bool has_background_work(const AppState& state) {
   return (state.search.request && !state.search.paused && in_process) || (state.accuracy.request && in_process) ||
          (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
          (compare_shown && state.compare.compute_pending) || (compare_running(state.compare) && in_process) ||
-         (state.alpa.inter.job.has_value() && in_process) || (lecture_planning(state.lecture) && in_process);
+         (state.alpa.inter.job.has_value() && in_process) || (lecture_planning(state.lecture) && in_process) ||
+         (intra_planning(state.alpa.intra) && in_process);
 }
 
 void advance_background_work(AppState& state, double budget_ms) {
@@ -37,6 +38,8 @@ void advance_background_work(AppState& state, double budget_ms) {
     }
   }
   if (state.accuracy.request) accuracy_advance(state.accuracy, 0);
+  // The intra-op plan of an edit, once the worker has it.
+  if (intra_planning(state.alpa.intra)) take_intra_plan(state.alpa.intra, alpa_inputs(state), state.graph, state.cluster);
   // The comparison's halves keep going in any tab; their merge waits for both.
   compare_advance(state.compare, 0);
   // A planned scenario's plan (the Lecture tab) likewise, until another scenario is chosen.

@@ -250,19 +250,23 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_inter_status() {
 }
 
 // Which long jobs still run, taking the worker's replies first (as a frame would):
-// {"search","compare","accuracy","inter"}: true while running (a paused search is not).
+// {"search","compare","accuracy","inter","intra"}: true while running (a paused search is not;
+// intra: the worker computes the intra-op plan of an edit, which result() would compute now).
 // window.autopar's runSearch(), compare() and studyAccuracy() wait on it.
 EMSCRIPTEN_KEEPALIVE const char* autopar_jobs_status() {
   static std::string out;
-  if (!g_state) return R"({"search":false,"compare":false,"accuracy":false,"inter":false})";
+  if (!g_state) return R"({"search":false,"compare":false,"accuracy":false,"inter":false,"intra":false})";
   autopar::web::AppState& s = *g_state;
   if (s.search.request && autopar::web::search_update(s.search, s.graph, s.cluster)) s.settings.search.running = false;
   autopar::web::compare_advance(s.compare, 0);
   if (s.accuracy.request) autopar::web::accuracy_advance(s.accuracy, 0);
+  if (autopar::web::intra_planning(s.alpa.intra))
+    autopar::web::take_intra_plan(s.alpa.intra, autopar::web::alpa_inputs(s), s.graph, s.cluster);
   out = autopar::Json{{"search", s.search.request != 0 && !s.search.paused},
                       {"compare", autopar::web::compare_running(s.compare) || s.compare.compute_pending},
                       {"accuracy", s.accuracy.request != 0},
-                      {"inter", autopar::web::inter_planning(s.alpa.inter)}}.dump();
+                      {"inter", autopar::web::inter_planning(s.alpa.inter)},
+                      {"intra", autopar::web::intra_planning(s.alpa.intra)}}.dump();
   return out.c_str();
 }
 

@@ -273,6 +273,9 @@ int main() {
   // changes something, so what they pasted is not overwritten behind their back.
   if (auto s = init_app_state(m.state); !s.ok())
     std::fprintf(stderr, "autopar: the default example failed to load: %s\n", s.error().message.c_str());
+  // Bound before the link's state is applied: a link with a running search starts it in the
+  // page's workers, not in an in-process session that would then never be stepped.
+  js_hook_bind(&m.state);
   const InitialState initial = js_hook_initial_state();
   m.state.show_welcome = initial.fragment.empty();   // a first visit: no link, no saved state
   if (initial.fragment.empty() && browser_prefers_chinese()) {
@@ -283,7 +286,6 @@ int main() {
   }
   if (!initial.fragment.empty() && !apply_share_fragment(m.state, initial.fragment, initial.source).ok())
     js_hook_hold_publication(m.state);
-  js_hook_bind(&m.state);
 
   emscripten_set_main_loop_arg(frame, &m, 0, false);
   return 0;

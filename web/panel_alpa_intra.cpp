@@ -343,9 +343,13 @@ void draw_intra_panel(AppState& state, const PanelRect& rect) {
     ImGui::End();
     return;
   }
-  refresh_intra_plan(state);
+  // The plan is computed in the page's worker; the frames never wait for the solve.
+  const AlpaInputs inputs = alpa_inputs(state);
+  request_intra_plan(state.alpa.intra, inputs, state.alpa.inter.worker);
+  take_intra_plan(state.alpa.intra, inputs, state.graph, state.cluster);
   const IntraOpView& view = state.alpa.intra;
-  const IntraOpPlan* plan = view.plan ? &*view.plan : nullptr;
+  const bool current = view.key == intra_key(inputs);
+  const IntraOpPlan* plan = view.plan && current ? &*view.plan : nullptr;
   // On a short window (1024x640) the explanations fold into (?) markers so that 8 ops of the
   // per-op table stay on screen without scrolling the panel.
   const bool short_window = ImGui::GetWindowHeight() < ImGui::GetFontSize() * 38;
@@ -362,7 +366,8 @@ void draw_intra_panel(AppState& state, const PanelRect& rect) {
     draw_solver_section(state, plan);
     ImGui::EndTable();
   }
-  if (view.error) {
+  if (intra_planning(view) && !current) ImGui::TextDisabled("%s", tr("intra.planning"));
+  if (view.error && current) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
     ImGui::TextWrapped(tr("intra.failed"), view.error->message.c_str());
     ImGui::PopStyleColor();

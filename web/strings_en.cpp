@@ -323,6 +323,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"intra.reshard_note", "output %s, %s, %zu specs; rows: from, columns: to; the plan's spec %s is highlighted"},
     {"intra.from_to", "from \\ to"},
     {"intra.intro", "Alpa's intra-op pass: each op picks a parallel algorithm (a sharding of its loop dimensions over the mesh axes) so that communication plus resharding is smallest."},
+    {"intra.planning", "Planning the intra-op plan in the page's worker..."},
     {"intra.failed", "Planning failed: %s"},
     {"intra.per_op_short", "Per op: chosen algorithm and sharding specs (colour = the shard a device holds)"},
     {"intra.per_op", "Per op: chosen algorithm and sharding specs"},

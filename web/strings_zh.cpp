@@ -323,6 +323,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"intra.reshard_note", "输出 %s，%s，%zu 种规格；行：源，列：目标；方案的规格 %s 高亮显示"},
     {"intra.from_to", "源 \\ 目标"},
     {"intra.intro", "Alpa 的算子内并行（intra-operator parallelism）pass：每个算子选一个并行算法（把它的循环维分片到网格轴上），使通信加重分片（resharding）的代价最小。"},
+    {"intra.planning", "正在页面的 worker 中求解算子内计划……"},
     {"intra.failed", "规划失败：%s"},
     {"intra.per_op_short", "每个算子：选中的算法与分片规格（颜色 = 设备持有的分片）"},
     {"intra.per_op", "每个算子：选中的算法与分片规格（sharding spec）"},

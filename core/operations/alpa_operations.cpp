@@ -1,6 +1,7 @@
 // The Alpa half's short operations. See alpa_operations.h.
 #include "alpa_operations.h"
 
+#include <optional>
 #include <sstream>
 
 #include "report_text.h"
@@ -146,6 +147,141 @@ Json intra_plan_json(const Graph& g, const IntraOpPlan& plan) {
               {"ilp_constraints", plan.solution.constraints},
               {"solve_ms", plan.solve_ms},
               {"ops", ops}};
+}
+
+Result<IntraSetup> intra_setup(const Cluster& cluster, const std::string& mesh_text, const std::string& alpa_costs, const std::string& solver,
+                               bool reduce_scatter, bool remat, const std::string& path) {
+  auto shape = parse_mesh_shape(mesh_text, path);
+  if (!shape.ok()) return shape.error();
+  // The cluster's links, or --alpha/--beta on the same shape (Alpa's conventions).
+  const size_t bar = alpa_costs.find('|');
+  auto mesh = alpa_costs.empty() ? mesh_from_cluster(shape.value().first, shape.value().second, cluster, path)
+                                 : mesh_from_costs(shape.value().first, shape.value().second, alpa_costs.substr(0, bar),
+                                                   bar == std::string::npos ? "" : alpa_costs.substr(bar + 1));
+  if (!mesh.ok()) return mesh.error();
+  IntraSetup setup{mesh.value(), IntraOpOptions{}};
+  setup.options.solver = solver;
+  setup.options.reduce_scatter = reduce_scatter;
+  setup.options.remat = remat;
+  if (alpa_costs.empty()) {
+    // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
+    setup.options.capacity_bytes = cluster.gpu.memory_capacity_bytes();
+    setup.options.peak_flops_per_ms = cluster.gpu.peak_flops_per_ms();
+  }
+  return setup;
+}
+
+Json intra_plan_message(const Graph& g, const IntraOpPlan& plan) {
+  Json input_reshard = Json::array();
+  for (size_t v = 0; v < g.ops.size(); ++v) input_reshard.push_back(plan.strategies[v][size_t(plan.solution.choice[v])].input_reshard);
+  return Json{{"report", intra_plan_json(g, plan)},
+              {"exact", Json{{"input_reshard", input_reshard}, {"optimizer_memory_per_device", plan.optimizer_memory_per_device},
+                             {"base_communication_cost", plan.base_communication_cost}, {"grad_sync_cost", plan.grad_sync_cost},
+                             {"activation_memory_per_device", plan.activation_memory_per_device}}}};
+}
+
+Result<IntraOpPlan> intra_plan_from_message(const Json& j, const Graph& g, const DeviceMesh& mesh) {
+  if (!j.is_object() || !j.contains("report") || !j["report"].is_object() || !j.contains("exact") || !j["exact"].is_object())
+    return make_error(ErrorCode::missing_field, "an intra-op plan message needs 'report' and 'exact' objects", "plan");
+  const Json& r = j["report"];
+  const Json& x = j["exact"];
+  IntraOpPlan p;
+  p.mesh = mesh;
+  // Reads one number; the first missing or mistyped field ends the reading with its path.
+  std::optional<Error> bad;
+  auto num = [&](const Json& o, const char* key, const std::string& at) -> double {
+    if (bad) return 0;
+    if (!o.contains(key) || !o[key].is_number()) {
+      bad = make_error(ErrorCode::wrong_type, at + "." + key + " must be a number", at + "." + key);
+      return 0;
+    }
+    return o[key].get<double>();
+  };
+  auto integer = [&](const Json& o, const char* key, const std::string& at) -> int {
+    if (bad) return 0;
+    if (!o.contains(key) || !o[key].is_number_integer()) {
+      bad = make_error(ErrorCode::wrong_type, at + "." + key + " must be an integer", at + "." + key);
+      return 0;
+    }
+    return o[key].get<int>();
+  };
+  p.objective = num(r, "objective", "plan.report");
+  p.communication_cost = num(r, "communication_cost", "plan.report");
+  p.resharding_cost = num(r, "resharding_cost", "plan.report");
+  p.penalty_cost = num(r, "penalty_cost", "plan.report");
+  p.solver_objective = num(r, "solver_objective", "plan.report");
+  p.reduce_scatter_delta = num(r, "reduce_scatter_delta", "plan.report");
+  p.memory_per_device = num(r, "memory_per_device_bytes", "plan.report");
+  p.zero_cost = num(r, "zero_cost", "plan.report");
+  p.recompute_cost = num(r, "recompute_cost", "plan.report");
+  p.memory_tries = integer(r, "memory_tries", "plan.report");
+  p.solve_ms = num(r, "solve_ms", "plan.report");
+  p.optimizer_memory_per_device = num(x, "optimizer_memory_per_device", "plan.exact");
+  p.base_communication_cost = num(x, "base_communication_cost", "plan.exact");
+  p.grad_sync_cost = num(x, "grad_sync_cost", "plan.exact");
+  p.activation_memory_per_device = num(x, "activation_memory_per_device", "plan.exact");
+  const Json& c = r.contains("collectives") ? r["collectives"] : Json::object();
+  p.collectives.all_reduce = integer(c, "all-reduce", "plan.report.collectives");
+  p.collectives.all_gather = integer(c, "all-gather", "plan.report.collectives");
+  p.collectives.reduce_scatter = integer(c, "reduce-scatter", "plan.report.collectives");
+  p.collectives.all_to_all = integer(c, "all-to-all", "plan.report.collectives");
+  const Json& m = r.contains("memory") ? r["memory"] : Json::object();
+  p.param_memory_per_device = num(m, "params_and_grads_bytes", "plan.report.memory");
+  p.memory.params_bytes = num(m, "params_bytes", "plan.report.memory");
+  p.memory.grads_bytes = num(m, "grads_bytes", "plan.report.memory");
+  p.memory.optimizer_bytes = num(m, "optimizer_bytes", "plan.report.memory");
+  p.memory.activation_bytes = num(m, "activation_bytes", "plan.report.memory");
+  p.memory.total_bytes = num(m, "total_bytes", "plan.report.memory");
+  p.memory.capacity_bytes = num(m, "capacity_bytes", "plan.report.memory");
+  p.memory.zero_stage = integer(r, "zero_stage", "plan.report");
+  if (bad) return *bad;
+  if (!m.contains("fits") || !m["fits"].is_boolean() || !r.contains("remat") || !r["remat"].is_boolean())
+    return make_error(ErrorCode::wrong_type, "plan.report.memory.fits and plan.report.remat must be true or false", "plan.report.memory.fits");
+  p.memory.fits = m["fits"].get<bool>();
+  p.memory.remat = r["remat"].get<bool>();
+  for (const char* key : {"solver", "status"})
+    if (!r.contains(key) || !r[key].is_string()) return make_error(ErrorCode::wrong_type, std::string("plan.report.") + key + " must be a string", std::string("plan.report.") + key);
+  p.solution.solver = r["solver"].get<std::string>();
+  p.solution.status = r["status"].get<std::string>();
+  p.solution.objective = p.solver_objective;
+  p.solution.variables = integer(r, "ilp_variables", "plan.report");
+  p.solution.constraints = integer(r, "ilp_constraints", "plan.report");
+  if (bad) return *bad;
+  const Json& ops = r.contains("ops") ? r["ops"] : Json();
+  const Json& reshard = x.contains("input_reshard") ? x["input_reshard"] : Json();
+  if (!ops.is_array() || ops.size() != g.ops.size() || !reshard.is_array() || reshard.size() != g.ops.size())
+    return make_error(ErrorCode::bad_value, "plan.report.ops must hold one entry per op of the model", "plan.report.ops");
+  for (size_t v = 0; v < g.ops.size(); ++v) {
+    const std::string at = "plan.report.ops[" + std::to_string(v) + "]";
+    const Json& o = ops[v];
+    OpStrategy s;
+    if (!o.is_object() || !o.contains("strategy") || !o["strategy"].is_string() || !o.contains("output_spec") || !o["output_spec"].is_string() ||
+        !o.contains("input_specs") || !o["input_specs"].is_array() || !reshard[v].is_number())
+      return make_error(ErrorCode::wrong_type, at + " needs strategy, output_spec and input_specs", at);
+    s.name = o["strategy"].get<std::string>();
+    auto out = parse_spec(o["output_spec"].get<std::string>(), at + ".output_spec");
+    if (!out.ok()) return out.error();
+    s.output = out.value();
+    for (size_t k = 0; k < o["input_specs"].size(); ++k) {
+      if (!o["input_specs"][k].is_string()) return make_error(ErrorCode::wrong_type, at + ".input_specs must hold spec strings", at + ".input_specs");
+      auto in = parse_spec(o["input_specs"][k].get<std::string>(), at + ".input_specs[" + std::to_string(k) + "]");
+      if (!in.ok()) return in.error();
+      s.inputs.push_back(in.value());
+    }
+    s.forward_comm = num(o, "forward_comm", at);
+    s.backward_comm = num(o, "backward_comm", at);
+    s.grad_sync = num(o, "grad_sync", at);
+    s.penalty = num(o, "penalty", at);
+    s.recompute_comm = num(o, "recompute_comm", at);
+    s.input_reshard = reshard[v].get<double>();
+    const int count = integer(o, "strategies", at);
+    if (bad) return *bad;
+    std::vector<OpStrategy> candidates(size_t(std::max(count, 1)));
+    candidates[0] = std::move(s);
+    p.strategies.push_back(std::move(candidates));
+    p.solution.choice.push_back(0);
+  }
+  return p;
 }
 
 std::string intra_plan_text(const Graph& g, const IntraOpPlan& plan) {

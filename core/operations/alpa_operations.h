@@ -54,6 +54,25 @@ struct IntraReport {
 };
 Result<IntraReport> intra_operation(const Graph& graph, const DeviceMesh& mesh, const IntraOpOptions& options);
 
+// The intra-op problem as the page and its worker set it up: the logical mesh "RxC" priced by
+// the cluster's links (as `intra --cluster C --mesh RxC`, the GPU's memory as the budget and its
+// peak pricing recomputation), or by `alpa_costs` "a0,a1|b0,b1" (as --alpha/--beta); errors
+// name `path`.
+struct IntraSetup {
+  DeviceMesh mesh;
+  IntraOpOptions options;
+};
+Result<IntraSetup> intra_setup(const Cluster& cluster, const std::string& mesh, const std::string& alpa_costs, const std::string& solver,
+                               bool reduce_scatter, bool remat, const std::string& path = "mesh");
+
+// A plan as a worker sends it: intra_plan_json under "report" and what that leaves out under
+// "exact" (each op's input resharding cost, the optimizer memory), so the plan reads back exactly.
+Json intra_plan_message(const Graph& g, const IntraOpPlan& plan);
+// Reads intra_plan_message back for `g` on `mesh`: every op's chosen strategy (placed first, the
+// other candidates left as empty placeholders, so their count stays), the totals, memory,
+// collectives and the solver's status, as the page shows them; errors name the JSON path.
+Result<IntraOpPlan> intra_plan_from_message(const Json& j, const Graph& g, const DeviceMesh& mesh);
+
 // `intra --all-meshes`: the plan on every mesh shape R x C of the cluster's devices.
 struct IntraAllMeshesReport {
   std::vector<IntraReport> meshes;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "accuracy_operation.h"
+#include "alpa_operations.h"
 #include "cluster_spec.h"
 #include "compare.h"
 #include "inter_operation.h"
@@ -194,6 +195,31 @@ class CompareHalfOperation : public RunningOperation {
   const char* key_;
 };
 
+// The intra-op plan as an operation: one unit of work (the solve), its result
+// intra_plan_message (the plan exactly, as the page reads it back).
+class IntraOperation : public RunningOperation {
+ public:
+  IntraOperation(Graph graph, IntraSetup setup) : graph_(std::move(graph)), setup_(std::move(setup)) {}
+  bool step(const StepBudget&) override {
+    if (!outcome_) {
+      auto plan = plan_intra_op(graph_, setup_.mesh, setup_.options);
+      if (plan.ok()) outcome_.emplace(intra_plan_message(graph_, plan.value()));
+      else outcome_.emplace(plan.error());
+    }
+    return true;
+  }
+  JobProgress progress() const override { return JobProgress{outcome_ ? 1 : 0, 1, "intra-op plan"}; }
+  void cancel() override {
+    if (!outcome_) outcome_.emplace(cancelled_error());
+  }
+  Result<Json> result() const override { return *outcome_; }
+
+ private:
+  Graph graph_;
+  IntraSetup setup_;
+  std::optional<Result<Json>> outcome_;
+};
+
 // The compare request of a message: {title, seed, steps, microbatches} (as `autopar compare`).
 Result<CompareRequest> compare_request(const Json& request, Graph graph, Cluster cluster) {
   CompareRequest r;
@@ -227,9 +253,9 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
   if (!request.is_null() && !request.is_object()) return make_error(ErrorCode::wrong_type, "request must be an object", "request");
   const Json req = request.is_null() ? Json::object() : request;
   if (operation != "inter" && operation != "stage_costs" && operation != "search" && operation != "compare_flexflow" && operation != "compare_alpa" &&
-      operation != "accuracy")
+      operation != "accuracy" && operation != "intra")
     return make_error(ErrorCode::bad_value,
-                      "unknown operation '" + operation + "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow and compare_alpa",
+                      "unknown operation '" + operation + "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow, compare_alpa and intra",
                       "operation");
   auto graph = graph_from_inputs(inputs);
   if (!graph.ok()) return graph.error();
@@ -241,6 +267,20 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
     if (operation == "compare_flexflow")
       return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareFlexflowJob>>(std::move(cr.value()), "flexflow"));
     return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareAlpaJob>>(std::move(cr.value()), "alpa"));
+  }
+  if (operation == "intra") {
+    // request {mesh, solver, reduce_scatter, remat, alpa_costs}: as the page's IntraOpView (intra_setup).
+    for (const char* key : {"mesh", "solver", "alpa_costs"})
+      if (req.contains(key) && !req[key].is_string()) return make_error(ErrorCode::wrong_type, std::string("request.") + key + " must be a string", std::string("request.") + key);
+    for (const char* key : {"reduce_scatter", "remat"})
+      if (req.contains(key) && !req[key].is_boolean()) return make_error(ErrorCode::wrong_type, std::string("request.") + key + " must be true or false", std::string("request.") + key);
+    const std::string solver = req.value("solver", std::string("auto"));
+    if (solver != "auto" && solver != "ilp" && solver != "dp" && solver != "exhaustive")
+      return make_error(ErrorCode::bad_value, "request.solver must be auto, ilp, dp or exhaustive", "request.solver");
+    auto setup = intra_setup(cluster.value(), req.value("mesh", std::string()), req.value("alpa_costs", std::string()), solver,
+                             req.value("reduce_scatter", false), req.value("remat", false), "request.mesh");
+    if (!setup.ok()) return setup.error();
+    return std::unique_ptr<RunningOperation>(std::make_unique<IntraOperation>(std::move(graph.value()), std::move(setup.value())));
   }
   if (operation == "accuracy") {
     AccuracyRequest ar;

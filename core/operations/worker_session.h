@@ -15,7 +15,8 @@
 // (request {beta, steps, budget_ms, seed, init, memory_moves}: `autopar search`), "accuracy"
 // (request {samples, seed}: `autopar accuracy`, both simulators), "compare_flexflow" and
 // "compare_alpa" (request {title, seed, steps, microbatches}: the two halves of `autopar
-// compare`, which a page runs side by side and merges). Jobs are stepped in start order, each
+// compare`, which a page runs side by side and merges), "intra" (request {mesh, solver,
+// reduce_scatter, remat, alpa_costs}: the intra-op plan, as intra_plan_message). Jobs are stepped in start order, each
 // a share of the step's time, so a cancel between two steps stops a job before its next step.
 #pragma once
 #include <map>

@@ -5,15 +5,18 @@
 // `autopar accuracy`) and edits of a large model. While each runs, animation-frame gaps are
 // recorded in the page and printed (the largest gap and how many exceed 250 ms), a tab switch and
 // a hover must be answered by the next frames, and the page must keep drawing. Timing assertions
-// are generous (2 shared cores, software WebGL frames of 60-100 ms) but can fail: the work done
-// on the main thread would show as gaps of seconds.
+// are generous (2 shared cores, software WebGL frames of 60-100 ms, far more under load) but can
+// fail: work done on the main thread shows as a frame's own work of seconds.
 // Run: node tests/e2e/busy.test.mjs   (exit status 0 when every check passes)
 import { cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
 
 const LARGE = 'transformer:layers=24', CLUSTER = 'lecture:4x8';
-// Generous bounds for this machine (the ILP-on-edit and whole searches on the main thread gave
-// gaps of 1-3 s; frames here are 60-100 ms).
-const MAX_GAP_MS = 1500, MAX_OVER_250 = 12;
+// Generous bounds for this machine (2 shared cores, software WebGL: under load one frame's GL
+// submission alone takes 0.5-1.5 s, so the gaps are printed and bounded loosely). The app's own
+// work per frame (result().frame_ms, without the GL submission) is what the workers keep small:
+// at most 54 ms in a loaded run with the work in the workers, where the intra-op ILP of an edit
+// alone took ~300 ms on the main thread and compare's Alpa plan more.
+const MAX_GAP_MS = 4000, MAX_WORK_MS = 250;
 
 // Starts recording animation-frame gaps in the page (window.__gaps); stopGaps returns them.
 const startGaps = (page) => page.evaluate(() => {
@@ -34,11 +37,18 @@ const startGaps = (page) => page.evaluate(() => {
 });
 const stopGaps = (page) => page.evaluate(() => { window.__gaps.on = false; return window.__gaps; });
 
-function report(label, gaps, ms) {
-  console.log(`     figures (${label}): ${ms.toFixed(0)} ms, ${gaps.frames} frames, max frame gap ${gaps.max.toFixed(0)} ms, ` +
-              `${gaps.over250} gaps over 250 ms`);
-  check(`${label}: frames kept coming (max gap ${gaps.max.toFixed(0)} ms <= ${MAX_GAP_MS}, ${gaps.over250} over 250 ms <= ${MAX_OVER_250})`,
-        gaps.frames >= 5 && gaps.max <= MAX_GAP_MS && gaps.over250 <= MAX_OVER_250);
+// The app's frame counter now (result().frame_ms.frames).
+const appFrames = (page) => page.evaluate(() => window.autopar.result().frame_ms?.frames || 0);
+
+// Prints a phase's figures and checks them: frames kept coming, no frame's own work was long.
+async function report(page, label, gaps, ms, framesBefore) {
+  const fm = await page.evaluate(() => window.autopar.result().frame_ms);
+  const n = Math.min(fm.work_last.length, fm.frames - framesBefore);
+  const work = n > 0 ? Math.max(...fm.work_last.slice(-n)) : 0;
+  console.log(`     figures (${label}): ${ms.toFixed(0)} ms, ${gaps.frames} animation frames (${n} app frames), max frame gap ` +
+              `${gaps.max.toFixed(0)} ms, ${gaps.over250} gaps over 250 ms; the app's own work per frame at most ${work.toFixed(0)} ms`);
+  check(`${label}: frames kept coming (max gap ${gaps.max.toFixed(0)} ms <= ${MAX_GAP_MS}) and no frame worked long ` +
+        `(${work.toFixed(0)} ms <= ${MAX_WORK_MS})`, gaps.frames >= 5 && n >= 2 && gaps.max <= MAX_GAP_MS && work <= MAX_WORK_MS);
 }
 
 // The page answers while work runs: a tab switch shows in result().ui within a few frames, and
@@ -58,6 +68,9 @@ async function responsive(page, label, panel) {
         tab.ok === true && (await page.evaluate(() => window.autopar.getState().panel)) === panel && after - before >= 2 && ms < 5000);
 }
 
+// Which jobs run (autopar_jobs_status: takes the workers' results, computes nothing itself).
+const jobs = (page) => page.evaluate(() => window.autopar.jobs());
+
 const strip = (j, keys) => { const o = JSON.parse(JSON.stringify(j)); for (const k of keys) delete o[k]; return o; };
 
 async function main() {
@@ -71,6 +84,7 @@ async function main() {
     // 1. The search on a large model, in the worker: the plot fills in, Pause holds, the result is the CLI's.
     await st({ model: LARGE, cluster: CLUSTER, mesh: '4x8', seed: 2, beta: 300, panel: 'search', search: { running: false, steps: 400 } });
     await nextFrames(page);
+    const f0 = await appFrames(page);
     await startGaps(page);
     const t0 = Date.now();
     const done = page.evaluate(() => window.autopar.runSearch());
@@ -93,7 +107,7 @@ async function main() {
     check('the search in the worker equals `autopar search` (best, counts, history, strategy)', !!ref && !!r.search.report &&
           JSON.stringify(strip(r.search.report, wall)) === JSON.stringify(strip(ref, wall)) && r.search.best_ms === ref.best_ms,
           `page ${r.search.best_ms} after ${r.search.step}, CLI ${ref?.best_ms} after ${ref?.steps}`);
-    report(`search of ${LARGE} on ${CLUSTER}, ${workers} worker(s)`, searchGaps, searchMs);
+    await report(page, `search of ${LARGE} on ${CLUSTER}, ${workers} worker(s)`, searchGaps, searchMs, f0);
 
     // Pause holds the search where it is; Resume goes on to the same result as without pausing.
     await st({ panel: 'search', seed: 3, search: { running: true, steps: 600 } });
@@ -112,6 +126,7 @@ async function main() {
     // 2. Compare: two worker jobs side by side, merged into the CLI's report.
     const CMP_MODEL = 'transformer:layers=8';
     await st({ model: CMP_MODEL, cluster: 'lecture:2x4', mesh: '2x4', seed: 1, panel: 'compare' });
+    const f1 = await appFrames(page);
     await startGaps(page);
     const c0 = Date.now();
     const cmpDone = page.evaluate(() => window.autopar.compare());
@@ -124,10 +139,11 @@ async function main() {
     check('Compare in the workers merges into `autopar compare --json` byte for byte (but its wall times)', !!cr.compare?.report && !!cmpRef &&
           JSON.stringify(times(cr.compare.report)) === JSON.stringify(times(cmpRef)),
           `page ${cr.compare?.flexflow_ms} / ${cr.compare?.alpa_ms}, CLI ${cmpRef?.flexflow.makespan_ms} / ${cmpRef?.alpa.makespan_ms}`);
-    report(`compare ${CMP_MODEL} on lecture:2x4, ${workers} worker(s)`, cmpGaps, Date.now() - c0);
+    await report(page, `compare ${CMP_MODEL} on lecture:2x4, ${workers} worker(s)`, cmpGaps, Date.now() - c0, f1);
 
     // 3. The accuracy study: the scatter fills in from partials; the summaries equal the CLI's.
     await st({ model: LARGE, cluster: CLUSTER, mesh: '4x8', seed: 4, accuracy: { samples: 40 }, panel: 'accuracy' });
+    const f2 = await appFrames(page);
     await startGaps(page);
     const a0 = Date.now();
     const accDone = page.evaluate(() => window.autopar.studyAccuracy());
@@ -145,26 +161,31 @@ async function main() {
     check('the accuracy study in the worker equals `autopar accuracy`', ar.accuracy.complete && !!accRef &&
           ar.accuracy.ideal.kendall_tau === accRef.kendall_tau && ar.accuracy.ideal.mean_rel_error === accRef.mean_rel_error,
           `page tau ${ar.accuracy.ideal?.kendall_tau}, CLI ${accRef?.kendall_tau}`);
-    report(`accuracy, 40 strategies of ${LARGE} on ${CLUSTER}`, accGaps, Date.now() - a0);
+    await report(page, `accuracy, 40 strategies of ${LARGE} on ${CLUSTER}`, accGaps, Date.now() - a0, f2);
 
-    // 4. Edits of a large model on the intra-op tab (each edit re-plans the intra-op ILP).
+    // 4. Edits of a large model on the intra-op tab: each edit's intra-op plan is computed in the
+    // worker ("planning..." meanwhile); result() afterwards is the CLI's plan.
     await st({ model: LARGE, cluster: CLUSTER, mesh: '4x8', panel: 'intra' });
+    await page.evaluate(() => window.autopar.result());
     await nextFrames(page);
+    const f3 = await appFrames(page);
     await startGaps(page);
     const e0 = Date.now();
+    let sawPlanning = false;
     for (const layers of [20, 22, 24]) {
       await st({ model: `transformer:layers=${layers}` });
       await nextFrames(page);
+      sawPlanning ||= (await jobs(page)).intra;
       await nextFrames(page);
     }
+    for (let k = 0; k < 100 && (await jobs(page)).intra; k++) await page.waitForTimeout(100);
     const editGaps = await stopGaps(page);
+    const editMs = Date.now() - e0;
     const er = await page.evaluate(() => window.autopar.result());
     const intraRef = cli(['intra', '--model', LARGE, '--cluster', CLUSTER, '--mesh', '4x8']);
-    check('after the edits the intra-op plan is the CLI\'s', er.objective === intraRef?.objective, `page ${er.objective}, CLI ${intraRef?.objective}`);
-    // Measured, not asserted yet: an edit still re-plans the intra-op ILP (and re-simulates the
-    // FlexFlow strategy) on the main thread, so these gaps are seconds (issue #14, left).
-    console.log(`     figures (three edits of ${LARGE} on the intra-op tab, on the main thread): ${Date.now() - e0} ms, ${editGaps.frames} frames, ` +
-                `max frame gap ${editGaps.max.toFixed(0)} ms, ${editGaps.over250} gaps over 250 ms`);
+    check('after the edits the intra-op plan (from the worker) is the CLI\'s', sawPlanning && er.objective === intraRef?.objective && er.intra_planning === false,
+          `page ${er.objective}, CLI ${intraRef?.objective}; planning seen ${sawPlanning}`);
+    await report(page, `three edits of ${LARGE} on the intra-op tab`, editGaps, editMs, f3);
 
     check('no console errors or page errors', app.consoleErrors.length === 0, app.consoleErrors.join(' | '));
   });

@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include "accuracy_job.h"
+#include "alpa_operations.h"
+#include "alpa_view.h"
 #include "app_state.h"
 #include "cluster_spec.h"
 #include "models.h"
@@ -375,4 +377,78 @@ TEST_CASE("the page's compare, two halves in the worker merged, equals autopar c
   REQUIRE(cmp.failure.has_value());
   CHECK(cmp.failure->path == "--microbatches");
   CHECK(compare_result_json(cmp)["error"]["code"] == "bad_value");
+}
+
+TEST_CASE("the intra-op plan of an edit, computed in the worker and read back, shows what the synchronous plan shows") {
+  struct Case {
+    const char* model;
+    const char* cluster;
+    const char* mesh;
+    const char* solver;
+    bool reduce_scatter, remat;
+    const char* alpa_costs;
+  };
+  for (const Case c : {Case{"transformer:layers=4", "lecture:2x4", "2x4", "auto", false, false, ""},
+                       Case{"alexnet", "lecture:2x4", "4x2", "ilp", true, false, ""},
+                       Case{"mlp:layers=6,batch=256,in=32,hidden=32,out=32", "lecture:1x4", "2x2", "auto", true, true, "1,1|1,0.1"},
+                       Case{"wide-resnet", "lecture:2x4", "1x8", "auto", false, true, ""}}) {
+    CAPTURE(c.model);
+    CAPTURE(c.mesh);
+    const Graph g = load_model(c.model).value();
+    const Cluster cl = load_cluster(c.cluster).value();
+    AlpaInputs in;
+    in.model = c.model;
+    in.cluster = c.cluster;
+    in.mesh = c.mesh;
+    in.solver = c.solver;
+    in.reduce_scatter = c.reduce_scatter;
+    in.remat = c.remat;
+    in.alpa_costs = c.alpa_costs;
+    IntraOpView sync;
+    refresh_intra_plan(sync, in, g, cl);
+    REQUIRE(sync.plan.has_value());
+    IntraOpView async;
+    auto worker = std::make_shared<WorkerClient>();
+    request_intra_plan(async, in, worker);
+    CHECK(intra_planning(async));
+    request_intra_plan(async, in, worker);   // the same inputs again: no second job
+    CHECK(worker->pending() == 1);
+    CHECK_FALSE(take_intra_plan(async, in, g, cl));   // nothing stepped yet
+    worker->step_local(0);
+    REQUIRE(take_intra_plan(async, in, g, cl));
+    CHECK_FALSE(intra_planning(async));
+    REQUIRE(async.plan.has_value());
+    AlpaView a, b;
+    a.intra = sync;
+    b.intra = async;
+    Json ja = alpa_result_json(a, in, g), jb = alpa_result_json(b, in, g);
+    for (Json* j : {&ja, &jb}) j->erase("intra_solve_ms");   // wall clock
+    CHECK(ja.dump() == jb.dump());
+    Json pa = intra_plan_json(g, *sync.plan), pb = intra_plan_json(g, *async.plan);
+    for (Json* j : {&pa, &pb}) j->erase("solve_ms");
+    CHECK(pa.dump() == pb.dump());
+    // result()'s way while the worker plans other inputs: computed now, the worker's job dropped.
+    in.mesh = std::string(c.mesh) == "1x8" ? "2x4" : "1x8";
+    request_intra_plan(async, in, worker);
+    CHECK(intra_planning(async));
+    refresh_intra_plan(async, in, g, cl);
+    CHECK_FALSE(intra_planning(async));
+    CHECK(async.key == intra_key(in));
+    CHECK(worker->pending() == 0);
+  }
+  // A mesh that does not match the devices: the worker's error keeps its code, its path the page's.
+  IntraOpView view;
+  auto worker = std::make_shared<WorkerClient>();
+  AlpaInputs in;
+  in.model = "alexnet";
+  in.cluster = "lecture:2x4";
+  in.mesh = "3x3";
+  in.solver = "auto";
+  request_intra_plan(view, in, worker);
+  worker->step_local(0);
+  const Graph g = load_model("alexnet").value();
+  const Cluster cl = load_cluster("lecture:2x4").value();
+  take_intra_plan(view, in, g, cl);
+  REQUIRE(view.error.has_value());
+  CHECK(view.error->path == "mesh");
 }
