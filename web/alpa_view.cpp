@@ -127,6 +127,7 @@ void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& gr
   auto setup = intra_setup(cluster, in.mesh, in.alpa_costs, in.solver, in.reduce_scatter, in.remat);
   if (!setup.ok()) return set_intra_plan(view, key, setup.error(), graph.ops.size());
   set_intra_plan(view, key, plan_intra_op(graph, setup.value().mesh, setup.value().options), graph.ops.size());
+  view.from_worker = false;
 }
 
 void request_intra_plan(IntraOpView& view, const AlpaInputs& in, std::shared_ptr<WorkerClient> worker) {
@@ -163,6 +164,7 @@ bool take_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph
     return true;
   }
   set_intra_plan(view, key, intra_plan_from_message(outcome->value(), graph, setup.value().mesh), graph.ops.size());
+  view.from_worker = true;
   return true;
 }
 
@@ -331,6 +333,7 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
   j["intra_ops"] = nullptr;
   j["intra_options"] = intra_options_json(view.intra);
   j["intra_planning"] = intra_planning(view.intra);   // the worker computes the plan of an edit (result() itself computes it now)
+  j["intra_source"] = view.intra.from_worker ? "worker" : "page";   // where the plan shown was computed
   if (intra_ok) {
     const IntraOpPlan& p = *view.intra.plan;
     j["objective"] = p.objective;

@@ -37,6 +37,7 @@ struct IntraOpView {
   std::shared_ptr<WorkerClient> worker;
   int64_t request = 0;                 // its job id; 0: none
   std::string pending_key;             // the inputs it plans for (intra_key)
+  bool from_worker = false;            // the plan shown came from the worker (else computed on this thread)
 };
 
 // How long a planning took: wall time from start to end, the computing inside it (the worker's

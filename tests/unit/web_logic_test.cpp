@@ -418,11 +418,16 @@ TEST_CASE("the intra-op plan of an edit, computed in the worker and read back, s
     REQUIRE(take_intra_plan(async, in, g, cl));
     CHECK_FALSE(intra_planning(async));
     REQUIRE(async.plan.has_value());
+    CHECK(async.from_worker);
+    CHECK_FALSE(sync.from_worker);
     AlpaView a, b;
     a.intra = sync;
     b.intra = async;
     Json ja = alpa_result_json(a, in, g), jb = alpa_result_json(b, in, g);
-    for (Json* j : {&ja, &jb}) j->erase("intra_solve_ms");   // wall clock
+    for (Json* j : {&ja, &jb}) {
+      j->erase("intra_solve_ms");   // wall clock
+      j->erase("intra_source");
+    }
     CHECK(ja.dump() == jb.dump());
     Json pa = intra_plan_json(g, *sync.plan), pb = intra_plan_json(g, *async.plan);
     for (Json* j : {&pa, &pb}) j->erase("solve_ms");
