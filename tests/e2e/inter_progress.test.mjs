@@ -1,6 +1,6 @@
 // Browser end-to-end test of the Alpa inter-op plan as a job in the page's workers (index.html +
 // build-wasm/web/autopar-web.*, build-wasm/wasm/autopar-worker.*): pressing Plan for a 24-layer
-// transformer on 32x8 (seconds of work) keeps the page drawing while result().inter_progress
+// transformer on 64x8 (seconds of work) keeps the page drawing while result().inter_progress
 // climbs from below 1 to 1, and ends with the CLI's plan; Cancel stops it; changing the
 // micro-batches mid-way restarts it for the new inputs; planInter() returns a Promise of the
 // plan. Timings are printed, never asserted (2 shared cores).
@@ -40,9 +40,9 @@ async function progressChecks(page) {
   const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);
   const res = () => page.evaluate(() => window.autopar.result());
 
-  // A plan of many frames: 24 layers on 32x8 (about a second of work natively, mostly intra-op
+  // A plan of many frames: 24 layers on 64x8 (seconds of work natively, mostly intra-op
   // solves; on 4x8 they now plan in a few frames).
-  const set = await st({ model: 'transformer:layers=24', cluster: 'lecture:32x8', mesh: '32x8', microbatches: 32, panel: 'inter' });
+  const set = await st({ model: 'transformer:layers=24', cluster: 'lecture:64x8', mesh: '64x8', microbatches: 32, panel: 'inter' });
   await nextFrames(page);
   const before = await res();
   check('before planning, total_latency and inter_progress are null', set.ok === true && before.total_latency === null &&
@@ -59,7 +59,7 @@ async function progressChecks(page) {
   const frames0 = during.length ? during[0].frame_ms.frames : 0;
   check('frames keep being drawn while the worker plans', during.length >= 3 && last.frame_ms.frames - frames0 >= 5,
         `${last.frame_ms.frames - frames0} frames drawn during ${during.length} samples`);
-  const ref = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:32x8', '--microbatches', '32']);
+  const ref = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:64x8', '--microbatches', '32']);
   check('planning ends with inter_progress 1 and the CLI\'s total latency', last.inter_planning === false && last.inter_progress === 1 &&
         typeof last.total_latency === 'number' && (!ref || last.total_latency === ref.total_latency),
         `page ${last.total_latency}, CLI ${ref?.total_latency}`);
@@ -94,15 +94,15 @@ async function progressChecks(page) {
   check('after Cancel no planning resumes', idle.inter_planning === false && idle.total_latency === null);
 
   // Changing the micro-batches while planning restarts it for the new value.
-  // 32x8: seconds of planning, so the change lands while it runs (4x8 plans in a few tenths).
-  await st({ model: 'transformer:layers=24', cluster: 'lecture:32x8', mesh: '32x8', microbatches: 16 });
+  // 64x8: seconds of planning, so the change lands while it runs (4x8 plans in a few tenths).
+  await st({ model: 'transformer:layers=24', cluster: 'lecture:64x8', mesh: '64x8', microbatches: 16 });
   await nextFrames(page);
   await clickPlan(page);
   const mid = await res();
   await st({ microbatches: 8 });
   const restarted = await samplePlanning(page, 50_000);
   const end = restarted[restarted.length - 1];
-  const ref8 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:32x8', '--microbatches', '8']);
+  const ref8 = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:64x8', '--microbatches', '8']);
   check('micro-batches changed while planning: it restarts and ends with the CLI\'s plan for the new value',
         mid.inter_planning === true && end.inter_planning === false && end.inter_progress === 1 &&
         typeof end.total_latency === 'number' && (!ref8 || end.total_latency === ref8.total_latency),
