@@ -157,7 +157,7 @@ async function lectureChecks(page, consoleErrors) {
   await st({ model: 'alexnet', cluster: 'lecture:2x4', seed: 1, strategy: 'dp', panel: 'compare' });
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'compare-running.png') });
-  r = await waitForResult(page, (x) => x.compare !== null, 60_000);
+  r = await waitForResult(page, (x) => x.compare !== null && !x.compare.running, 60_000);   // {running: true} while the workers compare
   const cmp = cli(['compare', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--seed', '1']);
   check('Compare shows FlexFlow and Alpa makespans equal to `autopar compare --json`',
         !!r.compare && (!cmp || (r.compare.flexflow_ms === cmp.flexflow.makespan_ms && r.compare.alpa_ms === cmp.alpa.makespan_ms)),

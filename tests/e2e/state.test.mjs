@@ -227,7 +227,9 @@ async function importChecks(browser, base) {
   const cmpRef = cli(['compare', '--model', file, '--cluster', 'lecture:2x4', '--seed', '1']);
   rmSync(dir, { recursive: true, force: true });
   await page.evaluate(() => window.autopar.setState({ seed: 1, panel: 'compare' }));
-  await page.waitForFunction(() => window.autopar.result().compare !== null, null, { timeout: 60_000 }).catch(() => {});
+  // compare is {running: true} while its two halves run in the workers.
+  await page.waitForFunction(() => { const c = window.autopar.result().compare; return c && !c.running; }, null,
+                             { timeout: 60_000, polling: 250 }).catch(() => {});
   const cmp = (await result(page)).compare;
   check('Compare runs on the imported model and equals `autopar compare` on the file',
         !!cmp && cmp.flexflow_ms === cmpRef.flexflow.makespan_ms && cmp.alpa_ms === cmpRef.alpa.makespan_ms,
