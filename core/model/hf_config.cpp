@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace autopar {
@@ -52,8 +53,11 @@ Result<int64_t> int_field(const Json& j, const std::string& family, const std::s
     if (fallback >= 0) return fallback;
     return field_error("missing_field", family, key, "needs '" + key + "' (a positive integer); add it to config.json");
   }
-  if (!it->is_number_integer() && !(it->is_number_float() && it->get<double>() == double(int64_t(it->get<double>()))))
-    return field_error("wrong_type", family, key, "needs '" + key + "' to be a whole number, not " + it->dump());
+  // A float counts when it is whole (4096.0); trunc, not a cast, tests it: casting 1e60 to an
+  // integer is undefined.
+  const bool whole = it->is_number_integer() || (it->is_number_float() && std::isfinite(it->get<double>()) &&
+                                                 std::trunc(it->get<double>()) == it->get<double>());
+  if (!whole) return field_error("wrong_type", family, key, "needs '" + key + "' to be a whole number, not " + it->dump());
   const double v = it->get<double>();
   if (v < 1 || v > double(max_value))
     return field_error("out_of_range", family, key, "has '" + key + "' = " + it->dump() + "; it must be between 1 and " + std::to_string(max_value));

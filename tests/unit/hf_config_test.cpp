@@ -103,4 +103,12 @@ TEST_CASE("bad configs are refused with the field they concern") {
   CHECK(e.code == "unknown_param");
   e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":2,"n_head":7,"n_positions":64})");
   CHECK(e.path == "n_head");
+  // A huge whole float is out of range, not cast (the cast was undefined; the fuzzer found it);
+  // a fractional one is the wrong type.
+  e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":7.6e57,"n_layer":2,"n_head":8,"n_positions":64})");
+  CHECK(e.code == "out_of_range");
+  CHECK(e.path == "n_embd");
+  e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":64.5,"n_layer":2,"n_head":8,"n_positions":64})");
+  CHECK(e.code == "wrong_type");
+  CHECK(e.path == "n_embd");
 }
