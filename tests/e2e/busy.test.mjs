@@ -8,7 +8,7 @@
 // are generous (2 shared cores, software WebGL frames of 60-100 ms, far more under load) but can
 // fail: work done on the main thread shows as a frame's own work of seconds.
 // Run: node tests/e2e/busy.test.mjs   (exit status 0 when every check passes)
-import { cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
+import { cli, check, nextFrames, runTest, withBrowser, openApp, startGaps, stopGaps } from './harness.mjs';
 
 const LARGE = 'transformer:layers=24', CLUSTER = 'lecture:4x8';
 // Generous bounds for this machine (2 shared cores, software WebGL: under load one frame's GL
@@ -18,24 +18,6 @@ const LARGE = 'transformer:layers=24', CLUSTER = 'lecture:4x8';
 // alone took ~300 ms on the main thread and compare's Alpa plan more.
 const MAX_GAP_MS = 4000, MAX_WORK_MS = 250;
 
-// Starts recording animation-frame gaps in the page (window.__gaps); stopGaps returns them.
-const startGaps = (page) => page.evaluate(() => {
-  const g = { last: 0, max: 0, over250: 0, frames: 0, on: true };
-  window.__gaps = g;
-  const tick = (t) => {
-    if (!g.on) return;
-    if (g.last) {
-      const d = t - g.last;
-      g.max = Math.max(g.max, d);
-      if (d > 250) g.over250++;
-    }
-    g.last = t;
-    g.frames++;
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-});
-const stopGaps = (page) => page.evaluate(() => { window.__gaps.on = false; return window.__gaps; });
 
 // The app's frame counter now (result().frame_ms.frames).
 const appFrames = (page) => page.evaluate(() => window.autopar.result().frame_ms?.frames || 0);

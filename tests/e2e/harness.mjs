@@ -120,3 +120,22 @@ export async function runTest(name, main) {
   console.log(`${failed ? 'FAIL' : 'ok  '} - ${name}: ${results.length - failed}/${results.length} checks passed; screenshots in build-wasm/screenshots/`);
   process.exit(failed || results.length === 0 ? 1 : 0);
 }
+
+// Starts recording animation-frame gaps in the page (window.__gaps); stopGaps returns them.
+export const startGaps = (page) => page.evaluate(() => {
+  const g = { last: 0, max: 0, over250: 0, frames: 0, on: true };
+  window.__gaps = g;
+  const tick = (t) => {
+    if (!g.on) return;
+    if (g.last) {
+      const d = t - g.last;
+      g.max = Math.max(g.max, d);
+      if (d > 250) g.over250++;
+    }
+    g.last = t;
+    g.frames++;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+});
+export const stopGaps = (page) => page.evaluate(() => { window.__gaps.on = false; return window.__gaps; });

@@ -11,7 +11,7 @@
 // Run: node tests/e2e/worker.test.mjs   (exit status 0 when every check passes)
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { CLI, cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
+import { CLI, cli, check, nextFrames, runTest, withBrowser, openApp, startGaps, stopGaps } from './harness.mjs';
 
 const MODEL = 'transformer:layers=24', CLUSTER = 'lecture:4x8', MICRO = 32;
 const SHOT = '/tmp/autopar-worker-planning.png';
@@ -23,24 +23,6 @@ function nativeMs() {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-// Starts recording animation-frame gaps in the page (window.__gaps); stopGaps returns them.
-const startGaps = (page) => page.evaluate(() => {
-  const g = { last: 0, max: 0, over250: 0, frames: 0, on: true };
-  window.__gaps = g;
-  const tick = (t) => {
-    if (!g.on) return;
-    if (g.last) {
-      const d = t - g.last;
-      g.max = Math.max(g.max, d);
-      if (d > 250) g.over250++;
-    }
-    g.last = t;
-    g.frames++;
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-});
-const stopGaps = (page) => page.evaluate(() => { window.__gaps.on = false; return window.__gaps; });
 
 // Plans in the page as the Plan button does (planInter) and returns {ms, result}: the wall time
 // from the call to the plan being there, in the page's clock.
