@@ -196,7 +196,8 @@ Strategy alpa_plan_to_strategy(const Graph& g, const IntraOpPlan& plan) {
       // A dimension split twice by SOAP (e.g. heads and channels on one axis) keeps its first split.
       for (AxisMask used : masks) m = AxisMask(m & ~used);
       int64_t ways = mask_ways(m, plan.mesh);
-      if (d.size % ways != 0) { m = 0; ways = 1; }
+      // SOAP runs uneven parts as Alpa does (the largest part sets the time), but not empty ones.
+      if (ways > d.size) { m = 0; ways = 1; }
       masks.push_back(m);
       c.degrees.push_back(int(ways));
     }
