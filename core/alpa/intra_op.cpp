@@ -821,7 +821,11 @@ Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const Int
       p.edges.push_back(e);
     }
   std::string solver = options.solver;
-  if (solver == "auto") solver = is_chain(p) && budget <= 0 ? "dp" : "ilp";
+  // Asked to write the ILP, the automatic choice solves it too (the chain DP finds the same optimum).
+  if (solver == "auto") solver = is_chain(p) && budget <= 0 && options.write_lp.empty() ? "dp" : "ilp";
+  if (solver != "ilp" && !options.write_lp.empty())
+    return make_error("bad_argument", "--write-lp writes the ILP, which --solver " + solver + " does not build; use --solver ilp or leave --solver out",
+                      "--write-lp");
   Result<IntraSolution> sol = make_error("bad_value", "unknown solver '" + options.solver + "'; use ilp, dp or exhaustive", "--solver");
   if (solver == "ilp") sol = solve_ilp(p, options.time_limit_ms, options.write_lp);
   else if (solver == "dp") sol = solve_chain_dp(p);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "test_inputs.h"
 #include "cluster_spec.h"
@@ -257,6 +258,34 @@ TEST_CASE("Megatron-LM's split rediscovered on one node, with zero resharding") 
   for (int v = 0; v < 5; ++v) CHECK(plan.value().strategies[size_t(v)][size_t(plan.value().solution.choice[size_t(v)])].name == want[v]);
   CHECK(plan.value().resharding_cost == 0);
   CHECK(plan.value().solution.solver == "dp");
+}
+
+TEST_CASE("--write-lp writes the ILP even where the chain DP would solve it, and is refused with a solver that has none") {
+  // transformer-chain is a chain: the automatic choice was the DP, which silently wrote no file.
+  Graph g = model("transformer-chain");
+  auto c = load_cluster("lecture:1x8").value();
+  const std::string path = "write_lp_test.lp";
+  std::remove(path.c_str());
+  IntraOpOptions o;
+  o.write_lp = path;
+  auto plan = plan_intra_op(g, mesh_from_cluster(1, 8, c).value(), o);
+  REQUIRE(plan.ok());
+  CHECK(plan.value().solution.solver == "ilp");
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  CHECK(f != nullptr);
+  if (f) std::fclose(f);
+  std::remove(path.c_str());
+  // The same objective as the DP finds.
+  auto dp = plan_intra_op(g, mesh_from_cluster(1, 8, c).value(), IntraOpOptions{});
+  REQUIRE(dp.ok());
+  CHECK(plan.value().objective == doctest::Approx(dp.value().objective).epsilon(1e-9));
+  for (const char* solver : {"dp", "exhaustive"}) {
+    o.solver = solver;
+    auto refused = plan_intra_op(g, mesh_from_cluster(1, 8, c).value(), o);
+    REQUIRE(!refused.ok());
+    CHECK(refused.error().path == "--write-lp");
+    CHECK(refused.error().code == "bad_argument");
+  }
 }
 
 TEST_CASE("solvers agree: ILP == chain DP == exhaustive == evaluator on random problems") {
