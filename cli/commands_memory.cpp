@@ -51,6 +51,10 @@ Result<Output> memory_command(const Args& a) {
   }
   auto dp = whole(a, "dp", rows, 1, devices);
   if (!dp.ok()) return dp.error();
+  // A mesh's rows are its data-parallel degree: a different --dp would silently override it.
+  if (a.get("mesh") && dp.value() != rows)
+    return make_error("bad_argument", "--dp " + std::to_string(dp.value()) + " contradicts --mesh " + *a.get("mesh") + " (" + std::to_string(rows) +
+                                          "-way data parallel); give one of them", "--dp");
   if (devices % dp.value() != 0)
     return make_error("bad_value", "--dp " + std::to_string(dp.value()) + " does not divide the " + std::to_string(devices) +
                                        " GPUs; the rest of each group is tensor parallel", "--dp");
