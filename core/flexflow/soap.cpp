@@ -219,6 +219,10 @@ Result<Strategy> strategy_from_json(const Json& j, const Graph& g, int num_devic
   if (!j.is_object() || !j.contains("ops") || !j["ops"].is_array())
     return make_error("wrong_type", "a strategy is an object {\"ops\": [...]} with one entry per op", "ops");
   const Json& ops = j["ops"];
+  // A misspelt key ("remats") would otherwise be ignored and the strategy simulated without it.
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "ops" && it.key() != "remat")
+      return make_error("unknown_field", "unknown field '" + it.key() + "' in the strategy; valid fields: ops, remat", it.key());
   Strategy s;
   if (j.contains("remat")) {
     if (!j["remat"].is_boolean()) return make_error("wrong_type", "remat is true (recompute the layers' activations) or false", "remat");
