@@ -37,3 +37,54 @@ TEST_CASE("the Megatron-LM export is one unbroken run of arguments") {
   CHECK_FALSE(continued);                    // the last argument ends the command
   CHECK(arguments >= 6);
 }
+
+namespace {
+
+// The value of a Megatron-LM flag in the export, or -1.
+int64_t flag(const std::string& text, const std::string& name) {
+  const size_t at = text.find("--" + name + " ");
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + name.size() + 3));
+}
+
+}  // namespace
+
+TEST_CASE("the Megatron-LM export satisfies Megatron-LM's own checks, or says why the plan cannot run there") {
+  // Megatron-LM asserts that tensor x pipeline size divides the GPUs and that the global batch is
+  // a multiple of micro-batch size x data-parallel size. The export ignored the data-parallel
+  // size (64 sequences, 32 micro-batches and 4 replicas gave --micro-batch-size 2: 8 micro-batches,
+  // not the plan's 32) and printed pipeline sizes that do not divide 3 or 6 GPUs without a word.
+  for (const char* cluster : {"a100:1x8", "lecture:2x4", "a100:2x8", "a100:4x8", "lecture:1x3", "lecture:1x6", "a100:3x4", "lecture:1x1"}) {
+    for (const char* model : {"transformer:layers=2", "transformer:layers=4", "transformer:layers=4,batch=48"}) {
+      CAPTURE(cluster);
+      CAPTURE(model);
+      const Graph g = load_model(model).value();
+      const Cluster c = load_cluster(cluster).value();
+      ExportRequest r;
+      r.format = "megatron";
+      auto out = export_operation(g, c, r);
+      REQUIRE(out.ok());
+      const std::string& text = out.value().text;
+      CAPTURE(text);
+      const int64_t tp = flag(text, "tensor-model-parallel-size"), pp = flag(text, "pipeline-model-parallel-size");
+      const int64_t micro = flag(text, "micro-batch-size"), global = flag(text, "global-batch-size");
+      REQUIRE(tp >= 1);
+      REQUIRE(pp >= 1);
+      REQUIRE(micro >= 1);
+      CHECK(global == g.spec.inputs[0].shape[0]);
+      const int devices = c.num_devices();
+      const bool runnable = devices % (tp * pp) == 0 && global % (micro * (devices / (tp * pp))) == 0;
+      if (!runnable) {
+        CHECK(text.find("# Note: Megatron-LM cannot run") != std::string::npos);
+        continue;
+      }
+      const int64_t dp = devices / (tp * pp);
+      CHECK(text.find("# data-parallel size (implied): " + std::to_string(dp) + "\n") != std::string::npos);
+      // It says how many micro-batches Megatron-LM will run, and the plan's count when they differ.
+      const int64_t runs = global / (micro * dp);
+      CHECK(text.find("# micro-batches per iteration: " + std::to_string(runs)) != std::string::npos);
+      const int planned = default_microbatches(g);
+      if (runs != planned) CHECK(text.find("the plan pipelines " + std::to_string(planned)) != std::string::npos);
+      else CHECK(micro * dp * planned == global);
+    }
+  }
+}
