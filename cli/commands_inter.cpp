@@ -34,6 +34,11 @@ Result<Output> inter_command(const Args& a) {
   std::unique_ptr<InterJob> job;
   if (auto file = a.get("stage-costs")) {
     if (a.get("model")) return make_error("bad_argument", "give either --model or --stage-costs, not both", "--stage-costs");
+    // A stage-cost file holds the layers and the stage costs: options that shape them would be ignored.
+    for (const char* key : {"precision", "cluster", "layers", "max-layers", "zero", "optimizer", "ignore-boundaries"})
+      if (a.has(key) || a.get(key))
+        return make_error("bad_argument", std::string("--") + key + " applies to --model; a stage-cost file already gives the layers and their costs " +
+                                              "(without boundaries), so leave it out", std::string("--") + key);
     auto body = read_text_file(*file);
     if (!body.ok()) return body.error();
     auto j = parse_json_text(body.value(), "stage-cost file '" + *file + "'");
