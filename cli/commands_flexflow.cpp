@@ -44,6 +44,10 @@ Result<Output> simulate_command(const Args& a) {
   }
   if (a.has("remat")) request.strategy.remat = true;
   request.optimizer = optimizer.value();
+  // Each picks the cost model: --fine replaced --calibrated without a word.
+  if (a.has("calibrated") && a.get("fine"))
+    return make_error("bad_argument", "--calibrated and --fine SEED choose different cost models (the calibrated simulator, the finer execution model); give one",
+                      "--calibrated");
   if (a.has("calibrated")) request.cost.mode = CostMode::calibrated;
   if (a.get("fine")) {
     auto seed = int_option(a, "fine", 0, 0, int64_t(1) << 53);
