@@ -54,7 +54,8 @@ TEST_CASE("the Megatron-LM export satisfies Megatron-LM's own checks, or says wh
   // size (64 sequences, 32 micro-batches and 4 replicas gave --micro-batch-size 2: 8 micro-batches,
   // not the plan's 32) and printed pipeline sizes that do not divide 3 or 6 GPUs without a word.
   for (const char* cluster : {"a100:1x8", "lecture:2x4", "a100:2x8", "a100:4x8", "lecture:1x3", "lecture:1x6", "a100:3x4", "lecture:1x1"}) {
-    for (const char* model : {"transformer:layers=2", "transformer:layers=4", "transformer:layers=4,batch=48"}) {
+    for (const char* model : {"transformer:layers=2", "transformer:layers=4", "transformer:layers=4,batch=48",
+                              "transformer:layers=2,heads=12,hidden=768,batch=1,seq=2048", "transformer:layers=2,heads=6,hidden=768,batch=2"}) {
       CAPTURE(cluster);
       CAPTURE(model);
       const Graph g = load_model(model).value();
@@ -72,7 +73,9 @@ TEST_CASE("the Megatron-LM export satisfies Megatron-LM's own checks, or says wh
       REQUIRE(micro >= 1);
       CHECK(global == g.spec.inputs[0].shape[0]);
       const int devices = c.num_devices();
-      const bool runnable = devices % (tp * pp) == 0 && global % (micro * (devices / (tp * pp))) == 0;
+      // Megatron-LM also splits the attention heads evenly over the tensor-parallel ranks.
+      const int64_t heads = flag(text, "num-attention-heads");
+      const bool runnable = devices % (tp * pp) == 0 && global % (micro * (devices / (tp * pp))) == 0 && (heads < 0 || heads % tp == 0);
       if (!runnable) {
         CHECK(text.find("# Note: Megatron-LM cannot run") != std::string::npos);
         continue;
