@@ -5,6 +5,10 @@
 #include <string>
 
 #include "cluster_spec.h"
+#include "device_mesh.h"
+#include "engine_export.h"
+#include "intra_op.h"
+#include "sharding_spec.h"
 #include "export_operation.h"
 #include "models.h"
 
@@ -88,6 +92,43 @@ TEST_CASE("the Megatron-LM export satisfies Megatron-LM's own checks, or says wh
       const int planned = default_microbatches(g);
       if (runs != planned) CHECK(text.find("the plan pipelines " + std::to_string(planned)) != std::string::npos);
       else CHECK(micro * dp * planned == global);
+    }
+  }
+}
+
+TEST_CASE("the JAX export names every sharded dimension that does not divide over its mesh axes") {
+  // JAX (jit, device_put) refuses a NamedSharding whose dimension does not divide by the mesh
+  // axes it is split over; Alpa's plan splits unevenly (4096 over 3 GPUs), so the export must say.
+  for (const char* cluster : {"lecture:1x3", "lecture:1x4", "lecture:2x3", "lecture:1x6"}) {
+    for (const char* model : {"mlp3", "transformer:layers=1", "transformer:layers=4", "alexnet"}) {
+      CAPTURE(cluster);
+      CAPTURE(model);
+      const Graph g = load_model(model).value();
+      const Cluster c = load_cluster(cluster).value();
+      auto mesh = mesh_from_cluster(c.nodes, c.gpus_per_node, c);
+      REQUIRE(mesh.ok());
+      auto plan = plan_intra_op(g, mesh.value(), IntraOpOptions{});
+      REQUIRE(plan.ok());
+      const std::string text = export_jax(g, plan.value(), model);
+      const size_t note = text.find("# Note: JAX");
+      int uneven = 0;
+      auto check = [&](const std::string& name, const std::vector<int64_t>& shape, const ShardingSpec& spec) {
+        for (size_t d = 0; d < spec.dims.size() && d < shape.size(); ++d)
+          if (spec.dims[d] != 0 && shape[d] % mask_ways(spec.dims[d], plan.value().mesh) != 0) {
+            ++uneven;
+            CAPTURE(name);
+            REQUIRE(note != std::string::npos);
+            if (uneven <= 24) CHECK(text.find("'" + name + "'", note) != std::string::npos);   // the first 24 by name
+          }
+      };
+      for (size_t v = 0; v < g.ops.size(); ++v) {
+        const Op& op = g.ops[v];
+        const OpStrategy& s = plan.value().strategies[v][size_t(plan.value().solution.choice[v])];
+        for (size_t k = 0; k < op.params.size(); ++k) check(op.params[k].name, op.params[k].shape, s.inputs[op.inputs.size() + k]);
+        check(op.name(), op.output.shape, s.output);
+      }
+      if (uneven == 0) CHECK(note == std::string::npos);
+      if (uneven > 24) CHECK(text.find("#   and " + std::to_string(uneven - 24) + " more\n") != std::string::npos);
     }
   }
 }
