@@ -49,7 +49,11 @@ DeviceMemory::DeviceMemory(const Graph& graph, const Cluster& cluster, const Str
   for (Sums& s : sums_) s.layer.assign(layers.layers.size(), 0.0);
   use_.assign(size_t(gpus), DeviceMemoryUse{});
   is_saved_.assign(size_t(gpus), 0);
-  for (size_t v = 0; v < n; ++v) apply(int(v), +1);
+  parts_.resize(n);
+  for (size_t v = 0; v < n; ++v) {
+    contributions(int(v), configs_[v], parts_[v]);
+    apply(int(v), parts_[v], +1);
+  }
   for (int d = 0; d < gpus; ++d) refresh(d);
   refresh_peak();
 }
@@ -103,10 +107,9 @@ void DeviceMemory::save(int gpu) {
   saved_.push_back({gpu, sums_[size_t(gpu)], use_[size_t(gpu)]});
 }
 
-void DeviceMemory::apply(int i, double sign) {
-  contributions(i, configs_[size_t(i)], scratch_);
+void DeviceMemory::apply(int i, const std::vector<PartUse>& parts, double sign) {
   const int layer = layer_of_[size_t(i)];
-  for (const PartUse& u : scratch_) {
+  for (const PartUse& u : parts) {
     save(u.device);
     Sums& s = sums_[size_t(u.device)];
     s.params += sign * u.params;
@@ -153,9 +156,11 @@ void DeviceMemory::set_config(int i, const OpConfig& config) {
   saved_op_ = i;
   saved_config_ = configs_[size_t(i)];
   saved_peak_ = peak_device_;
-  apply(i, -1);
+  saved_parts_.swap(parts_[size_t(i)]);
+  apply(i, saved_parts_, -1);
   configs_[size_t(i)] = config;
-  apply(i, +1);
+  contributions(i, config, parts_[size_t(i)]);
+  apply(i, parts_[size_t(i)], +1);
   for (const Saved& s : saved_) refresh(s.gpu);
   refresh_peak();
 }
@@ -179,7 +184,10 @@ void DeviceMemory::undo() {
     is_saved_[size_t(s.gpu)] = 0;
   }
   saved_.clear();
-  if (saved_op_ >= 0) configs_[size_t(saved_op_)] = saved_config_;
+  if (saved_op_ >= 0) {
+    configs_[size_t(saved_op_)] = saved_config_;
+    parts_[size_t(saved_op_)].swap(saved_parts_);
+  }
   else remat_ = !remat_;
   peak_device_ = saved_peak_;
   saved_op_ = -1;

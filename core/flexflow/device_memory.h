@@ -64,7 +64,8 @@ class DeviceMemory {
     std::vector<double> layer;   // saved activations per layer
   };
   void contributions(int op, const OpConfig& c, std::vector<PartUse>& out) const;
-  void apply(int op, double sign);
+  // Adds (sign +1) or takes away (-1) what `parts` (one op's contributions) adds to each GPU.
+  void apply(int op, const std::vector<PartUse>& parts, double sign);
   void refresh(int gpu);
   void refresh_peak();
   void save(int gpu);
@@ -83,13 +84,16 @@ class DeviceMemory {
   std::vector<Sums> sums_;
   std::vector<DeviceMemoryUse> use_;
   int peak_device_ = 0;
-  std::vector<PartUse> scratch_;
+  // Per op: what its current configuration adds to each GPU (computed once per change: a
+  // move takes away the old configuration's share without computing it again).
+  std::vector<std::vector<PartUse>> parts_;
   // The last change, for undo().
   struct Saved { int gpu; Sums sums; DeviceMemoryUse use; };
   std::vector<Saved> saved_;
   std::vector<char> is_saved_;
   int saved_op_ = -1;                          // -1: nothing to undo; -2: set_remat
   OpConfig saved_config_;
+  std::vector<PartUse> saved_parts_;            // the changed op's contributions before the change
   int saved_peak_ = 0;
 };
 
