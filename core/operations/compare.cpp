@@ -87,50 +87,102 @@ Result<Graph> pipeline_graph(const Graph& microbatch, int microbatches) {
 }
 
 Result<AlpaPipelinePlan> plan_alpa_pipeline(const Graph& g, const Cluster& c, int microbatches) {
+  AlpaPipelinePlanner planner(g, c, microbatches);
+  while (!planner.step()) {
+  }
+  return planner.result();
+}
+
+AlpaPipelinePlanner::AlpaPipelinePlanner(const Graph& g, const Cluster& c, int microbatches) : cluster_(c), microbatches_(microbatches) {
   auto micro = microbatch_graph(g, microbatches);
-  if (!micro.ok()) return micro.error();
+  if (!micro.ok()) {
+    outcome_.emplace(micro.error());
+    return;
+  }
   InterOpOptions o;
   o.microbatches = microbatches;
-  StageCostBuilder builder(micro.value(), c, o);
-  auto table = builder.finish();
-  if (!table.ok()) return table.error();
-  auto inter = solve_inter_op(table.value(), microbatches, true);
-  if (!inter.ok()) return inter.error();
-  AlpaPipelinePlan plan;
-  plan.microbatches = microbatches;
-  plan.inter = inter.value();
-  const Graph& mg = builder.graph();
-  plan.stage_of_op.assign(mg.ops.size(), 0);
-  for (size_t k = 0; k < plan.inter.stages.size(); ++k) {
-    const PipelineStage& ps = plan.inter.stages[k];
-    CompareStage st;
-    st.stage = ps;
-    st.first_op = builder.layers()[size_t(ps.first)].first;
-    st.last_op = builder.layers()[size_t(ps.last)].second;
-    st.layer_numbers = {builder.layer_numbers()[size_t(ps.first)].first, builder.layer_numbers()[size_t(ps.last)].second};
-    for (int d = 0; d < ps.submesh.devices(); ++d) st.devices.push_back(ps.device_offset + d);
-    auto shape = parse_mesh_shape(ps.logical_mesh, "stages[" + std::to_string(k) + "].logical_mesh");
-    if (!shape.ok()) return shape.error();
-    Cluster sub = c;
-    sub.nodes = ps.submesh.nodes;
-    sub.gpus_per_node = ps.submesh.gpus;
-    auto mesh = mesh_from_cluster(shape.value().first, shape.value().second, sub);
-    if (!mesh.ok()) return mesh.error();
-    std::vector<std::string> activations;
-    Graph sg = layer_subgraph(mg, st.first_op, st.last_op, activations);
-    IntraOpOptions io;
-    io.grad_sync_scale = 1.0 / microbatches;   // as the stage costs: gradients sync once per iteration
-    io.gradient_inputs = activations;
-    auto intra = plan_intra_op(sg, mesh.value(), io);
-    if (!intra.ok()) return intra.error();
-    st.intra = std::move(intra.value());
-    add_stage_strategy(sg, st, plan.strategy);
-    for (int v = st.first_op; v <= st.last_op; ++v) plan.stage_of_op[size_t(v)] = int(k);
-    plan.stages.push_back(std::move(st));
+  builder_.emplace(std::move(micro.value()), c, o);
+  plan_.microbatches = microbatches;
+}
+
+JobProgress AlpaPipelinePlanner::progress() const {
+  if (!builder_) return JobProgress{0, 0, "Alpa plan"};
+  // Every layer may become a stage of its own: the stages' plans are bounded by the layers.
+  const int64_t stages = inter_done_ ? stages_ : int64_t(builder_->layers().size());
+  const int64_t total = builder_->units_total() + 1 + stages;
+  if (done()) return JobProgress{total, total, "Alpa plan"};
+  const int64_t units = builder_->units_done() + (inter_done_ ? 1 : 0) + int64_t(next_stage_);
+  return JobProgress{units, total, !builder_->done() ? "stage costs" : !inter_done_ ? "pipeline DP" : "stage plans"};
+}
+
+bool AlpaPipelinePlanner::step() {
+  if (done()) return true;
+  if (!builder_->done()) {
+    builder_->step(1);
+    return false;
   }
-  if (plan.strategy.ops.size() != mg.ops.size())
-    return make_error("bad_value", "the pipeline's stages do not cover every op of the model", "stages");
-  return plan;
+  if (!inter_done_) {
+    auto table = builder_->finish();
+    if (!table.ok()) {
+      outcome_.emplace(table.error());
+      return true;
+    }
+    auto inter = solve_inter_op(table.value(), microbatches_, true);
+    if (!inter.ok()) {
+      outcome_.emplace(inter.error());
+      return true;
+    }
+    plan_.inter = inter.value();
+    stages_ = int64_t(plan_.inter.stages.size());
+    plan_.stage_of_op.assign(builder_->graph().ops.size(), 0);
+    inter_done_ = true;
+  } else {
+    plan_stage(next_stage_++);
+  }
+  if (done() || int64_t(next_stage_) < stages_) return done();
+  if (plan_.strategy.ops.size() != builder_->graph().ops.size())
+    outcome_.emplace(make_error("bad_value", "the pipeline's stages do not cover every op of the model", "stages"));
+  else
+    outcome_.emplace(std::move(plan_));
+  return true;
+}
+
+void AlpaPipelinePlanner::plan_stage(size_t k) {
+  const StageCostBuilder& builder = *builder_;
+  const PipelineStage& ps = plan_.inter.stages[k];
+  CompareStage st;
+  st.stage = ps;
+  st.first_op = builder.layers()[size_t(ps.first)].first;
+  st.last_op = builder.layers()[size_t(ps.last)].second;
+  st.layer_numbers = {builder.layer_numbers()[size_t(ps.first)].first, builder.layer_numbers()[size_t(ps.last)].second};
+  for (int d = 0; d < ps.submesh.devices(); ++d) st.devices.push_back(ps.device_offset + d);
+  auto shape = parse_mesh_shape(ps.logical_mesh, "stages[" + std::to_string(k) + "].logical_mesh");
+  if (!shape.ok()) {
+    outcome_.emplace(shape.error());
+    return;
+  }
+  Cluster sub = cluster_;
+  sub.nodes = ps.submesh.nodes;
+  sub.gpus_per_node = ps.submesh.gpus;
+  auto mesh = mesh_from_cluster(shape.value().first, shape.value().second, sub);
+  if (!mesh.ok()) {
+    outcome_.emplace(mesh.error());
+    return;
+  }
+  std::vector<std::string> activations;
+  Graph sg = layer_subgraph(builder.graph(), st.first_op, st.last_op, activations);
+  IntraOpOptions io;
+  io.grad_sync_scale = 1.0 / microbatches_;   // as the stage costs: gradients sync once per iteration
+  io.gradient_inputs = activations;
+  auto intra = plan_intra_op(sg, mesh.value(), io);
+  if (!intra.ok()) {
+    outcome_.emplace(intra.error());
+    return;
+  }
+  st.intra = std::move(intra.value());
+  add_stage_strategy(sg, st, plan_.strategy);
+  for (int v = st.first_op; v <= st.last_op; ++v) plan_.stage_of_op[size_t(v)] = int(k);
+  plan_.stages.push_back(std::move(st));
 }
 
 Result<SimSummary> simulate_alpa_pipeline(const Graph& g, const Cluster& c, const AlpaPipelinePlan& plan) {
@@ -191,19 +243,29 @@ void CompareFlexflowJob::work(BudgetMeter& meter) {
 CompareAlpaJob::CompareAlpaJob(const CompareRequest& request) : request_(request) {
   auto checked = check_compare_request(request);
   if (!checked.ok()) finish(checked.error());
-  else microbatches_ = checked.value();
+  else planner_.emplace(request.graph, request.cluster, checked.value());
 }
 
-JobProgress CompareAlpaJob::progress() const { return JobProgress{done() ? 1 : 0, 1, "Alpa plan"}; }
+JobProgress CompareAlpaJob::progress() const {
+  if (!planner_) return JobProgress{done() ? 1 : 0, 1, "Alpa plan"};
+  JobProgress p = planner_->progress();
+  p.total += 1;   // the simulation
+  if (done()) p.done = p.total;
+  else if (planner_->done()) p.phase = "Alpa simulation";
+  return p;
+}
 
 void CompareAlpaJob::work(BudgetMeter& meter) {
+  while (!planner_->done()) {
+    planner_->step();
+    if (meter.count()) return;   // cancel and progress land between units
+  }
+  if (!planner_->result().ok()) return finish(planner_->result().error());
   const CompareRequest& r = request_;
   CompareAlpaPart part;
   part.cluster_shape = std::to_string(r.cluster.nodes) + "x" + std::to_string(r.cluster.gpus_per_node);
-  auto plan = plan_alpa_pipeline(r.graph, r.cluster, microbatches_);
-  if (!plan.ok()) return finish(plan.error());
-  part.plan = std::move(plan.value());
-  part.sim.planning_ms = meter.elapsed_ms();
+  part.plan = planner_->result().value();
+  part.sim.planning_ms = compute_ms() + meter.elapsed_ms();
   auto sim = simulate_alpa_pipeline(r.graph, r.cluster, part.plan);
   if (!sim.ok()) return finish(sim.error());
   part.sim.summary = sim.value();
@@ -219,10 +281,13 @@ CompareJob::CompareJob(CompareRequest request)
 JobProgress CompareJob::progress() const {
   if (!flexflow_.done()) {
     JobProgress p = flexflow_.progress();
-    p.total += 1;   // Alpa's plan: one more unit
+    p.total += alpa_.progress().total;   // Alpa's plan and simulation follow
     return p;
   }
-  return JobProgress{request_->steps + (alpa_.done() ? 1 : 0), request_->steps + 1, "Alpa plan"};
+  JobProgress p = alpa_.progress();
+  p.done += request_->steps;
+  p.total += request_->steps;
+  return p;
 }
 
 void CompareJob::work(BudgetMeter& meter) {

@@ -112,6 +112,33 @@ Result<int> check_compare_request(const CompareRequest& request);
 // Alpa's whole plan for a model (inter-op, then each stage's intra-op plan), without simulating it.
 Result<AlpaPipelinePlan> plan_alpa_pipeline(const Graph& g, const Cluster& c, int microbatches);
 
+// plan_alpa_pipeline a unit of work at a time, so that a job can be cancelled between units:
+// one intra-op solve of the stage costs, the inter-op DP, or one stage's intra-op plan.
+class AlpaPipelinePlanner {
+ public:
+  // Starts on the micro-batch graph of `g` (an error ends the planning at once).
+  AlpaPipelinePlanner(const Graph& g, const Cluster& c, int microbatches);
+  // Does one unit of work; returns done().
+  bool step();
+  // True once the plan or an error is known.
+  bool done() const { return outcome_.has_value(); }
+  // The plan, or why there is none; only valid when done().
+  const Result<AlpaPipelinePlan>& result() const { return *outcome_; }
+  // Units done and a bound on the total (the stages are known only after the DP), and the phase.
+  JobProgress progress() const;
+
+ private:
+  void plan_stage(size_t k);
+  Cluster cluster_;
+  int microbatches_ = 1;
+  std::optional<StageCostBuilder> builder_;
+  AlpaPipelinePlan plan_;
+  bool inter_done_ = false;
+  size_t next_stage_ = 0;
+  int64_t stages_ = 0;                 // the DP's stages (plan_ is moved into the result at the end)
+  std::optional<Result<AlpaPipelinePlan>> outcome_;
+};
+
 // Simulates Alpa's plan: `microbatches` copies of the micro-batch graph, each op on its stage's
 // devices with its stage's sharding; returns the summary of that simulation.
 Result<SimSummary> simulate_alpa_pipeline(const Graph& g, const Cluster& c, const AlpaPipelinePlan& plan);
@@ -134,8 +161,8 @@ class CompareFlexflowJob : public Job<CompareFlexflowPart> {
   std::unique_ptr<McmcSearch> search_;
 };
 
-// Alpa's half as a job: the pipeline plan (inter-op, then each stage's intra-op plan) and its
-// simulation, all in one unit of work. Refers to `request`, which must outlive it.
+// Alpa's half as a job: the pipeline plan (AlpaPipelinePlanner's units), then its simulation
+// (one more unit). Refers to `request`, which must outlive it.
 class CompareAlpaJob : public Job<CompareAlpaPart> {
  public:
   // Checks the request; errors end the job at once.
@@ -147,7 +174,7 @@ class CompareAlpaJob : public Job<CompareAlpaPart> {
 
  private:
   const CompareRequest& request_;
-  int microbatches_ = 1;
+  std::optional<AlpaPipelinePlanner> planner_;
 };
 
 // The whole comparison as a job (the CLI's; a page runs the two halves side by side instead):

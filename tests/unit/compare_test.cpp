@@ -3,6 +3,8 @@
 // timeline, and the report's contract.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "cluster_spec.h"
 #include "compare.h"
 #include "models.h"
@@ -220,4 +222,47 @@ TEST_CASE("compare: an Alpa split that does not divide its dimension stays split
   REQUIRE(sim.ok());
   // Split three ways, the simulated iteration is well under the stage run on one GPU.
   CHECK(sim.value().makespan_ms < 0.6 * sim.value().compute_ms);
+}
+
+TEST_CASE("compare: Alpa's half steps one intra-op solve at a time, cancels between them, and equals the plan made in one go") {
+  auto g = load_model("transformer:layers=4");
+  auto c = load_cluster("lecture:2x4");
+  REQUIRE(g.ok());
+  REQUIRE(c.ok());
+  CompareRequest r;
+  r.graph = g.value();
+  r.cluster = c.value();
+  r.title = "t";
+  CompareAlpaJob whole(r);
+  REQUIRE(whole.step(StepBudget::unlimited()));
+  REQUIRE(whole.result().ok());
+
+  CompareAlpaJob sliced(r);
+  int64_t steps = 0, last_done = -1;
+  std::set<std::string> phases;
+  while (!sliced.step(StepBudget::work(1))) {
+    ++steps;
+    const JobProgress p = sliced.progress();
+    CHECK(p.done > last_done);   // every unit moves the job on
+    CHECK(p.done < p.total);
+    last_done = p.done;
+    phases.insert(p.phase);
+  }
+  // Stage costs (one solve per layer kind and mesh), the DP, the stages' plans, the simulation.
+  CHECK(steps > 5);
+  CHECK(phases.count("stage costs") == 1);
+  CHECK(phases.count("stage plans") == 1);
+  CHECK(sliced.progress().fraction() == 1.0);
+  REQUIRE(sliced.result().ok());
+  Json a = sliced.result().value().to_json(g.value()), b = whole.result().value().to_json(g.value());
+  a.erase("solve_ms");   // wall time
+  b.erase("solve_ms");
+  CHECK(a.dump() == b.dump());
+
+  CompareAlpaJob cancelled(r);
+  cancelled.step(StepBudget::work(2));
+  REQUIRE(!cancelled.done());   // an intra-op solve is a unit: the pass is far from over
+  cancelled.cancel();
+  REQUIRE(cancelled.done());
+  CHECK(cancelled.result().error().code == "cancelled");
 }
