@@ -255,13 +255,15 @@ Status import_model_file(AppState& state, const std::string& file_name, const st
   return s;
 }
 
-void record_frame_time(FrameStats& stats, double total_ms, double work_ms) {
+void record_frame_time(FrameStats& stats, double total_ms, double work_ms, int vertices) {
   if (stats.total_ms.size() < kFrameStatsSize) {
     stats.total_ms.push_back(float(total_ms));
     stats.work_ms.push_back(float(work_ms));
+    stats.vertices.push_back(vertices);
   } else {
     stats.total_ms[stats.next] = float(total_ms);
     stats.work_ms[stats.next] = float(work_ms);
+    stats.vertices[stats.next] = vertices;
   }
   stats.next = (stats.next + 1) % kFrameStatsSize;
   ++stats.frames;

@@ -99,6 +99,7 @@ struct Notice {
 // software renderer (SwiftShader) blocks on the GPU process. result().frame_ms reports both.
 struct FrameStats {
   std::vector<float> total_ms, work_ms;   // ring buffers of the last kFrameStatsSize frames
+  std::vector<int> vertices;              // likewise: vertices the frame submitted to WebGL
   size_t next = 0;                        // where the next sample goes
   int64_t frames = 0;                     // frames measured so far
 };
@@ -113,8 +114,9 @@ struct UiProbe {
 // Frames FrameStats keeps.
 constexpr size_t kFrameStatsSize = 120;
 
-// Records one frame: its whole duration and the app's own work in it, in ms.
-void record_frame_time(FrameStats& stats, double total_ms, double work_ms);
+// Records one frame: its whole duration and the app's own work in it, in ms, and the vertices
+// it drew.
+void record_frame_time(FrameStats& stats, double total_ms, double work_ms, int vertices);
 
 // The whole app state the panels draw and edit. Invariant: `graph` and `cluster` always hold a
 // successfully loaded model and cluster that match `settings`.

@@ -236,7 +236,7 @@ void frame(void* arg) {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-  record_frame_time(m.state.frame_stats, emscripten_get_now() - frame_start, work_end - frame_start);
+  record_frame_time(m.state.frame_stats, emscripten_get_now() - frame_start, work_end - frame_start, ImGui::GetDrawData()->TotalVtxCount);
   if (++m.frames == kFramesBeforeReady) js_hook_signal_ready();
   // The address bar and localStorage follow the state (nothing is lost on reload).
   js_hook_publish_if_changed(m.state);

@@ -17,13 +17,19 @@ Json frame_stats_json(const FrameStats& stats) {
   std::vector<float> total = stats.total_ms, work = stats.work_ms;
   std::sort(total.begin(), total.end());
   std::sort(work.begin(), work.end());
-  // The app's own work per frame, oldest first (a test takes the frames of one phase from the end).
-  Json work_last = Json::array();
+  // Per frame, oldest first (a test takes the frames of one phase from the end): the app's own
+  // work, the whole frame, the vertices drawn.
+  Json work_last = Json::array(), total_last = Json::array(), vertices_last = Json::array();
   const size_t n = stats.work_ms.size();
-  for (size_t k = 0; k < n; ++k) work_last.push_back(stats.work_ms[(stats.next + k) % n]);
+  for (size_t k = 0; k < n; ++k) {
+    work_last.push_back(stats.work_ms[(stats.next + k) % n]);
+    total_last.push_back(stats.total_ms[(stats.next + k) % n]);
+    vertices_last.push_back(stats.vertices[(stats.next + k) % n]);
+  }
   return Json{{"median", total[total.size() / 2]}, {"max", total.back()},
               {"work_median", work[work.size() / 2]}, {"work_max", work.back()},
-              {"samples", total.size()}, {"frames", stats.frames}, {"work_last", work_last}};
+              {"samples", total.size()}, {"frames", stats.frames}, {"work_last", work_last},
+              {"total_last", total_last}, {"vertices_last", vertices_last}};
 }
 }  // namespace
 

@@ -46,7 +46,9 @@ void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell) {
     for (int c = 0; c < cols; ++c) {
       const int shard = shard_of_device(spec.dims, r, c, rows, cols);
       const ImVec2 a(p.x + float(c) * cell, p.y + float(r) * cell);
-      dl->AddRectFilled(ImVec2(a.x + 1, a.y + 1), ImVec2(a.x + cell - 1, a.y + cell - 1), shard_color(shard, n), 2.0f);
+      // Square corners: a rounded rectangle is about six times the vertices, and a table in
+      // view holds a thousand of these squares.
+      dl->AddRectFilled(ImVec2(a.x + 1, a.y + 1), ImVec2(a.x + cell - 1, a.y + cell - 1), shard_color(shard, n));
     }
   ImGui::Dummy(ImVec2(float(cols) * cell, float(rows) * cell));
   ImGui::EndGroup();
@@ -199,8 +201,45 @@ float ops_table_height(const IntraOpPlan& plan, int visible_rows) {
   return ImGui::GetFrameHeight() + st.CellPadding.y * 2 + row * float(visible_rows);
 }
 
-void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
+// One row of the per-op table: op `v`'s name, chosen algorithm, input and output specs on the
+// mesh, and cost.
+void draw_op_row(AppState& state, const IntraOpPlan& plan, size_t v, float cell) {
+  const Graph& g = state.graph;
   const int rows = plan.mesh.rows(), cols = plan.mesh.cols();
+  const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
+  ImGui::PushID(int(v));
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  const bool selected = state.alpa.intra.reshard_op == int(v);
+  if (ImGui::Selectable(g.ops[v].name().c_str(), selected, ImGuiSelectableFlags_None)) state.alpa.intra.reshard_op = int(v);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s, %zu candidate algorithms. Click: show the resharding table of its output.",
+                                                op_kind_name(g.ops[v].spec.kind), plan.strategies[v].size());
+  ImGui::TableNextColumn();
+  const bool follows = s.name.rfind("follow", 0) == 0;
+  if (follows) ImGui::TextDisabled("%s", s.name.c_str());
+  else ImGui::TextUnformatted(s.name.c_str());
+  ImGui::TableNextColumn();
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    if (i) ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
+    draw_spec_grid(s.inputs[i], rows, cols, cell);
+    if (i + 1 == g.ops[v].inputs.size() && i + 1 < s.inputs.size()) {
+      // Between the data inputs and the parameters.
+      ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
+      ImGui::TextDisabled("|");
+    }
+  }
+  ImGui::TableNextColumn();
+  draw_spec_grid(s.output, rows, cols, cell);
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(plan.mesh.unitless ? format_number(s.cost()).c_str() : format_ms(s.cost()).c_str());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(tr("intra.cost_tip"), format_number(s.forward_comm).c_str(),
+                      format_number(s.backward_comm).c_str(), format_number(s.grad_sync).c_str(), format_number(s.input_reshard).c_str());
+  ImGui::PopID();
+}
+
+void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
+  const int cols = plan.mesh.cols();
   const float cell = spec_cell_size(plan);
   const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
@@ -211,8 +250,9 @@ void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
   if (!open) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   const Graph& g = state.graph;
+  const size_t ops = std::min(g.ops.size(), plan.strategies.size());
   float name_w = ImGui::CalcTextSize(tr("ex3.col_op")).x, algo_w = ImGui::CalcTextSize(tr("intra.col_algorithm")).x;
-  for (size_t v = 0; v < g.ops.size() && v < plan.strategies.size(); ++v) {
+  for (size_t v = 0; v < ops; ++v) {
     name_w = std::max(name_w, ImGui::CalcTextSize(g.ops[v].name().c_str()).x);
     algo_w = std::max(algo_w, ImGui::CalcTextSize(plan.strategies[v][size_t(plan.solution.choice[v])].name.c_str()).x);
   }
@@ -224,38 +264,13 @@ void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
   ImGui::TableSetupColumn(tr("intra.col_output"), ImGuiTableColumnFlags_WidthFixed, grid_w + pad);
   ImGui::TableSetupColumn(tr("intra.col_cost"), ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("000.000 ms").x + pad);
   ImGui::TableHeadersRow();
-  for (size_t v = 0; v < g.ops.size() && v < plan.strategies.size(); ++v) {
-    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
-    ImGui::PushID(int(v));
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    const bool selected = state.alpa.intra.reshard_op == int(v);
-    if (ImGui::Selectable(g.ops[v].name().c_str(), selected, ImGuiSelectableFlags_None)) state.alpa.intra.reshard_op = int(v);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s, %zu candidate algorithms. Click: show the resharding table of its output.",
-                                                  op_kind_name(g.ops[v].spec.kind), plan.strategies[v].size());
-    ImGui::TableNextColumn();
-    const bool follows = s.name.rfind("follow", 0) == 0;
-    if (follows) ImGui::TextDisabled("%s", s.name.c_str());
-    else ImGui::TextUnformatted(s.name.c_str());
-    ImGui::TableNextColumn();
-    for (size_t i = 0; i < s.inputs.size(); ++i) {
-      if (i) ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
-      draw_spec_grid(s.inputs[i], rows, cols, cell);
-      if (i + 1 == g.ops[v].inputs.size() && i + 1 < s.inputs.size()) {
-        // Between the data inputs and the parameters.
-        ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
-        ImGui::TextDisabled("|");
-      }
-    }
-    ImGui::TableNextColumn();
-    draw_spec_grid(s.output, rows, cols, cell);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(plan.mesh.unitless ? format_number(s.cost()).c_str() : format_ms(s.cost()).c_str());
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip(tr("intra.cost_tip"), format_number(s.forward_comm).c_str(),
-                        format_number(s.backward_comm).c_str(), format_number(s.grad_sync).c_str(), format_number(s.input_reshard).c_str());
-    ImGui::PopID();
-  }
+  // Only the rows in view are drawn: a row's spec grids are rectangles added straight to the
+  // draw list, which ImGui does not clip, and a 48-layer transformer's 700 rows made 1.2 million
+  // vertices a frame (a second per frame with a software WebGL). The rows are equally tall.
+  ImGuiListClipper clipper;
+  clipper.Begin(int(ops));
+  while (clipper.Step())
+    for (int v = clipper.DisplayStart; v < clipper.DisplayEnd; ++v) draw_op_row(state, plan, size_t(v), cell);
   ImGui::EndTable();
 }
 
