@@ -333,7 +333,9 @@ void draw_app_frame(AppState& state, float ui_scale) {
   const float tabs_h = ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.y * 2.0f;
   const AppLayout layout = compute_layout(ImGui::GetIO().DisplaySize, menu_h, tabs_h, notice_h, ui_scale);
   draw_tab_strip(state, layout.tabs);
-  switch (state.shown_tab < 0 ? panel_tab(state.settings.panel) : state.shown_tab) {
+  const int tab = state.shown_tab < 0 ? panel_tab(state.settings.panel) : state.shown_tab;
+  if (tab_shows_flexflow(tab)) ensure_flexflow(state);   // an edit made on another tab left it pending
+  switch (tab) {
     case 1:
       draw_strategy_panel(state, layout.strategy);
       draw_timeline_panel(state, layout.timeline);

@@ -206,8 +206,14 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
   state.settings = next;
   state.settings.strategy = strategy_text;
   set_page_language(language.value());   // the words follow at once; nothing computed depends on them
-  if (inputs_changed || strategy_changed || !state.flexflow.task_graph)
-    rebuild_flexflow(state.flexflow, state.graph, state.cluster, strategy.value());
+  // The simulation is rebuilt now only when the panel in front shows it: elsewhere (the Alpa
+  // tabs, a script's setState) an edit of a large model costs its main thread no simulation, and
+  // consecutive edits build once, when a panel or result() reads the view (ensure_flexflow).
+  if (inputs_changed || strategy_changed || (!state.flexflow.task_graph && !state.flexflow.pending)) {
+    clear_flexflow(state.flexflow);
+    state.flexflow.pending = strategy.value();
+  }
+  if (load_all || tab_shows_flexflow(panel_tab(next.panel)) || tab_shows_flexflow(state.shown_tab)) ensure_flexflow(state);
 
   // The search follows its inputs: a changed input discards it; running starts one (or
   // resumes the paused one), not running pauses it in the worker.
@@ -228,6 +234,14 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
   return Ok{};
 }
 }  // namespace
+
+void ensure_flexflow(AppState& state) {
+  if (!state.flexflow.pending) return;
+  const Strategy strategy = std::move(*state.flexflow.pending);   // rebuild_flexflow clears pending
+  rebuild_flexflow(state.flexflow, state.graph, state.cluster, strategy);
+}
+
+bool tab_shows_flexflow(int tab) { return tab == panel_tab("strategy") || tab == panel_tab("exercises"); }
 
 Status import_model_file(AppState& state, const std::string& file_name, const std::string& text) {
   // The name is the user's file name: shown as text only, kept short and printable.

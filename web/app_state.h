@@ -126,7 +126,7 @@ struct AppState {
   Cluster cluster;
   Notice notice;
   SpaceSize space;                   // the SOAP strategy space of graph on cluster (updated with them)
-  FlexflowView flexflow;             // the current strategy, simulated (always built after init)
+  FlexflowView flexflow;             // the current strategy, simulated (built after init; after an edit, by ensure_flexflow)
   SearchRun search;                  // the MCMC search, if one was started
   AccuracyJob accuracy;              // the accuracy study, if one was started
   LectureState lecture;              // the Lecture tab's computed scenario
@@ -149,7 +149,17 @@ Status init_app_state(AppState& state);
 
 // Validates `next` (model, cluster, mesh, strategy, numbers) through the core and commits it
 // with the loaded graph and cluster; on error keeps `state` unchanged except for the notice.
+// The FlexFlow view is rebuilt at once only when the panel in front shows it; otherwise the
+// rebuild waits for ensure_flexflow.
 Status apply_settings(AppState& state, const Settings& next);
+
+// Builds the FlexFlow view (state.flexflow) when an edit left it pending. Everything that reads
+// it calls this first: the panels that show it, result(), the exports.
+void ensure_flexflow(AppState& state);
+
+// True for the tabs (panel_tab numbering) whose panels show the FlexFlow view: Strategy &
+// Timeline, and Exercises (exercise 3 grades moves of the current strategy).
+bool tab_shows_flexflow(int tab);
 
 // Imports a model file (file picker or drop): `file_name` labels it, `text` is its JSON. On
 // success the model is replaced and the strategy keeps only what fits; on error nothing changes

@@ -37,6 +37,7 @@ std::string ex7_key_of(const AppState& state) { return state.settings.custom_clu
 
 void refresh_exercise_data(AppState& state) {
   ExercisesState& ex = state.exercises;
+  if (ex.shown == 3 || ex.shown == 8) ensure_flexflow(state);   // they read the simulated strategy
   if (ex.shown == 3 && state.flexflow.task_graph &&
       (ex.ex3_revision != state.flexflow.revision || ex.ex3_moves.size() != state.graph.ops.size())) {
     ex.ex3_moves.clear();

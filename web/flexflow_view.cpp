@@ -10,6 +10,7 @@ namespace autopar::web {
 
 void rebuild_flexflow(FlexflowView& view, const Graph& graph, const Cluster& cluster, const Strategy& strategy) {
   const auto start = std::chrono::steady_clock::now();
+  view.pending.reset();
   view.strategy = strategy;
   view.task_graph = std::make_unique<TaskGraph>(graph, cluster, strategy);
   simulate_full(*view.task_graph);
@@ -32,6 +33,7 @@ void rebuild_flexflow(FlexflowView& view, const Graph& graph, const Cluster& clu
 
 void clear_flexflow(FlexflowView& view) {
   view.task_graph.reset();
+  view.pending.reset();
   view.lanes = TimelineLanes{};
   view.summary = SimSummary{};
   ++view.revision;

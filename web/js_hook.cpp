@@ -173,6 +173,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_set_state(const char* json_text) {
 EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
   static std::string out;
   if (g_state) {
+    autopar::web::ensure_flexflow(*g_state);
     autopar::web::refresh_intra_plan(*g_state);
     autopar::web::refresh_exercise_data(*g_state);
   }
@@ -223,6 +224,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_message() {
 // The Perfetto/Chrome trace JSON of the current timeline (window.autopar.exportTrace).
 EMSCRIPTEN_KEEPALIVE const char* autopar_export_trace() {
   static std::string out;
+  if (g_state) autopar::web::ensure_flexflow(*g_state);
   out = g_state ? autopar::web::flexflow_trace_text(g_state->flexflow) : "";
   return out.c_str();
 }

@@ -20,7 +20,8 @@ const std::vector<ExportFormat>& export_formats() {
   return formats;
 }
 
-Result<std::string> export_plan_text(const AppState& state, const std::string& format) {
+Result<std::string> export_plan_text(AppState& state, const std::string& format) {
+  ensure_flexflow(state);
   if (format == "perfetto") return flexflow_trace_text(state.flexflow);
   if (format == "strategy") {
     if (!state.flexflow.task_graph) return make_error("not_ready", "no strategy is loaded yet", "strategy");

@@ -23,8 +23,9 @@ struct ExportFormat {
 // The formats, in menu order.
 const std::vector<ExportFormat>& export_formats();
 
-// The text of one export for the current state; an Error for an unknown format or a failed plan.
-Result<std::string> export_plan_text(const AppState& state, const std::string& format);
+// The text of one export for the current state (the FlexFlow view built first when an edit left
+// it pending); an Error for an unknown format or a failed plan.
+Result<std::string> export_plan_text(AppState& state, const std::string& format);
 
 // The text last exported through the menu, shown in a read-only box with a Download button.
 struct ExportView {

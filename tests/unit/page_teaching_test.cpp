@@ -91,6 +91,7 @@ TEST_CASE("setState: a strategy object is read for the model given in the same c
     Status st = apply_settings_json(t, text);
     CHECK_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
     CHECK(t.settings.model == "dlrm");
+    ensure_flexflow(t);
     CHECK(t.flexflow.task_graph != nullptr);
   }
 }

@@ -100,6 +100,9 @@ TEST_CASE("an edited state round-trips: model parameters, edited cluster, strate
   CHECK(fragment.find("model=mlp:layers=6") != std::string::npos);   // '=' stays readable in values
   AppState other = opened(fragment);
   CHECK(settings_to_json(other.settings) == settings_to_json(state.settings));
+  ensure_flexflow(state);
+  ensure_flexflow(other);
+  CHECK(state.flexflow.summary.makespan_ms > 0);
   CHECK(other.flexflow.summary.makespan_ms == state.flexflow.summary.makespan_ms);
   // Encoding is stable: the restored state writes the same link.
   CHECK(share_fragment(other.settings) == fragment);
@@ -117,6 +120,9 @@ TEST_CASE("an imported model travels inside the link") {
   CHECK(fragment.find('{') == std::string::npos);   // the JSON is base64url, not escaped text
   AppState other = opened(fragment);
   CHECK(other.settings.model_json == text);
+  ensure_flexflow(state);
+  ensure_flexflow(other);
+  CHECK(state.flexflow.summary.makespan_ms > 0);
   CHECK(other.flexflow.summary.makespan_ms == state.flexflow.summary.makespan_ms);
   // A built-in model replaces the imported one.
   REQUIRE(apply_settings_json(other, R"({"model":"alexnet"})").ok());

@@ -457,3 +457,41 @@ TEST_CASE("the intra-op plan of an edit, computed in the worker and read back, s
   REQUIRE(view.error.has_value());
   CHECK(view.error->path == "mesh");
 }
+
+TEST_CASE("an edit on a tab that does not show the simulation leaves it pending; reading it builds it once, as an eager edit does") {
+  AppState eager, lazy;
+  REQUIRE(init_app_state(eager).ok());
+  REQUIRE(init_app_state(lazy).ok());
+  REQUIRE(apply_settings_json(eager, R"({"panel":"strategy"})").ok());
+  REQUIRE(apply_settings_json(lazy, R"({"panel":"intra"})").ok());
+  const auto edit = [](AppState& s, const char* json) { REQUIRE(apply_settings_json(s, json).ok()); };
+  for (const char* json : {R"({"model":"transformer:layers=3","cluster":"lecture:2x4","mesh":"2x4"})", R"({"strategy":"expert"})",
+                           R"({"model":"transformer:layers=4"})"}) {
+    edit(eager, json);
+    edit(lazy, json);
+    CHECK(eager.flexflow.task_graph != nullptr);   // the Strategy tab shows it: built at once
+    CHECK(!eager.flexflow.pending);
+    CHECK(lazy.flexflow.task_graph == nullptr);    // the intra-op tab does not: it waits
+    CHECK(lazy.flexflow.pending.has_value());
+  }
+  const uint64_t revision = lazy.flexflow.revision;
+  ensure_flexflow(lazy);
+  CHECK(lazy.flexflow.revision == revision + 1);   // three edits, one build
+  ensure_flexflow(lazy);
+  CHECK(lazy.flexflow.revision == revision + 1);   // nothing pending: nothing built
+  REQUIRE(lazy.flexflow.task_graph != nullptr);
+  CHECK(lazy.flexflow.summary.makespan_ms > 0);
+  CHECK(lazy.flexflow.summary.makespan_ms == eager.flexflow.summary.makespan_ms);
+  CHECK(lazy.flexflow.summary.tasks == eager.flexflow.summary.tasks);
+  CHECK(lazy.flexflow.gpu_memory_bytes == eager.flexflow.gpu_memory_bytes);
+  CHECK(lazy.flexflow.data_parallel_ms == eager.flexflow.data_parallel_ms);
+  CHECK(lazy.flexflow.strategy == eager.flexflow.strategy);
+  // A failed edit keeps the pending strategy of the last good one.
+  REQUIRE(apply_settings_json(lazy, R"({"panel":"intra"})").ok());
+  REQUIRE(apply_settings_json(lazy, R"({"model":"transformer:layers=5","strategy":"expert"})").ok());
+  CHECK(!apply_settings_json(lazy, R"({"model":"no-such-model"})").ok());
+  ensure_flexflow(lazy);
+  REQUIRE(lazy.flexflow.task_graph != nullptr);
+  CHECK(lazy.graph.ops.size() == load_model("transformer:layers=5").value().ops.size());
+  CHECK(lazy.flexflow.summary.makespan_ms > 0);
+}
