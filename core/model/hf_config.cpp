@@ -95,8 +95,8 @@ bool is_hf_config(const Json& j) { return j.is_object() && j.contains("model_typ
 Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& name) {
   if (!j.is_object()) return make_error("wrong_type", "a config.json must be an object", "");
   auto mt = j.find("model_type");
-  if (mt == j.end() || !mt->is_string())
-    return make_error("missing_field", "a Hugging Face config needs 'model_type' (a string such as \"llama\")", "model_type");
+  if (mt == j.end()) return make_error("missing_field", "a Hugging Face config needs 'model_type' (a string such as \"llama\")", "model_type");
+  if (!mt->is_string()) return make_error("wrong_type", "'model_type' must be a string such as \"llama\", not " + std::string(mt->type_name()), "model_type");
   const std::string type = mt->get<std::string>();
   TransformerArch a;
   a.name = name;

@@ -111,4 +111,8 @@ TEST_CASE("bad configs are refused with the field they concern") {
   e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":64.5,"n_layer":2,"n_head":8,"n_positions":64})");
   CHECK(e.code == "wrong_type");
   CHECK(e.path == "n_embd");
+  // A model_type that is there but not a string is the wrong type, not a missing field.
+  e = load_error(R"({"model_type":5,"vocab_size":100})");
+  CHECK(e.code == "wrong_type");
+  CHECK(e.path == "model_type");
 }
