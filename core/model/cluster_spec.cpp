@@ -27,7 +27,9 @@ namespace {
 
 // Applies ",precision=P" (presets) or ":precision=P" (files) options to a loaded cluster.
 Status apply_cluster_options(const std::string& options, Cluster& c, const std::string& arg_path) {
-  for (const OptionItem& item : split_options(options)) {
+  const std::vector<OptionItem> items = split_options(options);
+  if (std::string c = conflicting_option(items); !c.empty()) return make_error("bad_value", "cluster options: " + c, arg_path);
+  for (const OptionItem& item : items) {
     if (!item.has_value || item.key != "precision")
       return make_error("bad_value", "cluster option '" + item.key + (item.has_value ? "=" + item.value : "") +
                                          "' is unknown; the one option is precision=fp32|tf32|mixed", arg_path);

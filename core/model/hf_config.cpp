@@ -175,7 +175,9 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
 
 Status apply_transformer_overrides(const std::string& overrides, TrainingShape& shape, TransformerArch& arch,
                                    const std::string& arg_path) {
-  for (const OptionItem& item : split_options(overrides)) {
+  const std::vector<OptionItem> items = split_options(overrides);
+  if (std::string c = conflicting_option(items); !c.empty()) return make_error("bad_value", c, arg_path);
+  for (const OptionItem& item : items) {
     const std::string& key = item.key;
     int64_t* target = key == "batch" ? &shape.batch : key == "seq" ? &shape.seq : key == "dtype_bytes" ? &shape.dtype_bytes
                       : key == "layers" ? &arch.layers : nullptr;

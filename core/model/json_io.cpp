@@ -446,6 +446,17 @@ std::vector<OptionItem> split_options(const std::string& text) {
   return items;
 }
 
+std::string conflicting_option(const std::vector<OptionItem>& items) {
+  for (size_t i = 0; i < items.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (items[k].key == items[i].key && (items[k].value != items[i].value || items[k].has_value != items[i].has_value)) {
+        const std::string& key = items[i].key;
+        return "'" + key + "' is given twice, as " + items[k].value + " and " + items[i].value + "; give it once" +
+               (key == "dtype_bytes" || key == "precision" ? " (--precision sets the model's dtype_bytes and the cluster's precision)" : "");
+      }
+  return "";
+}
+
 bool parse_whole_number(const std::string& s, int64_t& out) {
   if (s.empty() || s.size() > 19) return false;
   for (char c : s) if (c < '0' || c > '9') return false;

@@ -45,5 +45,9 @@ struct OptionItem {
 // Splits model and cluster options ("batch=8,seq=2048") at commas and each item at its first '=';
 // empty items (",,") are skipped, so every caller reads options the same way.
 std::vector<OptionItem> split_options(const std::string& text);
+// What is wrong when a key is given twice with different values ("batch=8,batch=9": the later
+// one used to win without a word), or "" when no key contradicts itself. --precision appends
+// dtype_bytes and precision, so the message says so for those keys.
+std::string conflicting_option(const std::vector<OptionItem>& items);
 
 }  // namespace autopar

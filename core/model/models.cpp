@@ -338,7 +338,9 @@ Result<BuiltinChoice> parse_builtin_model(const std::string& text, const std::st
   ModelParams values;
   for (const auto& p : model->params) values[p.key] = p.default_value;
   if (colon != std::string::npos) {
-    for (const OptionItem& item : split_options(text.substr(colon + 1))) {
+    const std::vector<OptionItem> items = split_options(text.substr(colon + 1));
+    if (std::string c = conflicting_option(items); !c.empty()) return make_error("bad_value", "model '" + name + "': " + c, arg_path);
+    for (const OptionItem& item : items) {
       const std::string& key = item.key;
       const ModelParam* param = nullptr;
       for (const auto& p : model->params) if (p.key == key) param = &p;
@@ -401,7 +403,9 @@ Result<Graph> load_model_json(const std::string& text, const std::string& label,
   // Overrides of an autopar model file: the batch (every input's first dimension) and the
   // float width.
   ModelSpec m = spec.value();
-  for (const OptionItem& item : split_options(overrides)) {
+  const std::vector<OptionItem> items = split_options(overrides);
+  if (std::string c = conflicting_option(items); !c.empty()) return prefixed(make_error("bad_value", c, arg_path));
+  for (const OptionItem& item : items) {
     const std::string& key = item.key;
     int64_t v = 0;
     if (key != "batch" && key != "dtype_bytes")
