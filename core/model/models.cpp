@@ -370,6 +370,16 @@ Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string&
   ModelParams& values = choice.value().values;
   if (!float_dtype_for_bytes(values["dtype_bytes"]))
     return make_error("bad_value", "dtype_bytes must be 2, 4 or 8", arg_path);
+  // Parameters that must agree with each other, checked here so the error names them (the
+  // built graph's shape checks would name an op of a model the user never wrote).
+  if (values.count("hidden") && values.count("heads") && values["hidden"] % values["heads"] != 0)
+    return make_error("bad_value", "model '" + model->name + "': heads=" + std::to_string(values["heads"]) + " does not divide hidden=" +
+                                       std::to_string(values["hidden"]) + "; give a number of heads that divides the hidden size",
+                      arg_path);
+  if (values.count("top_k") && values.count("experts") && values["top_k"] > values["experts"])
+    return make_error("bad_value", "model '" + model->name + "': top_k=" + std::to_string(values["top_k"]) + " routes each token to more experts than the " +
+                                       std::to_string(values["experts"]) + " there are; give top_k at most experts",
+                      arg_path);
   return model->build(values);
 }
 
