@@ -173,6 +173,8 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
     const float x0 = p.x + label_w + float(b.start_ms * scale), x1 = p.x + label_w + float(b.end_ms * scale);
     if (b.transfer && !links) continue;
     const float y0 = p.y + stage_y(b.stage) + (b.transfer ? lane_h : 0.0f) + 2, y1 = y0 + (b.transfer ? link_h : lane_h) - 4;
+    // Boxes scrolled out of view are not drawn (ImGui does not clip what is added to a draw list).
+    if (!ImGui::IsRectVisible(ImVec2(x0, y0), ImVec2(std::max(x1, x0 + 1), y1))) continue;
     const ImU32 color = b.transfer ? (b.forward ? kSendColor : kSendBackColor) : b.forward ? kForwardColor : kBackwardColor;
     // Rounded corners only where they show (about six times the vertices of a plain box).
     dl->AddRectFilled(ImVec2(x0, y0), ImVec2(std::max(x1 - 1, x0 + 1), y1), color, x1 - x0 > 6 ? 2.0f : 0.0f);
