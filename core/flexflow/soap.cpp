@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "regions.h"
@@ -98,10 +99,21 @@ SpaceSize count_space(const Graph& g, int num_devices) {
   SpaceSize s;
   std::vector<uint32_t> total{1};
   double log10_total = 0;
+  // An op's configurations depend only on the kinds and sizes of its split dimensions, and a
+  // transformer repeats a few of those over hundreds of ops: each is enumerated once (a 48-layer
+  // model on 32 GPUs spent 10 ms of a page edit here).
+  std::map<std::vector<std::pair<SplitKind, int64_t>>, std::pair<int64_t, int64_t>> counted;   // -> (configs, uneven ones)
   for (const Op& op : g.ops) {
-    const auto configs = enumerate_configs(op, num_devices);
-    int64_t n = int64_t(configs.size()), uneven = 0;
-    for (const OpConfig& c : configs) uneven += even_split(op, c) ? 0 : 1;
+    std::vector<std::pair<SplitKind, int64_t>> shape;
+    for (const SplitDim& d : op.split_dims) shape.emplace_back(d.kind, d.size);
+    auto it = counted.find(shape);
+    if (it == counted.end()) {
+      const auto configs = enumerate_configs(op, num_devices);
+      int64_t uneven = 0;
+      for (const OpConfig& c : configs) uneven += even_split(op, c) ? 0 : 1;
+      it = counted.emplace(std::move(shape), std::pair<int64_t, int64_t>{int64_t(configs.size()), uneven}).first;
+    }
+    const auto [n, uneven] = it->second;
     s.configs_per_op.push_back(n);
     s.uneven_configs_per_op.push_back(uneven);
     total = multiply(total, uint64_t(n));

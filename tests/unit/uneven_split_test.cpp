@@ -4,12 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "cluster_spec.h"
 #include "models.h"
 #include "regions.h"
 #include "simulator.h"
 #include "simulator_fixtures.h"
+#include "soap.h"
 
 using namespace autopar;
 using autopar::test::round_cluster;
@@ -163,4 +165,27 @@ TEST_CASE("AlexNet with batch 257: data parallel stays data parallel over every 
   auto mlp3 = load_model("mlp3");
   REQUIRE(mlp3.ok());
   CHECK(count_space(mlp3.value(), 8).strategies == "17576");
+}
+
+TEST_CASE("count_space counts each op's configurations as enumerate_configs lists them (ops of one shape counted once)") {
+  for (const char* spec : {"transformer:layers=6", "alexnet", "dlrm", "mlp:layers=5", "wide-resnet", "moe"}) {
+    auto g = load_model(spec);
+    REQUIRE(g.ok());
+    for (int devices : {1, 6, 8, 32}) {
+      CAPTURE(spec);
+      CAPTURE(devices);
+      const SpaceSize s = count_space(g.value(), devices);
+      REQUIRE(s.configs_per_op.size() == g.value().ops.size());
+      double log10_total = 0;
+      for (size_t v = 0; v < g.value().ops.size(); ++v) {
+        const Op& op = g.value().ops[v];
+        const auto configs = enumerate_configs(op, devices);
+        const auto uneven = std::count_if(configs.begin(), configs.end(), [&](const OpConfig& c) { return !even_split(op, c); });
+        CHECK(s.configs_per_op[v] == int64_t(configs.size()));
+        CHECK(s.uneven_configs_per_op[v] == int64_t(uneven));
+        log10_total += std::log10(double(configs.size()));
+      }
+      CHECK(s.log10_strategies == std::round(log10_total * 1e6) / 1e6);   // as count_space rounds it
+    }
+  }
 }
