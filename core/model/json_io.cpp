@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+
+#include <sys/stat.h>
 #include <set>
 #include <sstream>
 
@@ -56,16 +58,22 @@ Result<Json> parse_json_text(const std::string& text, const std::string& what) {
 }
 
 Result<std::string> read_text_file(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+    return make_error("io", "'" + path + "' is a folder, not a file; give the path of the JSON file in it", "");
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error("io", "cannot read '" + path + "'; check the file name", "");
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size > (std::streamoff(64) << 20))
-    return make_error("too_large", "'" + path + "' is larger than 64 MiB; model and cluster files are small", "");
-  in.seekg(0);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // The size is what reading gives, chunk by chunk up to the limit: seeking to the end says
+  // nothing about devices and pipes (/dev/zero never ends).
+  const size_t limit = size_t(64) << 20;
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, size_t(in.gcount()));
+    if (text.size() > limit) return make_error("too_large", "'" + path + "' is larger than 64 MiB; model and cluster files are small", "");
+  }
+  if (in.bad()) return make_error("io", "cannot read '" + path + "' to its end; check the file", "");
+  return text;
 }
 
 namespace {

@@ -228,3 +228,22 @@ TEST_CASE("option lists split the same way for models, model files and clusters"
   REQUIRE_FALSE(c.ok());
   CHECK(c.error().message.find("colour=red") != std::string::npos);
 }
+
+TEST_CASE("reading a file: a folder and an endless device are refused for what they are, without hanging") {
+  // A folder named like a model file was called "larger than 64 MiB" (its seek end is huge), and
+  // /dev/zero was read forever: the size came from seeking, not from what was read.
+  const std::string folder = "read_text_file_test_folder.json";
+  std::filesystem::create_directory(folder);
+  auto dir = read_text_file(folder);
+  std::filesystem::remove(folder);
+  REQUIRE(!dir.ok());
+  CHECK(dir.error().code == "io");
+  CHECK(dir.error().message.find("folder") != std::string::npos);
+  auto endless = read_text_file("/dev/zero");
+  REQUIRE(!endless.ok());
+  CHECK(endless.error().code == "too_large");
+  // An ordinary file still reads whole.
+  auto ok = read_text_file(std::string(AUTOPAR_SOURCE_DIR) + "/examples/models/mlp3.json");
+  REQUIRE(ok.ok());
+  CHECK(ok.value().find("\"mlp3\"") != std::string::npos);
+}
