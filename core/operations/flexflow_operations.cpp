@@ -107,7 +107,7 @@ std::string SpaceReport::to_text() const {
       << "  " << op_dims[i] << "\n";
   t << "strategies: "
     << (size.strategies.size() <= 15 ? group_digits(std::stoll(size.strategies)) : fmt("%.3g", std::pow(10.0, size.log10_strategies)))
-    << " (10^" << fmt("%.2f", size.log10_strategies) << ") on " << devices << " devices\n";
+    << " (10^" << fmt("%.2f", size.log10_strategies) << ") on " << devices << (devices == 1 ? " device\n" : " devices\n");
   t << "counting: " << kUnevenRule << (uneven_total(size) ? "" : "; here every degree divides its dimension") << "\n";
   return t.str();
 }

@@ -314,10 +314,12 @@ std::string InterReport::to_text() const {
   std::ostringstream t;
   const std::string unit = from_model ? " ms" : "";
   t << (from_model ? "pipeline of " + model_name : std::string("pipeline")) << " on " << table.nodes << "x" << table.gpus_per_node << " with "
-    << microbatches << " micro-batches (" << mode
+    << microbatches << (microbatches == 1 ? " micro-batch (" : " micro-batches (") << mode
     << (table.has_boundaries ? (boundaries ? ", boundaries priced" : ", boundaries ignored as in Alpa's DP") : "") << "): " << p.stages.size()
-    << " stages, total " << fmt("%.4g", p.total_latency) << unit << " (t_max " << fmt("%.4g", p.t_max) << ", " << p.t_max_tried << " of "
-    << p.t_max_candidates << " t_max candidates tried)\n";
+    << (p.stages.size() == 1 ? " stage, total " : " stages, total ") << fmt("%.4g", p.total_latency) << unit << " (t_max " << fmt("%.4g", p.t_max) << ", ";
+  // The brute force enumerates every slicing and sub-mesh instead of t_max candidates.
+  if (brute_force) t << "brute force over every slicing)\n";
+  else t << p.t_max_tried << " of " << p.t_max_candidates << " t_max candidates tried)\n";
   t << pad("stage", 7) << pad("layers", 10) << pad("sub-mesh", 10) << pad("logical", 9) << pad("latency", 11, true)
     << (table.has_boundaries ? "  " + pad("boundary to next", 36) : "") << "  ops\n";
   for (size_t k = 0; k < p.stages.size(); ++k) {

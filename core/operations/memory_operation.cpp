@@ -48,7 +48,7 @@ std::string TrainingMemoryReport::to_text() const {
   const MemoryReport& m = memory;
   const MemoryOptions& o = options;
   std::ostringstream t;
-  t << "memory per GPU: " << model << " (" << group_digits(m.param_elements) << " parameters) on " << devices << " GPUs: " << o.data_parallel
+  t << "memory per GPU: " << model << " (" << group_digits(m.param_elements) << " parameters) on " << devices << (devices == 1 ? " GPU: " : " GPUs: ") << o.data_parallel
     << "-way data parallel x " << o.tensor_parallel << "-way tensor parallel, ZeRO stage " << o.zero_stage << ", " << optimizer_name(o.optimizer)
     << ", " << precision_name(o.precision) << " precision" << (o.remat ? ", recomputation" : "") << "\n"
     << "  parameters   " << pad(gb(m.params_bytes), 12, true) << "  (" << m.bytes_per_param.params << " B/param"

@@ -179,3 +179,22 @@ TEST_CASE("the CLI prints the operation's report: simulate's JSON and text come 
   CHECK(out.value().text == r.to_text());
   CHECK(r.to_json()["makespan_ms"] == simulation_summary_json(r.summary, r.capacity_bytes)["makespan_ms"]);
 }
+
+TEST_CASE("text reports count in words that agree with the number: one stage, one GPU, brute force") {
+  // "1 stages", "on 1 GPUs", "1 micro-batches" and, for --brute-force, "0 of 0 t_max candidates
+  // tried" (the brute force tries none: it enumerates every slicing).
+  auto inter = cli::run_command({"inter", "--model", "mlp3", "--cluster", "lecture:1x3", "--microbatches", "1"});
+  REQUIRE(inter.ok());
+  CHECK(inter.value().text.find("with 1 micro-batch (") != std::string::npos);
+  CHECK(inter.value().text.find("): 1 stage, total") != std::string::npos);
+  auto brute = cli::run_command({"inter", "--model", "alexnet", "--cluster", "lecture:1x2", "--microbatches", "4", "--brute-force"});
+  REQUIRE(brute.ok());
+  CHECK(brute.value().text.find("0 of 0") == std::string::npos);
+  CHECK(brute.value().text.find("brute force") != std::string::npos);
+  auto memory = cli::run_command({"memory", "--model", "mlp3", "--cluster", "lecture:1x1"});
+  REQUIRE(memory.ok());
+  CHECK(memory.value().text.find("on 1 GPU:") != std::string::npos);
+  auto space = cli::run_command({"space", "--model", "mlp3", "--cluster", "lecture:1x1"});
+  REQUIRE(space.ok());
+  CHECK(space.value().text.find("on 1 device\n") != std::string::npos);
+}
