@@ -1,5 +1,7 @@
 // The table of all CLI commands and running one of them from a word list, shared by main(),
 // the lecture scenarios and the page's flat JSON API.
+#include <algorithm>
+
 #include "commands.h"
 
 namespace autopar::cli {
@@ -14,8 +16,11 @@ const std::vector<Command>& all_commands() {
   return all;
 }
 
-Result<Output> run_command(const std::vector<std::string>& words) {
-  if (words.empty()) return make_error("missing_argument", "no command given; `autopar help` lists them", "");
+Result<Output> run_command(const std::vector<std::string>& given) {
+  if (given.empty()) return make_error("missing_argument", "no command given; `autopar help` lists them", "");
+  // `autopar help CMD` is `autopar CMD --help`.
+  const std::vector<std::string> words =
+      given.size() >= 2 && given[0] == "help" ? std::vector<std::string>{given[1], "--help"} : given;
   const Command* cmd = nullptr;
   for (const auto& c : all_commands()) if (c.name == words[0]) cmd = &c;
   if (!cmd) {
@@ -24,7 +29,8 @@ Result<Output> run_command(const std::vector<std::string>& words) {
     return make_error("unknown_command", "unknown command '" + words[0] + "'; commands: " + names, words[0]);
   }
   // `autopar COMMAND --help`: its usage, options and (where written) conventions.
-  if (words.size() >= 2 && (words[1] == "--help" || words[1] == "-h")) {
+  // --help anywhere after the command: a half-typed command line asks for help too.
+  if (std::find_if(words.begin() + 1, words.end(), [](const std::string& w) { return w == "--help" || w == "-h"; }) != words.end()) {
     std::string flags;
     for (const auto& o : cmd->syntax.options) flags += " --" + o;
     for (const auto& f : cmd->syntax.flags) flags += " --" + f;

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   const auto& commands = all_commands();
   bool json = false;
   for (const auto& w : words) json |= w == "--json";
-  if (words.empty() || words[0] == "help" || words[0] == "--help" || words[0] == "-h") {
+  if (words.empty() || (words[0] == "help" && words.size() == 1) || words[0] == "--help" || words[0] == "-h") {
     print_help(commands);
     return words.empty() ? 2 : 0;
   }

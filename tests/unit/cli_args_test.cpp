@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "../../cli/args.h"
+#include "commands.h"
 
 using namespace autopar;
 using namespace autopar::cli;
@@ -32,4 +33,21 @@ TEST_CASE("bad arguments name the argument and list the valid options") {
   CHECK_FALSE(flag_value.ok());
   auto extra = parse_args("ops", {"stray"}, syntax);
   CHECK_FALSE(extra.ok());
+}
+
+TEST_CASE("help for one command: `help CMD`, and --help anywhere after the command") {
+  // `autopar help simulate` printed the list of all commands, and `simulate --model mlp3 --help`
+  // was refused as an unknown option.
+  auto usage = run_command({"simulate", "--help"});
+  REQUIRE(usage.ok());
+  for (const std::vector<std::string>& words :
+       {std::vector<std::string>{"help", "simulate"}, std::vector<std::string>{"simulate", "--model", "mlp3", "--help"}}) {
+    auto out = run_command(words);
+    REQUIRE(out.ok());
+    CHECK(out.value().text == usage.value().text);
+  }
+  auto unknown = run_command({"help", "simulat"});
+  REQUIRE(!unknown.ok());
+  CHECK(unknown.error().code == "unknown_command");
+  CHECK(unknown.error().path == "simulat");
 }
