@@ -95,6 +95,7 @@ void SearchJob::finish_report(double search_ms) {
   r.result.setup_ms = setup_ms_;
   r.init = init_name_;
   r.beta = request_.beta;
+  r.steps_requested = request_.steps;
   r.full_sim = request_.full_sim;
   r.elapsed_ms = setup_ms_ + search_ms;
   r.evals_per_s = search_ms > 0 ? double(r.result.steps) / (search_ms / 1000.0) : 0.0;
@@ -132,7 +133,13 @@ Json SearchReport::to_json() const {
 
 std::string SearchReport::to_text() const {
   std::ostringstream t;
-  t << "MCMC: " << result.steps << " proposals, " << result.accepted << " accepted, beta " << beta << ", " << (full_sim ? "full" : "delta")
+  t << "MCMC: " << result.steps;
+  // The lecture's stopping rule (half the budget without an improvement) ends a search early.
+  if (!result.stopped_by_budget && result.steps < steps_requested)
+    t << " of " << steps_requested << " proposals (stopped early: the last " << result.steps - result.best_step << " brought no improvement)";
+  else
+    t << " proposals";
+  t << ", " << result.accepted << " accepted, beta " << beta << ", " << (full_sim ? "full" : "delta")
     << " simulation, " << fmt("%.0f", evals_per_s) << " evaluations/s\n"
     << "initial " << init << ": " << fmt("%.3f", result.init_ms) << " ms -> best " << fmt("%.3f", result.best_ms) << " ms (";
   // A best that fits can be slower than an initial strategy that does not: say so instead of a

@@ -50,6 +50,7 @@ struct SearchReport {
   SearchResult result;           // best strategy, counts, history
   std::string init;              // the initial strategy's name
   double beta = 0;
+  int64_t steps_requested = 0;   // --steps: the search stops earlier once half of them brought no improvement
   bool full_sim = false;
   double elapsed_ms = 0;         // setup + search
   double evals_per_s = 0;        // proposals per second of search time (setup left out)

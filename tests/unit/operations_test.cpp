@@ -198,3 +198,17 @@ TEST_CASE("text reports count in words that agree with the number: one stage, on
   REQUIRE(space.ok());
   CHECK(space.value().text.find("on 1 device\n") != std::string::npos);
 }
+
+TEST_CASE("a search that stops early says why in its text") {
+  // --steps 500 on mlp3 over 3 GPUs ends after 262 proposals (none improved in the last half of
+  // the budget); the text said only "262 proposals", as if the option had been ignored.
+  auto out = cli::run_command({"search", "--model", "mlp3", "--cluster", "lecture:1x3", "--steps", "500", "--seed", "1"});
+  REQUIRE(out.ok());
+  const int64_t steps = out.value().json["steps"].get<int64_t>();
+  REQUIRE(steps < 500);
+  CHECK(out.value().text.find("MCMC: " + std::to_string(steps) + " of 500 proposals (stopped early: the last ") != std::string::npos);
+  // A search that uses its whole budget says nothing more.
+  auto full = cli::run_command({"search", "--model", "alexnet", "--cluster", "lecture:2x4", "--steps", "50", "--seed", "1"});
+  REQUIRE(full.ok());
+  if (full.value().json["steps"].get<int64_t>() == 50) CHECK(full.value().text.find("stopped early") == std::string::npos);
+}
