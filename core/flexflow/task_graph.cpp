@@ -313,7 +313,9 @@ void TaskGraph::make_op_template(int i, OpTemplate& tpl) const {
   // its halves, each (r-1)/r of the shard in r-1 messages per ring edge: the reduce-scatter of
   // the gradients, then (stages 1, 2) the all-gather of the updated weights, or (stage 3) a
   // gather of the weights before the forward pass and another before the backward pass.
-  if (even_shard_bytes <= 0 || parts / pdeg < 2) return;
+  // An op that holds no weights of its own reads another's (compare's pipeline copies read the
+  // weights the last copy holds and synchronises): nothing to synchronise.
+  if (op.params.empty() || even_shard_bytes <= 0 || parts / pdeg < 2) return;
   std::vector<std::vector<int>> groups(static_cast<size_t>(pdeg));
   for (int k = 0; k < parts; ++k) groups[size_t(shard_of(op, c, k))].push_back(k);
   std::vector<int> phases;
@@ -521,16 +523,18 @@ void TaskGraph::build_edge(size_t e) {
 void TaskGraph::account_memory(int i, int64_t sign) {
   const Op& op = graph_.ops[size_t(i)];
   const OpConfig& c = strategy_.ops[size_t(i)];
-  // Weights and their gradients for the shard a part holds, plus its output activations.
+  // Weights and their gradients for the shard a part holds (none when the op only reads another
+  // op's weights), plus its output activations.
+  const int64_t held = op.params.empty() ? 0 : op.param_bytes;
   if (even_split(op, c)) {
-    const int64_t shard = op.param_bytes / param_degree(op, c);
+    const int64_t shard = held / param_degree(op, c);
     const int64_t act = op.output_bytes / c.parts();
     for (int dev : c.devices) memory_[size_t(dev)] += sign * (2 * shard + act);
     return;
   }
   // Uneven: each part by its own share, so the largest part sets the peak.
   for (int k = 0; k < c.parts(); ++k) {
-    const int64_t shard = int64_t(std::floor(double(op.param_bytes) * part_share(op, c, k, true)));
+    const int64_t shard = int64_t(std::floor(double(held) * part_share(op, c, k, true)));
     const int64_t act = int64_t(std::floor(double(op.output_bytes) * part_share(op, c, k)));
     memory_[size_t(c.devices[size_t(k)])] += sign * (2 * shard + act);
   }

@@ -79,10 +79,10 @@ Result<Graph> pipeline_graph(const Graph& microbatch, int microbatches) {
   auto g = build_graph(spec);
   if (!g.ok()) return g.error();
   Graph out = std::move(g.value());
-  for (size_t v = 0; v + n < out.ops.size(); ++v) {   // every copy but the last
-    out.ops[v].param_bytes = 0;
-    out.ops[v].params.clear();
-  }
+  // Every copy but the last reads the weights (param_bytes stays, for its compute time) but
+  // holds none: no gradient sync, no weight memory (task_graph.cpp and device_memory.cpp
+  // count weights by the params an op holds).
+  for (size_t v = 0; v + n < out.ops.size(); ++v) out.ops[v].params.clear();
   return out;
 }
 

@@ -39,10 +39,10 @@ struct CompareRequest {
 int default_compare_microbatches(const Graph& g);
 
 // The graph of `microbatches` copies of a one-micro-batch graph, copy k's ops and tensors named
-// "NAME#k". Only the last copy carries the parameters (its bytes), so that a simulation
-// synchronises each gradient once per iteration, after the last micro-batch's backward pass, and
-// counts the weights once in memory; the other copies' compute then omits reading the weights
-// (a small underestimate for memory-bound ops).
+// "NAME#k". Only the last copy holds the parameters, so that a simulation synchronises each
+// gradient once per iteration, after the last micro-batch's backward pass, and counts the
+// weights once in memory; every copy's compute reads the weights (param_bytes), as each
+// micro-batch's kernels do.
 Result<Graph> pipeline_graph(const Graph& microbatch, int microbatches);
 
 // One pipeline stage of Alpa's plan as compare prices it.
