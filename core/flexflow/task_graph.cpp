@@ -96,7 +96,6 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
   op_templates_.resize(n);
   op_template_index_.resize(n);
   template_of_op_.assign(n, -1);
-  memory_.assign(size_t(topo_.gpus), 0);
   in_layer_.assign(n, 0);
   for (auto [first, last] : find_layers(graph).layers)
     for (int v = first; v <= last; ++v) in_layer_[size_t(v)] = 1;
@@ -124,10 +123,7 @@ void TaskGraph::build_all() {
   for (const EdgeUnit& e : edges_)
     estimate += 2 * size_t(std::min(strategy_.ops[size_t(e.producer)].parts() * strategy_.ops[size_t(e.consumer)].parts(), 4096));
   tasks_.reserve(estimate);
-  for (size_t i = 0; i < n; ++i) {
-    build_op(int(i));
-    account_memory(int(i), +1);
-  }
+  for (size_t i = 0; i < n; ++i) build_op(int(i));
   for (size_t e = 0; e < edges_.size(); ++e) build_edge(e);
 }
 
@@ -149,7 +145,6 @@ void TaskGraph::rebuild(const Strategy& strategy) {
   const size_t used_before = used_;
   used_ = 0;
   live_slots_valid_ = false;
-  std::fill(memory_.begin(), memory_.end(), 0);
   build_all();
   // The new tasks took slots 0 .. used_ - 1 in turn, each marked live: only the slots the
   // previous graph used beyond them are dead (slots are not touched twice), and the live slots
@@ -520,26 +515,6 @@ void TaskGraph::build_edge(size_t e) {
   }
 }
 
-void TaskGraph::account_memory(int i, int64_t sign) {
-  const Op& op = graph_.ops[size_t(i)];
-  const OpConfig& c = strategy_.ops[size_t(i)];
-  // Weights and their gradients for the shard a part holds (none when the op only reads another
-  // op's weights), plus its output activations.
-  const int64_t held = op.params.empty() ? 0 : op.param_bytes;
-  if (even_split(op, c)) {
-    const int64_t shard = held / param_degree(op, c);
-    const int64_t act = op.output_bytes / c.parts();
-    for (int dev : c.devices) memory_[size_t(dev)] += sign * (2 * shard + act);
-    return;
-  }
-  // Uneven: each part by its own share, so the largest part sets the peak.
-  for (int k = 0; k < c.parts(); ++k) {
-    const int64_t shard = int64_t(std::floor(double(held) * part_share(op, c, k, true)));
-    const int64_t act = int64_t(std::floor(double(op.output_bytes) * part_share(op, c, k)));
-    memory_[size_t(c.devices[size_t(k)])] += sign * (2 * shard + act);
-  }
-}
-
 void TaskGraph::commit() {
   if (!pending_.active) return;
   // The removed tasks are no longer needed for an undo: their slots can be reused.
@@ -564,7 +539,6 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   pending_.live = live_;
   if (new_mark_.size() < tasks_.size()) new_mark_.resize(tasks_.size(), 0);
   ++epoch_;
-  account_memory(i, -1);
   std::vector<int>& doomed = scratch_doomed_;
   doomed.assign(op_units_[size_t(i)].slots.begin(), op_units_[size_t(i)].slots.end());
   for (size_t e : edges_of_op_[size_t(i)]) doomed.insert(doomed.end(), edges_[e].slots.begin(), edges_[e].slots.end());
@@ -595,7 +569,6 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   pending_.bwd.swap(bwd_slot_[size_t(i)]);
   pending_.old_template = template_of_op_[size_t(i)];
   strategy_.ops[size_t(i)] = config;
-  account_memory(i, +1);
   change_ = &change;
   build_op(i);
   for (size_t e : edges_of_op_[size_t(i)]) build_edge(e);
@@ -629,9 +602,7 @@ void TaskGraph::undo_last() {
     }
   }
   live_ = pending_.live;
-  account_memory(i, -1);
   strategy_.ops[size_t(i)] = pending_.old_config;
-  account_memory(i, +1);
   op_units_[size_t(i)].slots.swap(pending_.unit_slots);
   size_t k = 0;
   for (size_t e : edges_of_op_[size_t(i)]) edges_[e].slots.swap(pending_.edge_slots[k++]);

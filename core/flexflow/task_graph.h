@@ -112,9 +112,6 @@ class TaskGraph {
   const DeviceTopology& topology() const { return topo_; }
   const Graph& graph() const { return graph_; }
   const Cluster& cluster() const { return cluster_; }
-  // Per-GPU memory in bytes: parameters and their gradients, plus the activations each part
-  // keeps for the backward pass.
-  const std::vector<int64_t>& memory_bytes() const { return memory_; }
 
  private:
   struct OpUnit { std::vector<int> slots; };     // compute and sync tasks of one op
@@ -152,7 +149,6 @@ class TaskGraph {
   void build_op(int op);
   void build_edge(size_t edge);
   void commit();
-  void account_memory(int op, int64_t sign);
   double compute_ms(int op, int part, bool backward, double flops, double bytes) const;
   double transfer_ms(int from_gpu, int to_gpu, double bytes, int messages, uint64_t order) const;
 
@@ -171,7 +167,6 @@ class TaskGraph {
   std::vector<EdgeUnit> edges_;
   std::vector<std::vector<size_t>> edges_of_op_;   // edges touching each op
   std::vector<std::vector<int>> fwd_slot_, bwd_slot_;   // per op, per part
-  std::vector<int64_t> memory_;
   std::vector<char> in_layer_;     // per op: in a repeating layer (recomputed when the strategy says so)
   std::vector<int> scratch_recompute_;   // build_op: the recompute slot of each part
   Change* change_ = nullptr;
