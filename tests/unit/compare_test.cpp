@@ -24,6 +24,18 @@ OpConfig whole_on(int gpu) {
   return c;
 }
 
+// A compare request for a model and cluster named as on the command line.
+CompareRequest request_for(const std::string& model, const std::string& cluster, int64_t steps) {
+  CompareRequest r;
+  r.graph = test::model(model);
+  auto c = load_cluster(cluster);
+  REQUIRE(c.ok());
+  r.cluster = c.value();
+  r.title = model + " on " + cluster;
+  r.steps = steps;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("pipeline_graph: one copy per micro-batch, the weights counted once") {
@@ -82,15 +94,7 @@ TEST_CASE("two stages, two micro-batches: the hand-worked pipelined timeline") {
 }
 
 TEST_CASE("compare: Alpa's stages cover the model, and their boundaries are simulated transfers") {
-  auto g = load_model("transformer:layers=4");
-  auto c = load_cluster("lecture:2x4");
-  REQUIRE(g.ok());
-  REQUIRE(c.ok());
-  CompareRequest r;
-  r.graph = g.value();
-  r.cluster = c.value();
-  r.title = "transformer:layers=4 on lecture:2x4";
-  r.steps = 200;
+  const CompareRequest r = request_for("transformer:layers=4", "lecture:2x4", 200);
   CompareJob job(r);
   int slices = 0;
   while (!job.step(StepBudget::time(1.0))) ++slices;
@@ -99,7 +103,7 @@ TEST_CASE("compare: Alpa's stages cover the model, and their boundaries are simu
   auto report = job.result();
   REQUIRE(report.ok());
   const CompareReport& rep = report.value();
-  CHECK(rep.alpa.microbatches == default_compare_microbatches(g.value()));
+  CHECK(rep.alpa.microbatches == default_compare_microbatches(r.graph));
   REQUIRE(!rep.alpa.stages.empty());
   // The stages tile the ops in order, and every op runs on its stage's GPUs.
   int next_op = 0;
@@ -117,7 +121,7 @@ TEST_CASE("compare: Alpa's stages cover the model, and their boundaries are simu
     }
     boundary_bytes += st.stage.send_bytes;
   }
-  CHECK(next_op == int(g.value().ops.size()));
+  CHECK(next_op == int(r.graph.ops.size()));
   // Every boundary crosses forward and back once per micro-batch, as transfer tasks.
   CHECK(rep.alpa_sim.summary.activation_bytes >= 2 * rep.alpa.microbatches * boundary_bytes);
   CHECK(rep.alpa_sim.summary.makespan_ms > 0);
@@ -126,8 +130,8 @@ TEST_CASE("compare: Alpa's stages cover the model, and their boundaries are simu
   Json j = rep.to_json(job.request().graph);
   CHECK(j["flexflow"]["makespan_ms"].get<double>() == rep.flexflow_sim.summary.makespan_ms);
   CHECK(j["alpa"]["makespan_ms"].get<double>() == rep.alpa_sim.summary.makespan_ms);
-  CHECK(j["flexflow"]["strategy"]["ops"].size() == g.value().ops.size());
-  CHECK(j["alpa"]["plan"].size() == g.value().ops.size());
+  CHECK(j["flexflow"]["strategy"]["ops"].size() == r.graph.ops.size());
+  CHECK(j["alpa"]["plan"].size() == r.graph.ops.size());
   CHECK(j["alpa"]["stages"].size() == rep.alpa.stages.size());
   CHECK(j["alpa"]["stages"].back()["boundary"].is_null());
   // The same request stepped in one go gives the same numbers.
@@ -152,20 +156,13 @@ TEST_CASE("compare: a batch that does not divide into the micro-batches is an er
 TEST_CASE("compare: Alpa's strategy in JSON names the micro-batch graph's split dimensions") {
   // Batch 8 in 8 micro-batches: a micro-batch holds one sample, so its ops have no sample split
   // and the strategy's degrees must be read against that graph, not the model's.
-  auto g = load_model("transformer:layers=2,batch=8");
-  auto c = load_cluster("lecture:2x4");
-  REQUIRE(g.ok());
-  REQUIRE(c.ok());
-  CompareRequest r;
-  r.graph = g.value();
-  r.cluster = c.value();
-  r.steps = 50;
+  CompareRequest r = request_for("transformer:layers=2,batch=8", "lecture:2x4", 50);
   r.microbatches = 8;
   auto rep = run_compare(r);
   REQUIRE(rep.ok());
   Json j = rep.value().to_json(r.graph);
   const Json& ops = j["alpa"]["strategy"]["ops"];
-  REQUIRE(ops.size() == g.value().ops.size());
+  REQUIRE(ops.size() == r.graph.ops.size());
   for (const Json& o : ops) {
     int64_t product = 1;
     for (auto it = o["degrees"].begin(); it != o["degrees"].end(); ++it) {
@@ -182,21 +179,14 @@ TEST_CASE("compare: Alpa's strategy in JSON names the micro-batch graph's split 
 TEST_CASE("compare: a FlexFlow plan whose memory does not fit says so, as search does") {
   // Four Llama-2 layers (1.07 G parameters, 16 B each under Adam) cannot fit two 16 GB GPUs;
   // the search returns its best strategy anyway, and a makespan alone would read as a plan.
-  auto g = load_model("llama2-7b:layers=4");
-  auto c = load_cluster("lecture:1x2");
-  REQUIRE(g.ok());
-  REQUIRE(c.ok());
-  CompareRequest r;
-  r.graph = g.value();
-  r.cluster = c.value();
-  r.steps = 100;
+  const CompareRequest r = request_for("llama2-7b:layers=4", "lecture:1x2", 100);
   auto rep = run_compare(r);
   REQUIRE(rep.ok());
   REQUIRE_FALSE(rep.value().flexflow_sim.summary.fits);
   CHECK(rep.value().to_text().find("FlexFlow's plan DOES NOT FIT") != std::string::npos);
   Json j = rep.value().to_json(r.graph);
   CHECK(j["flexflow"]["fits"] == false);
-  CHECK(j["flexflow"]["breakdown"]["peak_memory_bytes"].get<double>() > c.value().gpu.memory_capacity_bytes());
+  CHECK(j["flexflow"]["breakdown"]["peak_memory_bytes"].get<double>() > r.cluster.gpu.memory_capacity_bytes());
 }
 
 TEST_CASE("compare: an Alpa split that does not divide its dimension stays split across the stage's GPUs") {
@@ -230,14 +220,7 @@ TEST_CASE("compare: an Alpa split that does not divide its dimension stays split
 }
 
 TEST_CASE("compare: Alpa's half steps one intra-op solve at a time, cancels between them, and equals the plan made in one go") {
-  auto g = load_model("transformer:layers=4");
-  auto c = load_cluster("lecture:2x4");
-  REQUIRE(g.ok());
-  REQUIRE(c.ok());
-  CompareRequest r;
-  r.graph = g.value();
-  r.cluster = c.value();
-  r.title = "t";
+  const CompareRequest r = request_for("transformer:layers=4", "lecture:2x4", 2000);
   CompareAlpaJob whole(r);
   REQUIRE(whole.step(StepBudget::unlimited()));
   REQUIRE(whole.result().ok());
@@ -259,7 +242,7 @@ TEST_CASE("compare: Alpa's half steps one intra-op solve at a time, cancels betw
   CHECK(phases.count("stage plans") == 1);
   CHECK(sliced.progress().fraction() == 1.0);
   REQUIRE(sliced.result().ok());
-  Json a = sliced.result().value().to_json(g.value()), b = whole.result().value().to_json(g.value());
+  Json a = sliced.result().value().to_json(r.graph), b = whole.result().value().to_json(r.graph);
   a.erase("solve_ms");   // wall time
   b.erase("solve_ms");
   CHECK(a.dump() == b.dump());
@@ -279,13 +262,7 @@ TEST_CASE("compare: on one GPU Alpa's simulated pipeline takes its own objective
   // 10.1 ms against the objective's 68.8 ms.
   for (const char* model : {"dlrm", "transformer:layers=2"}) {
     CAPTURE(model);
-    CompareRequest r;
-    r.graph = test::model(model);
-    auto c1 = load_cluster("lecture:1x1");
-    REQUIRE(c1.ok());
-    r.cluster = c1.value();
-    r.title = model;
-    r.steps = 20;
+    const CompareRequest r = request_for(model, "lecture:1x1", 20);
     auto rep = run_compare(r);
     REQUIRE(rep.ok());
     const CompareReport& c = rep.value();
