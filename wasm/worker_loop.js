@@ -1,19 +1,44 @@
 // The worker's message loop (linked before autopar-worker.js's code with --pre-js): messages
-// from the page are handed to the module as they come; while jobs run, a setTimeout(0) loop
-// steps them ~30 ms at a time, so a cancel or pause is seen between two steps. Replies go to
+// from the page are handed to the module as they come; while jobs run, a loop steps them
+// ~30 ms at a time, so a cancel or pause is seen between two steps. Replies go to
 // the page as {id, kind, text} (text: the reply's JSON); the session itself sends a job's
 // progress at most every 100 ms (autopar_worker.cpp), with the partial results since the last.
-var autoparWorker = { ready: false, warming: false, queue: [], looping: false };
+var autoparWorker = { ready: false, queue: [], looping: false };
 var STEP_BUDGET_MS = 30;
-// A small plan run once at startup, while the page is still loading. V8 first runs WebAssembly
-// in its baseline tier and compiles a function with its optimizing tier only once it is hot, so
-// the first real plan ran about 4x slower than the next (measured: 600 ms of work, then 100 ms).
-// The warm-up makes the planner's functions hot (graph building, the intra-op ILP with GLPK,
-// resharding, the stage costs and the DP); its replies are dropped (negative id), and a message
-// from the page cancels it, so it never delays real work.
-var WARMUP_ID = -1;
-var WARMUP = '{"id":' + WARMUP_ID + ',"op":"start","operation":"inter","inputs":{"model":"transformer:layers=4",' +
-             '"cluster":"lecture:2x4"},"request":{"microbatches":8}}';
+// Plans run at startup while the worker is idle. V8 first runs WebAssembly in its baseline tier
+// and compiles a function with its optimizing tier only once it is hot, in the background, so
+// the first real plan ran 2-4x slower than later ones (24 layers on 4x8 in the page: 125 ms of
+// work, then 45 ms). The warm-ups make the planner's functions hot (graph building, the
+// intra-op ILP with GLPK, resharding, stage costs, the DP) on models unlike any the page starts
+// with, round after round until WARMUP_BUDGET_MS of their own work (a shorter warm-up left the
+// first plan 2x slower); their replies are dropped (negative ids). A message from the page
+// pauses the warm-up, which resumes only once the page's jobs are done, so it never delays
+// real work. A plan within about a second of the page being ready may still find some
+// functions compiling (measured: 70 ms of work then, 45 ms a second later).
+var WARMUPS = [
+  ['transformer:layers=4', 'lecture:2x4', 8],
+  ['transformer:layers=6,hidden=768,heads=12', 'lecture:4x8', 16],
+  ['moe', 'lecture:2x4', 8],
+  ['transformer:layers=8', 'lecture:2x8', 16],
+  ['transformer:layers=6,hidden=512,heads=8', 'lecture:4x8', 32]
+];
+var WARMUP_BUDGET_MS = 1500;
+var WARMUP_STEP_MS = 10;
+var warmup = { next: 0, id: 0, paused: false, ended: false, spentMs: 0 };
+
+function autoparWarmupMessage(k) {
+  var w = WARMUPS[k];
+  return '{"id":' + (-1 - k) + ',"op":"start","operation":"inter","inputs":{"model":"' + w[0] + '","cluster":"' + w[1] +
+         '"},"request":{"microbatches":' + w[2] + '}}';
+}
+
+// Starts the next warm-up, if any is left and the budget allows.
+function autoparWarmupNext() {
+  warmup.id = 0;
+  if (warmup.spentMs >= WARMUP_BUDGET_MS) return;
+  warmup.id = -1 - warmup.next % WARMUPS.length;
+  autoparHandle(autoparWarmupMessage(warmup.next++ % WARMUPS.length));
+}
 
 function autoparPostReplies(lines) {
   if (!lines) return;
@@ -23,8 +48,8 @@ function autoparPostReplies(lines) {
     if (!line) continue;
     var a = line.indexOf(' '), b = line.indexOf(' ', a + 1);
     var id = Number(line.slice(0, a)), kind = line.slice(a + 1, b);
-    if (id < 0) {                      // the warm-up's
-      if (kind !== 'progress') autoparWorker.warming = false;
+    if (id < 0) {                      // a warm-up's: the next one follows when it ended
+      if (kind !== 'progress' && id === warmup.id) warmup.ended = true;
       continue;
     }
     postMessage({ id: id, kind: kind, text: line.slice(b + 1) });
@@ -33,14 +58,32 @@ function autoparPostReplies(lines) {
 
 function autoparLoop() {
   autoparWorker.looping = false;
-  autoparPostReplies(UTF8ToString(_autopar_worker_step(STEP_BUDGET_MS)));
+  var t0 = performance.now();
+  // A running warm-up is alone (the page's messages pause it): short steps, so that a message
+  // from the page waits little.
+  var warming = warmup.id !== 0 && !warmup.paused;
+  autoparPostReplies(UTF8ToString(_autopar_worker_step(warming ? WARMUP_STEP_MS : STEP_BUDGET_MS)));
+  if (warming) warmup.spentMs += performance.now() - t0;
+  if (warmup.ended) {
+    warmup.ended = false;
+    autoparWarmupNext();
+  }
+  if (!_autopar_worker_busy() && warmup.id !== 0 && warmup.paused) {   // the page's jobs are done
+    warmup.paused = false;
+    autoparHandle('{"id":' + warmup.id + ',"op":"resume"}');
+  }
   if (_autopar_worker_busy()) autoparSchedule();
 }
+
+// The next step comes as a message on a channel of its own: setTimeout(0) waits at least 4 ms
+// once nested, which added a tenth to a 100 ms plan.
+var autoparWake = new MessageChannel();
+autoparWake.port1.onmessage = autoparLoop;
 
 function autoparSchedule() {
   if (autoparWorker.looping) return;
   autoparWorker.looping = true;
-  setTimeout(autoparLoop, 0);
+  autoparWake.port2.postMessage(0);
 }
 
 // Large messages (a pool's stage-cost parts) would overflow ccall's stack copy: malloc'd here.
@@ -57,9 +100,9 @@ function autoparHandle(text) {
 // A message is the JSON text {id, op, operation, inputs, request, units?} (or that object).
 self.onmessage = function (e) {
   var text = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
-  if (autoparWorker.ready && autoparWorker.warming) {
-    autoparWorker.warming = false;
-    autoparHandle('{"id":' + WARMUP_ID + ',"op":"cancel"}');
+  if (autoparWorker.ready && warmup.id !== 0 && !warmup.paused) {
+    warmup.paused = true;
+    autoparHandle('{"id":' + warmup.id + ',"op":"pause"}');
   }
   if (autoparWorker.ready) autoparHandle(text);
   else autoparWorker.queue.push(text);
@@ -70,9 +113,10 @@ Module['onRuntimeInitialized'] = function () {
   postMessage({ id: 0, kind: 'ready', text: '' });
   var queued = autoparWorker.queue;
   autoparWorker.queue = [];
-  if (!queued.length) {
-    autoparWorker.warming = true;
-    autoparHandle(WARMUP);
-  }
   for (var k = 0; k < queued.length; k++) autoparHandle(queued[k]);
+  autoparWarmupNext();
+  if (queued.length && warmup.id !== 0) {   // the page's messages go first
+    warmup.paused = true;
+    autoparHandle('{"id":' + warmup.id + ',"op":"pause"}');
+  }
 };
