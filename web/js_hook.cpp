@@ -233,7 +233,9 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_export_trace() {
 // button does (window.autopar.planInter() then waits on autopar_inter_status); {"ok":true}.
 EMSCRIPTEN_KEEPALIVE const char* autopar_plan_inter() {
   if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
-  g_redraw_requested = true;
+  // Drawn as a worker's progress is (web/main.cpp): a plan that ends within 150 ms
+  // shows up done, without a frame meanwhile taking the cores it plans on.
+  autopar::web::g_progress_frame_requested = true;
   autopar::web::start_inter_plan(g_state->alpa.inter, autopar::web::alpa_inputs(*g_state), g_state->graph, g_state->cluster);
   return R"({"ok":true})";
 }
@@ -244,9 +246,11 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_inter_status() {
   static std::string out;
   if (!g_state) return R"({"planning":false,"progress":0})";
   auto& view = g_state->alpa.inter;
+  // A negative "frame" of its own each call, so that no call is skipped as already advanced
+  // (planInter checks right after each worker reply, often twice between two frames).
+  static int64_t calls = 0;
   if (view.job)
-    autopar::web::advance_inter_plan(view, autopar::web::alpa_inputs(*g_state), g_state->graph, g_state->cluster, 0,
-                                     -2 - g_state->frame_stats.frames);   // not a frame number: never skipped
+    autopar::web::advance_inter_plan(view, autopar::web::alpa_inputs(*g_state), g_state->graph, g_state->cluster, 0, -2 - calls++);
   out = autopar::Json{{"planning", autopar::web::inter_planning(view)}, {"progress", autopar::web::inter_plan_progress(view)}}.dump();
   return out.c_str();
 }
