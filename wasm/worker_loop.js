@@ -10,11 +10,12 @@ var STEP_BUDGET_MS = 30;
 // the first real plan ran 2-4x slower than later ones (24 layers on 4x8 in the page: 125 ms of
 // work, then 45 ms). The warm-ups make the planner's functions hot (graph building, the
 // intra-op ILP with GLPK, resharding, stage costs, the DP) on models unlike any the page starts
-// with, round after round until WARMUP_BUDGET_MS of their own work (a shorter warm-up left the
-// first plan 2x slower); their replies are dropped (negative ids). A message from the page
-// pauses the warm-up, which resumes only once the page's jobs are done, so it never delays
-// real work. A plan within about a second of the page being ready may still find some
-// functions compiling (measured: 70 ms of work then, 45 ms a second later).
+// with, round after round until WARMUP_BUDGET_MS of their own work; their replies are dropped
+// (negative ids). Measured on the first plan half a second after the page is ready, work per
+// budget: 0.4 s 105-113 ms, 1.5 s 54-83 ms, 3 s 44-54 ms (45 ms warm). A message from the page
+// pauses the warm-up, which resumes only once the page's jobs are done, and its steps are
+// short, so it delays real work by a few ms at most; it costs one core for a few seconds after
+// load, when the reader is still reading.
 var WARMUPS = [
   ['transformer:layers=4', 'lecture:2x4', 8],
   ['transformer:layers=6,hidden=768,heads=12', 'lecture:4x8', 16],
@@ -22,8 +23,8 @@ var WARMUPS = [
   ['transformer:layers=8', 'lecture:2x8', 16],
   ['transformer:layers=6,hidden=512,heads=8', 'lecture:4x8', 32]
 ];
-var WARMUP_BUDGET_MS = 1500;
-var WARMUP_STEP_MS = 10;
+var WARMUP_BUDGET_MS = 3000;
+var WARMUP_STEP_MS = 4;   // a page message waits for the step in progress
 var warmup = { next: 0, id: 0, paused: false, ended: false, spentMs: 0 };
 
 function autoparWarmupMessage(k) {

@@ -38,10 +38,14 @@ constexpr int kFramesBeforeReady = 3;
 constexpr double kBackgroundWorkMsPerFrame = 8.0;
 
 // How long the page keeps drawing after the last input before it goes idle: ImGui settles hover
-// states, window sizes and the notice within a few frames; a second leaves a margin even at the
-// 10 frames per second of a software renderer.
-constexpr double kDrawAfterInputMs = 1000;
-// Frames drawn at least after an input, however fast they come.
+// states, window sizes and the notice within a few frames (kFramesAfterInput, however slow they
+// come), and nothing in it animates by the clock. A second of frames took the main thread for
+// the whole of a short plan started by a click (or within a second of the page's load events):
+// 30-40 ms a frame with a software renderer, on the core next to the worker, which delayed the
+// plan's reply by up to a frame and slowed the worker itself (24 layers on 4x8: 110-160 ms
+// against 50-70 ms without those frames).
+constexpr double kDrawAfterInputMs = 300;
+// Frames drawn at least after an input, however slow they come.
 constexpr int kFramesAfterInput = 6;
 // Frames drawn after a change from a script or a worker's result, without input: no pointer
 // moved, so there are no hover states to settle, and ImGui lays out a changed window within
