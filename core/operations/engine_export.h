@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cluster.h"
+#include "compare.h"
 #include "graph.h"
 #include "inter_op.h"
 #include "intra_op.h"
@@ -17,9 +18,11 @@ namespace autopar {
 std::string export_dtensor(const Graph& g, const IntraOpPlan& plan, const std::string& title);
 // Python: jax.sharding Mesh and PartitionSpec per parameter and activation.
 std::string export_jax(const Graph& g, const IntraOpPlan& plan, const std::string& title);
-// Megatron-LM command-line flags for the plan (tensor, pipeline and data parallel sizes).
-std::string export_megatron(const Graph& g, const IntraOpPlan& plan, const InterOpPlan& pipeline, int microbatches, int devices,
-                            const std::string& title);
+// Megatron-LM command-line flags for Alpa's pipeline plan of `g` on `devices` GPUs: the pipeline
+// size from its stages, the tensor-parallel size from the stages' own intra-op plans on their
+// logical meshes, the data-parallel size and batch flags that follow (with a note where
+// Megatron-LM cannot run the plan as it is).
+std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int devices, const std::string& title);
 // torchtitan's pipeline schedule CSV: one row per stage, actions like 0F3 (stage 0, forward of
 // micro-batch 3) in 1F1B order.
 std::string export_torchtitan_schedule(int stages, int microbatches);

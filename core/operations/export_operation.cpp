@@ -52,26 +52,22 @@ Result<ExportReport> export_operation(const Graph& graph, const Cluster& cluster
     return r;
   }
   if (request.strategy) return make_error("bad_argument", "--strategy applies to --format perfetto; the engine formats export Alpa's plan", "--strategy");
-  // Alpa's intra-op plan on the whole cluster as one nodes x GPUs mesh.
-  auto mesh = mesh_from_cluster(cluster.nodes, cluster.gpus_per_node, cluster);
-  if (!mesh.ok()) return mesh.error();
-  auto intra = plan_intra_op(graph, mesh.value(), IntraOpOptions{});
-  if (!intra.ok()) return intra.error();
-  if (format == "dtensor") r.text = export_dtensor(graph, intra.value(), request.title);
-  if (format == "jax") r.text = export_jax(graph, intra.value(), request.title);
-  if (format == "megatron" || format == "torchtitan") {
-    const int b = default_microbatches(graph);
-    auto micro = microbatch_graph(graph, b);
-    if (!micro.ok()) return micro.error();
-    InterOpOptions o;
-    o.microbatches = b;
-    auto table = stage_costs_from_model(micro.value(), cluster, o);
-    if (!table.ok()) return table.error();
-    auto pipe = solve_inter_op(table.value(), b);
-    if (!pipe.ok()) return pipe.error();
-    r.text = format == "megatron" ? export_megatron(graph, intra.value(), pipe.value(), b, cluster.num_devices(), request.title)
-                                  : export_torchtitan_schedule(int(pipe.value().stages.size()), b);
+  if (format == "dtensor" || format == "jax") {
+    // Alpa's intra-op plan on the whole cluster as one nodes x GPUs mesh.
+    auto mesh = mesh_from_cluster(cluster.nodes, cluster.gpus_per_node, cluster);
+    if (!mesh.ok()) return mesh.error();
+    auto intra = plan_intra_op(graph, mesh.value(), IntraOpOptions{});
+    if (!intra.ok()) return intra.error();
+    r.text = format == "dtensor" ? export_dtensor(graph, intra.value(), request.title) : export_jax(graph, intra.value(), request.title);
+    return r;
   }
+  // Alpa's pipeline plan: the inter-op stages, and (for Megatron-LM's tensor-parallel size) each
+  // stage's intra-op plan on its own logical mesh, as compare plans them.
+  const int b = default_microbatches(graph);
+  auto pipe = plan_alpa_pipeline(graph, cluster, b);
+  if (!pipe.ok()) return pipe.error();
+  r.text = format == "megatron" ? export_megatron(graph, pipe.value(), cluster.num_devices(), request.title)
+                                : export_torchtitan_schedule(int(pipe.value().inter.stages.size()), b);
   return r;
 }
 

@@ -1,6 +1,7 @@
 // The engine exports as text a user pastes: the Megatron-LM arguments must survive a shell.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -92,6 +93,52 @@ TEST_CASE("the Megatron-LM export satisfies Megatron-LM's own checks, or says wh
       const int planned = default_microbatches(g);
       if (runs != planned) CHECK(text.find("the plan pipelines " + std::to_string(planned)) != std::string::npos);
       else CHECK(micro * dp * planned == global);
+    }
+  }
+}
+
+TEST_CASE("the Megatron-LM export takes its tensor-parallel size from the pipeline stages' own plans") {
+  // It took it from the intra-op plan of the whole cluster as one mesh, which the pipeline does
+  // not run: on lecture:2x4 the stages run 2x2 meshes with 2-way tensor parallelism, and the
+  // export printed 4. Here each stage's size is read from its plan's strategy names (the mesh
+  // axes its Linear layers split by column or row, or attention by heads).
+  for (const char* cluster : {"lecture:2x4", "a100:2x8", "lecture:1x6", "a100:1x8", "lecture:1x1"}) {
+    for (const char* model : {"transformer:layers=4", "transformer:layers=2,heads=12,hidden=768,batch=8"}) {
+      CAPTURE(cluster);
+      CAPTURE(model);
+      const Graph g = load_model(model).value();
+      const Cluster c = load_cluster(cluster).value();
+      auto pipe = plan_alpa_pipeline(g, c, default_microbatches(g));
+      REQUIRE(pipe.ok());
+      std::map<int64_t, int> votes;
+      for (const CompareStage& st : pipe.value().stages) {
+        int64_t ways = 1;
+        for (int axis = 0; axis < 2; ++axis) {
+          bool used = false;
+          for (size_t v = 0; v < st.intra.strategies.size(); ++v) {
+            const std::string& name = st.intra.strategies[v][size_t(st.intra.solution.choice[v])].name;
+            for (const char* role : {"column@", "row@", "heads@"})
+              used = used || name.find(role + std::to_string(axis)) != std::string::npos;
+          }
+          if (used) ways *= axis == 0 ? st.intra.mesh.rows() : st.intra.mesh.cols();
+        }
+        CHECK(ways <= st.stage.submesh.devices());
+        ++votes[ways];
+      }
+      int64_t expected = 1;
+      int best = 0;
+      for (const auto& [ways, n] : votes)   // ascending: the smaller size wins a tie
+        if (n > best) expected = ways, best = n;
+      const int pp = int(pipe.value().inter.stages.size());
+      while (expected > 1 && c.num_devices() % (expected * pp) != 0) expected /= 2;
+      ExportRequest r;
+      r.format = "megatron";
+      auto out = export_operation(g, c, r);
+      REQUIRE(out.ok());
+      CAPTURE(out.value().text);
+      CHECK(flag(out.value().text, "tensor-model-parallel-size") == expected);
+      CHECK(flag(out.value().text, "pipeline-model-parallel-size") == pp);
+      if (votes.size() > 1) CHECK(out.value().text.find("# Note: the stages' own plans use tensor-parallel sizes") != std::string::npos);
     }
   }
 }
