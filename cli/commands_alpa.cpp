@@ -58,7 +58,13 @@ Result<Output> reshard_command(const Args& a) {
     if (*d != "2" && *d != "4" && *d != "8") return make_error("bad_value", "--dtype-bytes must be 2, 4 or 8", "--dtype-bytes");
     dtype = std::stoi(*d);
   }
-  if (a.has("table")) return output_of(reshard_table_operation(shape.value(), dtype, mesh.value()));
+  if (a.has("table")) {
+    // The table is every pair; a --from or --to given with it would be silently ignored.
+    if (a.get("from") || a.get("to"))
+      return make_error("bad_argument", "--table prints the cost of every pair of specs; give --from and --to without --table for one pair",
+                        a.get("from") ? "--from" : "--to");
+    return output_of(reshard_table_operation(shape.value(), dtype, mesh.value()));
+  }
   if (!a.get("from") || !a.get("to")) return make_error("missing_argument", "give --from SPEC and --to SPEC (e.g. --from S0R --to RS0), or --table", "--from");
   auto from = parse_spec(*a.get("from"), "--from");
   if (!from.ok()) return from.error();
