@@ -27,18 +27,14 @@ var WARMUP_BUDGET_MS = 3000;
 var WARMUP_STEP_MS = 4;   // a page message waits for the step in progress
 var warmup = { next: 0, id: 0, paused: false, ended: false, spentMs: 0 };
 
-function autoparWarmupMessage(k) {
-  var w = WARMUPS[k];
-  return '{"id":' + (-1 - k) + ',"op":"start","operation":"inter","inputs":{"model":"' + w[0] + '","cluster":"' + w[1] +
-         '"},"request":{"microbatches":' + w[2] + '}}';
-}
-
-// Starts the next warm-up, if any is left and the budget allows.
+// Starts the next warm-up (the list round after round) while the budget allows.
 function autoparWarmupNext() {
   warmup.id = 0;
   if (warmup.spentMs >= WARMUP_BUDGET_MS) return;
-  warmup.id = -1 - warmup.next % WARMUPS.length;
-  autoparHandle(autoparWarmupMessage(warmup.next++ % WARMUPS.length));
+  var k = warmup.next++ % WARMUPS.length, w = WARMUPS[k];
+  warmup.id = -1 - k;
+  autoparHandle('{"id":' + warmup.id + ',"op":"start","operation":"inter","inputs":{"model":"' + w[0] + '","cluster":"' + w[1] +
+                '"},"request":{"microbatches":' + w[2] + '}}');
 }
 
 function autoparPostReplies(lines) {
