@@ -959,6 +959,7 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
   for (size_t p = 0; p < pairs_.size(); ++p) shared_pairs += int(p % size_t(share_count_)) == share_index_;
   units_total_ = shared_pairs * (distinct + 1);
   plans_.resize(size_t(L));
+  batch_plans_.resize(size_t(L));
   set_by_.assign(table_.latency.size(), -1);
   skip_other_pairs();
 }
@@ -990,25 +991,18 @@ bool StageCostBuilder::step(int max_units) {
   return done();
 }
 
-void StageCostBuilder::plan_layer(int layer) {
-  const DeviceMesh& mesh = pairs_[pair_].mesh;
-  const auto [first, last] = layers_[size_t(layer)];
-  std::vector<std::string> activations;
-  Graph sg = layer_subgraph(graph_, first, last, activations);
-  IntraOpOptions o;
-  o.solver = "auto";
-  o.grad_sync_scale = 1.0 / options_.microbatches;   // synchronised once per iteration, not per micro-batch
-  o.data_parallel_only = options_.mode == "inter-only";
-  o.gradient_inputs = activations;
-  o.peak_flops_per_ms = cluster_.gpu.peak_flops_per_ms();   // no capacity: memory is decided per stage (add_stages)
-  o.optimizer = options_.optimizer;
+namespace {
+
+// One layer's intra-op plan on `mesh`: its latency (communication and compute), memory and
+// boundary layouts; infinite latency when the solve fails.
+LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster) {
   LayerPlan lp;
   auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
     const auto& p = plan.value();
     lp.latency = p.objective;
     for (size_t v = 0; v < sg.ops.size(); ++v)
-      lp.latency += op_compute_ms(sg.ops[v], work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh), cluster_);
+      lp.latency += op_compute_ms(sg.ops[v], work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh), cluster);
     lp.param_memory = p.param_memory_per_device;
     lp.activation_memory = p.activation_memory_per_device;
     for (int z = 0; z < 4; ++z) {
@@ -1022,41 +1016,129 @@ void StageCostBuilder::plan_layer(int layer) {
     lp.out_spec = p.strategies.back()[size_t(p.solution.choice.back())].output;
     lp.in_spec = p.strategies.front()[size_t(p.solution.choice.front())].inputs.front();
   }
-  plans_[size_t(layer)] = lp;
+  return lp;
+}
+
+}  // namespace
+
+void StageCostBuilder::plan_layer(int layer, bool batch_split) {
+  const DeviceMesh& mesh = pairs_[pair_].mesh;
+  const auto [first, last] = layers_[size_t(layer)];
+  std::vector<std::string> activations;
+  Graph sg = layer_subgraph(graph_, first, last, activations);
+  IntraOpOptions o;
+  o.solver = "auto";
+  o.grad_sync_scale = 1.0 / options_.microbatches;   // synchronised once per iteration, not per micro-batch
+  o.data_parallel_only = options_.mode == "inter-only";
+  o.gradient_inputs = activations;
+  o.peak_flops_per_ms = cluster_.gpu.peak_flops_per_ms();   // no capacity: memory is decided per stage (add_stages)
+  o.optimizer = options_.optimizer;
+  if (!batch_split) {
+    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_);
+    return;
+  }
+  o.data_parallel_only = true;
+  o.activations_batch_split = true;
+  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_);
+}
+
+// Layers planned one by one choose layouts that can disagree, and the resharding between them
+// can cost more than the layers; worse, a layer whose input arrives for free may take it
+// replicated and compute everything on every device (the intra-op objective prices no compute):
+// Wide-ResNet's down-sampling layers (lecture 6.3). Alpa plans a stage as a whole. Here a layer
+// also gets its batch-split plan (a layout consecutive layers share) where that can help: its own
+// plan takes a replicated input, or reshards to or from a neighbour's own plan.
+void StageCostBuilder::plan_batch_split_layers(const DeviceMesh& mesh) {
+  const int L = int(layers_.size());
+  std::vector<char> planned(size_t(L), 0);
+  for (int l = 0; l < L; ++l) {
+    batch_plans_[size_t(l)] = LayerPlan{};   // infinite latency: not a choice
+    const LayerPlan& own = plans_[size_t(l)];
+    if (!std::isfinite(own.latency)) continue;
+    bool replicated = !own.in_spec.dims.empty();
+    for (AxisMask a : own.in_spec.dims) replicated = replicated && a == 0;
+    const bool reshards = (l > 0 && reshard_between(plans_[size_t(l - 1)], own, l, mesh) > 0) ||
+                          (l + 1 < L && reshard_between(own, plans_[size_t(l + 1)], l + 1, mesh) > 0);
+    if (!replicated && !reshards) continue;
+    const int same = same_as_[size_t(l)];
+    if (same != l && planned[size_t(same)]) {
+      batch_plans_[size_t(l)] = batch_plans_[size_t(same)];   // identical layers, identical plans
+    } else {
+      plan_layer(l, true);
+    }
+    planned[size_t(l)] = 1;
+  }
+}
+
+namespace {
+
+// A stage's sums over a chain of layer plans (add_stages).
+struct StageSum {
+  double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0;
+  double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
+  int first = 0;   // the plan the chain starts with (0: the layer's own, 1: batch-split)
+  // Adds one layer's plan (its latency, memory and settings' costs).
+  void add(const LayerPlan& lp) {
+    lat += lp.latency;
+    for (int z = 0; z < 4; ++z) {
+      states[z] += lp.state_bytes[z];
+      zero_ms[z] += lp.zero_ms[z];
+    }
+    amem += lp.activation_memory;
+    kept += lp.input_bytes;
+    largest = std::max(largest, lp.activation_memory);
+    recompute += lp.recompute_ms;
+  }
+};
+
+}  // namespace
+
+// Resharding layer l's input from `prev`'s output layout into `next`'s and its gradient back.
+double StageCostBuilder::reshard_between(const LayerPlan& prev, const LayerPlan& next, int l, const DeviceMesh& mesh) const {
+  const Tensor& t = graph_.ops[size_t(layers_[size_t(l)].first)].inputs[0];
+  if (next.in_spec.dims.size() != t.shape.size() || prev.out_spec.dims.size() != t.shape.size()) return 0;
+  return reshard_cost(prev.out_spec, next.in_spec, t.shape, dtype_bytes(t.dtype), mesh) +
+         reshard_cost(next.in_spec, prev.out_spec, t.shape, dtype_bytes(t.dtype), mesh);
 }
 
 // The stage sums of one pair: every layer range [f, l] (L^2 / 2 of them, each extending the
 // previous by one layer and its resharding), O(L^2).
 void StageCostBuilder::add_stages(const MeshPair& pair) {
-  const Graph& g = graph_;
+  plan_batch_split_layers(pair.mesh);
   const DeviceMesh& mesh = pair.mesh;
   const int L = int(layers_.size()), m = int(pair.submesh);
   const double capacity = cluster_.gpu.memory_capacity_bytes();
   const std::vector<LayerPlan>& plans = plans_;
+  const std::vector<LayerPlan>& batch_plans = batch_plans_;
   StageCostTable& table = table_;
   // Stages: sums of their layers plus resharding between consecutive layers.
   for (int f = 0; f < L; ++f) {
     if (options_.mode == "intra-only" && f != 0) break;
-    double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0;
-    double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
+    // The best chain of [f, l] ending in each layer's own plan (0) or its batch-split plan (1):
+    // a stage picks per layer, paying the resharding between consecutive layers' layouts.
+    StageSum chain[2];
     for (int l = f; l < L; ++l) {
-      const LayerPlan& lp = plans[size_t(l)];
-      lat += lp.latency;
-      if (l > f) {
-        const Op& entry = g.ops[size_t(layers_[size_t(l)].first)];
-        const Tensor& t = entry.inputs[0];
-        if (lp.in_spec.dims.size() == t.shape.size() && plans[size_t(l - 1)].out_spec.dims.size() == t.shape.size())
-          lat += reshard_cost(plans[size_t(l - 1)].out_spec, lp.in_spec, t.shape, dtype_bytes(t.dtype), mesh) +
-                 reshard_cost(lp.in_spec, plans[size_t(l - 1)].out_spec, t.shape, dtype_bytes(t.dtype), mesh);
+      StageSum next[2];
+      for (int k = 0; k < 2; ++k) {
+        const LayerPlan& lp = (k == 0 ? plans : batch_plans)[size_t(l)];
+        if (l == f) {
+          next[k].first = k;
+        } else {
+          // From the cheaper chain into this layout (ties to the layers' own plans).
+          double via[2];
+          for (int j = 0; j < 2; ++j) via[j] = chain[j].lat + reshard_between((j == 0 ? plans : batch_plans)[size_t(l - 1)], lp, l, mesh);
+          next[k] = chain[via[1] < via[0] ? 1 : 0];
+          next[k].lat = std::min(via[0], via[1]);
+        }
+        next[k].add(lp);
       }
-      for (int z = 0; z < 4; ++z) {
-        states[z] += lp.state_bytes[z];
-        zero_ms[z] += lp.zero_ms[z];
-      }
-      amem += lp.activation_memory;
-      kept += lp.input_bytes;
-      largest = std::max(largest, lp.activation_memory);
-      recompute += lp.recompute_ms;
+      chain[0] = next[0];
+      chain[1] = next[1];
+      const StageSum& best = chain[1].lat < chain[0].lat ? chain[1] : chain[0];
+      const double lat = best.lat, amem = best.amem, kept = best.kept, largest = best.largest, recompute = best.recompute;
+      const double* states = best.states;
+      const double* zero_ms = best.zero_ms;
+      const LayerPlan& first_plan = (best.first == 0 ? plans : batch_plans)[size_t(f)];
       if (options_.mode == "intra-only" && l != L - 1) continue;
       if (!std::isfinite(lat)) continue;
       // The stage's ZeRO stage and recomputation (memory_model.h's accounting). 1F1B: with s
@@ -1101,7 +1183,7 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
           // Both axis orders are tried: the data grows with each step, so the slow axis is
           // usually cheaper first (lecture 6.4's exercise).
           AxisMask used = 0;
-          for (AxisMask a : plans[size_t(f)].in_spec.dims) used = AxisMask(used | a);
+          for (AxisMask a : first_plan.in_spec.dims) used = AxisMask(used | a);
           double best_ag = kInf;
           int replicas = 1;
           for (const auto& order : {std::pair<int, int>{1, 0}, std::pair<int, int>{0, 1}}) {

@@ -341,7 +341,12 @@ class StageCostBuilder {
     size_t submesh = 0;
     DeviceMesh mesh;
   };
-  void plan_layer(int layer);
+  // Plans one layer on pair_'s mesh: its own best plan, or its batch-split plan.
+  void plan_layer(int layer, bool batch_split = false);
+  // Gives batch_plans_ a plan for each layer where it can lower a stage's cost (others: none).
+  void plan_batch_split_layers(const DeviceMesh& mesh);
+  // Resharding layer `layer`'s input from prev's output layout to next's, and its gradient back.
+  double reshard_between(const LayerPlan& prev, const LayerPlan& next, int layer, const DeviceMesh& mesh) const;
   void add_stages(const MeshPair& pair);
   Graph graph_;
   Cluster cluster_;
@@ -357,7 +362,10 @@ class StageCostBuilder {
   std::vector<int> set_by_;              // latency indexing: the pair that set the entry (-1: none)
   void skip_other_pairs();               // moves pair_ to the share's next pair
   int layer_ = 0;                        // its next layer to plan; layers() size: its stage sums are next
-  std::vector<LayerPlan> plans_;         // the layers of pair_ planned so far
+  // The layers of pair_ planned so far: each layer's own best plan, and (where it can help) its
+  // best plan with the batch split over every device, a layout consecutive layers share, so a
+  // stage can chain them without resharding (add_stages picks per layer).
+  std::vector<LayerPlan> plans_, batch_plans_;
   int units_done_ = 0, units_total_ = 0;
   std::optional<Error> error_;           // why the work stopped early
 };

@@ -623,11 +623,13 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
     // Under Alpa's conventions the loader delivers any 1-D spec (a replicated one pays the penalty).
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       if (op.producers[k] >= 0) continue;
-      // A pipeline stage's activations arrive as the previous stage sends them (costed there).
-      if (is_gradient_input(options, op.inputs[k].name)) continue;
+      // A pipeline stage's activations arrive as the previous stage sends them (costed there),
+      // or, when asked, split by batch over the mesh (a layer chained with batch-split layers).
+      const bool activation = is_gradient_input(options, op.inputs[k].name);
+      if (activation && !options.activations_batch_split) continue;
       const Tensor& t = op.inputs[k];
-      std::vector<ShardingSpec> sources = alpa ? alpa_input_specs(t.shape, mesh) : std::vector<ShardingSpec>{input_data_spec(t.shape, mesh)};
-      if (alpa && mesh.rows() > 1 && mesh.cols() > 1 && t.shape[0] >= mesh.rows()) {   // the batch on axis 0 (see above)
+      std::vector<ShardingSpec> sources = alpa && !activation ? alpa_input_specs(t.shape, mesh) : std::vector<ShardingSpec>{input_data_spec(t.shape, mesh)};
+      if (alpa && !activation && mesh.rows() > 1 && mesh.cols() > 1 && t.shape[0] >= mesh.rows()) {   // the batch on axis 0 (see above)
         ShardingSpec batch = spec_of_rank(t.shape.size());
         batch.dims[0] = 1;
         sources = {batch};

@@ -87,6 +87,7 @@ struct IntraOpOptions {
   double grad_sync_scale = 1;           // weight of gradient sync (1 / micro-batches in a pipeline stage)
   bool data_parallel_only = false;      // heavy ops may only split their batch (no operator parallelism)
   std::vector<std::string> gradient_inputs;   // model inputs that do need a gradient (a stage's activations)
+  bool activations_batch_split = false; // price those as arriving split by batch over the mesh (else free)
   bool reduce_scatter = false;          // after the solve: gradient all-reduce -> reduce-scatter + all-gather (ZeRO-2)
   bool remat = false;                   // recompute activations in the backward pass (forward collectives paid twice)
   // Memory (memory_model.h's accounting). With a capacity (or a budget) a plan that does not
