@@ -2,6 +2,7 @@
 #include "inter_op.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cctype>
 #include <functional>
@@ -1111,6 +1112,13 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
   const std::vector<LayerPlan>& plans = plans_;
   const std::vector<LayerPlan>& batch_plans = batch_plans_;
   StageCostTable& table = table_;
+  // Resharding into layer l from layer l - 1, per (previous plan, this plan): it depends on the
+  // two layers only, so once per pair rather than once per stage.
+  std::vector<std::array<double, 4>> into(size_t(L), {0, 0, 0, 0});
+  for (int l = 1; l < L; ++l)
+    for (int j = 0; j < 2; ++j)
+      for (int k = 0; k < 2; ++k)
+        into[size_t(l)][size_t(2 * j + k)] = reshard_between((j == 0 ? plans : batch_plans)[size_t(l - 1)], (k == 0 ? plans : batch_plans)[size_t(l)], l, mesh);
   // Stages: sums of their layers plus resharding between consecutive layers.
   for (int f = 0; f < L; ++f) {
     if (options_.mode == "intra-only" && f != 0) break;
@@ -1126,7 +1134,7 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         } else {
           // From the cheaper chain into this layout (ties to the layers' own plans).
           double via[2];
-          for (int j = 0; j < 2; ++j) via[j] = chain[j].lat + reshard_between((j == 0 ? plans : batch_plans)[size_t(l - 1)], lp, l, mesh);
+          for (int j = 0; j < 2; ++j) via[j] = chain[j].lat + into[size_t(l)][size_t(2 * j + k)];
           next[k] = chain[via[1] < via[0] ? 1 : 0];
           next[k].lat = std::min(via[0], via[1]);
         }
