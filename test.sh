@@ -7,7 +7,9 @@ root=$(cd "$(dirname "$0")" && pwd)
 cd "$root"
 export NODE_PATH=/usr/share/nodejs   # Emscripten's JS optimizer needs Debian's acorn
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step prints the minutes since the start, so a slow CI run shows which step grew.
+start_s=$SECONDS
+step() { printf '\n== %s (at %d min %02d s)\n' "$*" $(((SECONDS - start_s) / 60)) $(((SECONDS - start_s) % 60)); }
 
 step "setup"
 ./scripts/setup.sh
@@ -59,4 +61,4 @@ if [ -d ../shared/checks ]; then
   done
 fi
 
-printf '\nall tests passed\n'
+printf '\nall tests passed (%d min %02d s)\n' $(((SECONDS - start_s) / 60)) $(((SECONDS - start_s) % 60))
