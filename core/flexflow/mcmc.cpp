@@ -116,6 +116,7 @@ int64_t McmcSearch::step(int64_t n) {
       if (!accept) accept = rng_.uniform() < std::exp(scale * (current_cost_ - cost));
       if (accept) {
         ++result_.accepted;
+        if (delta_) delta_->compact_if_scattered();
         if (zero_op >= 0) current_.ops[size_t(zero_op)] = zero_config;
         else current_.remat = !current_.remat;
         result_.current_ms = makespan;
@@ -144,6 +145,7 @@ int64_t McmcSearch::step(int64_t n) {
     if (!accept) accept = rng_.uniform() < std::exp(scale * (current_cost_ - cost));
     if (accept) {
       ++result_.accepted;
+      if (delta_) delta_->compact_if_scattered();
       current_.ops[size_t(op)] = proposal;
       current_index_[size_t(op)] = pick;
       result_.current_ms = makespan;

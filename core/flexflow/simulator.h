@@ -52,6 +52,12 @@ class DeltaSimulator {
   // Turns recomputation on or off: a new task graph, fully simulated (every layer op changes);
   // undo() reverts it the same way. Returns the makespan.
   double set_remat(bool remat);
+  // Renumbers the task graph's live tasks in the current processing order (TaskGraph::compact),
+  // so that the next moves read them in memory order; the last change can no longer be undone.
+  void compact();
+  // compact(), when the live tasks fill less than half of the slots or once in 64 calls (MCMC
+  // calls it after each accepted move); returns whether it did.
+  bool compact_if_scattered();
   // The current makespan.
   double makespan() const { return makespan_; }
   const TaskGraph& task_graph() const { return tg_; }
@@ -84,6 +90,7 @@ class DeltaSimulator {
 
   TaskGraph tg_;
   double makespan_ = 0;
+  int compact_calls_ = 0;     // compact_if_scattered() calls since the last compaction
   bool remat_move_ = false;   // the last change was set_remat
   int last_recomputed_ = 0;
   // The live slots in processing order (ready, order) of the current timeline, and the

@@ -578,6 +578,38 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   return change;
 }
 
+const std::vector<int>& TaskGraph::compact(const std::vector<int>& slots) {
+  commit();
+  remap_.assign(tasks_.size(), -1);
+  int next = 0;
+  for (int s : slots)
+    if (s >= 0 && size_t(s) < tasks_.size() && tasks_[size_t(s)].live && remap_[size_t(s)] < 0) remap_[size_t(s)] = next++;
+  for (size_t s = 0; s < tasks_.size(); ++s)
+    if (tasks_[s].live && remap_[s] < 0) remap_[s] = next++;
+  std::vector<Task> fresh(static_cast<size_t>(next));
+  for (size_t s = 0; s < tasks_.size(); ++s) {
+    if (remap_[s] < 0) continue;
+    Task& t = fresh[size_t(remap_[s])];
+    t = tasks_[s];
+    for (int& d : t.deps) d = remap_[size_t(d)];
+    for (int& u : t.succs) u = remap_[size_t(u)];
+  }
+  tasks_.swap(fresh);
+  auto renumber = [&](std::vector<int>& list) { for (int& s : list) if (s >= 0) s = remap_[size_t(s)]; };
+  for (OpUnit& u : op_units_) renumber(u.slots);
+  for (EdgeUnit& e : edges_) renumber(e.slots);
+  for (auto& parts : fwd_slot_) renumber(parts);
+  for (auto& parts : bwd_slot_) renumber(parts);
+  free_.clear();
+  used_ = tasks_.size();
+  new_mark_.assign(tasks_.size(), 0);   // no slot is new in an epoch to come
+  last_change_.removed.clear();
+  last_change_.added.clear();
+  last_change_.touched.clear();
+  live_slots_valid_ = false;
+  return remap_;
+}
+
 void TaskGraph::undo_last() {
   if (!pending_.active) return;
   const int i = pending_.op;

@@ -100,6 +100,11 @@ class TaskGraph {
   void rebuild(const Strategy& strategy);
   // Turns recomputation on or off: rebuilds every task (it changes every layer op's tasks).
   void set_remat(bool remat);
+  // Renumbers the live tasks 0 .. live_count() - 1 in the order of `slots` (live tasks missing
+  // from it follow in slot order) and drops the dead slots, so that a pass in that order reads
+  // the tasks in memory order (a search's accepted moves scatter them over ever more slots).
+  // The last set_config can no longer be undone. Returns the old slot -> new slot map (-1: dead).
+  const std::vector<int>& compact(const std::vector<int>& slots);
 
   // All slots, live or not (check Task::live).
   const std::vector<Task>& tasks() const { return tasks_; }
@@ -210,6 +215,7 @@ class TaskGraph {
   std::vector<int64_t> scratch_overlap_;                // make_edge_template: overlap per producer part
   std::vector<int> scratch_parts_;                      // make_edge_template: producer parts overlapped
   std::vector<int> scratch_doomed_;                     // set_config: the slots it removes
+  std::vector<int> remap_;                              // compact: old slot -> new slot
   Change last_change_;                                  // what set_config returns
 };
 

@@ -177,7 +177,7 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
     }
     Strategy s = random_strategy(g.value(), n, 11);
     DeltaSimulator delta(g.value(), c.value(), s);
-    Rng rng(5);
+    Rng rng(5), compact_rng(9);
     for (int m = 0; m < k.moves; ++m) {
       int op = int(rng.below(g.value().ops.size()));
       // The search's other moves too: a ZeRO stage per op, and recomputation on or off.
@@ -218,6 +218,17 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
           if (!t.live) continue;
           REQUIRE(std::get<1>(links_before[k]) == std::vector<int>(t.deps.begin(), t.deps.end()));
           REQUIRE(std::get<2>(links_before[k]) == std::vector<int>(t.succs.begin(), t.succs.end()));
+        }
+      }
+      // As MCMC does after some accepted moves: renumber the tasks in processing order. The
+      // timeline stays, and the moves after it stay exact (checked by the next moves).
+      if (!undo && compact_rng.below(6) == 0) {
+        delta.compact();
+        REQUIRE(delta.makespan() == d);
+        REQUIRE(delta.task_graph().tasks().size() == size_t(delta.task_graph().live_count()));
+        for (const Task& t : delta.task_graph().tasks()) {
+          REQUIRE(t.live);
+          for (int u : t.succs) REQUIRE(std::count(delta.task_graph().tasks()[size_t(u)].deps.begin(), delta.task_graph().tasks()[size_t(u)].deps.end(), &t - delta.task_graph().tasks().data()) == 1);
         }
       }
       // The same timeline, task by task (after an undo: the one before the move).
