@@ -298,8 +298,9 @@ void DeltaSimulator::pass_on(int slot, bool changed, const Key& now) {
 
 bool DeltaSimulator::compact_if_scattered() {
   // Accepted moves put new tasks in whatever slots are free, far from their neighbours in the
-  // processing order; on a graph spread over many times its live slots a move took 1.2-1.4x as
-  // long (DLRM 2x4 and 4x8). A compaction costs about one move, hence not every time.
+  // processing order; on a graph spread over many times its live slots a move took 1.05-1.12x
+  // as long (DLRM 2x4 and 4x8; 1.2-1.4x while another process shared the caches). A compaction
+  // costs about one move (53 us against 49 on 4x8, 13 against 19 on 2x4), hence not every time.
   constexpr int kCompactEvery = 64;
   const bool sparse = tg_.tasks().size() > 2 * size_t(tg_.live_count()) + 64;
   if (!sparse && ++compact_calls_ < kCompactEvery) return false;
