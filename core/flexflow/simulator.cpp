@@ -8,24 +8,27 @@
 //
 // Delta simulation uses this. After one op's configuration changes, let K0 be the earliest
 // (ready, order) key any changed task can have, before or after the change: every task before
-// K0 keeps its times. From K0 on it walks the old timeline's processing order (a sorted list
-// of slots it keeps) merged with a heap of the tasks the change reached, so that tasks are
-// taken in the new (ready, order) order, as a full simulation would:
-// - a task of the old order none of whose deps changed kept its ready time; it costs one
-//   comparison: it starts at max(ready, device end) and, if that is its old start, it is
-//   unchanged and nothing is propagated;
-// - a task with a changed dep (or a new task) waits until all its deps are settled, then
-//   enters the heap keyed by its new ready time; when taken, its new times are compared with
-//   the old ones, and only a change is passed on to its successors.
-// The device's end seen by each task is the end of the task before it in the new order, so
-// changes that reorder a device are covered. The result is exactly the full simulation's,
-// while the heap holds only the tasks a change reaches. The new order is written as it goes
-// (for the next move); undo restores the old order and the saved times of changed tasks.
+// K0 keeps its times, and gives the devices' ends at K0. The tasks from K0 on are taken in the
+// new (ready, order) order, as a full simulation would take them, by walking the old timeline's
+// processing order (a sorted list of slots it keeps) merged with a heap:
+// - each task from K0 on counts its deps not yet simulated (from K0 on, or new; a dep's index
+//   in the old order tells, without reading it) and starts its ready time at the latest end of
+//   the others; a simulated task passes its end to its successors, as in a full simulation;
+// - a task of the old order whose deps have all ended when the walk reaches it, at the ready
+//   time it had, keeps its key and its place: it is simulated there, without the heap (it
+//   starts at max(ready, device end), and is unchanged if that is its old start);
+// - any other task (a new one, one whose ready time moved, one the walk reached before its
+//   deps ended) enters the heap with its new ready time when its last dep ends.
+// In DLRM searches most tasks after K0 change (a shifted task shifts everything after it on its
+// GPU and links), so the heap takes about two thirds of them. The result is exactly the full
+// simulation's. The new order is written as it goes (for the next move); undo restores the old
+// order and the saved times of the tasks whose times changed.
 #include "simulator.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace autopar {
 namespace {
@@ -42,7 +45,7 @@ namespace {
 // Two variants, each measured faster where it is used: full simulation's successor usually
 // stays at or near the top, so sifts stop early on well-predicted branches (kDeep = false);
 // delta simulation's heap holds more tasks whose comparisons are unpredictable, so it
-// compares without branches and pops Floyd's way (kDeep = true).
+// compares without branches and pops or replaces the top Floyd's way (kDeep = true).
 template <bool kDeep>
 class ReadyQueue {
  public:
@@ -55,32 +58,23 @@ class ReadyQueue {
     sift_up(h_.size() - 1, x);
   }
   void replace_top(const HeapItem& x) {
+    if (kDeep) {
+      floyd(x);
+      return;
+    }
     h_[0] = x;
     sift_down();
   }
   void pop() {
     const HeapItem x = h_.back();
     h_.pop_back();
-    const size_t n = h_.size();
-    if (n == 0) return;
-    if (!kDeep) {
-      h_[0] = x;
-      sift_down();
+    if (h_.empty()) return;
+    if (kDeep) {
+      floyd(x);
       return;
     }
-    // Floyd's pop: the hole at the top sinks to a leaf along the smaller children (one
-    // comparison per level, no early exit to mispredict), then the last item rises from there.
-    size_t i = 0, c;
-    while ((c = 2 * i + 2) < n) {
-      c -= less(h_[c - 1], h_[c]);
-      h_[i] = h_[c];
-      i = c;
-    }
-    if (c == n) {   // a last, single child
-      h_[i] = h_[c - 1];
-      i = c - 1;
-    }
-    sift_up(i, x);
+    h_[0] = x;
+    sift_down();
   }
   void heapify() {
     for (size_t i = h_.size() / 2; i-- > 0;) sift_down(i);
@@ -95,6 +89,23 @@ class ReadyQueue {
     std::memcpy(&ra, &a.ready, sizeof ra);
     std::memcpy(&rb, &b.ready, sizeof rb);
     return (ra < rb) | ((ra == rb) & (a.order < b.order));
+  }
+  // Floyd's way of putting x in place of the top: the hole at the top sinks to a leaf along
+  // the smaller children (one comparison per level, no early exit to mispredict), then x rises
+  // from there.
+  void floyd(const HeapItem& x) {
+    const size_t n = h_.size();
+    size_t i = 0, c;
+    while ((c = 2 * i + 2) < n) {
+      c -= less(h_[c - 1], h_[c]);
+      h_[i] = h_[c];
+      i = c;
+    }
+    if (c == n) {   // a last, single child
+      h_[i] = h_[c - 1];
+      i = c - 1;
+    }
+    sift_up(i, x);
   }
   void sift_up(size_t i, const HeapItem& x) {
     while (i > 0) {
@@ -211,6 +222,21 @@ DeltaSimulator::DeltaSimulator(const Graph& graph, const Cluster& cluster, const
   simulate_all();
 }
 
+namespace {
+
+// What set_config knows of a slot during one move. Every slot is kUntouched between moves.
+enum : uint8_t {
+  kUntouched = 0,   // an old task the walk has not reached, or any task before K0
+  kNew = 1,         // added by the move (it goes through the heap)
+  kGone = 2,        // removed by the move
+  kQueued = 3,      // in the heap with its new ready time, or simulated from it
+  kDeferred = 4,    // the walk reached it before its deps ended: it goes through the heap
+};
+
+constexpr int kNoPos = std::numeric_limits<int>::max();
+
+}  // namespace
+
 void DeltaSimulator::simulate_all() {
   makespan_ = simulate_full(tg_);
   const auto& tasks = tg_.tasks();
@@ -218,81 +244,16 @@ void DeltaSimulator::simulate_all() {
   std::sort(order_.begin(), order_.end(), [&](int a, int b) {
     return Key{tasks[size_t(a)].ready_ms, tasks[size_t(a)].order} < Key{tasks[size_t(b)].ready_ms, tasks[size_t(b)].order};
   });
+  pos_.assign(tasks.size(), kNoPos);
+  state_.assign(tasks.size(), kUntouched);
+  index_order(0);
 }
 
-namespace {
-
-// What set_config knows of a slot during one move.
-enum : uint8_t {
-  kUnmarked = 0,   // not reached by the change: its times are the old ones once the walk passed it
-  kNotify = 1,     // not passed yet, and a waiting task counts it among its unsettled deps
-  kWaiting = 2,    // reached by the change; Task::pending counts its unsettled deps
-  kQueued = 3,     // in the heap with its new ready time
-  kDone = 4,       // its new times are computed
-  kGone = 5,       // removed by the change
-};
-
-}  // namespace
-
-uint8_t DeltaSimulator::state(int slot) const {
-  return state_[size_t(slot)];
-}
-
-void DeltaSimulator::set_state(int slot, uint8_t s) {
-  uint8_t& state = state_[size_t(slot)];
-  if (state == kUnmarked) marked_.push_back(slot);   // to be cleared when the move is done
-  state = s;
-}
-
-void DeltaSimulator::count_unsettled(int slot, const Key& now) {
-  auto& tasks = tg_.tasks();
-  Task& t = tasks[size_t(slot)];
-  int pending = 0;
-  double ready = 0;   // the latest end among its settled deps
-  for (int d : t.deps) {
-    const uint8_t s = state(d);
-    const Task& dep = tasks[size_t(d)];
-    // Settled: recomputed already, or passed by the walk (then it kept its times).
-    if (s == kDone || ((s == kUnmarked || s == kNotify) && Key{dep.ready_ms, dep.order} < now)) {
-      ready = std::max(ready, dep.end_ms);
-      continue;
-    }
-    ++pending;
-    if (s == kUnmarked) set_state(d, kNotify);
-  }
-  if (pending == 0) {
-    enqueue(slot, ready);
-  } else {
-    t.pending = pending;
-    ready_[size_t(slot)] = ready;
-    set_state(slot, kWaiting);
-  }
-}
-
-void DeltaSimulator::enqueue(int slot, double ready) {
-  DeltaQueue queue(heap_);
-  const uint64_t order = tg_.tasks()[size_t(slot)].order;
-  if (top_taken_) {   // the task being processed left its place at the top: take it
-    queue.replace_top({ready, order, slot});
-    top_taken_ = false;
-  } else {
-    queue.push({ready, order, slot});
-  }
-  set_state(slot, kQueued);
-}
-
-void DeltaSimulator::pass_on(int slot, bool changed, const Key& now) {
-  auto& tasks = tg_.tasks();
-  const double end = tasks[size_t(slot)].end_ms;
-  for (int w : tasks[size_t(slot)].succs) {
-    const uint8_t s = state(w);
-    if (s == kWaiting) {
-      double& ready = ready_[size_t(w)];
-      ready = std::max(ready, end);
-      if (--tasks[size_t(w)].pending == 0) enqueue(w, ready);
-    } else if (changed && (s == kUnmarked || s == kNotify)) {
-      count_unsettled(w, now);   // its ready time may change: it waits for its other deps
-    }
+void DeltaSimulator::index_order(size_t from) {
+  for (size_t i = from; i < order_.size(); ++i) {
+    const int s = order_[i];
+    pos_[size_t(s)] = int(i);
+    state_[size_t(s)] = kUntouched;
   }
 }
 
@@ -312,6 +273,9 @@ void DeltaSimulator::compact() {
   compact_calls_ = 0;
   const std::vector<int>& remap = tg_.compact(order_);
   for (int& s : order_) s = remap[size_t(s)];   // 0, 1, 2, ...: the order lists every live task
+  pos_.assign(order_.size(), kNoPos);
+  state_.assign(order_.size(), kUntouched);
+  index_order(0);
   order_before_.clear();
   saved_valid_ = false;
   remat_move_ = false;
@@ -344,6 +308,7 @@ void DeltaSimulator::undo() {
     task.end_ms = t.end;
   }
   order_.swap(order_before_);
+  index_order(p0_);   // the removed tasks are back at their places; the added ones are dead
   makespan_ = saved_makespan_;
   saved_valid_ = false;
 }
@@ -357,11 +322,20 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
 
   const TaskGraph::Change& change = tg_.set_config(op, config);
   const size_t n = tasks.size();
-  if (state_.size() < n) state_.resize(n, kUnmarked);
-  if (ready_.size() < n) ready_.resize(n, 0.0);
-  for (int s : change.added) set_state(s, kWaiting);
-  for (int s : change.removed) set_state(s, kGone);
-  auto is_new = [&](int s) { return state(s) == kWaiting; };
+  if (state_.size() < n) {
+    state_.resize(n, kUntouched);
+    pos_.resize(n, kNoPos);
+  }
+  if (pending_.size() < n) {
+    pending_.resize(n);
+    acc_.resize(n);
+  }
+  for (int s : change.added) {
+    state_[size_t(s)] = kNew;
+    pos_[size_t(s)] = kNoPos;
+  }
+  for (int s : change.removed) state_[size_t(s)] = kGone;
+  auto is_new = [&](int s) { return state_[size_t(s)] == kNew; };
 
   // K0: no changed task can have a (ready, order) key below it, before or after the change.
   Key k0{1e300, ~uint64_t(0)};
@@ -411,6 +385,7 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   auto key_of = [&](int s) { return Key{tasks[size_t(s)].ready_ms, tasks[size_t(s)].order}; };
   const size_t p0 = size_t(std::lower_bound(order_.begin(), order_.end(), k0, [&](int s, const Key& k) { return key_of(s) < k; }) -
                            order_.begin());
+  p0_ = p0;
   zero(device_end_, size_t(tg_.topology().num_devices()));
   double makespan = 0;
   for (size_t i = 0; i < p0; ++i) {
@@ -421,100 +396,100 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   std::vector<int>& next = order_before_;   // becomes the new order; the old one is kept for undo
   next.assign(order_.begin(), order_.begin() + std::ptrdiff_t(p0));
 
-  // The tasks the edit reached: new ones, and survivors that lost or gained deps. Each waits
-  // for its deps not yet settled at K0.
-  dirty_.assign(change.added.begin(), change.added.end());
-  for (int s : change.touched)
-    if (state(s) == kUnmarked) { set_state(s, kWaiting); dirty_.push_back(s); }
-  for (int s : change.added)
-    for (int u : tasks[size_t(s)].succs)
-      if (state(u) == kUnmarked) { set_state(u, kWaiting); dirty_.push_back(u); }
-  heap_.clear();
-  for (int s : dirty_) count_unsettled(s, k0);
-
-  // Walk the old order from K0 merged with the heap, in the new (ready, order) order.
+  // Every task after K0 counts its deps not simulated yet (after K0, or new) and starts its
+  // ready time at the latest end of the others. Those ready at K0 whose ready time changed
+  // (or that are new) enter the heap; an old one ready at its old time waits for the walk.
   DeltaQueue queue(heap_);
-  const size_t count = order_.size();
-  size_t pos = p0;
-  int recomputed = 0;
-  while (true) {
-    while (pos < count) {
-      const uint8_t s = state(order_[pos]);
-      if (s == kUnmarked || s == kNotify) break;
-      ++pos;   // gone, or reached by the change: it comes out of the heap
+  heap_.clear();
+  const int first = int(p0);
+  auto count_deps = [&](int s) {
+    int pending = 0;
+    double ready = 0;
+    for (int d : tasks[size_t(s)].deps) {
+      if (pos_[size_t(d)] < first) ready = std::max(ready, tasks[size_t(d)].end_ms);
+      else ++pending;
     }
+    pending_[size_t(s)] = pending;
+    acc_[size_t(s)] = ready;
+    return pending;
+  };
+  const size_t count = order_.size();
+  for (size_t i = p0; i < count; ++i) {
+    const int s = order_[i];
+    if (state_[size_t(s)] == kGone) continue;
+    if (count_deps(s) == 0 && acc_[size_t(s)] != tasks[size_t(s)].ready_ms) {
+      state_[size_t(s)] = kQueued;
+      heap_.push_back({acc_[size_t(s)], tasks[size_t(s)].order, s});
+    }
+  }
+  for (int s : change.added)
+    if (count_deps(s) == 0) heap_.push_back({acc_[size_t(s)], tasks[size_t(s)].order, s});
+  queue.heapify();
+
+  // Walk the old order from K0 merged with the heap, in the new (ready, order) order, as a full
+  // simulation would take the tasks. A task of the old order whose deps all ended by the time
+  // the walk reaches it, at the ready time it had, keeps its key: it is simulated there without
+  // the heap. Any other task enters the heap when its last dep ends, with its new ready time.
+  int recomputed = 0;
+  size_t pos = p0;
+  while (true) {
+    while (pos < count && state_[size_t(order_[pos])] != kUntouched) ++pos;   // gone, or through the heap
     bool from_order = pos < count;
     if (!from_order && queue.empty()) break;
-    // The walk's next tasks are known: start loading them (a no-op where unsupported).
-    if (pos + 6 < count) __builtin_prefetch(&tasks[size_t(order_[pos + 6])]);
     if (from_order && !queue.empty()) {
       const Task& t = tasks[size_t(order_[pos])];
       const HeapItem& top = queue.top();
       from_order = t.ready_ms < top.ready || (t.ready_ms == top.ready && t.order < top.order);
     }
+    int s;
+    double ready;
+    bool top_free = false;   // the heap's top was taken: the first task released replaces it
     if (from_order) {
-      const int s = order_[pos++];
-      Task& t = tasks[size_t(s)];
-      int unsettled = 0;
-      for (int d : t.deps) {
-        const uint8_t sd = state(d);
-        unsettled += sd == kWaiting || sd == kQueued;
-      }
-      if (unsettled > 0) {   // a dep is still to be recomputed: so is this task
-        double ready = 0;
-        for (int d : t.deps) {
-          const uint8_t sd = state(d);
-          if (sd != kWaiting && sd != kQueued) ready = std::max(ready, tasks[size_t(d)].end_ms);
-        }
-        t.pending = unsettled;
-        ready_[size_t(s)] = ready;
-        set_state(s, kWaiting);
+      s = order_[pos++];
+      if (pending_[size_t(s)] > 0) {   // a dep has not ended: its ready time grows
+        state_[size_t(s)] = kDeferred;
         continue;
       }
-      // Its deps kept their times, so it kept its ready time; only its device can delay or advance it.
-      double& device_end = device_end_[size_t(t.device)];
-      const double start = std::max(t.ready_ms, device_end);
-      const Key now{t.ready_ms, t.order};
-      if (start != t.start_ms) {
-        saved_times_.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
-        t.start_ms = start;
-        t.end_ms = start + t.duration_ms;
-        set_state(s, kDone);
-        ++recomputed;
-        pass_on(s, true, now);
-      } else if (state(s) == kNotify) {
-        pass_on(s, false, now);   // waiting tasks counted it as unsettled
-      }
-      device_end = t.end_ms;
-      makespan = std::max(makespan, t.end_ms);
-      next.push_back(s);
+      ready = tasks[size_t(s)].ready_ms;
     } else {
-      const HeapItem item = queue.top();
-      top_taken_ = true;   // popped once pass_on released nothing to take its place
-      Task& t = tasks[size_t(item.slot)];
-      double& device_end = device_end_[size_t(t.device)];
-      const double start = std::max(item.ready, device_end);
-      const bool changed = item.ready != t.ready_ms || start != t.start_ms;
-      if (changed) saved_times_.push_back({item.slot, t.ready_ms, t.start_ms, t.end_ms});
-      t.ready_ms = item.ready;
+      s = queue.top().slot;
+      ready = queue.top().ready;
+      top_free = true;
+    }
+    Task& t = tasks[size_t(s)];
+    double& device_end = device_end_[size_t(t.device)];
+    const double start = std::max(ready, device_end);
+    if (ready != t.ready_ms || start != t.start_ms || state_[size_t(s)] == kNew) {
+      if (state_[size_t(s)] != kNew) saved_times_.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
+      t.ready_ms = ready;
       t.start_ms = start;
       t.end_ms = start + t.duration_ms;
-      device_end = t.end_ms;
-      makespan = std::max(makespan, t.end_ms);
-      set_state(item.slot, kDone);
       ++recomputed;
-      next.push_back(item.slot);
-      // A new task's successors are all waiting for it already, changed or not.
-      pass_on(item.slot, changed, Key{item.ready, t.order});
-      if (top_taken_) {
-        queue.pop();
-        top_taken_ = false;
+    }
+    device_end = t.end_ms;
+    makespan = std::max(makespan, t.end_ms);
+    next.push_back(s);
+    const double end = t.end_ms;
+    for (int u : t.succs) {
+      double& acc = acc_[size_t(u)];
+      acc = std::max(acc, end);
+      if (--pending_[size_t(u)] > 0) continue;
+      uint8_t& state = state_[size_t(u)];
+      if (state == kUntouched && acc == tasks[size_t(u)].ready_ms) continue;   // the walk takes it
+      if (state != kNew) state = kQueued;
+      const HeapItem item{acc, tasks[size_t(u)].order, u};
+      if (top_free) {
+        queue.replace_top(item);
+        top_free = false;
+      } else {
+        queue.push(item);
       }
     }
+    if (top_free) queue.pop();
   }
+  for (int s : change.removed) state_[size_t(s)] = kUntouched;
   order_.swap(next);
-  for (int s : marked_) state_[size_t(s)] = kUnmarked;
-  marked_.clear();
+  index_order(p0);
   last_recomputed_ = recomputed;
   makespan_ = makespan;
   return makespan_;

@@ -61,7 +61,7 @@ class DeltaSimulator {
   // The current makespan.
   double makespan() const { return makespan_; }
   const TaskGraph& task_graph() const { return tg_; }
-  // Tasks the last set_config simulated again (the rest kept their times).
+  // Tasks whose times the last set_config changed, new tasks included (the rest kept theirs).
   int last_recomputed() const { return last_recomputed_; }
 
   // A (ready time, order) key: the simulator's processing order.
@@ -74,19 +74,10 @@ class DeltaSimulator {
   struct QueueItem { double ready; uint64_t order; int slot; };
 
  private:
-  // A slot's state in the current move, and setting it.
-  uint8_t state(int slot) const;
-  void set_state(int slot, uint8_t s);
-  // A task the change reached: queues it if its deps are settled at `now`, else makes it wait.
-  void count_unsettled(int slot, const Key& now);
-  // Puts a task whose deps are all settled in the heap.
-  void enqueue(int slot, double ready);
-  // After a task got its final times: releases the tasks waiting for it, and if its times
-  // changed, makes its other successors wait for their deps.
-  void pass_on(int slot, bool changed, const Key& now);
-
   // Simulates the whole task graph and orders it (construction and set_remat).
   void simulate_all();
+  // Sets pos_ for order_'s entries from `from` on, and clears their move state.
+  void index_order(size_t from);
 
   TaskGraph tg_;
   double makespan_ = 0;
@@ -96,21 +87,24 @@ class DeltaSimulator {
   // The live slots in processing order (ready, order) of the current timeline, and the
   // previous one (kept for undo, then reused as the next move's output).
   std::vector<int> order_, order_before_;
+  // Per slot: its index in order_ (kNoPos for a slot not in it). A dep indexed below the
+  // first index a move can change is final without reading its task.
+  std::vector<int> pos_;
+  size_t p0_ = 0;             // the last set_config's first changed index (undo re-indexes from it)
   // The timeline before the last set_config, for undo(): the times of the tasks it changed.
   struct SavedTimes { int slot; double ready, start, end; };
   std::vector<SavedTimes> saved_times_;
   double saved_makespan_ = 0;
   bool saved_valid_ = false;
-  // Per slot: its state during the current set_config (0: not reached by the change), and
-  // the slots given another state, which are cleared when the move is done.
+  // Per slot, during a set_config: its state (see simulator.cpp), its deps not yet simulated,
+  // and the latest end among those that are.
   std::vector<uint8_t> state_;
-  std::vector<int> marked_;
+  std::vector<int> pending_;
+  std::vector<double> acc_;
   // Scratch space reused across calls.
   std::vector<double> lb_, device_end_;
-  std::vector<double> ready_;   // per waiting slot: the latest end of its settled deps
-  std::vector<int> stack_, dirty_;
+  std::vector<int> stack_;
   std::vector<QueueItem> heap_;
-  bool top_taken_ = false;   // the heap's top was taken and awaits a replacement or a pop
 };
 
 }  // namespace autopar

@@ -586,11 +586,14 @@ const std::vector<int>& TaskGraph::compact(const std::vector<int>& slots) {
     if (s >= 0 && size_t(s) < tasks_.size() && tasks_[size_t(s)].live && remap_[size_t(s)] < 0) remap_[size_t(s)] = next++;
   for (size_t s = 0; s < tasks_.size(); ++s)
     if (tasks_[s].live && remap_[s] < 0) remap_[s] = next++;
-  std::vector<Task> fresh(static_cast<size_t>(next));
+  // Room for the tasks the next moves add, so that they do not grow the vector again at once.
+  std::vector<Task> fresh;
+  fresh.reserve(size_t(next) + size_t(next) / 2 + 64);
+  fresh.resize(size_t(next));
   for (size_t s = 0; s < tasks_.size(); ++s) {
     if (remap_[s] < 0) continue;
     Task& t = fresh[size_t(remap_[s])];
-    t = tasks_[s];
+    t = std::move(tasks_[s]);
     for (int& d : t.deps) d = remap_[size_t(d)];
     for (int& u : t.succs) u = remap_[size_t(u)];
   }

@@ -22,6 +22,16 @@ class SmallVector {
     size_ = o.size_;
     return *this;
   }
+  // Moves take the heap storage (so growing a vector of tasks copies no lists and allocates
+  // nothing); the moved-from vector is left empty.
+  SmallVector(SmallVector&& o) noexcept { take(o); }
+  SmallVector& operator=(SmallVector&& o) noexcept {
+    if (this == &o) return *this;
+    if (heap_) std::free(heap_);
+    heap_ = nullptr;
+    take(o);
+    return *this;
+  }
   ~SmallVector() { if (heap_) std::free(heap_); }
   // Appends a value.
   void push_back(T v) {
@@ -71,6 +81,20 @@ class SmallVector {
   T operator[](int i) const { return data()[i]; }
 
  private:
+  // Takes o's elements and storage (this has no heap storage).
+  void take(SmallVector& o) {
+    if (o.heap_) {
+      heap_ = o.heap_;
+      capacity_ = o.capacity_;
+    } else {
+      std::memcpy(inline_, o.inline_, sizeof(T) * size_t(o.size_));
+      capacity_ = N;
+    }
+    size_ = o.size_;
+    o.heap_ = nullptr;
+    o.size_ = 0;
+    o.capacity_ = N;
+  }
   void reserve(int n) {
     if (n <= capacity_) return;
     T* fresh = static_cast<T*>(std::malloc(sizeof(T) * size_t(n)));
