@@ -95,6 +95,7 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
   bwd_slot_.resize(n);
   op_templates_.resize(n);
   op_template_index_.resize(n);
+  splits_.resize(n);
   template_of_op_.assign(n, -1);
   in_layer_.assign(n, 0);
   for (auto [first, last] : find_layers(graph).layers)
@@ -130,10 +131,10 @@ void TaskGraph::build_all() {
 void TaskGraph::trim_templates() {
   // A long search on a large cluster could meet very many (producer, consumer) pairs: start
   // afresh beyond a few million links (templates are only a cache).
-  if (edge_template_links_ < (size_t(1) << 22)) return;
-  edge_templates_.clear();
-  edge_template_index_.clear();
-  edge_template_links_ = 0;
+  if (edge_overlaps_ < (size_t(1) << 22)) return;
+  edge_geometries_.clear();
+  edge_geometry_index_.clear();
+  edge_overlaps_ = 0;
 }
 
 void TaskGraph::rebuild(const Strategy& strategy) {
@@ -263,10 +264,21 @@ int TaskGraph::op_template(int i) {
   if (found != index.end())
     for (size_t t = 0; t < known.size(); ++t)
       if (known[t].config == c) return int(t);
+  const int split = split_of(i, c);
   known.emplace_back();
   make_op_template(i, known.back());
+  known.back().split = split;
+  if (split == int(splits_[size_t(i)].size())) splits_[size_t(i)].push_back(int(known.size() - 1));
   if (found == index.end()) index.emplace(h, int(known.size() - 1));
   return int(known.size() - 1);
+}
+
+int TaskGraph::split_of(int i, const OpConfig& c) {
+  // A handful of splits per op (the divisors of the GPU count over its dimensions): a scan.
+  const SmallVector<int, 4>& firsts = splits_[size_t(i)];
+  for (int k = 0; k < firsts.size(); ++k)
+    if (op_templates_[size_t(i)][size_t(firsts[k])].config.degrees == c.degrees) return k;
+  return int(firsts.size());   // a new one
 }
 
 void TaskGraph::make_op_template(int i, OpTemplate& tpl) const {
@@ -405,26 +417,26 @@ void TaskGraph::build_op(int i) {
   }
 }
 
-const TaskGraph::EdgeTemplate& TaskGraph::edge_template(size_t e) {
+const TaskGraph::EdgeGeometry& TaskGraph::edge_geometry(size_t e) {
   const EdgeUnit& edge = edges_[e];
-  const int pid = template_of_op_[size_t(edge.producer)], cid = template_of_op_[size_t(edge.consumer)];
-  const uint64_t key = (uint64_t(e) << 42) | (uint64_t(pid) << 21) | uint64_t(cid);
-  auto found = edge_template_index_.find(key);
-  if (found != edge_template_index_.end()) return edge_templates_[size_t(found->second)];
-  edge_template_index_.emplace(key, int(edge_templates_.size()));
-  edge_templates_.emplace_back();
-  make_edge_template(e, edge_templates_.back());
-  edge_template_links_ += edge_templates_.back().links.size() + 1;
-  return edge_templates_.back();
+  const int psplit = op_templates_[size_t(edge.producer)][size_t(template_of_op_[size_t(edge.producer)])].split;
+  const int csplit = op_templates_[size_t(edge.consumer)][size_t(template_of_op_[size_t(edge.consumer)])].split;
+  const uint64_t key = (uint64_t(e) << 42) | (uint64_t(psplit) << 21) | uint64_t(csplit);
+  auto found = edge_geometry_index_.find(key);
+  if (found != edge_geometry_index_.end()) return edge_geometries_[size_t(found->second)];
+  edge_geometry_index_.emplace(key, int(edge_geometries_.size()));
+  edge_geometries_.emplace_back();
+  make_edge_geometry(e, edge_geometries_.back());
+  edge_overlaps_ += edge_geometries_.back().overlaps.size() + 1;
+  return edge_geometries_.back();
 }
 
-void TaskGraph::make_edge_template(size_t e, EdgeTemplate& tpl) {
+void TaskGraph::make_edge_geometry(size_t e, EdgeGeometry& geometry) {
   const EdgeUnit& edge = edges_[e];
   const Op& prod = graph_.ops[size_t(edge.producer)];
   const Op& cons = graph_.ops[size_t(edge.consumer)];
   const OpConfig& pc = strategy_.ops[size_t(edge.producer)];
   const OpConfig& cc = strategy_.ops[size_t(edge.consumer)];
-  const double dtype = double(dtype_bytes(prod.output.dtype));
   const OpTemplate& ptpl = op_templates_[size_t(edge.producer)][size_t(template_of_op_[size_t(edge.producer)])];
   const OpTemplate& ctpl = op_templates_[size_t(edge.consumer)][size_t(template_of_op_[size_t(edge.consumer)])];
   const std::vector<Box>& produced = ptpl.outs;
@@ -467,18 +479,9 @@ void TaskGraph::make_edge_template(size_t e, EdgeTemplate& tpl) {
       }
     }
     std::sort(touched.begin(), touched.end());   // the same order whatever the boxes
-    int qdev = cc.devices[size_t(q)];
     for (int k : touched) {
-      const int64_t overlap = overlap_of[size_t(k)];
+      geometry.overlaps.push_back({k, q, overlap_of[size_t(k)]});
       overlap_of[size_t(k)] = 0;
-      int kdev = pc.devices[size_t(k)];
-      if (kdev == qdev) {
-        tpl.links.push_back({k, q, -1, -1, 0, 0, 0});
-        continue;
-      }
-      double bytes = double(overlap) * dtype;
-      tpl.links.push_back({k, q, topo_.link(kdev, qdev), topo_.link(qdev, kdev), transfer_ms(kdev, qdev, bytes, 1, 0),
-                           transfer_ms(qdev, kdev, bytes, 1, 0), bytes});
     }
   }
 }
@@ -486,27 +489,32 @@ void TaskGraph::make_edge_template(size_t e, EdgeTemplate& tpl) {
 void TaskGraph::build_edge(size_t e) {
   EdgeUnit& edge = edges_[e];
   edge.slots.clear();
-  const EdgeTemplate& tpl = edge_template(e);
+  const OpConfig& pc = strategy_.ops[size_t(edge.producer)];
+  const OpConfig& cc = strategy_.ops[size_t(edge.consumer)];
+  const double dtype = double(dtype_bytes(graph_.ops[size_t(edge.producer)].output.dtype));
   const auto& pf = fwd_slot_[size_t(edge.producer)];
   const auto& pb = bwd_slot_[size_t(edge.producer)];
   const auto& cf = fwd_slot_[size_t(edge.consumer)];
   const auto& cb = bwd_slot_[size_t(edge.consumer)];
-  for (const EdgeLink& l : tpl.links) {
-    const int f_prod = pf[size_t(l.producer_part)], f_cons = cf[size_t(l.consumer_part)];
-    const int b_prod = pb[size_t(l.producer_part)], b_cons = cb[size_t(l.consumer_part)];
-    if (l.fwd_device < 0) {   // same GPU: the data is already there
+  for (const Overlap& o : edge_geometry(e).overlaps) {
+    const int f_prod = pf[size_t(o.producer_part)], f_cons = cf[size_t(o.consumer_part)];
+    const int b_prod = pb[size_t(o.producer_part)], b_cons = cb[size_t(o.consumer_part)];
+    const int pdev = pc.devices[size_t(o.producer_part)], cdev = cc.devices[size_t(o.consumer_part)];
+    if (pdev == cdev) {   // same GPU: the data is already there
       add_dep(f_prod, f_cons);
       add_dep(b_cons, b_prod);
       continue;
     }
-    int xf = new_task(order_key(edge.consumer, kFwdTransfer, edge.input, l.producer_part, l.consumer_part), TaskKind::transfer, edge.consumer,
-                      l.consumer_part, l.fwd_device, l.fwd_ms, l.bytes);
-    tasks_[size_t(xf)].peer_part = l.producer_part;
+    const double bytes = double(o.elements) * dtype;
+    const double ms = transfer_ms(pdev, cdev, bytes, 1, 0);   // the same both ways (Cluster::link_between)
+    int xf = new_task(order_key(edge.consumer, kFwdTransfer, edge.input, o.producer_part, o.consumer_part), TaskKind::transfer, edge.consumer,
+                      o.consumer_part, topo_.link(pdev, cdev), ms, bytes);
+    tasks_[size_t(xf)].peer_part = o.producer_part;
     add_dep(f_prod, xf);
     add_dep(xf, f_cons);
-    int xb = new_task(order_key(edge.consumer, kBwdTransfer, edge.input, l.producer_part, l.consumer_part), TaskKind::transfer, edge.consumer,
-                      l.consumer_part, l.bwd_device, l.bwd_ms, l.bytes);
-    tasks_[size_t(xb)].peer_part = l.producer_part;
+    int xb = new_task(order_key(edge.consumer, kBwdTransfer, edge.input, o.producer_part, o.consumer_part), TaskKind::transfer, edge.consumer,
+                      o.consumer_part, topo_.link(cdev, pdev), ms, bytes);
+    tasks_[size_t(xb)].peer_part = o.producer_part;
     tasks_[size_t(xb)].forward_pass = false;
     add_dep(b_cons, xb);
     add_dep(xb, b_prod);

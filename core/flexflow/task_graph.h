@@ -132,19 +132,23 @@ class TaskGraph {
   struct SyncTemplate { int device; double ms, bytes; int from_part, to_part, group, ring_position, ring_size, phase; };
   struct OpTemplate {
     OpConfig config;
+    int split = -1;                  // its degrees' index in splits_[op] (edge geometries are per split)
     std::vector<PartTemplate> parts;
     std::vector<SyncTemplate> syncs;
     std::vector<Box> outs;           // per part: what it writes
     std::vector<BoxList> ins;        // per part and input: what it reads
   };
-  // What an edge gives for a (producer config, consumer config) pair: the part pairs whose boxes
-  // overlap, with the transfers' links, durations and bytes (fwd_device < 0: same GPU).
-  struct EdgeLink { int producer_part, consumer_part, fwd_device, bwd_device; double fwd_ms, bwd_ms, bytes; };
-  struct EdgeTemplate { std::vector<EdgeLink> links; };
+  // What an edge gives for a pair of splits (the producer's and the consumer's degrees): the
+  // (producer part, consumer part) pairs whose boxes overlap and the elements they share (the
+  // transfer volumes), in the order the links are built. The devices only say which link carries
+  // each one; a search meets most pairs of configurations once, most pairs of splits often.
+  struct Overlap { int producer_part, consumer_part; int64_t elements; };
+  struct EdgeGeometry { std::vector<Overlap> overlaps; };
   int op_template(int op);
   void make_op_template(int op, OpTemplate& tpl) const;
-  const EdgeTemplate& edge_template(size_t edge);
-  void make_edge_template(size_t edge, EdgeTemplate& tpl);
+  int split_of(int op, const OpConfig& config);
+  const EdgeGeometry& edge_geometry(size_t edge);
+  void make_edge_geometry(size_t edge, EdgeGeometry& geometry);
   void trim_templates();
   int new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes);
   void add_dep(int from, int to);
@@ -208,12 +212,15 @@ class TaskGraph {
   std::vector<std::vector<OpTemplate>> op_templates_;   // per op, every configuration seen
   std::vector<std::unordered_map<uint64_t, int>> op_template_index_;   // per op: config hash -> template (only looked up)
   std::vector<int> template_of_op_;                     // per op: its current configuration's template
-  std::vector<EdgeTemplate> edge_templates_;
-  // (edge, producer template, consumer template) -> index in edge_templates_; only looked up.
-  std::unordered_map<uint64_t, int> edge_template_index_;
-  size_t edge_template_links_ = 0;                      // links held by edge_templates_ (bounds memory)
-  std::vector<int64_t> scratch_overlap_;                // make_edge_template: overlap per producer part
-  std::vector<int> scratch_parts_;                      // make_edge_template: producer parts overlapped
+  // Per op: for each distinct split met, the first of its templates with it (their configs
+  // hold the degrees).
+  std::vector<SmallVector<int, 4>> splits_;
+  std::vector<EdgeGeometry> edge_geometries_;
+  // (edge, producer split, consumer split) -> index in edge_geometries_; only looked up.
+  std::unordered_map<uint64_t, int> edge_geometry_index_;
+  size_t edge_overlaps_ = 0;                            // overlaps held by edge_geometries_ (bounds memory)
+  std::vector<int64_t> scratch_overlap_;                // make_edge_geometry: overlap per producer part
+  std::vector<int> scratch_parts_;                      // make_edge_geometry: producer parts overlapped
   std::vector<int> scratch_doomed_;                     // set_config: the slots it removes
   std::vector<int> remap_;                              // compact: old slot -> new slot
   Change last_change_;                                  // what set_config returns
