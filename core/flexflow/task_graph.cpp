@@ -265,10 +265,11 @@ int TaskGraph::op_template(int i) {
     for (size_t t = 0; t < known.size(); ++t)
       if (known[t].config == c) return int(t);
   const int split = split_of(i, c);
+  const bool new_split = split == splits_[size_t(i)].size();
   known.emplace_back();
-  make_op_template(i, known.back());
+  make_op_template(i, known.back(), new_split ? nullptr : &known[size_t(splits_[size_t(i)][split])]);
   known.back().split = split;
-  if (split == int(splits_[size_t(i)].size())) splits_[size_t(i)].push_back(int(known.size() - 1));
+  if (new_split) splits_[size_t(i)].push_back(int(known.size() - 1));
   if (found == index.end()) index.emplace(h, int(known.size() - 1));
   return int(known.size() - 1);
 }
@@ -281,7 +282,7 @@ int TaskGraph::split_of(int i, const OpConfig& c) {
   return int(firsts.size());   // a new one
 }
 
-void TaskGraph::make_op_template(int i, OpTemplate& tpl) const {
+void TaskGraph::make_op_template(int i, OpTemplate& tpl, const OpTemplate* same_split) const {
   const Op& op = graph_.ops[size_t(i)];
   const OpConfig& c = strategy_.ops[size_t(i)];
   const int parts = c.parts();
@@ -295,13 +296,19 @@ void TaskGraph::make_op_template(int i, OpTemplate& tpl) const {
   };
   const double dtype = double(dtype_bytes(op.output.dtype));
   tpl.config = c;
+  tpl.parts.resize(size_t(parts));
   const size_t n_in = op.inputs.size();
+  // Another configuration with the same degrees has the same durations (on other devices); its
+  // boxes serve the edges (make_edge_geometry), so this one keeps none.
+  if (same_split)
+    for (int k = 0; k < parts; ++k) tpl.parts[size_t(k)] = {c.devices[size_t(k)], same_split->parts[size_t(k)].fwd_ms, same_split->parts[size_t(k)].bwd_ms};
   auto& outs = tpl.outs;
   auto& ins = tpl.ins;
-  outs.resize(size_t(parts));
-  ins.resize(size_t(parts) * n_in);
-  tpl.parts.resize(size_t(parts));
-  for (int k = 0; k < parts; ++k) {
+  if (!same_split) {
+    outs.resize(size_t(parts));
+    ins.resize(size_t(parts) * n_in);
+  }
+  for (int k = 0; k < parts && !same_split; ++k) {
     const Box& out = outs[size_t(k)] = output_box(op, c, k);
     double in_bytes = 0;
     for (size_t j = 0; j < n_in; ++j) {
@@ -437,8 +444,13 @@ void TaskGraph::make_edge_geometry(size_t e, EdgeGeometry& geometry) {
   const Op& cons = graph_.ops[size_t(edge.consumer)];
   const OpConfig& pc = strategy_.ops[size_t(edge.producer)];
   const OpConfig& cc = strategy_.ops[size_t(edge.consumer)];
-  const OpTemplate& ptpl = op_templates_[size_t(edge.producer)][size_t(template_of_op_[size_t(edge.producer)])];
-  const OpTemplate& ctpl = op_templates_[size_t(edge.consumer)][size_t(template_of_op_[size_t(edge.consumer)])];
+  // The boxes are the first template's of each split.
+  auto first_of_split = [&](int op) -> const OpTemplate& {
+    const auto& known = op_templates_[size_t(op)];
+    return known[size_t(splits_[size_t(op)][known[size_t(template_of_op_[size_t(op)])].split])];
+  };
+  const OpTemplate& ptpl = first_of_split(edge.producer);
+  const OpTemplate& ctpl = first_of_split(edge.consumer);
   const std::vector<Box>& produced = ptpl.outs;
   const size_t n_in = cons.inputs.size();
   // Producer parts form a grid: along each split dimension, a read range [lo, hi) can only

@@ -135,8 +135,8 @@ class TaskGraph {
     int split = -1;                  // its degrees' index in splits_[op] (edge geometries are per split)
     std::vector<PartTemplate> parts;
     std::vector<SyncTemplate> syncs;
-    std::vector<Box> outs;           // per part: what it writes
-    std::vector<BoxList> ins;        // per part and input: what it reads
+    std::vector<Box> outs;           // per part: what it writes (only in the first template of a split)
+    std::vector<BoxList> ins;        // per part and input: what it reads (idem)
   };
   // What an edge gives for a pair of splits (the producer's and the consumer's degrees): the
   // (producer part, consumer part) pairs whose boxes overlap and the elements they share (the
@@ -145,7 +145,7 @@ class TaskGraph {
   struct Overlap { int producer_part, consumer_part; int64_t elements; };
   struct EdgeGeometry { std::vector<Overlap> overlaps; };
   int op_template(int op);
-  void make_op_template(int op, OpTemplate& tpl) const;
+  void make_op_template(int op, OpTemplate& tpl, const OpTemplate* same_split) const;
   int split_of(int op, const OpConfig& config);
   const EdgeGeometry& edge_geometry(size_t edge);
   void make_edge_geometry(size_t edge, EdgeGeometry& geometry);
