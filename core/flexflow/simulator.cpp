@@ -433,7 +433,8 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   int recomputed = 0;
   size_t pos = p0;
   while (true) {
-    while (pos < count && state_[size_t(order_[pos])] != kUntouched) ++pos;   // gone, or through the heap
+    // Gone, or through the heap: the walk passes it, and it is kUntouched again for the next move.
+    while (pos < count && state_[size_t(order_[pos])] != kUntouched) state_[size_t(order_[pos++])] = kUntouched;
     bool from_order = pos < count;
     if (!from_order && queue.empty()) break;
     if (from_order && !queue.empty()) {
@@ -468,6 +469,10 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     }
     device_end = t.end_ms;
     makespan = std::max(makespan, t.end_ms);
+    // Taken from the heap where the walk has passed its old place (or it has none): nothing
+    // will clear its state but this.
+    if (!from_order && (pos_[size_t(s)] < int(pos) || state_[size_t(s)] == kNew)) state_[size_t(s)] = kUntouched;
+    pos_[size_t(s)] = int(next.size());   // pos_ is read only before the walk
     next.push_back(s);
     const double end = t.end_ms;
     for (int u : t.succs) {
@@ -487,9 +492,7 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     }
     if (top_free) queue.pop();
   }
-  for (int s : change.removed) state_[size_t(s)] = kUntouched;
   order_.swap(next);
-  index_order(p0);
   last_recomputed_ = recomputed;
   makespan_ = makespan;
   return makespan_;

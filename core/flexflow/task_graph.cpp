@@ -209,7 +209,7 @@ inline int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, 
 }
 
 void TaskGraph::note_new_task(int slot) {
-  if (new_mark_.size() <= size_t(slot)) new_mark_.resize(tasks_.size(), 0);
+  if (new_mark_.size() <= size_t(slot)) new_mark_.resize(std::max(tasks_.size(), 2 * new_mark_.size()), 0);   // not one slot at a time
   new_mark_[size_t(slot)] = epoch_;
   change_->added.push_back(slot);
 }
