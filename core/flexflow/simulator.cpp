@@ -229,7 +229,7 @@ enum : uint8_t {
   kUntouched = 0,   // an old task the walk has not reached, or any task before K0
   kNew = 1,         // added by the move (it goes through the heap)
   kGone = 2,        // removed by the move
-  kQueued = 3,      // in the heap with its new ready time, or simulated from it
+  kQueued = 3,      // an old task in the heap (or simulated from it) the walk has not reached
   kDeferred = 4,    // the walk reached it before its deps ended: it goes through the heap
 };
 
@@ -250,11 +250,8 @@ void DeltaSimulator::simulate_all() {
 }
 
 void DeltaSimulator::index_order(size_t from) {
-  for (size_t i = from; i < order_.size(); ++i) {
-    const int s = order_[i];
-    pos_[size_t(s)] = int(i);
-    state_[size_t(s)] = kUntouched;
-  }
+  for (size_t i = from; i < order_.size(); ++i) pos_[size_t(order_[i])] = int(i);
+  stale_from_ = order_.size();
 }
 
 bool DeltaSimulator::compact_if_scattered() {
@@ -308,7 +305,9 @@ void DeltaSimulator::undo() {
     task.end_ms = t.end;
   }
   order_.swap(order_before_);
-  index_order(p0_);   // the removed tasks are back at their places; the added ones are dead
+  // The move wrote its own indices from p0_ on: the next move re-indexes from there if it
+  // needs them (most start before p0_ and do not).
+  stale_from_ = std::min(stale_from_, p0_);
   makespan_ = saved_makespan_;
   saved_valid_ = false;
 }
@@ -386,6 +385,9 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   const size_t p0 = size_t(std::lower_bound(order_.begin(), order_.end(), k0, [&](int s, const Key& k) { return key_of(s) < k; }) -
                            order_.begin());
   p0_ = p0;
+  // Indices left by undone moves: those at or after p0 are read only as "not before p0", which
+  // they are (each is at least its move's first index); from before p0 on they must be exact.
+  if (stale_from_ < p0) index_order(stale_from_);
   zero(device_end_, size_t(tg_.topology().num_devices()));
   double makespan = 0;
   for (size_t i = 0; i < p0; ++i) {
@@ -469,9 +471,10 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     }
     device_end = t.end_ms;
     makespan = std::max(makespan, t.end_ms);
-    // Taken from the heap where the walk has passed its old place (or it has none): nothing
-    // will clear its state but this.
-    if (!from_order && (pos_[size_t(s)] < int(pos) || state_[size_t(s)] == kNew)) state_[size_t(s)] = kUntouched;
+    // A new task, or one the walk has passed: nothing else will clear its state (the walk
+    // clears a queued one when it passes its old place).
+    uint8_t& state = state_[size_t(s)];
+    if (state == kNew || state == kDeferred) state = kUntouched;
     pos_[size_t(s)] = int(next.size());   // pos_ is read only before the walk
     next.push_back(s);
     const double end = t.end_ms;
@@ -481,7 +484,7 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
       if (--pending_[size_t(u)] > 0) continue;
       uint8_t& state = state_[size_t(u)];
       if (state == kUntouched && acc == tasks[size_t(u)].ready_ms) continue;   // the walk takes it
-      if (state != kNew) state = kQueued;
+      if (state == kUntouched) state = kQueued;
       const HeapItem item{acc, tasks[size_t(u)].order, u};
       if (top_free) {
         queue.replace_top(item);
@@ -493,6 +496,7 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     if (top_free) queue.pop();
   }
   order_.swap(next);
+  stale_from_ = order_.size();   // the walk indexed every task from p0 on
   last_recomputed_ = recomputed;
   makespan_ = makespan;
   return makespan_;

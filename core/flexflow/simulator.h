@@ -76,7 +76,7 @@ class DeltaSimulator {
  private:
   // Simulates the whole task graph and orders it (construction and set_remat).
   void simulate_all();
-  // Sets pos_ for order_'s entries from `from` on, and clears their move state.
+  // Sets pos_ for order_'s entries from `from` on (then none is stale).
   void index_order(size_t from);
 
   TaskGraph tg_;
@@ -90,7 +90,8 @@ class DeltaSimulator {
   // Per slot: its index in order_ (kNoPos for a slot not in it). A dep indexed below the
   // first index a move can change is final without reading its task.
   std::vector<int> pos_;
-  size_t p0_ = 0;             // the last set_config's first changed index (undo re-indexes from it)
+  size_t p0_ = 0;             // the last set_config's first changed index
+  size_t stale_from_ = 0;     // pos_ is exact before this index of order_ (undo leaves the rest)
   // The timeline before the last set_config, for undo(): the times of the tasks it changed.
   struct SavedTimes { int slot; double ready, start, end; };
   std::vector<SavedTimes> saved_times_;
