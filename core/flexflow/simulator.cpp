@@ -473,8 +473,8 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     makespan = std::max(makespan, t.end_ms);
     // A new task, or one the walk has passed: nothing else will clear its state (the walk
     // clears a queued one when it passes its old place).
-    uint8_t& state = state_[size_t(s)];
-    if (state == kNew || state == kDeferred) state = kUntouched;
+    uint8_t& own = state_[size_t(s)];
+    if (own == kNew || own == kDeferred) own = kUntouched;
     pos_[size_t(s)] = int(next.size());   // pos_ is read only before the walk
     next.push_back(s);
     const double end = t.end_ms;

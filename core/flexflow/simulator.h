@@ -1,6 +1,7 @@
 // FlexFlow's execution simulator: full simulation (Algorithm 1) over a task graph, and delta
-// simulation (Algorithm 2) that, after one op's configuration changes, recomputes only the
-// tasks whose times change and gives exactly the timeline a full simulation would.
+// simulation (Algorithm 2) that, after one op's configuration changes, simulates again only
+// the tasks from the earliest point the change can reach (through the heap only those whose
+// ready time moved) and gives exactly the timeline a full simulation would.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -43,8 +44,8 @@ class DeltaSimulator {
   // Builds and fully simulates `strategy`.
   DeltaSimulator(const Graph& graph, const Cluster& cluster, const Strategy& strategy, CostSettings cost = {});
   // Changes one op's configuration: updates the task graph in place and propagates the change
-  // through the deps and each device's order, recomputing only tasks whose times may change
-  // (FlexFlow's Algorithm 2); returns the makespan, exactly what simulate_full would give.
+  // through the deps and each device's order from the earliest key it can reach (FlexFlow's
+  // Algorithm 2); returns the makespan, exactly what simulate_full would give.
   double set_config(int op, const OpConfig& config);
   // Reverts the last set_config: the graph and the timeline are exactly as before it
   // (MCMC's rejected proposals; restores the saved times of the tasks that changed).
