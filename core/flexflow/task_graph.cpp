@@ -129,8 +129,8 @@ void TaskGraph::build_all() {
 }
 
 void TaskGraph::trim_templates() {
-  // A long search on a large cluster could meet very many (producer, consumer) pairs: start
-  // afresh beyond a few million links (templates are only a cache).
+  // A long search on a large cluster could meet very many pairs of splits: start afresh beyond
+  // a few million overlaps (edge geometries are only a cache).
   if (edge_overlaps_ < (size_t(1) << 22)) return;
   edge_geometries_.clear();
   edge_geometry_index_.clear();
@@ -282,7 +282,18 @@ int TaskGraph::split_of(int i, const OpConfig& c) {
   return int(firsts.size());   // a new one
 }
 
-void TaskGraph::make_op_template(int i, OpTemplate& tpl, const OpTemplate* same_split) const {
+namespace {
+
+// The bytes of the weight shard part k holds: exactly 1/pdeg of the weights under an even
+// split, its share of the units under an uneven one.
+double shard_bytes(const Op& op, const OpConfig& c, int k, bool even, int64_t pdeg) {
+  return even ? double(op.param_bytes / pdeg) : std::floor(double(op.param_bytes) * part_share(op, c, k, true));
+}
+
+}  // namespace
+
+// The first template of a split: each part's boxes and durations.
+void TaskGraph::make_parts(int i, OpTemplate& tpl) const {
   const Op& op = graph_.ops[size_t(i)];
   const OpConfig& c = strategy_.ops[size_t(i)];
   const int parts = c.parts();
@@ -290,36 +301,41 @@ void TaskGraph::make_op_template(int i, OpTemplate& tpl, const OpTemplate* same_
   // Uneven splits: each part's work and weights follow its share of the units, so the largest
   // part bounds the time (even splits keep the exact 1/parts arithmetic).
   const bool even = even_split(op, c);
-  const double even_shard_bytes = double(op.param_bytes / pdeg);
-  auto shard_bytes_of = [&](int k) {
-    return even ? even_shard_bytes : std::floor(double(op.param_bytes) * part_share(op, c, k, true));
-  };
   const double dtype = double(dtype_bytes(op.output.dtype));
-  tpl.config = c;
-  tpl.parts.resize(size_t(parts));
   const size_t n_in = op.inputs.size();
-  // Another configuration with the same degrees has the same durations (on other devices); its
-  // boxes serve the edges (make_edge_geometry), so this one keeps none.
-  if (same_split)
-    for (int k = 0; k < parts; ++k) tpl.parts[size_t(k)] = {c.devices[size_t(k)], same_split->parts[size_t(k)].fwd_ms, same_split->parts[size_t(k)].bwd_ms};
   auto& outs = tpl.outs;
   auto& ins = tpl.ins;
-  if (!same_split) {
-    outs.resize(size_t(parts));
-    ins.resize(size_t(parts) * n_in);
-  }
-  for (int k = 0; k < parts && !same_split; ++k) {
+  outs.resize(size_t(parts));
+  ins.resize(size_t(parts) * n_in);
+  for (int k = 0; k < parts; ++k) {
     const Box& out = outs[size_t(k)] = output_box(op, c, k);
     double in_bytes = 0;
     for (size_t j = 0; j < n_in; ++j) {
       const BoxList& reads = ins[size_t(k) * n_in + j] = input_boxes(op, j, out);
       for (int r = 0; r < reads.count; ++r) in_bytes += double(box_volume(reads.boxes[r])) * double(dtype_bytes(op.inputs[j].dtype));
     }
-    double bytes = in_bytes + shard_bytes_of(k) + double(box_volume(out)) * dtype;
+    double bytes = in_bytes + shard_bytes(op, c, k, even, pdeg) + double(box_volume(out)) * dtype;
     const double share = even ? 0 : part_share(op, c, k);
     const double fwd_flops = even ? op.forward_flops / parts : op.forward_flops * share;
     const double bwd_flops = even ? op.backward_flops / parts : op.backward_flops * share;
     tpl.parts[size_t(k)] = {c.devices[size_t(k)], compute_ms(i, k, false, fwd_flops, bytes), compute_ms(i, k, true, bwd_flops, 2 * bytes)};
+  }
+}
+
+void TaskGraph::make_op_template(int i, OpTemplate& tpl, const OpTemplate* same_split) const {
+  const Op& op = graph_.ops[size_t(i)];
+  const OpConfig& c = strategy_.ops[size_t(i)];
+  const int parts = c.parts();
+  const int64_t pdeg = param_degree(op, c);
+  const bool even = even_split(op, c);
+  tpl.config = c;
+  tpl.parts.resize(size_t(parts));
+  // Another configuration with the same degrees has the same durations (on other devices); its
+  // boxes serve the edges (make_edge_geometry), so this one keeps none.
+  if (same_split) {
+    for (int k = 0; k < parts; ++k) tpl.parts[size_t(k)] = {c.devices[size_t(k)], same_split->parts[size_t(k)].fwd_ms, same_split->parts[size_t(k)].bwd_ms};
+  } else {
+    make_parts(i, tpl);
   }
   // Parameter synchronisation: the parts holding the same shard all-reduce their gradients
   // with a ring; each ring edge carries 2(r-1)/r of the shard in 2(r-1) messages, and starts
@@ -329,7 +345,7 @@ void TaskGraph::make_op_template(int i, OpTemplate& tpl, const OpTemplate* same_
   // gather of the weights before the forward pass and another before the backward pass.
   // An op that holds no weights of its own reads another's (compare's pipeline copies read the
   // weights the last copy holds and synchronises): nothing to synchronise.
-  if (op.params.empty() || even_shard_bytes <= 0 || parts / pdeg < 2) return;
+  if (op.params.empty() || op.param_bytes / pdeg <= 0 || parts / pdeg < 2) return;
   std::vector<std::vector<int>> groups(static_cast<size_t>(pdeg));
   for (int k = 0; k < parts; ++k) groups[size_t(shard_of(op, c, k))].push_back(k);
   std::vector<int> phases;
@@ -341,7 +357,7 @@ void TaskGraph::make_op_template(int i, OpTemplate& tpl, const OpTemplate* same_
       const auto& members = groups[g];
       const int r = int(members.size());
       const double halves = c.zero == 0 ? 2.0 : 1.0;
-      const double bytes = halves * (r - 1) / r * shard_bytes_of(members[0]);
+      const double bytes = halves * (r - 1) / r * shard_bytes(op, c, members[0], even, pdeg);
       for (int q = 0; q < r; ++q) {
         const int from = members[size_t(q)], to = members[size_t((q + 1) % r)];
         int a = c.devices[size_t(from)], b = c.devices[size_t(to)];

@@ -146,6 +146,7 @@ class TaskGraph {
   struct EdgeGeometry { std::vector<Overlap> overlaps; };
   int op_template(int op);
   void make_op_template(int op, OpTemplate& tpl, const OpTemplate* same_split) const;
+  void make_parts(int op, OpTemplate& tpl) const;   // a new split: each part's boxes and durations
   int split_of(int op, const OpConfig& config);
   const EdgeGeometry& edge_geometry(size_t edge);
   void make_edge_geometry(size_t edge, EdgeGeometry& geometry);
