@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { shotDir, CLI, cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
+import { shotDir, CLI, cli, check, nextFrames, settlePointer, runTest, withBrowser, openApp } from './harness.mjs';
 
 
 // The native CLI's plain output (export prints text).
@@ -109,7 +109,7 @@ async function alpaChecks(page) {
   check('the Megatron plan keeps the layer\'s input and output replicated (all-reduce after the row-parallel ops)',
         specOf(chain.intra_ops[4].name)?.output_spec.replace(/R/g, '') === '', ops);
   await page.mouse.move(10, 850);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-alpa-intra.png') });
 
   // Drawing the intra-op tab (plan cached, grids, resharding table) stays within a frame, also
@@ -203,18 +203,18 @@ async function alpaChecks(page) {
 
   // The Export menu through the UI: Export > Megatron-LM flags opens a read-only text window.
   await page.mouse.click(179, 11);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.mouse.move(240, 40);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.screenshot({ path: path.join(shotDir, 'menu-export.png') });
   await page.mouse.move(240, 130);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.mouse.click(240, 130);
-  await nextFrames(page);
+  await settlePointer(page);
   const msg = await page.evaluate(() => window.autopar.message());
   check('Export > Megatron-LM flags opens the export window', /Exported Megatron-LM/.test(msg), msg);
   await page.mouse.move(10, 850);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.screenshot({ path: path.join(shotDir, 'window-export-megatron.png') });
   // Its Download button hands the text to the browser as a file.
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.mouse.click(313, 190)]);

@@ -10,7 +10,7 @@
 // frame's own work or an edit's setState call of seconds. The vertices a frame draws are counted
 // exactly: with a software WebGL they are most of a frame's cost.
 // Run: node tests/e2e/busy.test.mjs   (exit status 0 when every check passes)
-import { cli, check, nextFrames, runTest, withBrowser, openApp, startGaps, stopGaps, shotDir } from './harness.mjs';
+import { cli, check, nextFrames, settlePointer, runTest, withBrowser, openApp, startGaps, stopGaps, shotDir } from './harness.mjs';
 
 const LARGE = 'transformer:layers=24', CLUSTER = 'lecture:4x8';
 // Generous bounds for this machine (2 shared cores, software WebGL: under load one frame's GL
@@ -53,7 +53,7 @@ async function responsive(page, label, panel) {
   const r = await page.evaluate(() => window.autopar.result());
   const t = r.ui.tabs[0];
   if (t) await page.mouse.move(t.x + t.w / 2, t.y + t.h / 2);
-  await nextFrames(page);
+  await settlePointer(page);
   const after = await page.evaluate(() => window.__gaps.frames);
   const ms = Date.now() - t0;
   check(`${label}: a tab switch and a hover are answered while it runs (${ms} ms, ${after - before} frames)`,

@@ -7,7 +7,7 @@
 // web/panel_cluster.cpp). Screenshots go to build-wasm/screenshots/comfort-*.png.
 // Run: node tests/e2e/comfort.test.mjs   (exit status 0 when every check passes)
 import path from 'node:path';
-import { shotDir, cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
+import { shotDir, cli, check, nextFrames, settlePointer, runTest, withBrowser, openApp } from './harness.mjs';
 
 // The share of pixels that differ between two screenshots of the same size.
 async function pixelDifference(page, a, b) {
@@ -73,10 +73,10 @@ async function shortcutChecks(page) {
 
   // The Help menu's first item opens it too (the menu bar's "Help" title is at x = 278 px).
   await page.mouse.click(278, 11);
-  await nextFrames(page);
+  await settlePointer(page);
   await shot(page, 'help-menu');
   await page.mouse.click(320, 36);
-  await nextFrames(page);
+  await settlePointer(page);
   check('Help > Keyboard shortcuts opens it', (await shortcutsWindow(page)).open === true);
   await type(page, '?');
 
@@ -103,7 +103,7 @@ async function shortcutChecks(page) {
   // Timeline tab).
   await type(page, '2');
   await page.mouse.move(1000, 300);
-  for (let k = 0; k < 3; ++k) { await page.mouse.wheel(0, -100); await nextFrames(page); }
+  for (let k = 0; k < 3; ++k) { await page.mouse.wheel(0, -100); await settlePointer(page); }
   const zoomed = (await result(page)).timeline;
   await page.mouse.move(700, 845);   // off the chart, onto the notice bar
   await type(page, 'f');
@@ -115,7 +115,7 @@ async function shortcutChecks(page) {
   // Keys typed into a text field stay there: click the Cluster panel's GPU model field (right
   // half, the row under "GPU"), type "3" and a space, then Esc cancels the edit.
   await page.mouse.click(1190, 269);
-  await nextFrames(page);
+  await settlePointer(page);
   await type(page, '3');
   await type(page, ' ');
   const typing = await getState(page);
@@ -134,7 +134,7 @@ async function hoverDevice(page, device) {
   if (!box) return { drawing, hovered: null };
   const canvas = await page.evaluate(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return { x: r.left, y: r.top }; });
   await page.mouse.move(canvas.x + box.x + box.w / 2, canvas.y + box.y + box.h / 2, { steps: 3 });
-  await nextFrames(page);
+  await settlePointer(page);
   await nextFrames(page);
   return hoverGroups(page);
 }
@@ -166,7 +166,7 @@ async function groupChecks(page) {
 
   // Moving off the drawing clears the hover.
   await page.mouse.move(20, 845);
-  await nextFrames(page);
+  await settlePointer(page);
   check('leaving the drawing clears the hovered device', (await hoverGroups(page)).hovered === null);
 
   // The inter-op plan of alexnet on lecture:1x8 (as `autopar inter` prints it; on lecture:2x4,
@@ -184,7 +184,7 @@ async function groupChecks(page) {
   check('the inter-op plan has the stages the groups below are computed for', same(stages, expected) && (!refStages || same(refStages, expected)),
         `page ${JSON.stringify(stages)}, CLI ${JSON.stringify(refStages)}`);
   await page.mouse.move(20, 845);
-  await nextFrames(page);
+  await settlePointer(page);
   await shot(page, 'cluster-plan');
   h = await hoverDevice(page, 5);
   await shot(page, 'cluster-hover-pipeline');

@@ -54,6 +54,16 @@ export function startServer() {
 // Waits for two animation frames so the app has drawn the latest state.
 export const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
+// Waits until the app has taken every queued pointer step (index.html gives it one step a frame:
+// a click is a hover, a press and a release frame), then for the frames that draw the result.
+// A fixed number of frames raced a busy machine: CI once checked a menu before its release frame.
+export async function settlePointer(page, limitMs = 5000) {
+  const t0 = Date.now();
+  while (await page.evaluate(() => !!(Module.autoparPointerPending && Module.autoparPointerPending())) && Date.now() - t0 < limitMs)
+    await nextFrames(page);
+  await nextFrames(page);
+}
+
 // Launches Debian's Chromium headless with the flags of TOOLCHAIN.md (WebGL 2 through SwiftShader,
 // no background networking on this closed network).
 export async function launchChromium() {

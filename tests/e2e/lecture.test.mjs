@@ -7,7 +7,7 @@
 // of the Lecture tab, two exercises and Compare go to build-wasm/screenshots/.
 // Run: node tests/e2e/lecture.test.mjs   (exit status 0 when every check passes)
 import path from 'node:path';
-import { root, shotDir, CLI, cli, results, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
+import { root, shotDir, CLI, cli, results, check, nextFrames, settlePointer, runTest, withBrowser, openApp } from './harness.mjs';
 
 
 
@@ -27,11 +27,11 @@ async function waitForResult(page, pred, timeoutMs) {
 // A click Dear ImGui sees: hover for a frame, press for a frame, release.
 async function clickAt(page, x, y) {
   await page.mouse.move(x, y);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.mouse.down();
-  await nextFrames(page);
+  await settlePointer(page);
   await page.mouse.up();
-  await nextFrames(page);
+  await settlePointer(page);
 }
 
 async function lectureChecks(page, consoleErrors) {

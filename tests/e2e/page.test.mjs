@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root, shotDir, READY_TIMEOUT_MS, CLI, cli, check, startServer, nextFrames, launchChromium, runTest } from './harness.mjs';
+import { root, shotDir, READY_TIMEOUT_MS, CLI, cli, check, startServer, nextFrames, settlePointer, launchChromium, runTest } from './harness.mjs';
 
 
 
@@ -134,7 +134,7 @@ async function flexflowChecks(page, browser) {
         fit.lanes >= 8, JSON.stringify(fit));
   // The chart spans the right part of the window; zoom in around x = 1000 with the wheel.
   await page.mouse.move(1000, 300);
-  for (let k = 0; k < 4; ++k) { await page.mouse.wheel(0, -100); await nextFrames(page); }
+  for (let k = 0; k < 4; ++k) { await page.mouse.wheel(0, -100); await settlePointer(page); }
   const zoomed = (await res()).timeline;
   check('the mouse wheel zooms the timeline in around the cursor',
         zoomed.fit === false && zoomed.t1_ms - zoomed.t0_ms < 0.6 * (fit.t1_ms - fit.t0_ms) && zoomed.t0_ms > fit.t0_ms &&
@@ -143,21 +143,21 @@ async function flexflowChecks(page, browser) {
   await page.mouse.down();
   for (let k = 1; k <= 5; ++k) { await page.mouse.move(1000 + 20 * k, 300); await nextFrames(page); }
   await page.mouse.up();
-  await nextFrames(page);
+  await settlePointer(page);
   const panned = (await res()).timeline;
   const width0 = zoomed.t1_ms - zoomed.t0_ms, width1 = panned.t1_ms - panned.t0_ms;
   check('dragging pans the timeline (earlier times come into view, same zoom)',
         panned.t0_ms < zoomed.t0_ms && Math.abs(width1 - width0) < 1e-9 * Math.max(1, width0),
         `${JSON.stringify(zoomed)} -> ${JSON.stringify(panned)}`);
   await page.mouse.move(1100, 209);   // over a backward task of GPU 1: its tooltip is in the screenshot
-  await nextFrames(page);
+  await settlePointer(page);
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-strategy-timeline-zoomed.png') });
   // The Fit button, first in the Timeline window's toolbar (the window starts at 38% of the width).
   await page.mouse.move(556, 98);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.mouse.click(556, 98);
-  await nextFrames(page);
+  await settlePointer(page);
   const refit = (await res()).timeline;
   check('the Fit button shows the whole iteration again', refit.fit === true && refit.t0_ms === 0 && refit.t1_ms === fit.t1_ms,
         JSON.stringify(refit));
@@ -216,9 +216,9 @@ async function flexflowChecks(page, browser) {
 
   // "Use best" (the fourth button under the settings) applies the best strategy found.
   await page.mouse.move(306, 288);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.mouse.click(306, 288);
-  await nextFrames(page);
+  await settlePointer(page);
   await nextFrames(page);
   const applied = await res();
   check('"Use best" applies the best strategy: the strategy panel shows the search\'s best makespan',
@@ -226,7 +226,7 @@ async function flexflowChecks(page, browser) {
         (await page.evaluate(() => window.autopar.getState().panel)) === 'strategy',
         `${applied.makespan_ms} vs ${done.search.best_ms}, strategy ${applied.strategy}`);
   await page.mouse.move(700, 845);   // out of the way: no tooltip in the screenshot
-  await nextFrames(page);
+  await settlePointer(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-strategy-best.png') });
   const refBest = existsSync(CLI) ? (() => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'autopar-e2e-'));
@@ -241,9 +241,9 @@ async function flexflowChecks(page, browser) {
 
   // Tab strip with the mouse: back to Search.
   await page.mouse.move(307, 38);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.mouse.click(307, 38);
-  await nextFrames(page);
+  await settlePointer(page);
   await nextFrames(page);
   check('clicking the "Search" tab brings the search panel to the front',
         (await page.evaluate(() => window.autopar.getState().panel)) === 'search');
@@ -263,7 +263,7 @@ async function flexflowChecks(page, browser) {
           `page ${JSON.stringify(got)} CLI tau ${ref.kendall_tau}`);
   }
   await page.mouse.move(700, 845);
-  await nextFrames(page);
+  await settlePointer(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-accuracy.png') });
 
   // Share links carry the new fields.
@@ -421,14 +421,14 @@ async function main() {
 
     // Real input: Examples > Models > conv1d through the menu bar (mouse events on the canvas).
     await page.mouse.click(45, 11);
-    await nextFrames(page);
+    await settlePointer(page);
     await page.mouse.move(60, 40);
-    await nextFrames(page);
+    await settlePointer(page);
     await nextFrames(page);
     await page.mouse.move(200, 40);
-    await nextFrames(page);
+    await settlePointer(page);
     await page.mouse.click(200, 40);
-    await nextFrames(page);
+    await settlePointer(page);
     const picked = await page.evaluate(() => window.autopar.getState().model);
     check('clicking Examples > Models > conv1d loads conv1d', picked === 'conv1d', picked);
 

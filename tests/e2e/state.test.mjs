@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root, shotDir, READY_TIMEOUT_MS, check, cli, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
+import { root, shotDir, READY_TIMEOUT_MS, check, cli, nextFrames, settlePointer, runTest, withBrowser, openApp } from './harness.mjs';
 
 
 // Every page's console and page errors (openApp collects them), checked at the end.
@@ -193,7 +193,7 @@ async function importChecks(browser, base) {
   await page.evaluate(() => window.autopar.setState({ panel: 'model' }));
   await nextFrames(page);
   await page.mouse.move(82, 162);
-  await nextFrames(page);
+  await settlePointer(page);
   let chooser = null;
   try {
     [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), page.mouse.click(82, 162)]);
