@@ -380,7 +380,6 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     lower({bound, t.order});
   }
 
-  // The old timeline up to K0 stands: it gives each device's end and the makespan so far.
   auto key_of = [&](int s) { return Key{tasks[size_t(s)].ready_ms, tasks[size_t(s)].order}; };
   const size_t p0 = size_t(std::lower_bound(order_.begin(), order_.end(), k0, [&](int s, const Key& k) { return key_of(s) < k; }) -
                            order_.begin());
@@ -388,45 +387,47 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   // Indices left by undone moves: those at or after p0 are read only as "not before p0", which
   // they are (each is at least its move's first index); from before p0 on they must be exact.
   if (stale_from_ < p0) index_order(stale_from_);
+  // Every task after K0 waits for all its deps at first; the tasks before K0 then pass their
+  // ends on to their successors after it, as they would in a full simulation. (Counting each
+  // task's deps before K0 by reading their indices cost twice as much: there are more tasks
+  // after K0 than before it, and most of their deps are after it too.)
+  const size_t count = order_.size();
+  for (size_t i = p0; i < count; ++i) {
+    const int s = order_[i];
+    pending_[size_t(s)] = tasks[size_t(s)].deps.size();
+    acc_[size_t(s)] = 0;
+  }
+  DeltaQueue queue(heap_);
+  heap_.clear();
+  for (int s : change.added) {
+    pending_[size_t(s)] = tasks[size_t(s)].deps.size();
+    acc_[size_t(s)] = 0;
+    if (pending_[size_t(s)] == 0) heap_.push_back({0.0, tasks[size_t(s)].order, s});
+  }
+  // The old timeline up to K0 stands: it gives each device's end and the makespan so far.
+  // A task after K0 whose deps all end before it enters the heap if its ready time changed (or
+  // it is new); an old one ready at its old time waits for the walk.
   zero(device_end_, size_t(tg_.topology().num_devices()));
   double makespan = 0;
+  const int first = int(p0);
   for (size_t i = 0; i < p0; ++i) {
     const Task& t = tasks[size_t(order_[i])];
     device_end_[size_t(t.device)] = t.end_ms;   // ends grow along a device's order
     makespan = std::max(makespan, t.end_ms);
+    for (int u : t.succs) {
+      if (pos_[size_t(u)] < first) continue;   // before K0 too
+      double& acc = acc_[size_t(u)];
+      acc = std::max(acc, t.end_ms);
+      if (--pending_[size_t(u)] > 0) continue;
+      uint8_t& state = state_[size_t(u)];
+      if (state != kNew && acc == tasks[size_t(u)].ready_ms) continue;
+      if (state != kNew) state = kQueued;
+      heap_.push_back({acc, tasks[size_t(u)].order, u});
+    }
   }
+  queue.heapify();
   std::vector<int>& next = order_before_;   // becomes the new order; the old one is kept for undo
   next.assign(order_.begin(), order_.begin() + std::ptrdiff_t(p0));
-
-  // Every task after K0 counts its deps not simulated yet (after K0, or new) and starts its
-  // ready time at the latest end of the others. Those ready at K0 whose ready time changed
-  // (or that are new) enter the heap; an old one ready at its old time waits for the walk.
-  DeltaQueue queue(heap_);
-  heap_.clear();
-  const int first = int(p0);
-  auto count_deps = [&](int s) {
-    int pending = 0;
-    double ready = 0;
-    for (int d : tasks[size_t(s)].deps) {
-      if (pos_[size_t(d)] < first) ready = std::max(ready, tasks[size_t(d)].end_ms);
-      else ++pending;
-    }
-    pending_[size_t(s)] = pending;
-    acc_[size_t(s)] = ready;
-    return pending;
-  };
-  const size_t count = order_.size();
-  for (size_t i = p0; i < count; ++i) {
-    const int s = order_[i];
-    if (state_[size_t(s)] == kGone) continue;
-    if (count_deps(s) == 0 && acc_[size_t(s)] != tasks[size_t(s)].ready_ms) {
-      state_[size_t(s)] = kQueued;
-      heap_.push_back({acc_[size_t(s)], tasks[size_t(s)].order, s});
-    }
-  }
-  for (int s : change.added)
-    if (count_deps(s) == 0) heap_.push_back({acc_[size_t(s)], tasks[size_t(s)].order, s});
-  queue.heapify();
 
   // Walk the old order from K0 merged with the heap, in the new (ready, order) order, as a full
   // simulation would take the tasks. A task of the old order whose deps all ended by the time
