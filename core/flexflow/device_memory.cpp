@@ -51,7 +51,7 @@ DeviceMemory::DeviceMemory(const Graph& graph, const Cluster& cluster, const Str
   is_saved_.assign(size_t(gpus), 0);
   parts_.resize(n);
   for (size_t v = 0; v < n; ++v) {
-    contributions(int(v), configs_[v], parts_[v]);
+    compute_contributions(int(v), configs_[v], parts_[v]);   // the cache is for moves
     apply(int(v), parts_[v], +1);
   }
   for (int d = 0; d < gpus; ++d) refresh(d);
@@ -66,7 +66,44 @@ int weight_replicas(const Op& op, const OpConfig& c) {
   return std::max(1, c.parts() / pdeg);
 }
 
-void DeviceMemory::contributions(int i, const OpConfig& c, std::vector<PartUse>& out) const {
+namespace {
+
+// An exact 64-bit key of (degrees, ZeRO stage) when it has one: up to five degrees below 4096.
+bool contribution_key(const OpConfig& c, uint64_t& key) {
+  if (c.degrees.size() > 5) return false;
+  key = uint64_t(c.zero & 3);
+  for (int d : c.degrees) {
+    if (d < 1 || d >= 4096) return false;
+    key = (key << 12) | uint64_t(d);
+  }
+  return true;
+}
+
+// At most this many cached PartUse entries (40 bytes each: 16 MB), for the browser's sake.
+constexpr size_t kMaxCachedParts = size_t(1) << 19;
+
+}  // namespace
+
+void DeviceMemory::contributions(int i, const OpConfig& c, std::vector<PartUse>& out) {
+  uint64_t key = 0;
+  if (!contribution_key(c, key)) {
+    compute_contributions(i, c, out);
+    return;
+  }
+  if (contribution_cache_.empty()) contribution_cache_.resize(graph_.ops.size());
+  auto& cache = contribution_cache_[size_t(i)];
+  auto hit = cache.find(key);
+  if (hit == cache.end()) {
+    compute_contributions(i, c, out);
+    if (cached_parts_ + out.size() > kMaxCachedParts) return;
+    cached_parts_ += out.size();
+    hit = cache.emplace(key, out).first;
+  }
+  out = hit->second;
+  for (size_t k = 0; k < out.size(); ++k) out[k].device = c.devices[k];
+}
+
+void DeviceMemory::compute_contributions(int i, const OpConfig& c, std::vector<PartUse>& out) const {
   out.clear();
   const Op& op = graph_.ops[size_t(i)];
   // ZeRO shards each weight shard's state over the parts that hold the same shard.
@@ -101,10 +138,19 @@ void DeviceMemory::contributions(int i, const OpConfig& c, std::vector<PartUse>&
   }
 }
 
+void DeviceMemory::forget_saved() {
+  for (size_t k = 0; k < saved_count_; ++k) is_saved_[size_t(saved_[k].gpu)] = 0;
+  saved_count_ = 0;
+}
+
 void DeviceMemory::save(int gpu) {
   if (saved_op_ == -1 || is_saved_[size_t(gpu)]) return;
   is_saved_[size_t(gpu)] = 1;
-  saved_.push_back({gpu, sums_[size_t(gpu)], use_[size_t(gpu)]});
+  if (saved_count_ == saved_.size()) saved_.emplace_back();
+  Saved& s = saved_[saved_count_++];
+  s.gpu = gpu;
+  s.sums = sums_[size_t(gpu)];   // copy-assigns the layer sums into the storage it already has
+  s.use = use_[size_t(gpu)];
 }
 
 void DeviceMemory::apply(int i, const std::vector<PartUse>& parts, double sign) {
@@ -151,8 +197,7 @@ int DeviceMemory::over_capacity_devices() const {
 }
 
 void DeviceMemory::set_config(int i, const OpConfig& config) {
-  for (const Saved& s : saved_) is_saved_[size_t(s.gpu)] = 0;
-  saved_.clear();
+  forget_saved();
   saved_op_ = i;
   saved_config_ = configs_[size_t(i)];
   saved_peak_ = peak_device_;
@@ -161,13 +206,12 @@ void DeviceMemory::set_config(int i, const OpConfig& config) {
   configs_[size_t(i)] = config;
   contributions(i, config, parts_[size_t(i)]);
   apply(i, parts_[size_t(i)], +1);
-  for (const Saved& s : saved_) refresh(s.gpu);
+  for (size_t k = 0; k < saved_count_; ++k) refresh(saved_[k].gpu);
   refresh_peak();
 }
 
 void DeviceMemory::set_remat(bool remat) {
-  for (const Saved& s : saved_) is_saved_[size_t(s.gpu)] = 0;
-  saved_.clear();
+  forget_saved();
   saved_op_ = -2;
   saved_peak_ = peak_device_;
   for (size_t d = 0; d < use_.size(); ++d) save(int(d));
@@ -178,12 +222,13 @@ void DeviceMemory::set_remat(bool remat) {
 
 void DeviceMemory::undo() {
   if (saved_op_ == -1) return;
-  for (const Saved& s : saved_) {
+  for (size_t k = 0; k < saved_count_; ++k) {
+    const Saved& s = saved_[k];
     sums_[size_t(s.gpu)] = s.sums;
     use_[size_t(s.gpu)] = s.use;
     is_saved_[size_t(s.gpu)] = 0;
   }
-  saved_.clear();
+  saved_count_ = 0;
   if (saved_op_ >= 0) {
     configs_[size_t(saved_op_)] = saved_config_;
     parts_[size_t(saved_op_)].swap(saved_parts_);

@@ -6,6 +6,7 @@
 // repeating layers so that recomputation keeps only the layers' inputs. Kept up to date op by op
 // for the MCMC, whose out-of-memory penalty reads it.
 #pragma once
+#include <unordered_map>
 #include <vector>
 
 #include "cluster.h"
@@ -63,12 +64,18 @@ class DeviceMemory {
     double params = 0, grads = 0, optimizer = 0, other = 0, kept = 0;
     std::vector<double> layer;   // saved activations per layer
   };
-  void contributions(int op, const OpConfig& c, std::vector<PartUse>& out) const;
+  // What each part of op `op` under `c` adds to its GPU.
+  void contributions(int op, const OpConfig& c, std::vector<PartUse>& out);
+  // contributions() computed afresh (the cache's misses).
+  void compute_contributions(int op, const OpConfig& c, std::vector<PartUse>& out) const;
   // Adds (sign +1) or takes away (-1) what `parts` (one op's contributions) adds to each GPU.
   void apply(int op, const std::vector<PartUse>& parts, double sign);
   void refresh(int gpu);
   void refresh_peak();
+  // Records a GPU's sums before the first change to them (for undo()).
   void save(int gpu);
+  // Drops the records of the last change.
+  void forget_saved();
 
   const Graph& graph_;
   Optimizer optimizer_;
@@ -87,9 +94,15 @@ class DeviceMemory {
   // Per op: what its current configuration adds to each GPU (computed once per change: a
   // move takes away the old configuration's share without computing it again).
   std::vector<std::vector<PartUse>> parts_;
-  // The last change, for undo().
+  // Per op: the contributions of the configurations met so far, by degrees and ZeRO stage
+  // (they do not depend on the devices; MCMC proposes the same few again and again).
+  std::vector<std::unordered_map<uint64_t, std::vector<PartUse>>> contribution_cache_;
+  size_t cached_parts_ = 0;                    // PartUse entries held by the cache (bounded)
+  // The last change, for undo(). Only the first saved_count_ records are in use; the others
+  // keep their storage (each holds a vector) for the next change.
   struct Saved { int gpu; Sums sums; DeviceMemoryUse use; };
   std::vector<Saved> saved_;
+  size_t saved_count_ = 0;
   std::vector<char> is_saved_;
   int saved_op_ = -1;                          // -1: nothing to undo; -2: set_remat
   OpConfig saved_config_;
