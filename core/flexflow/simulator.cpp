@@ -11,9 +11,8 @@
 // K0 keeps its times, and gives the devices' ends at K0. The tasks from K0 on are taken in the
 // new (ready, order) order, as a full simulation would take them, by walking the old timeline's
 // processing order (a sorted list of slots it keeps) merged with a heap:
-// - each task from K0 on counts its deps not yet simulated (from K0 on, or new; a dep's index
-//   in the old order tells, without reading it) and starts its ready time at the latest end of
-//   the others; a simulated task passes its end to its successors, as in a full simulation;
+// - each task from K0 on (or new) waits for all its deps; the tasks before K0 and every task
+//   simulated after them pass their ends on to their successors, as in a full simulation;
 // - a task of the old order whose deps have all ended when the walk reaches it, at the ready
 //   time it had, keeps its key and its place: it is simulated there, without the heap (it
 //   starts at max(ready, device end), and is unchanged if that is its old start);
