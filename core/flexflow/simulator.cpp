@@ -387,9 +387,9 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   // they are (each is at least its move's first index); from before p0 on they must be exact.
   if (stale_from_ < p0) index_order(stale_from_);
   // Every task after K0 waits for all its deps at first; the tasks before K0 then pass their
-  // ends on to their successors after it, as they would in a full simulation. (Counting each
-  // task's deps before K0 by reading their indices cost twice as much: there are more tasks
-  // after K0 than before it, and most of their deps are after it too.)
+  // ends on to their successors after it, as they would in a full simulation. (Each task after
+  // K0 counting its deps before K0 by reading their indices took 7% more instructions in the
+  // shared check's search: most tasks are after K0, and so are most of their deps.)
   const size_t count = order_.size();
   for (size_t i = p0; i < count; ++i) {
     const int s = order_[i];
