@@ -34,6 +34,18 @@ namespace {
 
 using HeapItem = DeltaSimulator::QueueItem;
 
+// (ready_a, order_a) < (ready_b, order_b), without branches. Ready times are never negative,
+// and non-negative doubles order like their bit patterns, so the key compares as one 128-bit
+// integer, (ready bits, order): a subtract with borrow (5% fewer instructions in the check's
+// delta search than comparing the two halves and combining the results).
+inline bool key_before(double ready_a, uint64_t order_a, double ready_b, uint64_t order_b) {
+  uint64_t ra, rb;
+  std::memcpy(&ra, &ready_a, sizeof ra);
+  std::memcpy(&rb, &ready_b, sizeof rb);
+  using u128 = unsigned __int128;
+  return ((u128(ra) << 64) | order_a) < ((u128(rb) << 64) | order_b);
+}
+
 }  // namespace
 
 namespace {
@@ -82,15 +94,7 @@ class ReadyQueue {
  private:
   static bool less(const HeapItem& a, const HeapItem& b) {
     if (!kDeep) return a.ready < b.ready || (a.ready == b.ready && a.order < b.order);
-    // Without branches. Ready times are never negative, and non-negative doubles order like
-    // their bit patterns, so the key compares as one 128-bit integer, (ready bits, order): a
-    // subtract with borrow (5% fewer instructions in the check's delta search than comparing
-    // the two halves and combining the results).
-    uint64_t ra, rb;
-    std::memcpy(&ra, &a.ready, sizeof ra);
-    std::memcpy(&rb, &b.ready, sizeof rb);
-    using u128 = unsigned __int128;
-    return ((u128(ra) << 64) | a.order) < ((u128(rb) << 64) | b.order);
+    return key_before(a.ready, a.order, b.ready, b.order);
   }
   // Floyd's way of putting x in place of the top: the hole at the top sinks to a leaf along
   // the smaller children (one comparison per level, no early exit to mispredict), then x rises
