@@ -574,22 +574,33 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   pending_.old_config = strategy_.ops[size_t(i)];
   pending_.live = live_;
   if (new_mark_.size() < tasks_.size()) new_mark_.resize(tasks_.size(), 0);
+  if (succs_edited_.size() < tasks_.size()) {
+    succs_edited_.resize(tasks_.size(), 0);
+    deps_edited_.resize(tasks_.size(), 0);
+  }
   ++epoch_;
   std::vector<int>& doomed = scratch_doomed_;
   doomed.assign(op_units_[size_t(i)].slots.begin(), op_units_[size_t(i)].slots.end());
   for (size_t e : edges_of_op_[size_t(i)]) doomed.insert(doomed.end(), edges_[e].slots.begin(), edges_[e].slots.end());
   // Mark first, so that removing one doomed task neither edits another's links nor reports
   // it as touched: only survivors' lists are edited (each edit logged for undo_last()), the
-  // removed tasks keep theirs untouched until commit().
+  // removed tasks keep theirs untouched until commit(). A survivor's list loses all its doomed
+  // entries in one pass (they are its only dead ones): a producer feeding many removed
+  // transfers would otherwise be scanned once per transfer.
   for (int s : doomed) tasks_[size_t(s)].live = false;
   std::vector<LinkEdit>& edits = pending_.edits;
+  auto dead = [&](int v) { return !tasks_[size_t(v)].live; };
   for (int s : doomed) {
     const Task& t = tasks_[size_t(s)];
-    for (int d : t.deps)
-      if (tasks_[size_t(d)].live) tasks_[size_t(d)].succs.erase_value(s, [&](int pos) { edits.push_back({d, pos, s, kEraseSucc}); });
+    for (int d : t.deps) {
+      if (!tasks_[size_t(d)].live || succs_edited_[size_t(d)] == epoch_) continue;
+      succs_edited_[size_t(d)] = epoch_;
+      tasks_[size_t(d)].succs.erase_if(dead, [&](int pos, int v) { edits.push_back({d, pos, v, kEraseSucc}); });
+    }
     for (int u : t.succs) {
-      if (!tasks_[size_t(u)].live) continue;
-      tasks_[size_t(u)].deps.erase_value(s, [&](int pos) { edits.push_back({u, pos, s, kEraseDep}); });
+      if (!tasks_[size_t(u)].live || deps_edited_[size_t(u)] == epoch_) continue;
+      deps_edited_[size_t(u)] = epoch_;
+      tasks_[size_t(u)].deps.erase_if(dead, [&](int pos, int v) { edits.push_back({u, pos, v, kEraseDep}); });
       change.touched.push_back(u);
     }
   }
@@ -641,7 +652,9 @@ const std::vector<int>& TaskGraph::compact(const std::vector<int>& slots) {
   for (auto& parts : bwd_slot_) renumber(parts);
   free_.clear();
   used_ = tasks_.size();
-  new_mark_.assign(tasks_.size(), 0);   // no slot is new in an epoch to come
+  new_mark_.assign(tasks_.size(), 0);   // no slot is new or edited in an epoch to come
+  succs_edited_.assign(tasks_.size(), 0);
+  deps_edited_.assign(tasks_.size(), 0);
   last_change_.removed.clear();
   last_change_.added.clear();
   last_change_.touched.clear();

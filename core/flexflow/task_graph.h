@@ -209,6 +209,8 @@ class TaskGraph {
     size_t edge_count = 0;   // entries of edge_slots in use
   } pending_;
   std::vector<uint32_t> new_mark_;   // slot -> the set_config epoch that created it
+  // slot -> the set_config epoch that took the removed tasks out of its succs (deps) list
+  std::vector<uint32_t> succs_edited_, deps_edited_;
   uint32_t epoch_ = 0;
   std::vector<std::vector<OpTemplate>> op_templates_;   // per op, every configuration seen
   std::vector<std::unordered_map<uint64_t, int>> op_template_index_;   // per op: config hash -> template (only looked up)

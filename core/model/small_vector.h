@@ -45,15 +45,15 @@ class SmallVector {
     for (int r = 0; r < size_; ++r) if (!(d[r] == v)) d[w++] = d[r];
     size_ = w;
   }
-  // Removes every element equal to v like erase_value, calling on_erase(position) for each
-  // with the position it had when the ones before it were gone (so that inserting them back at
-  // those positions, last first, restores the list).
-  template <class F>
-  void erase_value(T v, F on_erase) {
+  // Removes every element for which doomed(element) holds, keeping the order of the rest, and
+  // calls on_erase(position, element) for each with the position it had when the ones before it
+  // were gone (so that inserting them back at those positions, last first, restores the list).
+  template <class P, class F>
+  void erase_if(P doomed, F on_erase) {
     T* d = data();
     int w = 0;
     for (int r = 0; r < size_; ++r) {
-      if (d[r] == v) on_erase(w);
+      if (doomed(d[r])) on_erase(w, d[r]);
       else d[w++] = d[r];
     }
     size_ = w;
