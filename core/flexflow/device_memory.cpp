@@ -79,8 +79,8 @@ bool contribution_key(const OpConfig& c, uint64_t& key) {
   return true;
 }
 
-// At most this many cached PartUse entries (40 bytes each: 16 MB), for the browser's sake.
-constexpr size_t kMaxCachedParts = size_t(1) << 19;
+// At most this many cached PartUse entries (48 bytes each: 12 MB), for the browser's sake.
+constexpr size_t kMaxCachedParts = size_t(1) << 18;
 
 }  // namespace
 
