@@ -38,13 +38,6 @@ class SmallVector {
     if (size_ == capacity_) reserve(capacity_ * 2);
     data()[size_++] = v;
   }
-  // Removes every element equal to v, keeping the order of the rest.
-  void erase_value(T v) {
-    T* d = data();
-    int w = 0;
-    for (int r = 0; r < size_; ++r) if (!(d[r] == v)) d[w++] = d[r];
-    size_ = w;
-  }
   // Removes every element for which doomed(element) holds, keeping the order of the rest, and
   // calls on_erase(position, element) for each with the position it had when the ones before it
   // were gone (so that inserting them back at those positions, last first, restores the list).
