@@ -46,10 +46,6 @@ inline bool key_before(double ready_a, uint64_t order_a, double ready_b, uint64_
   return ((u128(ra) << 64) | order_a) < ((u128(rb) << 64) | order_b);
 }
 
-}  // namespace
-
-namespace {
-
 // A binary min-heap on (ready, order) with "replace the top": a finished task usually
 // releases a successor, which then takes its place with one sift instead of a pop and a push.
 // Keys are unique (orders are), so the order of pops does not depend on how the heap sifts.
