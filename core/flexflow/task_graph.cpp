@@ -124,8 +124,8 @@ void TaskGraph::build_all() {
   for (const EdgeUnit& e : edges_)
     estimate += 2 * size_t(std::min(strategy_.ops[size_t(e.producer)].parts() * strategy_.ops[size_t(e.consumer)].parts(), 4096));
   tasks_.reserve(estimate);
-  for (size_t i = 0; i < n; ++i) build_op(int(i));
-  for (size_t e = 0; e < edges_.size(); ++e) build_edge(e);
+  for (size_t i = 0; i < n; ++i) build_op<false>(int(i));
+  for (size_t e = 0; e < edges_.size(); ++e) build_edge<false>(e);
 }
 
 void TaskGraph::trim_templates() {
@@ -174,21 +174,27 @@ const std::vector<int>& TaskGraph::live_slots() const {
 
 // Building is as hot as simulating (a search without delta simulation builds a graph per
 // proposal): the two calls every task and link goes through are inline, and what only an edit
-// needs (marking new slots and links for undo) is out of line.
-inline int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes) {
+// needs (reusing freed slots, marking new slots and links for undo) is compiled out of a build.
+// They take the task array from their caller, which made room first (room_for): a list that
+// outgrows its inline storage calls out of line, after which the compiler would reload every
+// vector's pointers from memory.
+Task* TaskGraph::room_for(size_t n) {
+  if (tasks_.size() < used_ + n) tasks_.resize(used_ + n);   // slots at used_ and after are dead until handed out
+  return tasks_.data();
+}
+
+template <bool kEdit>
+inline int TaskGraph::new_task(Task* tasks, uint64_t order, TaskKind kind, int op, int part, int peer_part, int device, double duration,
+                               double bytes) {
   int slot;
-  if (!free_.empty()) {
+  if (kEdit && !free_.empty()) {
     slot = free_.back();
     free_.pop_back();
-  } else if (used_ < tasks_.size()) {
-    slot = int(used_++);             // a slot left from before rebuild()
   } else {
-    slot = int(tasks_.size());
-    tasks_.emplace_back();
-    ++used_;
+    slot = int(used_++);
   }
   // Every field, so that a reused slot keeps nothing but its link lists' storage.
-  Task& t = tasks_[size_t(slot)];
+  Task& t = tasks[slot];
   t.order = order;
   t.ready_ms = t.start_ms = t.end_ms = 0;
   t.duration_ms = duration;
@@ -201,23 +207,24 @@ inline int TaskGraph::new_task(uint64_t order, TaskKind kind, int op, int part, 
   t.forward_pass = true;
   t.op = op;
   t.part = part;
-  t.peer_part = -1;
+  t.peer_part = peer_part;
   t.bytes = bytes;
   ++live_;
-  if (change_) note_new_task(slot);
+  if (kEdit) note_new_task(slot);
   return slot;
 }
 
 void TaskGraph::note_new_task(int slot) {
   if (new_mark_.size() <= size_t(slot)) new_mark_.resize(std::max(tasks_.size(), 2 * new_mark_.size()), 0);   // not one slot at a time
   new_mark_[size_t(slot)] = epoch_;
-  change_->added.push_back(slot);
+  last_change_.added.push_back(slot);
 }
 
-inline void TaskGraph::add_dep(int from, int to) {
-  tasks_[size_t(from)].succs.push_back(to);
-  tasks_[size_t(to)].deps.push_back(from);
-  if (change_) note_new_link(from, to);
+template <bool kEdit>
+inline void TaskGraph::add_dep(Task* tasks, int from, int to) {
+  tasks[from].succs.push_back(to);
+  tasks[to].deps.push_back(from);
+  if (kEdit) note_new_link(from, to);
 }
 
 void TaskGraph::note_new_link(int from, int to) {
@@ -361,79 +368,86 @@ void TaskGraph::make_op_template(int i, OpTemplate& tpl, const OpTemplate* same_
       for (int q = 0; q < r; ++q) {
         const int from = members[size_t(q)], to = members[size_t((q + 1) % r)];
         int a = c.devices[size_t(from)], b = c.devices[size_t(to)];
-        tpl.syncs.push_back({topo_.link(a, b), transfer_ms(a, b, bytes, int(halves) * (r - 1), 0), bytes, from, to, int(g), q, r, phase});
+        const uint64_t order = phase == 0   ? order_key(i, kSync, 0, int(g), q)
+                               : phase == 1 ? order_key(i, kSync, 1, int(g), q)
+                               : phase == 2 ? order_key(i, kFwdTransfer, kGatherInput, int(g), q)
+                                            : order_key(i, kBwdTransfer, kGatherInput, int(g), q);
+        tpl.syncs.push_back({order, topo_.link(a, b), transfer_ms(a, b, bytes, int(halves) * (r - 1), 0), bytes, from, to, int(g), q, r, phase});
       }
     }
 }
 
+template <bool kEdit>
 void TaskGraph::build_op(int i) {
   const int id = op_template(i);
   template_of_op_[size_t(i)] = id;
   const OpTemplate& tpl = op_templates_[size_t(i)][size_t(id)];
   const int parts = int(tpl.parts.size());
-  OpUnit& unit = op_units_[size_t(i)];
-  unit.slots.clear();
-  auto& fwd = fwd_slot_[size_t(i)];
-  auto& bwd = bwd_slot_[size_t(i)];
-  fwd.resize(size_t(parts));
-  bwd.resize(size_t(parts));
+  const size_t syncs = tpl.syncs.size();
   // Recomputation: the forward pass again before the backward pass, on the same GPU.
   const bool recompute = strategy_.remat && in_layer_[size_t(i)];
-  std::vector<int>& rc = scratch_recompute_;
-  rc.assign(size_t(parts), -1);
+  // The unit lists each part's (recompute,) forward and backward task, then the syncs.
+  std::vector<int>& unit_slots = op_units_[size_t(i)].slots;
+  unit_slots.resize(size_t(parts) * (recompute ? 3 : 2) + syncs);
+  fwd_slot_[size_t(i)].resize(size_t(parts));
+  bwd_slot_[size_t(i)].resize(size_t(parts));
+  if (recompute) scratch_recompute_.resize(size_t(parts));
+  int* const unit = unit_slots.data();
+  int* const fwd = fwd_slot_[size_t(i)].data();
+  int* const bwd = bwd_slot_[size_t(i)].data();
+  int* const rc = scratch_recompute_.data();
+  Task* const tasks = room_for(unit_slots.size());
+  size_t w = 0;
+  const uint64_t fkey = order_key(i, kForward, 0, 0, 0), bkey = order_key(i, kBackward, 0, 0, 0), rkey = order_key(i, kRecompute, 0, 0, 0);
+  constexpr uint64_t kPartStep = 4096;   // order_key's step of its index a
   for (int k = 0; k < parts; ++k) {
     const PartTemplate& p = tpl.parts[size_t(k)];
-    int f = new_task(order_key(i, kForward, 0, k, 0), TaskKind::forward, i, k, p.device, p.fwd_ms, 0);
-    int b = new_task(order_key(i, kBackward, 0, k, 0), TaskKind::backward, i, k, p.device, p.bwd_ms, 0);
+    const int f = new_task<kEdit>(tasks, fkey + uint64_t(k) * kPartStep, TaskKind::forward, i, k, -1, p.device, p.fwd_ms, 0);
+    const int b = new_task<kEdit>(tasks, bkey + uint64_t(k) * kPartStep, TaskKind::backward, i, k, -1, p.device, p.bwd_ms, 0);
     if (recompute) {
-      const int r = new_task(order_key(i, kRecompute, 0, k, 0), TaskKind::recompute, i, k, p.device, p.fwd_ms, 0);
-      add_dep(f, r);
-      add_dep(r, b);
-      rc[size_t(k)] = r;
-      unit.slots.push_back(r);
+      const int r = new_task<kEdit>(tasks, rkey + uint64_t(k) * kPartStep, TaskKind::recompute, i, k, -1, p.device, p.fwd_ms, 0);
+      add_dep<kEdit>(tasks, f, r);
+      add_dep<kEdit>(tasks, r, b);
+      rc[k] = r;
+      unit[w++] = r;
     } else {
-      add_dep(f, b);
+      add_dep<kEdit>(tasks, f, b);
     }
-    fwd[size_t(k)] = f;
-    bwd[size_t(k)] = b;
-    unit.slots.push_back(f);
-    unit.slots.push_back(b);
+    fwd[k] = f;
+    bwd[k] = b;
+    unit[w++] = f;
+    unit[w++] = b;
   }
   // ZeRO 1 and 2 list the reduce-scatter edges, then the all-gather edges in the same order.
-  const size_t half = strategy_.ops[size_t(i)].zero == 1 || strategy_.ops[size_t(i)].zero == 2 ? tpl.syncs.size() / 2 : 0;
-  for (size_t y = 0; y < tpl.syncs.size(); ++y) {
+  const size_t half = strategy_.ops[size_t(i)].zero == 1 || strategy_.ops[size_t(i)].zero == 2 ? syncs / 2 : 0;
+  const int* const next = recompute ? rc : bwd;   // what ZeRO 3's gather before the backward pass feeds
+  for (size_t y = 0; y < syncs; ++y) {
     const SyncTemplate& t = tpl.syncs[y];
-    const uint64_t order = t.phase == 0   ? order_key(i, kSync, 0, t.group, t.ring_position)
-                           : t.phase == 1 ? order_key(i, kSync, 1, t.group, t.ring_position)
-                           : t.phase == 2 ? order_key(i, kFwdTransfer, kGatherInput, t.group, t.ring_position)
-                                          : order_key(i, kBwdTransfer, kGatherInput, t.group, t.ring_position);
-    int s = new_task(order, TaskKind::sync, i, t.ring_position, t.device, t.ms, t.bytes);
-    tasks_[size_t(s)].peer_part = t.group;
-    unit.slots.push_back(s);
+    const int s = new_task<kEdit>(tasks, t.order, TaskKind::sync, i, t.ring_position, t.group, t.device, t.ms, t.bytes);
+    unit[w++] = s;
     switch (t.phase) {
       case 0:
-        add_dep(bwd[size_t(t.from_part)], s);
-        add_dep(bwd[size_t(t.to_part)], s);
+        add_dep<kEdit>(tasks, bwd[t.from_part], s);
+        add_dep<kEdit>(tasks, bwd[t.to_part], s);
         break;
       case 1: {
         // An all-gather edge starts once its sender's shard is reduced and updated: after the
         // reduce-scatter edges into and out of the sending part.
         const int q = t.ring_position, r = t.ring_size;
         const size_t own = y - half, into = own - size_t(q) + size_t((q + r - 1) % r);
-        add_dep(unit.slots[unit.slots.size() - 1 - (y - own)], s);
-        add_dep(unit.slots[unit.slots.size() - 1 - (y - into)], s);
+        add_dep<kEdit>(tasks, unit[w - 1 - (y - own)], s);
+        add_dep<kEdit>(tasks, unit[w - 1 - (y - into)], s);
         break;
       }
       case 2:
-        add_dep(s, fwd[size_t(t.from_part)]);
-        add_dep(s, fwd[size_t(t.to_part)]);
+        add_dep<kEdit>(tasks, s, fwd[t.from_part]);
+        add_dep<kEdit>(tasks, s, fwd[t.to_part]);
         break;
       case 3: {
-        add_dep(fwd[size_t(t.from_part)], s);
-        add_dep(fwd[size_t(t.to_part)], s);
-        const auto& next = recompute ? rc : bwd;
-        add_dep(s, next[size_t(t.from_part)]);
-        add_dep(s, next[size_t(t.to_part)]);
+        add_dep<kEdit>(tasks, fwd[t.from_part], s);
+        add_dep<kEdit>(tasks, fwd[t.to_part], s);
+        add_dep<kEdit>(tasks, s, next[t.from_part]);
+        add_dep<kEdit>(tasks, s, next[t.to_part]);
         break;
       }
     }
@@ -514,38 +528,39 @@ void TaskGraph::make_edge_geometry(size_t e, EdgeGeometry& geometry) {
   }
 }
 
+template <bool kEdit>
 void TaskGraph::build_edge(size_t e) {
   EdgeUnit& edge = edges_[e];
-  edge.slots.clear();
-  const OpConfig& pc = strategy_.ops[size_t(edge.producer)];
-  const OpConfig& cc = strategy_.ops[size_t(edge.consumer)];
+  const std::vector<Overlap>& overlaps = edge_geometry(e).overlaps;
+  const int* const pdevs = strategy_.ops[size_t(edge.producer)].devices.data();
+  const int* const cdevs = strategy_.ops[size_t(edge.consumer)].devices.data();
   const double dtype = double(dtype_bytes(graph_.ops[size_t(edge.producer)].output.dtype));
-  const auto& pf = fwd_slot_[size_t(edge.producer)];
-  const auto& pb = bwd_slot_[size_t(edge.producer)];
-  const auto& cf = fwd_slot_[size_t(edge.consumer)];
-  const auto& cb = bwd_slot_[size_t(edge.consumer)];
-  for (const Overlap& o : edge_geometry(e).overlaps) {
-    const int f_prod = pf[size_t(o.producer_part)], f_cons = cf[size_t(o.consumer_part)];
-    const int b_prod = pb[size_t(o.producer_part)], b_cons = cb[size_t(o.consumer_part)];
-    const int pdev = pc.devices[size_t(o.producer_part)], cdev = cc.devices[size_t(o.consumer_part)];
+  const int* const pf = fwd_slot_[size_t(edge.producer)].data();
+  const int* const pb = bwd_slot_[size_t(edge.producer)].data();
+  const int* const cf = fwd_slot_[size_t(edge.consumer)].data();
+  const int* const cb = bwd_slot_[size_t(edge.consumer)].data();
+  Task* const tasks = room_for(2 * overlaps.size());   // two transfers at most per overlap
+  edge.slots.clear();
+  for (const Overlap& o : overlaps) {
+    const int f_prod = pf[o.producer_part], f_cons = cf[o.consumer_part];
+    const int b_prod = pb[o.producer_part], b_cons = cb[o.consumer_part];
+    const int pdev = pdevs[o.producer_part], cdev = cdevs[o.consumer_part];
     if (pdev == cdev) {   // same GPU: the data is already there
-      add_dep(f_prod, f_cons);
-      add_dep(b_cons, b_prod);
+      add_dep<kEdit>(tasks, f_prod, f_cons);
+      add_dep<kEdit>(tasks, b_cons, b_prod);
       continue;
     }
     const double bytes = double(o.elements) * dtype;
     const double ms = transfer_ms(pdev, cdev, bytes, 1, 0);   // the same both ways (Cluster::link_between)
-    int xf = new_task(order_key(edge.consumer, kFwdTransfer, edge.input, o.producer_part, o.consumer_part), TaskKind::transfer, edge.consumer,
-                      o.consumer_part, topo_.link(pdev, cdev), ms, bytes);
-    tasks_[size_t(xf)].peer_part = o.producer_part;
-    add_dep(f_prod, xf);
-    add_dep(xf, f_cons);
-    int xb = new_task(order_key(edge.consumer, kBwdTransfer, edge.input, o.producer_part, o.consumer_part), TaskKind::transfer, edge.consumer,
-                      o.consumer_part, topo_.link(cdev, pdev), ms, bytes);
-    tasks_[size_t(xb)].peer_part = o.producer_part;
-    tasks_[size_t(xb)].forward_pass = false;
-    add_dep(b_cons, xb);
-    add_dep(xb, b_prod);
+    const int xf = new_task<kEdit>(tasks, order_key(edge.consumer, kFwdTransfer, edge.input, o.producer_part, o.consumer_part), TaskKind::transfer,
+                                   edge.consumer, o.consumer_part, o.producer_part, topo_.link(pdev, cdev), ms, bytes);
+    add_dep<kEdit>(tasks, f_prod, xf);
+    add_dep<kEdit>(tasks, xf, f_cons);
+    const int xb = new_task<kEdit>(tasks, order_key(edge.consumer, kBwdTransfer, edge.input, o.producer_part, o.consumer_part), TaskKind::transfer,
+                                   edge.consumer, o.consumer_part, o.producer_part, topo_.link(cdev, pdev), ms, bytes);
+    tasks[xb].forward_pass = false;
+    add_dep<kEdit>(tasks, b_cons, xb);
+    add_dep<kEdit>(tasks, xb, b_prod);
     edge.slots.push_back(xf);
     edge.slots.push_back(xb);
   }
@@ -616,10 +631,8 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   pending_.bwd.swap(bwd_slot_[size_t(i)]);
   pending_.old_template = template_of_op_[size_t(i)];
   strategy_.ops[size_t(i)] = config;
-  change_ = &change;
-  build_op(i);
-  for (size_t e : edges_of_op_[size_t(i)]) build_edge(e);
-  change_ = nullptr;
+  build_op<true>(i);
+  for (size_t e : edges_of_op_[size_t(i)]) build_edge<true>(e);
   std::sort(change.touched.begin(), change.touched.end());
   change.touched.erase(std::unique(change.touched.begin(), change.touched.end()), change.touched.end());
   return change;

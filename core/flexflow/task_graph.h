@@ -129,7 +129,7 @@ class TaskGraph {
   // A ring edge of a weight shard's collective: phase 0 the all-reduce (ZeRO 0) or the
   // reduce-scatter of the gradients, 1 the all-gather of the updated weights (ZeRO 1, 2), 2 and
   // 3 ZeRO 3's gathers of the weights before the forward and before the backward pass.
-  struct SyncTemplate { int device; double ms, bytes; int from_part, to_part, group, ring_position, ring_size, phase; };
+  struct SyncTemplate { uint64_t order; int device; double ms, bytes; int from_part, to_part, group, ring_position, ring_size, phase; };
   struct OpTemplate {
     OpConfig config;
     int split = -1;                  // its degrees' index in splits_[op] (edge geometries are per split)
@@ -151,12 +151,21 @@ class TaskGraph {
   const EdgeGeometry& edge_geometry(size_t edge);
   void make_edge_geometry(size_t edge, EdgeGeometry& geometry);
   void trim_templates();
-  int new_task(uint64_t order, TaskKind kind, int op, int part, int device, double duration, double bytes);
-  void add_dep(int from, int to);
+  // Makes room for n more new slots after used_ (so that the array does not move while a unit
+  // is built) and returns the task array.
+  Task* room_for(size_t n);
+  // kEdit: inside set_config (slots may come from free_, and new slots and links are noted for
+  // undo_last); otherwise a whole build, which hands out slots in turn and notes nothing.
+  template <bool kEdit>
+  int new_task(Task* tasks, uint64_t order, TaskKind kind, int op, int part, int peer_part, int device, double duration, double bytes);
+  template <bool kEdit>
+  void add_dep(Task* tasks, int from, int to);
   void note_new_task(int slot);          // set_config: the slot is new (for undo_last)
   void note_new_link(int from, int to);  // set_config: a survivor's link list grew (for undo_last)
   void build_all();
+  template <bool kEdit>
   void build_op(int op);
+  template <bool kEdit>
   void build_edge(size_t edge);
   void commit();
   double compute_ms(int op, int part, bool backward, double flops, double bytes) const;
@@ -179,7 +188,6 @@ class TaskGraph {
   std::vector<std::vector<int>> fwd_slot_, bwd_slot_;   // per op, per part
   std::vector<char> in_layer_;     // per op: in a repeating layer (recomputed when the strategy says so)
   std::vector<int> scratch_recompute_;   // build_op: the recompute slot of each part
-  Change* change_ = nullptr;
   // What the last set_config changed, kept until the next one so that it can be undone (with
   // last_change_'s removed and added slots).
   // One edit of a surviving task's link list: `value` erased from position `pos`, or pushed at
