@@ -179,7 +179,10 @@ const std::vector<int>& TaskGraph::live_slots() const {
 // outgrows its inline storage calls out of line, after which the compiler would reload every
 // vector's pointers from memory.
 Task* TaskGraph::room_for(size_t n) {
-  if (tasks_.size() < used_ + n) tasks_.resize(used_ + n);   // slots at used_ and after are dead until handed out
+  // An edit takes the freed slots first (a build has none); slots at used_ and after are dead
+  // until handed out.
+  const size_t fresh = n > free_.size() ? n - free_.size() : 0;
+  if (tasks_.size() < used_ + fresh) tasks_.resize(used_ + fresh);
   return tasks_.data();
 }
 
