@@ -117,13 +117,17 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
 
 void TaskGraph::build_all() {
   const size_t n = graph_.ops.size();
-  // Room for every task up front: growing the vector would move every task's link lists.
-  // Compute and sync tasks: 3 per part; transfers: at most 2 per (producer part, consumer part).
-  size_t estimate = 0;
-  for (size_t i = 0; i < n; ++i) estimate += size_t(strategy_.ops[i].parts()) * (3 + (strategy_.remat ? 1 : 0) + std::min(strategy_.ops[i].zero, 2));
-  for (const EdgeUnit& e : edges_)
-    estimate += 2 * size_t(std::min(strategy_.ops[size_t(e.producer)].parts() * strategy_.ops[size_t(e.consumer)].parts(), 4096));
-  tasks_.reserve(estimate);
+  // A first build makes room for every task up front: growing the vector would move every
+  // task's link lists. Compute and sync tasks: 3 per part; transfers: at most 2 per (producer
+  // part, consumer part). A rebuild finds the room its predecessor left (room_for grows it
+  // where it must).
+  if (tasks_.empty()) {
+    size_t estimate = 0;
+    for (size_t i = 0; i < n; ++i) estimate += size_t(strategy_.ops[i].parts()) * (3 + (strategy_.remat ? 1 : 0) + std::min(strategy_.ops[i].zero, 2));
+    for (const EdgeUnit& e : edges_)
+      estimate += 2 * size_t(std::min(strategy_.ops[size_t(e.producer)].parts() * strategy_.ops[size_t(e.consumer)].parts(), 4096));
+    tasks_.reserve(estimate);
+  }
   for (size_t i = 0; i < n; ++i) build_op<false>(int(i));
   for (size_t e = 0; e < edges_.size(); ++e) build_edge<false>(e);
 }
@@ -135,11 +139,19 @@ void TaskGraph::trim_templates() {
   edge_geometries_.clear();
   edge_geometry_index_.clear();
   edge_overlaps_ = 0;
+  for (EdgeUnit& edge : edges_) edge.geometry = -1;
 }
 
 void TaskGraph::rebuild(const Strategy& strategy) {
   trim_templates();
-  strategy_ = strategy;
+  // Only the configurations that differ are copied, and only their templates looked up again
+  // (a search rebuilds strategies that differ from the last in one op).
+  strategy_.remat = strategy.remat;
+  for (size_t i = 0; i < strategy_.ops.size(); ++i)
+    if (strategy_.ops[i] != strategy.ops[i]) {
+      strategy_.ops[i] = strategy.ops[i];
+      template_of_op_[i] = -1;
+    }
   pending_.reset();
   free_.clear();
   live_ = 0;
@@ -261,7 +273,7 @@ int TaskGraph::op_template(int i) {
   const OpConfig& c = strategy_.ops[size_t(i)];
   std::vector<OpTemplate>& known = op_templates_[size_t(i)];
   const int current = template_of_op_[size_t(i)];
-  if (current >= 0 && known[size_t(current)].config == c) return current;
+  if (current >= 0) return current;
   // FNV-1a over degrees and devices; equal hashes are checked, collisions scan.
   uint64_t h = 1469598103934665603ull;
   for (int d : c.degrees) h = (h ^ uint64_t(uint32_t(d))) * 1099511628211ull;
@@ -458,13 +470,21 @@ void TaskGraph::build_op(int i) {
 }
 
 const TaskGraph::EdgeGeometry& TaskGraph::edge_geometry(size_t e) {
-  const EdgeUnit& edge = edges_[e];
+  EdgeUnit& edge = edges_[e];
   const int psplit = op_templates_[size_t(edge.producer)][size_t(template_of_op_[size_t(edge.producer)])].split;
   const int csplit = op_templates_[size_t(edge.consumer)][size_t(template_of_op_[size_t(edge.consumer)])].split;
+  // Most builds meet an edge with the splits it had the last time.
+  if (edge.geometry >= 0 && edge.psplit == psplit && edge.csplit == csplit) return edge_geometries_[size_t(edge.geometry)];
+  edge.psplit = psplit;
+  edge.csplit = csplit;
   const uint64_t key = (uint64_t(e) << 42) | (uint64_t(psplit) << 21) | uint64_t(csplit);
   auto found = edge_geometry_index_.find(key);
-  if (found != edge_geometry_index_.end()) return edge_geometries_[size_t(found->second)];
-  edge_geometry_index_.emplace(key, int(edge_geometries_.size()));
+  if (found != edge_geometry_index_.end()) {
+    edge.geometry = found->second;
+    return edge_geometries_[size_t(found->second)];
+  }
+  edge.geometry = int(edge_geometries_.size());
+  edge_geometry_index_.emplace(key, edge.geometry);
   edge_geometries_.emplace_back();
   make_edge_geometry(e, edge_geometries_.back());
   edge_overlaps_ += edge_geometries_.back().overlaps.size() + 1;
@@ -634,6 +654,7 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
   pending_.bwd.swap(bwd_slot_[size_t(i)]);
   pending_.old_template = template_of_op_[size_t(i)];
   strategy_.ops[size_t(i)] = config;
+  template_of_op_[size_t(i)] = -1;
   build_op<true>(i);
   for (size_t e : edges_of_op_[size_t(i)]) build_edge<true>(e);
   std::sort(change.touched.begin(), change.touched.end());

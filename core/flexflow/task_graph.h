@@ -120,7 +120,11 @@ class TaskGraph {
 
  private:
   struct OpUnit { std::vector<int> slots; };     // compute and sync tasks of one op
-  struct EdgeUnit { std::vector<int> slots; int producer = -1, consumer = -1, input = 0; };
+  struct EdgeUnit {
+    std::vector<int> slots;
+    int producer = -1, consumer = -1, input = 0;
+    int geometry = -1, psplit = -1, csplit = -1;   // its last geometry (index) and the splits it was for
+  };
 
   // What a configuration of an op always gives, computed once per graph (a search proposes the
   // same configurations again and again): each part's device and durations, its boxes, and
@@ -222,7 +226,7 @@ class TaskGraph {
   uint32_t epoch_ = 0;
   std::vector<std::vector<OpTemplate>> op_templates_;   // per op, every configuration seen
   std::vector<std::unordered_map<uint64_t, int>> op_template_index_;   // per op: config hash -> template (only looked up)
-  std::vector<int> template_of_op_;                     // per op: its current configuration's template
+  std::vector<int> template_of_op_;                     // per op: its current configuration's template, or -1 (to look up)
   // Per op: for each distinct split met, the first of its templates with it (their configs
   // hold the degrees).
   std::vector<SmallVector<int, 4>> splits_;

@@ -144,6 +144,80 @@ TEST_CASE("every named strategy of the lecture models gives a valid timeline") {
   }
 }
 
+namespace {
+
+// A task graph as a map from each live task's canonical order to what it is, its links (as
+// the orders of their ends, sorted) and its simulated times: equal for equal graphs however
+// their slots were handed out.
+using TaskView = std::tuple<int, int, double, double, int, int, int, bool, std::vector<uint64_t>, std::vector<uint64_t>, double, double>;
+std::map<uint64_t, TaskView> view(const TaskGraph& tg) {
+  std::map<uint64_t, TaskView> v;
+  const auto& tasks = tg.tasks();
+  auto orders = [&](const SmallVector<int, 4>& list) {
+    std::vector<uint64_t> o;
+    for (int s : list) o.push_back(tasks[size_t(s)].order);
+    std::sort(o.begin(), o.end());
+    return o;
+  };
+  for (const Task& t : tasks)
+    if (t.live)
+      v[t.order] = {int(t.kind), t.device, t.duration_ms, t.bytes, t.op, t.part, t.peer_part, t.forward_pass, orders(t.deps), orders(t.succs),
+                    t.start_ms, t.end_ms};
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("a task graph rebuilt in place equals a new one, strategy after strategy") {
+  // What bench's build+simulate and a recomputation flip do: rebuild() reuses the slots, the
+  // link lists' storage, the per-configuration templates and each edge's last geometry.
+  struct Case { const char* model; const char* cluster; };
+  const Case cases[] = {{"alexnet", "lecture:2x4"}, {"dlrm", "lecture:4x8"}, {"transformer:layers=2,seq=63,batch=7", "lecture:2x2"},
+                        {"moe:layers=1", "lecture:2x4"}, {"wide-resnet", "lecture:1x4"}};
+  int rebuilt = 0;
+  for (const Case& k : cases) {
+    std::string model = k.model;
+    CAPTURE(model);
+    auto g = load_model(k.model);
+    REQUIRE(g.ok());
+    auto c = load_cluster(k.cluster);
+    REQUIRE(c.ok());
+    const int n = c.value().num_devices();
+    std::vector<std::vector<OpConfig>> space;
+    for (const Op& op : g.value().ops) space.push_back(enumerate_configs(op, n));
+    Strategy s = load_strategy("dp", g.value(), c.value()).value();
+    TaskGraph tg(g.value(), c.value(), s);
+    Rng rng(17);
+    for (int step = 0; step < 60; ++step) {
+      // Mostly one op at a time (as a search), sometimes a whole new strategy, a ZeRO stage or
+      // recomputation, sometimes the same strategy again.
+      const uint64_t what = rng.below(10);
+      if (what == 0) {
+        s = random_strategy(g.value(), n, 100 + uint64_t(step));
+      } else if (what == 1) {
+        s.remat = !s.remat;
+      } else if (what < 9) {
+        const size_t op = size_t(rng.below(g.value().ops.size()));
+        s.ops[op] = space[op][size_t(rng.below(space[op].size()))];
+        s.ops[op].zero = int(rng.below(4));
+      }
+      tg.rebuild(s);
+      TaskGraph fresh(g.value(), c.value(), s);
+      REQUIRE(tg.strategy() == s);
+      REQUIRE(tg.live_count() == fresh.live_count());
+      REQUIRE(simulate_full(tg) == simulate_full(fresh));
+      REQUIRE(view(tg) == view(fresh));
+      std::vector<int> live = tg.live_slots(), expected;
+      std::sort(live.begin(), live.end());
+      for (size_t slot = 0; slot < tg.tasks().size(); ++slot)
+        if (tg.tasks()[slot].live) expected.push_back(int(slot));
+      REQUIRE(live == expected);
+      ++rebuilt;
+    }
+  }
+  CHECK(rebuilt == 300);
+}
+
 TEST_CASE("delta simulation equals full simulation over thousands of random moves and undos") {
   struct Case { const char* model; const char* cluster; int moves; };
   // Every model and cluster size `bench` measures delta simulation on is here (DLRM 2x4, 4x8,
