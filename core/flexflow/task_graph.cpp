@@ -670,14 +670,17 @@ const std::vector<int>& TaskGraph::compact(const std::vector<int>& slots) {
     if (s >= 0 && size_t(s) < tasks_.size() && tasks_[size_t(s)].live && remap_[size_t(s)] < 0) remap_[size_t(s)] = next++;
   for (size_t s = 0; s < tasks_.size(); ++s)
     if (tasks_[s].live && remap_[s] < 0) remap_[s] = next++;
-  // Room for the tasks the next moves add, so that they do not grow the vector again at once.
+  // Each live task moved once, in its new order, into a vector with room for the tasks the next
+  // moves add (so that they do not grow it again at once).
+  std::vector<int>& old_slot = scratch_doomed_;
+  old_slot.resize(size_t(next));
+  for (size_t s = 0; s < tasks_.size(); ++s)
+    if (remap_[s] >= 0) old_slot[size_t(remap_[s])] = int(s);
   std::vector<Task> fresh;
   fresh.reserve(size_t(next) + size_t(next) / 2 + 64);
-  fresh.resize(size_t(next));
-  for (size_t s = 0; s < tasks_.size(); ++s) {
-    if (remap_[s] < 0) continue;
-    Task& t = fresh[size_t(remap_[s])];
-    t = std::move(tasks_[s]);
+  for (int s : old_slot) {
+    fresh.push_back(std::move(tasks_[size_t(s)]));
+    Task& t = fresh.back();
     for (int& d : t.deps) d = remap_[size_t(d)];
     for (int& u : t.succs) u = remap_[size_t(u)];
   }

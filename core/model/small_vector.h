@@ -80,7 +80,8 @@ class SmallVector {
       heap_ = o.heap_;
       capacity_ = o.capacity_;
     } else {
-      std::memcpy(inline_, o.inline_, sizeof(T) * size_t(o.size_));
+      // All N, a fixed size the compiler copies inline (the used count would call memcpy).
+      std::memcpy(inline_, o.inline_, sizeof inline_);
       capacity_ = N;
     }
     size_ = o.size_;
