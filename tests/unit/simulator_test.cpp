@@ -166,6 +166,23 @@ std::map<uint64_t, TaskView> view(const TaskGraph& tg) {
   return v;
 }
 
+// A model and a cluster by name, with every op's configurations in the search space.
+struct Setup {
+  Graph graph;
+  Cluster cluster;
+  int devices = 0;
+  std::vector<std::vector<OpConfig>> space;
+};
+Setup load_setup(const char* model, const char* cluster) {
+  auto g = load_model(model);
+  REQUIRE(g.ok());
+  auto c = load_cluster(cluster);
+  REQUIRE(c.ok());
+  Setup s{g.value(), c.value(), c.value().num_devices(), {}};
+  for (const Op& op : s.graph.ops) s.space.push_back(enumerate_configs(op, s.devices));
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("a task graph rebuilt in place equals a new one, strategy after strategy") {
@@ -178,31 +195,29 @@ TEST_CASE("a task graph rebuilt in place equals a new one, strategy after strate
   for (const Case& k : cases) {
     std::string model = k.model;
     CAPTURE(model);
-    auto g = load_model(k.model);
-    REQUIRE(g.ok());
-    auto c = load_cluster(k.cluster);
-    REQUIRE(c.ok());
-    const int n = c.value().num_devices();
-    std::vector<std::vector<OpConfig>> space;
-    for (const Op& op : g.value().ops) space.push_back(enumerate_configs(op, n));
-    Strategy s = load_strategy("dp", g.value(), c.value()).value();
-    TaskGraph tg(g.value(), c.value(), s);
+    const Setup setup = load_setup(k.model, k.cluster);
+    const Graph& graph = setup.graph;
+    const Cluster& cluster = setup.cluster;
+    const int n = setup.devices;
+    const auto& space = setup.space;
+    Strategy s = load_strategy("dp", graph, cluster).value();
+    TaskGraph tg(graph, cluster, s);
     Rng rng(17);
     for (int step = 0; step < 60; ++step) {
       // Mostly one op at a time (as a search), sometimes a whole new strategy, a ZeRO stage or
       // recomputation, sometimes the same strategy again.
       const uint64_t what = rng.below(10);
       if (what == 0) {
-        s = random_strategy(g.value(), n, 100 + uint64_t(step));
+        s = random_strategy(graph, n, 100 + uint64_t(step));
       } else if (what == 1) {
         s.remat = !s.remat;
       } else if (what < 9) {
-        const size_t op = size_t(rng.below(g.value().ops.size()));
+        const size_t op = size_t(rng.below(graph.ops.size()));
         s.ops[op] = space[op][size_t(rng.below(space[op].size()))];
         s.ops[op].zero = int(rng.below(4));
       }
       tg.rebuild(s);
-      TaskGraph fresh(g.value(), c.value(), s);
+      TaskGraph fresh(graph, cluster, s);
       REQUIRE(tg.strategy() == s);
       REQUIRE(tg.live_count() == fresh.live_count());
       REQUIRE(simulate_full(tg) == simulate_full(fresh));
@@ -231,14 +246,11 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
   for (const Case& k : cases) {
     std::string model = k.model;
     CAPTURE(model);
-    auto g = load_model(k.model);
-    REQUIRE(g.ok());
-    auto c = load_cluster(k.cluster);
-    REQUIRE(c.ok());
-    const int n = c.value().num_devices();
-    std::vector<std::vector<OpConfig>> space;
-    for (const Op& op : g.value().ops) {
-      space.push_back(enumerate_configs(op, n));
+    Setup setup = load_setup(k.model, k.cluster);
+    const int n = setup.devices;
+    auto& space = setup.space;
+    for (size_t i = 0; i < setup.graph.ops.size(); ++i) {
+      const Op& op = setup.graph.ops[i];
       // Degrees 3 and 6 of the first dimension (rarely dividing it) on the last devices.
       for (int degree : {3, 6}) {
         if (op.split_dims.empty() || degree > n || degree > op.split_dims[0].size) continue;
@@ -246,14 +258,14 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
         c.degrees[0] = degree;
         for (int k = 0; k < degree; ++k) c.devices.push_back(n - degree + k);
         REQUIRE(validate_config(op, c, n, "x").ok());
-        space.back().push_back(c);
+        space[i].push_back(c);
       }
     }
-    Strategy s = random_strategy(g.value(), n, 11);
-    DeltaSimulator delta(g.value(), c.value(), s);
+    Strategy s = random_strategy(setup.graph, n, 11);
+    DeltaSimulator delta(setup.graph, setup.cluster, s);
     Rng rng(5), compact_rng(9);
     for (int m = 0; m < k.moves; ++m) {
-      int op = int(rng.below(g.value().ops.size()));
+      int op = int(rng.below(setup.graph.ops.size()));
       // The search's other moves too: a ZeRO stage per op, and recomputation on or off.
       OpConfig cfg = space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))];
       cfg.zero = int(rng.below(4));
@@ -274,7 +286,7 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
         s.ops[size_t(op)] = cfg;
         d = delta.set_config(op, cfg);
       }
-      TaskGraph fresh(g.value(), c.value(), s);
+      TaskGraph fresh(setup.graph, setup.cluster, s);
       double f = simulate_full(fresh);
       REQUIRE(d == f);   // exactly, not approximately
       REQUIRE(delta.last_recomputed() <= delta.task_graph().live_count());
@@ -307,7 +319,7 @@ TEST_CASE("delta simulation equals full simulation over thousands of random move
       }
       // The same timeline, task by task (after an undo: the one before the move).
       if (m % 5 == 0) {
-        TaskGraph check(g.value(), c.value(), s);
+        TaskGraph check(setup.graph, setup.cluster, s);
         simulate_full(check);
         std::map<uint64_t, std::tuple<double, double, double>> a, b;
         for (const Task& t : delta.task_graph().tasks()) if (t.live) a[t.order] = {t.ready_ms, t.start_ms, t.end_ms};
