@@ -617,7 +617,7 @@ const TaskGraph::Change& TaskGraph::set_config(int i, const OpConfig& config) {
     deps_edited_.resize(tasks_.size(), 0);
   }
   ++epoch_;
-  std::vector<int>& doomed = scratch_doomed_;
+  std::vector<int>& doomed = scratch_slots_;
   doomed.assign(op_units_[size_t(i)].slots.begin(), op_units_[size_t(i)].slots.end());
   for (size_t e : edges_of_op_[size_t(i)]) doomed.insert(doomed.end(), edges_[e].slots.begin(), edges_[e].slots.end());
   // Mark first, so that removing one doomed task neither edits another's links nor reports
@@ -672,7 +672,7 @@ const std::vector<int>& TaskGraph::compact(const std::vector<int>& slots) {
     if (tasks_[s].live && remap_[s] < 0) remap_[s] = next++;
   // Each live task moved once, in its new order, into a vector with room for the tasks the next
   // moves add (so that they do not grow it again at once).
-  std::vector<int>& old_slot = scratch_doomed_;
+  std::vector<int>& old_slot = scratch_slots_;
   old_slot.resize(size_t(next));
   for (size_t s = 0; s < tasks_.size(); ++s)
     if (remap_[s] >= 0) old_slot[size_t(remap_[s])] = int(s);

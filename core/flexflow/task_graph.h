@@ -236,7 +236,7 @@ class TaskGraph {
   size_t edge_overlaps_ = 0;                            // overlaps held by edge_geometries_ (bounds memory)
   std::vector<int64_t> scratch_overlap_;                // make_edge_geometry: overlap per producer part
   std::vector<int> scratch_parts_;                      // make_edge_geometry: producer parts overlapped
-  std::vector<int> scratch_doomed_;                     // set_config: the slots it removes; compact: each new slot's old one
+  std::vector<int> scratch_slots_;                      // set_config: the slots it removes; compact: each new slot's old one
   std::vector<int> remap_;                              // compact: old slot -> new slot
   Change last_change_;                                  // what set_config returns
 };
