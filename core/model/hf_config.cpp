@@ -116,6 +116,7 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
     a.intermediate = inner; a.max_positions = positions; a.context = positions;
     a.tied_embeddings = tied; a.attention_bias = true; a.mlp_bias = true;
     a.attention_dropout = attn_drop; a.hidden_dropout = resid_drop;
+    a.norm = "layernorm"; a.mlp = "gelu"; a.position = "learned";
     if (auto act = j.find("activation_function"); act != j.end() && act->is_string() &&
         act->get<std::string>().compare(0, 4, "gelu") != 0)
       return field_error("bad_value", type, "activation_function", "with activation_function '" + act->get<std::string>() +
@@ -148,6 +149,7 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
     a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = kv;
     a.intermediate = inter; a.context = context; a.tied_embeddings = tied;
     a.attention_bias = abias; a.mlp_bias = mbias; a.attention_dropout = attn_drop;
+    a.norm = "rmsnorm"; a.mlp = "swiglu"; a.position = "rope";
   } else if (type == "bert") {
     a.family = "bert";
     AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
@@ -162,6 +164,7 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
     a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
     a.intermediate = inter; a.max_positions = positions; a.context = positions; a.type_vocab = types;
     a.attention_bias = true; a.mlp_bias = true; a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop;
+    a.norm = "layernorm"; a.mlp = "gelu"; a.position = "learned"; a.post_norm = true;
   } else {
     return make_error("unknown_model", "model_type '" + type + "' is not supported; autopar reads gpt2, llama, mistral and bert configs",
                       "model_type");
@@ -308,7 +311,7 @@ const std::map<std::string, TransformerArch>& transformer_presets() {
     // sharing 8 K/V heads and a 28672-wide SwiGLU. Vocabulary 32000, context 4096, untied head.
     TransformerArch l;
     l.name = "llama2-7b"; l.family = "llama"; l.vocab = 32000; l.hidden = 4096; l.layers = 32; l.heads = 32; l.kv_heads = 32;
-    l.intermediate = 11008; l.context = 4096;
+    l.intermediate = 11008; l.context = 4096; l.norm = "rmsnorm"; l.mlp = "swiglu"; l.position = "rope";
     p[l.name] = l;
     l.name = "llama2-70b"; l.hidden = 8192; l.layers = 80; l.heads = 64; l.kv_heads = 8; l.intermediate = 28672;
     p[l.name] = l;

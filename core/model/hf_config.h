@@ -31,6 +31,14 @@ struct TransformerArch {
   bool mlp_bias = false;             // MLP projections have biases
   bool attention_dropout = false;    // dropout on the attention probabilities
   bool hidden_dropout = false;       // dropout on the residual branches and embeddings
+  // The structure exports name (Megatron's --normalization, --swiglu, --position-embedding-type).
+  std::string norm = "layernorm";    // "layernorm" or "rmsnorm"
+  std::string mlp = "gelu";          // "gelu" (two projections) or a gated "swiglu" / "geglu"
+  std::string position = "learned";  // "learned" (max_positions rows) or "rope" (rotary)
+  bool post_norm = false;            // BERT: the norm follows each residual add
+  int64_t head_dim = 0;              // 0: hidden / heads
+  int64_t experts = 0;               // mixture of experts: experts per layer (0: a dense MLP)
+  int64_t experts_per_token = 0;     // mixture of experts: the router's top-k
 };
 
 // The training shape a model is built for: overridable as FILE.json:batch=8,seq=2048,dtype_bytes=2.
