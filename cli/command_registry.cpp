@@ -34,9 +34,14 @@ Result<Output> run_command(const std::vector<std::string>& given) {
     std::string flags;
     for (const auto& o : cmd->syntax.options) flags += " --" + o;
     for (const auto& f : cmd->syntax.flags) flags += " --" + f;
+    // Every command that loads a model takes --precision (args.cpp), so its help says so.
+    const bool shared_precision = cmd->syntax.options.count("model") && !cmd->syntax.options.count("precision");
+    if (shared_precision) flags += " --precision";
+    std::string help = cmd->help;
+    if (!help.empty() && cmd->syntax.options.count("model") && help.find("--precision") == std::string::npos)
+      help += "  --precision fp32|tf32|mixed  the arithmetic: the model's float width and the GPU peak used (default: the model's dtype)\n";
     Output out;
-    out.text = "autopar " + cmd->name + " " + cmd->usage + "\n" + cmd->summary + "\n\n" +
-               (cmd->help.empty() ? "options:" + flags + " --json\n" : cmd->help);
+    out.text = "autopar " + cmd->name + " " + cmd->usage + "\n" + cmd->summary + "\n\n" + (help.empty() ? "options:" + flags + " --json\n" : help);
     out.json = Json{{"command", cmd->name}, {"usage", cmd->usage}, {"summary", cmd->summary}, {"help", out.text}};
     return out;
   }

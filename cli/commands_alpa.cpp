@@ -97,7 +97,7 @@ Result<Output> intra_command(const Args& a) {
     auto c = cluster_option(a);
     if (!c.ok()) return c.error();
     o.capacity_bytes = c.value().gpu.memory_capacity_bytes();
-    o.peak_flops_per_ms = c.value().gpu.peak_flops_per_ms();
+    o.gpu = c.value().gpu;
   }
   if (auto b = a.get("memory-budget-bytes")) {
     char* end = nullptr;

@@ -6,6 +6,8 @@
 
 #include "commands.h"
 #include "inter_operation.h"
+#include "memory_model.h"
+#include "validation.h"
 
 namespace autopar::cli {
 namespace {
@@ -20,11 +22,29 @@ Result<int> count_option(const Args& a, const std::string& key, size_t digits, i
 }
 
 Result<Output> inter_command(const Args& a) {
-  auto microbatches = count_option(a, "microbatches", 6, 65536, 32, "--microbatches needs a whole number between 1 and 65536");
+  // "auto": the micro-batch count is searched (from 32, doubling and halving while it helps).
+  const bool search = a.get("microbatches") == std::optional<std::string>("auto");
+  auto microbatches = search ? Result<int>(32)
+                             : count_option(a, "microbatches", 6, 65536, 32, "--microbatches needs a whole number between 1 and 65536, or auto");
   if (!microbatches.ok()) return microbatches.error();
   const auto start = std::chrono::steady_clock::now();
   InterRequest request;
   request.microbatches = microbatches.value();
+  if (auto text = a.get("plan")) {
+    auto plan = parse_given_plan(*text);
+    if (!plan.ok()) return plan.error();
+    if (a.get("stage-costs")) return make_error("bad_argument", "--plan prices a model's plan; give --model and --cluster, not --stage-costs", "--plan");
+    for (const char* key : {"mode", "layers", "max-layers", "brute-force"})
+      if (a.has(key) || a.get(key))
+        return make_error("bad_argument", std::string("--") + key + " shapes the search; a --plan is priced as given (equal stages of the model's own layers)",
+                          std::string("--") + key);
+    if (search) return make_error("bad_argument", "--microbatches auto searches; with --plan give mbs= in the plan or --microbatches B", "--microbatches");
+    request.plan = plan.value();
+  }
+  if (auto o = a.get("overlap")) {
+    if (*o != "on" && *o != "off") return make_error("bad_value", "--overlap is '" + *o + "'; use on or off (the gradient all-reduce overlapping the backward pass)", "--overlap");
+    request.options.overlap_grad_sync = *o == "on";
+  }
   request.options.mode = a.get("mode").value_or("alpa");
   const std::string& mode = request.options.mode;
   if (mode != "alpa" && mode != "intra-only" && mode != "inter-only")
@@ -34,6 +54,7 @@ Result<Output> inter_command(const Args& a) {
   std::unique_ptr<InterJob> job;
   if (auto file = a.get("stage-costs")) {
     if (a.get("model")) return make_error("bad_argument", "give either --model or --stage-costs, not both", "--stage-costs");
+    if (search) return make_error("bad_argument", "--microbatches auto plans the model at each count; a stage-cost file is for one count", "--microbatches");
     // A stage-cost file holds the layers and the stage costs: options that shape them would be ignored.
     for (const char* key : {"precision", "cluster", "layers", "max-layers", "zero", "optimizer", "ignore-boundaries"})
       if (a.has(key) || a.get(key))
@@ -69,6 +90,19 @@ Result<Output> inter_command(const Args& a) {
     const std::string opt = a.get("optimizer").value_or("adam");
     if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
     request.options.optimizer = opt == "adam" ? Optimizer::adam : Optimizer::sgd;
+    if (request.plan && request.plan->micro_batch_size > 0) {
+      if (a.get("microbatches")) return make_error("bad_argument", "give the plan's mbs= or --microbatches, not both", "--microbatches");
+      auto b = given_plan_microbatches(*request.plan, model_batch(g.value()));
+      if (!b.ok()) return b.error();
+      request.microbatches = b.value();
+    }
+    if (search) {
+      auto r = plan_inter_searching_microbatches(g.value(), c.value(), request, request.microbatches);
+      if (!r.ok()) return r.error();
+      InterReport report = r.value();
+      report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      return output_of(report);
+    }
     job = std::make_unique<InterJob>(g.value(), c.value(), request);
   }
   // --dump-stage-costs: the table is written as soon as it is complete, before the DP.
@@ -87,12 +121,30 @@ Result<Output> inter_command(const Args& a) {
   return output_of(report);
 }
 
+// `validate`: the published runs, their plans priced and (unless --price-only) planned.
+Result<Output> validate_command(const Args& a) {
+  ValidateRequest request;
+  request.search = !a.has("price-only");
+  if (auto names = a.get("run")) {
+    for (const OptionItem& item : split_options(*names)) request.names.push_back(item.key);
+    if (request.names.empty()) return make_error("bad_value", "--run needs run names separated by commas (validate --price-only lists them)", "--run");
+  }
+  auto r = run_validation(request);
+  if (!r.ok()) return r.error();
+  return output_of(r.value());
+}
+
 }  // namespace
 
 std::vector<Command> inter_commands() {
   return {
-      {"inter", "Alpa's inter-op plan: pipeline stages on sub-meshes", "--model M --cluster C --microbatches B",
-       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer"}, {"brute-force", "ignore-boundaries"}}, inter_command},
+      {"inter", "Alpa's inter-op plan: pipeline stages on sub-meshes (or the price of a given t,p,d plan)",
+       "--model M --cluster C --microbatches B|auto [--plan t=8,p=8,d=16[,mbs=2][,v=2][,remat=0]] [--overlap on|off] [--precision fp32|tf32|mixed]",
+       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer", "plan", "overlap"},
+        {"brute-force", "ignore-boundaries"}},
+       inter_command},
+      {"validate", "predictions against published training runs (Megatron-LM, BLOOM, Alpa): each plan priced, and autopar's own",
+       "[--run NAME,...] [--price-only]", {{"run"}, {"price-only"}}, validate_command},
   };
 }
 

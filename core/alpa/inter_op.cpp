@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "cost_model.h"
 #include "device_mesh.h"
 #include "intra_op.h"
 #include "op_kinds.h"
@@ -443,6 +444,48 @@ Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatch
   return best;
 }
 
+Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& t, int microbatches, const std::vector<std::pair<int, int>>& stages,
+                                           int m, bool boundaries, int interleave) {
+  if (m < 0 || m >= int(t.submeshes.size())) return make_error("bad_value", "the plan's sub-mesh is not one of the table's", "plan");
+  if (stages.empty() || stages.front().first != 0 || stages.back().second != t.layers - 1)
+    return make_error("bad_value", "the plan's stages must cover layers 0 to " + std::to_string(t.layers - 1), "plan");
+  const int size = t.submeshes[size_t(m)].devices();
+  if (int64_t(size) * int64_t(stages.size()) != int64_t(t.nodes) * t.gpus_per_node)
+    return make_error("bad_value", std::to_string(stages.size()) + " stages of " + std::to_string(size) + " GPUs do not tile the " +
+                                       std::to_string(t.nodes * t.gpus_per_node) + " GPUs of the cluster", "plan");
+  boundaries = boundaries && t.has_boundaries;
+  InterOpPlan plan;
+  plan.boundaries = boundaries;
+  std::vector<StageTerms> terms;
+  for (size_t r = 0; r < stages.size(); ++r) {
+    const auto [k, i] = stages[r];
+    if (r > 0 && k != stages[r - 1].second + 1) return make_error("bad_value", "the plan's stages must be consecutive", "plan");
+    const size_t idx = t.index(k, i, m);
+    if (!std::isfinite(t.latency[idx]))
+      return make_error("infeasible", "stage " + std::to_string(r) + " (layers " + std::to_string(k) + "-" + std::to_string(i) +
+                                          ") does not fit in GPU memory on its sub-mesh, even with recomputation and ZeRO", "plan");
+    const int after = int(stages.size() - 1 - r);
+    if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < after)
+      return make_error("infeasible", "stage " + std::to_string(r) + " keeps too many micro-batches' activations for the " +
+                                          std::to_string(after) + " stages after it (1F1B memory)", "plan");
+    StageTerms st;
+    if (!stage_terms(t, boundaries, k, i, m, int(r) * size, st))
+      return make_error("bad_value", "stage " + std::to_string(r) + "'s sub-mesh cannot start at device " + std::to_string(int(r) * size), "plan");
+    terms.push_back(st);
+    plan.stages.push_back(plan_stage(t, k, i, m, int(r) * size));
+  }
+  // Summed from the last stage back, as the DP's F sums, so that the same plan gets the same total.
+  double sum = 0, mx = 0;
+  for (size_t r = terms.size(); r-- > 0;) {
+    sum = terms[r].sum() + sum;
+    mx = std::max(mx, terms[r].lane());
+  }
+  const double v = double(std::max(1, interleave));
+  plan.t_max = mx;
+  plan.total_latency = interleave > 1 ? sum / v + (double(microbatches) - 1.0 / v) * mx : sum + double(microbatches - 1) * mx;
+  return plan;
+}
+
 namespace {
 
 // The half-open box [lo, hi) per dimension of the shard device (r, c) holds under `spec`.
@@ -559,11 +602,14 @@ Result<StageCostTable> stage_costs_from_json(const Json& j) {
   auto layers = need_int(j, "layers", "", 1, 512);
   if (!layers.ok()) return layers.error();
   if (!j.contains("cluster") || !j["cluster"].is_object()) return make_error("missing_field", "missing field 'cluster' ({\"nodes\":N,\"gpus_per_node\":G})", "cluster");
-  auto nodes = need_int(j["cluster"], "nodes", "cluster.", 1, 1024);
+  auto nodes = need_int(j["cluster"], "nodes", "cluster.", 1, kMaxDevices);
   if (!nodes.ok()) return nodes.error();
   auto gpus = need_int(j["cluster"], "gpus_per_node", "cluster.", 1, 64);
   if (!gpus.ok()) return gpus.error();
-  if (nodes.value() * gpus.value() > 1024) return make_error("too_large", "the cluster has more than 1024 devices", "cluster");
+  // The same bound as a cluster file's (validate_cluster).
+  if (nodes.value() * gpus.value() > kMaxDevices)
+    return make_error("too_large", "the cluster has " + std::to_string(nodes.value() * gpus.value()) + " devices; at most " +
+                                       std::to_string(kMaxDevices) + " are supported", "cluster");
   std::vector<Submesh> subs;
   if (j.contains("submeshes")) {
     if (!j["submeshes"].is_array()) return make_error("wrong_type", "submeshes must be an array of [n, m] pairs", "submeshes");
@@ -901,12 +947,8 @@ std::string layer_signature(const Graph& g, int first, int last) {
   return s;
 }
 
-// Roofline compute time of an op (forward and backward) when `split` devices share its work.
-double op_compute_ms(const Op& op, int64_t split, const Cluster& c) {
-  return 2 * c.gpu.kernel_overhead_ms() +
-         std::max((op.forward_flops + op.backward_flops) / double(split) / c.gpu.peak_flops_per_ms(),
-                  3.0 * double(op.forward_bytes()) / double(split) / c.gpu.memory_bandwidth_bytes_per_ms());
-}
+// Compute time of an op (forward and backward, cost_model.h) when `split` devices share its work.
+double op_compute_ms(const Op& op, int64_t split, const Cluster& c) { return op_train_ms(c.gpu, op, 1.0 / double(split)); }
 
 }  // namespace
 
@@ -938,11 +980,13 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
   for (size_t m = 0; m < table_.submeshes.size(); ++m) {
     const Submesh sm = table_.submeshes[m];
     if (options_.mode == "intra-only" && !(sm.nodes == cluster_.nodes && sm.gpus == cluster_.gpus_per_node)) continue;
+    if (options_.fixed_submesh.devices() > 0 && !(sm == options_.fixed_submesh)) continue;
     Cluster sub = cluster_;
     sub.nodes = sm.nodes;
     sub.gpus_per_node = sm.gpus;
     for (int r = 1; r <= sm.devices(); ++r) {
       if (sm.devices() % r) continue;
+      if (options_.fixed_mesh_rows > 0 && r != options_.fixed_mesh_rows) continue;
       auto mesh = mesh_from_cluster(r, sm.devices() / r, sub);
       if (!mesh.ok()) {
         error_ = mesh.error();
@@ -996,20 +1040,33 @@ namespace {
 
 // One layer's intra-op plan on `mesh`: its latency (communication and compute), memory and
 // boundary layouts; infinite latency when the solve fails.
-LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster) {
+LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync) {
   LayerPlan lp;
   auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
     const auto& p = plan.value();
     lp.latency = p.objective;
-    for (size_t v = 0; v < sg.ops.size(); ++v)
-      lp.latency += op_compute_ms(sg.ops[v], work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh), cluster);
+    double backward_ms = 0;
+    for (size_t v = 0; v < sg.ops.size(); ++v) {
+      const int64_t split = work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh);
+      const double train = op_compute_ms(sg.ops[v], split, cluster);
+      lp.latency += train;
+      backward_ms += train - op_forward_ms(cluster.gpu, sg.ops[v], 1.0 / double(split));
+    }
+    // The gradient sync (its 1 / B share per micro-batch in the objective) hides behind the last
+    // micro-batch's backward pass up to that pass's length.
+    if (overlap_grad_sync) lp.latency -= std::min(p.grad_sync_cost, backward_ms) * o.grad_sync_scale;
     lp.param_memory = p.param_memory_per_device;
     lp.activation_memory = p.activation_memory_per_device;
+    const Precision precision = training_precision(sg);
+    const StateBytesPerParam bp = state_bytes_per_param(precision, o.optimizer);
     for (int z = 0; z < 4; ++z) {
       const MemoryChoice c = evaluate_memory_choice(sg, p, o, z, false);
       lp.state_bytes[z] = c.memory.params_bytes + c.memory.grads_bytes + c.memory.optimizer_bytes;
-      lp.zero_ms[z] = c.zero_cost;
+      // The optimizer step, once per iteration (a 1 / B share per micro-batch), over the
+      // parameters whose optimizer state this device holds (ZeRO shards them).
+      const double updated = bp.optimizer > 0 ? c.memory.optimizer_bytes / double(bp.optimizer) : c.memory.params_bytes / double(bp.params);
+      lp.zero_ms[z] = c.zero_cost + (cluster.optimizer_step ? o.grad_sync_scale * optimizer_step_ms(cluster.gpu, updated, o.optimizer, precision) : 0);
     }
     const MemoryChoice r = evaluate_memory_choice(sg, p, o, 0, true);
     lp.input_bytes = r.memory.input_bytes;
@@ -1032,15 +1089,15 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   o.grad_sync_scale = 1.0 / options_.microbatches;   // synchronised once per iteration, not per micro-batch
   o.data_parallel_only = options_.mode == "inter-only";
   o.gradient_inputs = activations;
-  o.peak_flops_per_ms = cluster_.gpu.peak_flops_per_ms();   // no capacity: memory is decided per stage (add_stages)
+  o.gpu = cluster_.gpu;   // no capacity: memory is decided per stage (add_stages)
   o.optimizer = options_.optimizer;
   if (!batch_split) {
-    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_);
+    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync));
     return;
   }
   o.data_parallel_only = true;
   o.activations_batch_split = true;
-  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_);
+  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync));
 }
 
 // Layers planned one by one choose layouts that can disagree, and the resharding between them
@@ -1158,9 +1215,11 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
       double best_lat = kInf;
       int best_succ = -2, best_z = 0;
       bool best_r = false;
+      const bool default_r = options_.force_remat;   // the setting kept when memory allows
       for (int z = 0; z < 4; ++z)
         for (bool r : {false, true}) {
           if (options_.zero_stage >= 0 && z != options_.zero_stage) continue;
+          if (options_.force_remat && !r) continue;
           const double per_micro = r ? kept : amem;
           const double room = capacity - states[z] - (r ? largest : 0) - per_micro;
           if (room < 0) continue;
@@ -1169,7 +1228,7 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
           const bool enough = succ >= can_follow, best_enough = best_succ >= can_follow;
           if (best_succ == -2 || (enough && !best_enough) || (enough && best_enough && option_lat < best_lat) ||
               (!enough && !best_enough && (succ > best_succ || (succ == best_succ && option_lat < best_lat)))) {
-            if (best_succ >= 0 && best_z == std::max(0, options_.zero_stage) && !best_r && best_enough) continue;   // the default suffices
+            if (best_succ >= 0 && best_z == std::max(0, options_.zero_stage) && best_r == default_r && best_enough) continue;   // the default suffices
             best_lat = option_lat;
             best_succ = succ;
             best_z = z;

@@ -219,6 +219,15 @@ class InterOpSolver {
   std::optional<Error> error_;           // bad input found by the constructor
 };
 
+// The objective of one given plan: stages [first, last] in order on sub-mesh `submesh` (an index
+// of table.submeshes), at consecutive device offsets, priced as the DP prices a plan (boundaries
+// when the table has them and `boundaries` is set). With interleave v > 1 (Megatron-LM's
+// interleaved 1F1B: each device holds v chunks of layers) the fill and drain shrink by v:
+// total = sum_j (stage_j) / v + (B - 1/v) * max_j lane_j, which is the DP's objective at v = 1.
+// Errors name an infeasible stage (memory) or stages that do not tile the cluster.
+Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& table, int microbatches, const std::vector<std::pair<int, int>>& stages,
+                                           int submesh, bool boundaries = true, int interleave = 1);
+
 // Every contiguous slicing and sub-mesh assignment (small tables only): the DP's witness.
 Result<InterOpPlan> brute_force_inter_op(const StageCostTable& table, int microbatches, bool boundaries = true);
 
@@ -235,6 +244,15 @@ struct InterOpOptions {
   std::string mode = "alpa";             // alpa (inter + intra), intra-only (one stage), inter-only (data parallel stages)
   int zero_stage = -1;                   // 0-3: every stage's ZeRO stage; -1: chosen per stage (0 unless memory needs more)
   Optimizer optimizer = Optimizer::adam; // the optimizer state counted
+  bool force_remat = false;              // every stage recomputes its activations (Megatron-LM's full recomputation)
+  // Whether the data-parallel gradient all-reduce runs during the last micro-batch's backward
+  // pass, as PyTorch DDP's buckets and XLA's asynchronous collectives do (Li et al., VLDB 2020),
+  // so that only what outlasts that pass is exposed; none: as the cluster says
+  // (Cluster::overlap_grad_sync). False: after it (Megatron-LM's "local" DDP).
+  std::optional<bool> overlap_grad_sync;
+  // A given plan (--plan): only this sub-mesh and logical mesh rows x cols are planned (0: all).
+  Submesh fixed_submesh{0, 0};
+  int fixed_mesh_rows = 0;
 };
 
 // Layers of a graph: contiguous op ranges ending where a single tensor crosses to the rest,

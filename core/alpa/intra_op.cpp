@@ -28,6 +28,7 @@
 #include <map>
 #include <set>
 
+#include "cost_model.h"
 #include "op_kinds.h"
 
 namespace autopar {
@@ -735,7 +736,7 @@ MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, con
       if (op.producers[k] < 0 && inputs.emplace(op.inputs[k].name, bytes_of(op.inputs[k], s.inputs[k], mesh)).second)
         m.input_bytes += inputs[op.inputs[k].name];
     if (recompute_unpriced) c.recompute_comm += s.forward_comm + s.input_reshard;
-    if (remat && options.peak_flops_per_ms > 0) c.recompute_compute += op.forward_flops * work_fraction(s, op, mesh) / options.peak_flops_per_ms;
+    if (remat && options.gpu) c.recompute_compute += op_forward_ms(*options.gpu, op, work_fraction(s, op, mesh));
   }
   if (recompute_unpriced)
     for (size_t v = 0; v < g.ops.size(); ++v)

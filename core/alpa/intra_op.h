@@ -2,6 +2,7 @@
 // (the paper's Table 3 idea: each mesh axis is given to one loop dimension of the op), their
 // communication and memory, the resharding costs on every edge, and the plan a solver picks.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,7 +94,7 @@ struct IntraOpOptions {
   // Memory (memory_model.h's accounting). With a capacity (or a budget) a plan that does not
   // fit is never returned as if it did: ZeRO stages and recomputation are tried, cheapest first.
   double capacity_bytes = 0;            // one GPU's memory; 0: unknown (Alpa's unitless meshes)
-  double peak_flops_per_ms = 0;         // the GPU's peak, to price recomputation's extra forward pass; 0: not priced
+  std::optional<GpuSpec> gpu;           // prices recomputation's extra forward pass (cost_model.h); none: not priced
   Optimizer optimizer = Optimizer::adam;
   int zero_stage = -1;                  // 0-3: fixed; -1: chosen (0 unless the plan does not fit; 2 with reduce_scatter)
   bool choose_remat = true;             // recomputation may be chosen when no plan fits without it

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cost_model.h"
 #include "memory_model.h"
 #include "regions.h"
 #include "rng.h"
@@ -250,9 +251,16 @@ void TaskGraph::note_new_link(int from, int to) {
 
 double TaskGraph::compute_ms(int op, int part, bool backward, double flops, double bytes) const {
   const GpuSpec& gpu = cluster_.gpu;
-  // Roofline: bound by arithmetic or by memory traffic, plus a fixed launch cost, so that
-  // splitting an op finer never divides its time perfectly.
-  double t = gpu.kernel_overhead_ms() + std::max(flops / gpu.peak_flops_per_ms(), bytes / gpu.memory_bandwidth_bytes_per_ms());
+  // Roofline (cost_model.h): bound by arithmetic or by memory traffic, plus a fixed launch cost,
+  // so that splitting an op finer never divides its time perfectly. Traffic the op's tensors do
+  // not show (attention's score matrix) is added in proportion to the part's work.
+  const Op& o = graph_.ops[size_t(op)];
+  const double pass_flops = backward ? o.backward_flops : o.forward_flops;
+  if (pass_flops > 0) {
+    const double hidden = op_forward_traffic_bytes(gpu, o, 1.0) - double(o.forward_bytes());
+    bytes += (backward ? 2 : 1) * hidden * flops / pass_flops;
+  }
+  double t = kernel_ms(gpu, flops, bytes, is_matmul_kind(o.spec.kind));
   if (cost_.mode == CostMode::fine) {
     double u = Rng::hash_uniform(cost_.jitter_seed, order_key(op, backward ? kBackward : kForward, 0, part, 0));
     t = t * (1.0 + kFineJitter * (2.0 * u - 1.0)) + kFineLaunchMs;

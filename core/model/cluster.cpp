@@ -16,6 +16,27 @@ GpuSpec gpu_with(GpuSpec g, double tf32_tflops, double fp16_tflops) {
   return g;
 }
 
+// The efficiencies real runs reach (cost_model.h), for the presets of GPUs that published
+// training runs anchor (README, "The cost model"). `matmul` is fitted on Megatron-LM's SC'21
+// Table 1 runs; the others are measured figures cited where the presets use them.
+GpuSpec calibrated(GpuSpec g, double matmul, double half_gflop, double memory, double score_passes) {
+  g.matmul_efficiency = matmul;
+  g.matmul_half_gflop = half_gflop;
+  g.memory_efficiency = memory;
+  g.attention_score_passes = score_passes;
+  return g;
+}
+
+// A link with the share of its bandwidth NCCL's collectives reach.
+LinkSpec link(double latency_us, double gb_per_s, double bus_efficiency) { return LinkSpec{latency_us, gb_per_s, bus_efficiency}; }
+
+// A preset as frameworks run on it: gradient all-reduce overlapped, optimizer step priced.
+Cluster framework_run(Cluster c) {
+  c.overlap_grad_sync = true;
+  c.optimizer_step = true;
+  return c;
+}
+
 Cluster make(const std::string& name, int nodes, int gpus, GpuSpec gpu, LinkSpec intra, LinkSpec inter,
              const std::string& sources) {
   Cluster c;
@@ -28,6 +49,28 @@ Cluster make(const std::string& name, int nodes, int gpus, GpuSpec gpu, LinkSpec
   c.sources = sources;
   return c;
 }
+
+// The calibrated presets' efficiencies (README, "The cost model", says which runs fit which).
+// Matrix products: the share of the tensor-core peak cuBLAS GEMMs reach at training sizes,
+// fitted on Megatron-LM's SC'21 Table 1 runs (A100) and Alpa's benchmark run (V100).
+constexpr double kMatmulA100 = 0.67, kMatmulV100 = 0.47;
+// Half efficiency at about one wave of 128 x 128 output tiles over the GPU's SMs (108 on A100)
+// with K = 512: 108 * 128 * 128 * 2 * 512 = 1.8 GFLOP (NVIDIA, "Matrix Multiplication Background
+// User's Guide", wave quantization).
+constexpr double kHalfGflop = 1.8;
+// Streaming kernels reach about 85% of the datasheet HBM bandwidth (BabelStream's copy/triad on
+// V100 and A100; Deakin et al., "Evaluating attainable memory bandwidth", PMBS 2018).
+constexpr double kMemoryEfficiency = 0.85;
+// Megatron-LM 2021's attention: QK^T writes the scores, its fused scale-mask-softmax reads and
+// writes them, dropout reads and writes them, and the product with V reads them: 6 passes.
+constexpr double kScorePasses = 6;
+// NCCL all-reduce bus bandwidth over NVLink/NVSwitch reaches ~78% of the link (nccl-tests on
+// DGX A100: ~230 of 300 GB/s), over InfiniBand ~90% (~22.5 of 25 GB/s per NIC).
+constexpr double kNvlinkBus = 0.78, kNetworkBus = 0.90;
+const std::string kEfficiencySources =
+    "Efficiencies (README, 'The cost model'): matrix products 80% of peak, fitted on Megatron-LM's SC'21 Table 1; "
+    "half of it at 1.8 GFLOP per kernel (one wave of 128x128 tiles, NVIDIA's GEMM guide); memory 85% (BabelStream); "
+    "6 passes over attention scores (Megatron-LM's unfused attention); NCCL bus bandwidth 78% of NVLink and 90% of InfiniBand (nccl-tests).";
 
 std::vector<ClusterPreset> build_presets() {
   std::vector<ClusterPreset> p;
@@ -64,26 +107,31 @@ std::vector<ClusterPreset> build_presets() {
   // v100: the Alpa paper's cluster (Zheng et al., OSDI 2022, section 8: AWS p3.16xlarge,
   // 8 V100 16 GB with NVLink per node, 25 Gb/s between nodes).
   p.push_back({"v100", "Alpa paper's cluster: AWS p3.16xlarge, 8 x V100 per node, NVLink, 25 Gb/s network", 8, 8,
-               make("v100", 8, 8, gpu_with({"Tesla V100 SXM2 16 GB", 15.7, 900, 16, launch}, 0, 125),
-                    {5, 150}, {20, 3.125},
+               framework_run(make("v100", 8, 8, calibrated(gpu_with({"Tesla V100 SXM2 16 GB", 15.7, 900, 16, launch}, 0, 125),
+                                                           kMatmulV100, kHalfGflop, kMemoryEfficiency, kScorePasses),
+                    link(5, 150, kNvlinkBus), link(20, 3.125, kNetworkBus),
                     "GPU: NVIDIA Tesla V100 datasheet (15.7 TFLOP/s FP32, 125 FP16 tensor core, no TF32, 900 GB/s, 16 GB). "
                     "Intra-node: NVLink 2.0, 6 links x 25 GB/s per direction per GPU (V100 whitepaper). "
-                    "Inter-node: 25 Gb/s = 3.125 GB/s (AWS p3.16xlarge; Alpa paper, section 8).")});
+                    "Inter-node: 25 Gb/s = 3.125 GB/s (AWS p3.16xlarge; Alpa paper, section 8). " + kEfficiencySources))});
   // a100: DGX A100 (NVSwitch inside a node, one 200 Gb/s HDR InfiniBand NIC per GPU).
   p.push_back({"a100", "DGX A100: 8 x A100 80 GB per node, NVSwitch, 8 x 200 Gb/s HDR InfiniBand", 1, 8,
-               make("a100", 1, 8, gpu_with({"A100 SXM4 80 GB", 19.5, 2039, 80, launch}, 156, 312),
-                    {3, 300}, {5, 25},
+               framework_run(make("a100", 1, 8, calibrated(gpu_with({"A100 SXM4 80 GB", 19.5, 2039, 80, launch}, 156, 312),
+                                                           kMatmulA100, kHalfGflop, kMemoryEfficiency, kScorePasses),
+                    link(3, 300, kNvlinkBus), link(5, 25, kNetworkBus),
                     "GPU: NVIDIA A100 datasheet (19.5 TFLOP/s FP32, 156 TF32 and 312 FP16/BF16 tensor core, dense; 2,039 GB/s HBM2e, 80 GB). "
                     "Intra-node: NVLink 3 via NVSwitch, 600 GB/s bidirectional = 300 GB/s per direction. "
-                    "Inter-node: one HDR InfiniBand 200 Gb/s NIC per GPU = 25 GB/s (DGX A100 datasheet).")});
+                    "Inter-node: one HDR InfiniBand 200 Gb/s NIC per GPU = 25 GB/s (DGX A100 datasheet). " + kEfficiencySources))});
   // h100: DGX H100 (NVLink 4 via NVSwitch, one 400 Gb/s NDR InfiniBand NIC per GPU).
   p.push_back({"h100", "DGX H100: 8 x H100 80 GB per node, NVSwitch, 8 x 400 Gb/s NDR InfiniBand", 1, 8,
-               make("h100", 1, 8, gpu_with({"H100 SXM5 80 GB", 67, 3350, 80, launch}, 494.7, 989.4),
-                    {3, 450}, {5, 50},
+               framework_run(make("h100", 1, 8, calibrated(gpu_with({"H100 SXM5 80 GB", 67, 3350, 80, launch}, 494.7, 989.4),
+                                                           kMatmulA100, kHalfGflop, kMemoryEfficiency, 0),
+                    link(3, 450, kNvlinkBus), link(5, 50, kNetworkBus),
                     "GPU: NVIDIA H100 SXM5 datasheet (67 TFLOP/s FP32; tensor core TF32 989 and FP16/BF16 1,979 with sparsity, "
                     "so 494.7 and 989.4 dense; 3.35 TB/s HBM3, 80 GB). "
                     "Intra-node: NVLink 4 via NVSwitch, 900 GB/s bidirectional = 450 GB/s per direction. "
-                    "Inter-node: one NDR InfiniBand 400 Gb/s NIC per GPU = 50 GB/s (DGX H100 datasheet).")});
+                    "Inter-node: one NDR InfiniBand 400 Gb/s NIC per GPU = 50 GB/s (DGX H100 datasheet). " + kEfficiencySources +
+                    " H100: A100's matrix efficiency (no published run anchors it here) and fused attention "
+                    "(FlashAttention, Dao et al. 2022, keeps the scores on chip)."))});
   return p;
 }
 
@@ -149,6 +197,12 @@ Status validate_cluster(const Cluster& c) {
       {c.intra_node.bandwidth_gb_per_s, 1e-6, 1e6, "intra_node.bandwidth_gb_per_s", "intra-node bandwidth", "GB/s", false},
       {c.inter_node.latency_us, 0, 1e7, "inter_node.latency_us", "inter-node latency", "us", true},
       {c.inter_node.bandwidth_gb_per_s, 1e-6, 1e6, "inter_node.bandwidth_gb_per_s", "inter-node bandwidth", "GB/s", false},
+      {c.gpu.matmul_efficiency, 1e-3, 1, "gpu.matmul_efficiency", "matrix-product efficiency (a share of the peak)", "", false},
+      {c.gpu.matmul_half_gflop, 0, 1e9, "gpu.matmul_half_gflop", "matrix-product half-efficiency size (0: no curve)", "GFLOP", true},
+      {c.gpu.memory_efficiency, 1e-3, 1, "gpu.memory_efficiency", "memory-bandwidth efficiency (a share)", "", false},
+      {c.gpu.attention_score_passes, 0, 100, "gpu.attention_score_passes", "passes over attention scores (0: fused attention)", "", true},
+      {c.intra_node.bus_efficiency, 1e-3, 1, "intra_node.bus_efficiency", "intra-node bus efficiency (a share)", "", false},
+      {c.inter_node.bus_efficiency, 1e-3, 1, "inter_node.bus_efficiency", "inter-node bus efficiency (a share)", "", false},
   };
   for (const Check& k : checks)
     if (auto s = check_number(k.value, k.lo, k.hi, k.path, k.what, k.unit, k.zero_ok); !s.ok()) return s;

@@ -13,14 +13,15 @@ namespace autopar {
 struct LinkSpec {
   double latency_us = 0;
   double bandwidth_gb_per_s = 0;         // 1 GB = 1e9 bytes
+  double bus_efficiency = 1;             // the share of it transfers and collectives reach (NCCL's bus bandwidth / link bandwidth)
   // Latency in milliseconds.
   double latency_ms() const { return latency_us * 1e-3; }
-  // Bandwidth in bytes per millisecond.
-  double bandwidth_bytes_per_ms() const { return bandwidth_gb_per_s * 1e6; }
+  // Bandwidth transfers reach, in bytes per millisecond.
+  double bandwidth_bytes_per_ms() const { return bandwidth_gb_per_s * bus_efficiency * 1e6; }
   // Time to move `bytes` over this link: latency + bytes / bandwidth (FlexFlow's assumption A2).
   double transfer_ms(double bytes) const { return latency_ms() + bytes / bandwidth_bytes_per_ms(); }
   bool operator==(const LinkSpec& o) const {
-    return latency_us == o.latency_us && bandwidth_gb_per_s == o.bandwidth_gb_per_s;
+    return latency_us == o.latency_us && bandwidth_gb_per_s == o.bandwidth_gb_per_s && bus_efficiency == o.bus_efficiency;
   }
 };
 
@@ -43,6 +44,11 @@ struct GpuSpec {
   double peak_tflops_tf32 = 0;           // dense TF32 tensor-core peak; 0: none (FP32 is used)
   double peak_tflops_fp16 = 0;           // dense FP16/BF16 peak (tensor cores where there are); 0: unknown
   Precision precision = Precision::fp32; // the precision in use: selects the peak below
+  // What real kernels reach (cost_model.h); 1 and 0 give the plain roofline of the datasheet.
+  double matmul_efficiency = 1;          // share of the peak large matrix products reach
+  double matmul_half_gflop = 0;          // GFLOPs of a matrix-product kernel at which it reaches half of that (0: no size curve)
+  double memory_efficiency = 1;          // share of the memory bandwidth streaming kernels reach
+  double attention_score_passes = 0;     // passes over attention's s x s scores per forward (unfused attention; 0: not counted)
   // The peak of the precision in use, in TFLOP/s (a missing peak falls back to FP32's).
   double active_peak_tflops() const {
     if (precision == Precision::tf32 && peak_tflops_tf32 > 0) return peak_tflops_tf32;
@@ -60,7 +66,9 @@ struct GpuSpec {
   bool operator==(const GpuSpec& o) const {
     return model == o.model && peak_tflops == o.peak_tflops && memory_bandwidth_gb_per_s == o.memory_bandwidth_gb_per_s &&
            memory_gib == o.memory_gib && kernel_overhead_us == o.kernel_overhead_us && peak_tflops_tf32 == o.peak_tflops_tf32 &&
-           peak_tflops_fp16 == o.peak_tflops_fp16 && precision == o.precision;
+           peak_tflops_fp16 == o.peak_tflops_fp16 && precision == o.precision && matmul_efficiency == o.matmul_efficiency &&
+           matmul_half_gflop == o.matmul_half_gflop && memory_efficiency == o.memory_efficiency &&
+           attention_score_passes == o.attention_score_passes;
   }
 };
 
@@ -73,6 +81,9 @@ struct Cluster {
   LinkSpec intra_node;                   // between two GPUs of one node (one link per pair)
   LinkSpec inter_node;                   // between GPUs of different nodes (the network)
   std::string sources;                   // where the numbers come from
+  // How training frameworks run on it (the calibrated presets; the lecture's arithmetic has neither):
+  bool overlap_grad_sync = false;        // the data-parallel all-reduce overlaps the last backward pass (PyTorch DDP, XLA)
+  bool optimizer_step = false;           // the optimizer step's time is priced (cost_model.h)
   // Total number of GPUs.
   int num_devices() const { return nodes * gpus_per_node; }
   // Node that holds device `d`.
@@ -81,7 +92,8 @@ struct Cluster {
   const LinkSpec& link_between(int a, int b) const { return node_of(a) == node_of(b) ? intra_node : inter_node; }
   bool operator==(const Cluster& o) const {
     return name == o.name && nodes == o.nodes && gpus_per_node == o.gpus_per_node && gpu == o.gpu &&
-           intra_node == o.intra_node && inter_node == o.inter_node;
+           intra_node == o.intra_node && inter_node == o.inter_node && overlap_grad_sync == o.overlap_grad_sync &&
+           optimizer_step == o.optimizer_step;
   }
 };
 

@@ -321,15 +321,29 @@ Json cluster_to_json(const Cluster& c) {
                   {"peak_tflops_tf32", c.gpu.peak_tflops_tf32},
                   {"peak_tflops_fp16", c.gpu.peak_tflops_fp16}};
   if (c.gpu.precision != Precision::fp32) j["gpu"]["precision"] = precision_name(c.gpu.precision);
-  j["intra_node"] = Json{{"latency_us", c.intra_node.latency_us}, {"bandwidth_gb_per_s", c.intra_node.bandwidth_gb_per_s}};
-  j["inter_node"] = Json{{"latency_us", c.inter_node.latency_us}, {"bandwidth_gb_per_s", c.inter_node.bandwidth_gb_per_s}};
+  // The efficiencies are written when they differ from the plain roofline (files of ideal GPUs stay as they were).
+  const GpuSpec ideal;
+  if (c.gpu.matmul_efficiency != ideal.matmul_efficiency) j["gpu"]["matmul_efficiency"] = c.gpu.matmul_efficiency;
+  if (c.gpu.matmul_half_gflop != ideal.matmul_half_gflop) j["gpu"]["matmul_half_gflop"] = c.gpu.matmul_half_gflop;
+  if (c.gpu.memory_efficiency != ideal.memory_efficiency) j["gpu"]["memory_efficiency"] = c.gpu.memory_efficiency;
+  if (c.gpu.attention_score_passes != ideal.attention_score_passes) j["gpu"]["attention_score_passes"] = c.gpu.attention_score_passes;
+  auto link_json = [](const LinkSpec& l) {
+    Json o{{"latency_us", l.latency_us}, {"bandwidth_gb_per_s", l.bandwidth_gb_per_s}};
+    if (l.bus_efficiency != 1) o["bus_efficiency"] = l.bus_efficiency;
+    return o;
+  };
+  j["intra_node"] = link_json(c.intra_node);
+  j["inter_node"] = link_json(c.inter_node);
+  if (c.overlap_grad_sync) j["overlap_grad_sync"] = true;
+  if (c.optimizer_step) j["optimizer_step"] = true;
   j["sources"] = c.sources;
   return j;
 }
 
 Result<Cluster> cluster_from_json(const Json& j) {
   if (!j.is_object()) return wrong_type("(top level)", "an object with nodes, gpus_per_node, gpu, intra_node and inter_node", j);
-  if (auto s = only_keys(j, "", {"format", "version", "name", "nodes", "gpus_per_node", "gpu", "intra_node", "inter_node", "sources"}); !s.ok())
+  if (auto s = only_keys(j, "", {"format", "version", "name", "nodes", "gpus_per_node", "gpu", "intra_node", "inter_node", "sources",
+                                "overlap_grad_sync", "optimizer_step"}); !s.ok())
     return s.error();
   if (auto f = member(j, "format", "", false); f.ok() && f.value()) {
     if (!f.value()->is_string() || f.value()->get<std::string>() != "autopar-cluster")
@@ -337,6 +351,13 @@ Result<Cluster> cluster_from_json(const Json& j) {
   }
   Cluster c;
   c.name = "custom";
+  // How frameworks run on it (optional; the lecture's arithmetic has neither).
+  for (const char* key : {"overlap_grad_sync", "optimizer_step"}) {
+    if (auto m = member(j, key, "", false); m.ok() && m.value()) {
+      if (!m.value()->is_boolean()) return wrong_type(key, "true or false", *m.value());
+      (std::string(key) == "overlap_grad_sync" ? c.overlap_grad_sync : c.optimizer_step) = m.value()->get<bool>();
+    }
+  }
   if (auto n = member(j, "name", "", false); n.ok() && n.value()) {
     if (!n.value()->is_string()) return wrong_type("name", "a string", *n.value());
     c.name = n.value()->get<std::string>();
@@ -355,8 +376,19 @@ Result<Cluster> cluster_from_json(const Json& j) {
   if (!gpu.value()->is_object()) return wrong_type("gpu", "an object", *gpu.value());
   const Json& g = *gpu.value();
   if (auto s = only_keys(g, "gpu", {"model", "peak_tflops", "memory_bandwidth_gb_per_s", "memory_gib", "kernel_overhead_us",
-                                    "peak_tflops_tf32", "peak_tflops_fp16", "precision"}); !s.ok())
+                                    "peak_tflops_tf32", "peak_tflops_fp16", "precision", "matmul_efficiency", "matmul_half_gflop",
+                                    "memory_efficiency", "attention_score_passes"}); !s.ok())
     return s.error();
+  // The efficiencies are optional: without them the GPU is the datasheet's plain roofline.
+  struct Optional { const char* key; double* target; };
+  for (const Optional& o : {Optional{"matmul_efficiency", &c.gpu.matmul_efficiency}, Optional{"matmul_half_gflop", &c.gpu.matmul_half_gflop},
+                            Optional{"memory_efficiency", &c.gpu.memory_efficiency}, Optional{"attention_score_passes", &c.gpu.attention_score_passes}}) {
+    if (auto m = member(g, o.key, "gpu", false); m.ok() && m.value()) {
+      auto v = get_number(g, o.key, "gpu");
+      if (!v.ok()) return v.error();
+      *o.target = v.value();
+    }
+  }
   // The TF32 and FP16/BF16 peaks are optional (0: none or unknown, the FP32 peak is used).
   for (const char* key : {"peak_tflops_tf32", "peak_tflops_fp16"}) {
     if (auto m = member(g, key, "gpu", false); m.ok() && m.value()) {
@@ -389,8 +421,13 @@ Result<Cluster> cluster_from_json(const Json& j) {
     auto l = member(j, link, "", true);
     if (!l.ok()) return l.error();
     if (!l.value()->is_object()) return wrong_type(link, "an object with latency_us and bandwidth_gb_per_s", *l.value());
-    if (auto s = only_keys(*l.value(), link, {"latency_us", "bandwidth_gb_per_s"}); !s.ok()) return s.error();
+    if (auto s = only_keys(*l.value(), link, {"latency_us", "bandwidth_gb_per_s", "bus_efficiency"}); !s.ok()) return s.error();
     LinkSpec& spec = std::string(link) == "intra_node" ? c.intra_node : c.inter_node;
+    if (auto m = member(*l.value(), "bus_efficiency", link, false); m.ok() && m.value()) {
+      auto v = get_number(*l.value(), "bus_efficiency", link);
+      if (!v.ok()) return v.error();
+      spec.bus_efficiency = v.value();
+    }
     auto lat = get_number(*l.value(), "latency_us", link);
     if (!lat.ok()) return lat.error();
     auto bw = get_number(*l.value(), "bandwidth_gb_per_s", link);

@@ -303,7 +303,9 @@ std::vector<BuiltinModel> build_registry() {
     r.push_back({name, desc,
                  {{"layers", a.layers, 1, 2000, "transformer layers (the published model has " + std::to_string(a.layers) + ")"},
                   {"batch", 8, 1, kMaxSize, "sequences per batch"},
-                  {"seq", a.context, 1, gpt ? a.max_positions : kMaxSize, "sequence length"}, dtype_param()},
+                  {"seq", a.context, 1, gpt ? a.max_positions : kMaxSize, "sequence length"},
+                  // Trained in mixed precision (16-bit activations and weights, FP32 master copy).
+                  {"dtype_bytes", 2, 2, 8, "bytes per float element (2: mixed precision, as it was trained; 4: FP32)"}},
                  preset_builder(name)});
   }
   return r;

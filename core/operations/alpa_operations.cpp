@@ -166,7 +166,7 @@ Result<IntraSetup> intra_setup(const Cluster& cluster, const std::string& mesh_t
   if (alpa_costs.empty()) {
     // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
     setup.options.capacity_bytes = cluster.gpu.memory_capacity_bytes();
-    setup.options.peak_flops_per_ms = cluster.gpu.peak_flops_per_ms();
+    setup.options.gpu = cluster.gpu;
   }
   return setup;
 }
@@ -297,6 +297,8 @@ std::string intra_plan_text(const Graph& g, const IntraOpPlan& plan) {
   t << ", solver " << plan.solution.solver << " (" << fmt("%.1f", plan.solve_ms) << " ms)\n"
     << "objective " << fmt("%.7g", plan.objective) << unit << " = communication " << fmt("%.7g", plan.communication_cost) << " + resharding "
     << fmt("%.7g", plan.resharding_cost) << (plan.penalty_cost > 0 ? " + replicated penalty " + fmt("%.7g", plan.penalty_cost) : std::string())
+    // Recomputation's second forward pass is compute, not communication, but in the objective.
+    << (plan.recompute_cost > 0 ? " + recomputed forward compute " + fmt("%.7g", plan.recompute_cost) : std::string())
     << (plan.mesh.alpa_conventions() ? " (Alpa's conventions)" : "") << "\n"
     << "collectives per iteration: " << collectives_text(plan.collectives) << "\n"
     << "memory per device " << si(plan.memory.total_bytes) << "B: parameters " << si(plan.memory.params_bytes) << "B, gradients "
@@ -306,7 +308,7 @@ std::string intra_plan_text(const Graph& g, const IntraOpPlan& plan) {
     << (plan.memory_tries > 0 ? (plan.memory.fits ? " (chosen: the plan did not fit; " : " (no setting fits; ") + std::to_string(plan.memory_tries) + " settings tried)"
                               : std::string())
     << (plan.zero_cost != 0 ? ", ZeRO collectives " + fmt("%+.4g", plan.zero_cost) + unit : std::string())
-    << (plan.recompute_cost > 0 ? ", recomputed forward compute " + fmt("%.4g", plan.recompute_cost) + unit : std::string()) << "\n\n"
+    << "\n\n"
     << pad("op", 12) << pad("strategy", 24) << pad("inputs", 26) << pad("output", 10) << pad("cost", 10, true) << "\n";
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];

@@ -1,9 +1,16 @@
 // The inter-op pass as a job. See inter_operation.h.
 #include "inter_operation.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
 #include <sstream>
 
+#include "cost_model.h"
+#include "memory_model.h"
 #include "report_text.h"
 
 namespace autopar {
@@ -25,7 +32,131 @@ Result<MicroBatchInputs> microbatch_inputs(const Graph& graph, const InterReques
   return MicroBatchInputs{std::move(micro.value()), o};
 }
 
+// The sub-mesh of one stage of a given plan: t * d GPUs, part of one node (a power of two, as
+// Alpa's sub-meshes) or whole nodes.
+Result<Submesh> given_plan_submesh(const GivenPlan& g, const Cluster& c) {
+  const int64_t per_stage = int64_t(g.tensor) * g.data, all = int64_t(per_stage) * g.pipeline;
+  if (all != c.num_devices())
+    return make_error("bad_value", "plan " + g.text() + " uses t*p*d = " + std::to_string(all) + " GPUs but the cluster has " +
+                                       std::to_string(c.num_devices()) + "; make t*p*d equal to nodes * gpus per node", "--plan");
+  const int G = c.gpus_per_node;
+  if (per_stage < G) {
+    if (G % per_stage != 0 || (per_stage & (per_stage - 1)) != 0)
+      return make_error("bad_value", "a stage of plan " + g.text() + " has t*d = " + std::to_string(per_stage) + " GPUs; inside a node of " +
+                                         std::to_string(G) + " a stage's GPUs must be a power of two dividing it", "--plan");
+    return Submesh{1, int(per_stage)};
+  }
+  if (per_stage % G != 0)
+    return make_error("bad_value", "a stage of plan " + g.text() + " has t*d = " + std::to_string(per_stage) + " GPUs, not whole nodes of " +
+                                       std::to_string(G), "--plan");
+  return Submesh{int(per_stage / G), G};
+}
+
 }  // namespace
+
+std::string GivenPlan::text() const {
+  return "t=" + std::to_string(tensor) + ",p=" + std::to_string(pipeline) + ",d=" + std::to_string(data) +
+         (micro_batch_size > 0 ? ",mbs=" + std::to_string(micro_batch_size) : "") +
+         (first_stage_layers > 0 ? ",first=" + std::to_string(first_stage_layers) : "") +
+         (last_stage_layers > 0 ? ",last=" + std::to_string(last_stage_layers) : "") + (interleave > 1 ? ",v=" + std::to_string(interleave) : "") + (remat ? "" : ",remat=0");
+}
+
+Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path) {
+  GivenPlan g;
+  const std::string usage = "; write --plan t=8,p=8,d=16 (tensor, pipeline and data-parallel sizes; optional mbs=2 micro-batch size, "
+                            "v=2 interleaving, remat=0)";
+  size_t start = 0;
+  std::vector<std::string> seen;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    int* target = key == "t" ? &g.tensor : key == "p" ? &g.pipeline : key == "d" ? &g.data : key == "v" ? &g.interleave
+                  : key == "mbs" ? &g.micro_batch_size : key == "first" ? &g.first_stage_layers : key == "last" ? &g.last_stage_layers : nullptr;
+    if (key != "remat" && !target) return make_error("bad_value", "plan item '" + item + "' is unknown" + usage, arg_path);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return make_error("bad_value", "plan gives '" + key + "' twice" + usage, arg_path);
+    seen.push_back(key);
+    if (value.empty() || value.size() > 5 || value.find_first_not_of("0123456789") != std::string::npos)
+      return make_error("bad_value", "plan item '" + item + "' needs a whole number" + usage, arg_path);
+    const int v = std::stoi(value);
+    if (key == "remat") {
+      if (v > 1) return make_error("bad_value", "remat is 0 or 1, not " + value + usage, arg_path);
+      g.remat = v == 1;
+    } else {
+      if (v < 1 || v > kMaxDevices) return make_error("out_of_range", "plan item '" + item + "' must be between 1 and " + std::to_string(kMaxDevices), arg_path);
+      *target = v;
+    }
+    if (comma >= text.size()) break;
+  }
+  return g;
+}
+
+Result<int> given_plan_microbatches(const GivenPlan& g, int64_t batch) {
+  const int64_t per_step = int64_t(g.micro_batch_size) * g.data;
+  if (g.micro_batch_size < 1 || batch % per_step != 0)
+    return make_error("bad_value", "the model's batch of " + std::to_string(batch) + " does not split into micro-batches of mbs = " +
+                                       std::to_string(g.micro_batch_size) + " on each of d = " + std::to_string(g.data) +
+                                       " replicas; make the batch a multiple of mbs * d", "--plan");
+  return int(batch / per_step);
+}
+
+Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const Cluster& cluster, const InterRequest& request, int start,
+                                                      std::vector<std::pair<int, double>>* tried) {
+  const int64_t batch = model_batch(graph);
+  std::vector<int> divisors;
+  for (int64_t b = 1; b <= batch && b <= 65536; ++b)
+    if (batch % b == 0) divisors.push_back(int(b));
+  if (divisors.empty()) return make_error("bad_value", "the model has no batch dimension to split into micro-batches", "--microbatches");
+  // The divisor nearest `start`, then neighbours about twice and half as many.
+  size_t at = 0;
+  for (size_t k = 0; k < divisors.size(); ++k)
+    if (std::abs(divisors[k] - start) < std::abs(divisors[at] - start)) at = k;
+  auto neighbour = [&](size_t k, bool up) -> std::optional<size_t> {
+    const double want = up ? 2.0 * divisors[k] : divisors[k] / 2.0;
+    std::optional<size_t> best;
+    for (size_t j = 0; j < divisors.size(); ++j) {
+      if (up ? divisors[j] <= divisors[k] : divisors[j] >= divisors[k]) continue;
+      if (!best || std::abs(divisors[j] - want) < std::abs(divisors[*best] - want)) best = j;
+    }
+    return best;
+  };
+  std::map<size_t, Result<InterReport>> runs;
+  auto total_of = [&](size_t k) {
+    auto it = runs.find(k);
+    if (it == runs.end()) {
+      InterRequest r = request;
+      r.microbatches = divisors[k];
+      InterJob job(graph, cluster, r);
+      it = runs.emplace(k, run_to_end(job)).first;
+    }
+    return it->second.ok() ? it->second.value().plan.total_latency : std::numeric_limits<double>::infinity();
+  };
+  size_t best = at;
+  double best_total = total_of(at);
+  for (bool up : {true, false}) {
+    // Walk while the total falls (or, from an infeasible start, until a plan exists).
+    size_t k = best;
+    for (int steps = 0; steps < 12; ++steps) {
+      auto next = neighbour(k, up);
+      if (!next) break;
+      const double t = total_of(*next);
+      if (!(t < best_total) && std::isfinite(best_total)) break;
+      if (t < best_total) {
+        best_total = t;
+        best = *next;
+      }
+      k = *next;
+    }
+  }
+  Result<InterReport> out = runs.at(best);
+  if (tried)
+    for (const auto& [k, r] : runs) tried->push_back({divisors[k], r.ok() ? r.value().plan.total_latency : std::numeric_limits<double>::infinity()});
+  if (out.ok())
+    for (const auto& [k, r] : runs) out.value().microbatch_search.push_back({divisors[k], r.ok() ? r.value().plan.total_latency : -1});
+  return out;
+}
 
 InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request) : request_(request) {
   const auto start = std::chrono::steady_clock::now();
@@ -40,7 +171,21 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
     finish(micro.error());
     return;
   }
-  const InterOpOptions& o = micro.value().options;
+  InterOpOptions& o = micro.value().options;
+  if (request.plan) {
+    // The model's own layers, split evenly; every stage on the plan's sub-mesh and d x t mesh.
+    auto sub = given_plan_submesh(*request.plan, cluster);
+    if (!sub.ok()) {
+      finish(sub.error());
+      return;
+    }
+    report_.given = request.plan;
+    o.fixed_submesh = sub.value();
+    o.fixed_mesh_rows = request.plan->data;
+    o.force_remat = request.plan->remat;
+    o.layers = 0;
+    o.max_layers = 1 << 20;
+  }
   request_.options = o;
   // How the layers were found: Alpa's construction when asked for, else the model's own or cuts.
   if (o.layers > 0) {
@@ -49,7 +194,7 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
     auto layers = plan_layers(micro.value().graph, o);
     report_.layer_source = layers.ok() ? layers.value().source : "cuts";
   }
-  builder_.emplace(std::move(micro.value().graph), cluster, o);
+  builder_.emplace(std::move(micro.value().graph), cluster_for_model(cluster, graph), o);
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -79,6 +224,7 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
   report_.reused = reused;
   report_.solves = units;
   builder_.reset();
+  if (request_.plan) return;   // work() prices it
   solver_.emplace(report_.table, request_.microbatches, request_.boundaries);
 }
 
@@ -88,7 +234,7 @@ StageCostJob::StageCostJob(const Graph& graph, const Cluster& cluster, const Int
     finish(micro.error());
     return;
   }
-  builder_.emplace(std::move(micro.value().graph), cluster, micro.value().options, share_index, share_count);
+  builder_.emplace(std::move(micro.value().graph), cluster_for_model(cluster, graph), micro.value().options, share_index, share_count);
 }
 
 void StageCostJob::work(BudgetMeter& meter) {
@@ -197,10 +343,42 @@ void InterJob::work(BudgetMeter& meter) {
     report_.reused = builder_->reused_solves();
     report_.solves = builder_->units_done();
     builder_.reset();
+    if (request_.plan) return price_given_plan(meter);
     solver_.emplace(report_.table, request_.microbatches, request_.boundaries);
     if (meter.spent()) return;
   }
+  if (!solver_ && request_.plan) return price_given_plan(meter);
   solve(meter);
+}
+
+void InterJob::price_given_plan(BudgetMeter& meter) {
+  const GivenPlan& g = *request_.plan;
+  const StageCostTable& t = report_.table;
+  // The first and last stages as given, the others an equal share of the rest (Megatron-LM's rule).
+  const int given_ends = (g.first_stage_layers > 0) + (g.last_stage_layers > 0);
+  const int middle = g.pipeline - given_ends, rest = t.layers - g.first_stage_layers - g.last_stage_layers;
+  if (given_ends > g.pipeline || rest < 0 || (middle == 0 ? rest != 0 : rest % middle != 0 || rest == 0))
+    return finish(make_error("bad_value", "the model has " + std::to_string(t.layers) + " layers, which " + std::to_string(g.pipeline) +
+                                              " pipeline stages do not split evenly" +
+                                              (given_ends ? " after the first/last stages' layers" : "") +
+                                              " (Megatron-LM needs the layer count divisible by p; give first= and last= for the end stages)", "--plan"));
+  const int per = middle > 0 ? rest / middle : 0;
+  std::vector<std::pair<int, int>> stages;
+  for (int k = 0, next = 0; k < g.pipeline; ++k) {
+    const int n = k == 0 && g.first_stage_layers > 0 ? g.first_stage_layers : k == g.pipeline - 1 && g.last_stage_layers > 0 ? g.last_stage_layers : per;
+    if (g.interleave > 1 && n % g.interleave != 0)
+      return finish(make_error("bad_value", "stage " + std::to_string(k) + "'s " + std::to_string(n) + " layers do not split into v = " +
+                                                std::to_string(g.interleave) + " interleaved chunks", "--plan"));
+    stages.push_back({next, next + n - 1});
+    next += n;
+  }
+  int m = 0;
+  while (m < int(t.submeshes.size()) && !(t.submeshes[size_t(m)] == request_.options.fixed_submesh)) ++m;
+  auto plan = evaluate_inter_op_plan(t, request_.microbatches, stages, m, request_.boundaries, g.interleave);
+  if (!plan.ok()) return finish(plan.error());
+  report_.plan = plan.value();
+  report_.elapsed_ms = setup_ms_ + compute_ms() + meter.elapsed_ms();
+  finish(report_);
 }
 
 void InterJob::solve(BudgetMeter& meter) {
@@ -291,14 +469,14 @@ Json InterReport::to_json() const {
     }
     stages.push_back(s);
   }
-  return Json{{"total_latency", p.total_latency},
+  Json out{{"total_latency", p.total_latency},
               {"t_max", p.t_max},
               {"microbatches", microbatches},
               {"mode", mode},
               {"layers", table.layers},
               {"t_max_tried", p.t_max_tried},
               {"t_max_candidates", p.t_max_candidates},
-              {"solver", brute_force ? "brute-force" : "dp"},
+              {"solver", given ? "given plan" : brute_force ? "brute-force" : "dp"},
               {"boundaries", table.has_boundaries ? (boundaries ? "priced" : "ignored") : "none"},
               {"boundary_ms_total", boundary_total},
               {"layer_source", layer_source},
@@ -307,18 +485,34 @@ Json InterReport::to_json() const {
               // Wall-clock time per phase: the stage costs (the intra-op solves, or reading the file), the DP.
               {"phases", Json{{"stage_costs", Json{{"elapsed_ms", elapsed_ms - dp_ms}}}, {"dp", Json{{"elapsed_ms", dp_ms}}}}},
               {"stages", stages}};
+  if (!microbatch_search.empty()) {
+    Json tried = Json::array();
+    for (const auto& [b, total] : microbatch_search) {
+      Json entry{{"microbatches", b}};
+      entry["total_latency"] = total >= 0 ? Json(total) : Json(nullptr);
+      tried.push_back(entry);
+    }
+    out["microbatch_search"] = tried;
+  }
+  if (given)
+    out["plan"] = Json{{"tensor", given->tensor}, {"pipeline", given->pipeline}, {"data", given->data}, {"interleave", given->interleave},
+                       {"remat", given->remat}, {"text", given->text()}};
+  return out;
 }
 
 std::string InterReport::to_text() const {
   const InterOpPlan& p = plan;
   std::ostringstream t;
   const std::string unit = from_model ? " ms" : "";
+  if (given) t << "given plan " << given->text() << " (" << given->pipeline << " equal stages of " << given->data << "x" << given->tensor
+                << (given->remat ? ", full recomputation" : "") << (given->interleave > 1 ? ", interleaved" : "") << ")\n";
   t << (from_model ? "pipeline of " + model_name : std::string("pipeline")) << " on " << table.nodes << "x" << table.gpus_per_node << " with "
     << microbatches << (microbatches == 1 ? " micro-batch (" : " micro-batches (") << mode
     << (table.has_boundaries ? (boundaries ? ", boundaries priced" : ", boundaries ignored as in Alpa's DP") : "") << "): " << p.stages.size()
     << (p.stages.size() == 1 ? " stage, total " : " stages, total ") << fmt("%.4g", p.total_latency) << unit << " (t_max " << fmt("%.4g", p.t_max) << ", ";
   // The brute force enumerates every slicing and sub-mesh instead of t_max candidates.
-  if (brute_force) t << "brute force over every slicing)\n";
+  if (given) t << "priced, not searched)\n";
+  else if (brute_force) t << "brute force over every slicing)\n";
   else t << p.t_max_tried << " of " << p.t_max_candidates << " t_max candidates tried)\n";
   t << pad("stage", 7) << pad("layers", 10) << pad("sub-mesh", 10) << pad("logical", 9) << pad("latency", 11, true)
     << (table.has_boundaries ? "  " + pad("boundary to next", 36) : "") << "  ops\n";
@@ -337,6 +531,11 @@ std::string InterReport::to_text() const {
       << pad(fmt("%.4g", st.latency), 11, true) << (table.has_boundaries ? "  " + pad(bnd, 36) : "") << "  " << ops;
     const auto [zero, remat] = stage_memory_setting(st);
     t << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat ? "  recomputed" : "") << "\n";
+  }
+  if (!microbatch_search.empty()) {
+    t << "micro-batches searched:";
+    for (const auto& [b, total] : microbatch_search) t << " " << b << (total >= 0 ? " -> " + fmt("%.4g", total) + unit : std::string(" -> none"));
+    t << "\n";
   }
   if (from_model)
     t << "layers: " << layers.size() << " ("

@@ -16,12 +16,29 @@
 
 namespace autopar {
 
+// A Megatron-LM-style 3-D plan to price (`inter --plan t=8,p=8,d=16`): p pipeline stages of
+// equal layer counts, each on t * d GPUs as a d x t logical mesh (tensor parallelism inside).
+struct GivenPlan {
+  int tensor = 1, pipeline = 1, data = 1;
+  int interleave = 1;                  // v: Megatron-LM's virtual stages per device (interleaved 1F1B)
+  bool remat = true;                   // full recomputation, as Megatron-LM's published runs use
+  int micro_batch_size = 0;            // mbs: sequences per micro-batch on one data-parallel replica (0: --microbatches decides)
+  // Layers of the first and last stage (0: an equal share), as Megatron-LM's
+  // --decoder-first/last-pipeline-num-layers; the stages between split the rest equally.
+  int first_stage_layers = 0, last_stage_layers = 0;
+  // "t=8,p=8,d=16,mbs=2,v=2" (defaults left out).
+  std::string text() const;
+};
+// Parses "t=8,p=8,d=16[,mbs=2][,v=2][,first=5,last=5][,remat=0]" (any order; t, p, d default to 1); errors name `arg_path`.
+Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path = "--plan");
+
 // What the pass is started with.
 struct InterRequest {
   int microbatches = 32;
   InterOpOptions options;              // mode (alpa, intra-only, inter-only), max_layers, layers (its microbatches are set from above)
   bool boundaries = true;              // price the boundaries between stages (false: --ignore-boundaries, as Alpa's DP)
   bool brute_force = false;            // every slicing instead of the DP (small tables only)
+  std::optional<GivenPlan> plan;       // price this plan instead of searching (from a model only)
 };
 
 // What `inter` reports.
@@ -40,6 +57,8 @@ struct InterReport {
   int solves = 0, reused = 0;          // intra-op solves made, and reused from identical layers
   double elapsed_ms = 0;               // the whole pass (the CLI's: from reading its words)
   double dp_ms = 0;                    // of which in the DP
+  std::optional<GivenPlan> given;      // the plan priced, when one was given
+  std::vector<std::pair<int, double>> microbatch_search;   // (B, total) per candidate, when B was searched
   // A stage's first and last layer as printed: the model's numbering, or the file's own.
   std::pair<int, int> stage_layers(const PipelineStage& stage) const;
   // The ZeRO stage and recomputation a stage's memory needed (memory_model.h's accounting).
@@ -47,6 +66,16 @@ struct InterReport {
   Json to_json() const;
   std::string to_text() const;
 };
+
+// The micro-batch count a given plan's mbs implies for a model of `batch` sequences:
+// batch / (mbs * d); an error when they do not divide.
+Result<int> given_plan_microbatches(const GivenPlan& g, int64_t batch);
+
+// The micro-batch count searched (`inter --microbatches auto`): B over the divisors of the
+// model's batch, from `start` (the nearest divisor) doubling and halving while the total falls;
+// each candidate is a whole plan. The report is the best plan's; `tried` gets each B and total.
+Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const Cluster& cluster, const InterRequest& request, int start,
+                                                      std::vector<std::pair<int, double>>* tried = nullptr);
 
 // A plan as JSON with every field of every stage, doubles written exactly, and back (the page
 // reads the worker's plan with it: the numbers it shows are the CLI's to the bit).
@@ -91,6 +120,7 @@ class InterJob : public Job<InterReport> {
 
  private:
   void solve(BudgetMeter& meter);
+  void price_given_plan(BudgetMeter& meter);   // the given plan's equal stages, priced (no DP)
   void take_layers(const StageCostBuilder& builder);   // the report's layer fields
   InterRequest request_;
   InterReport report_;                 // filled as the phases finish

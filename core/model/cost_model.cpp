@@ -1,0 +1,70 @@
+// The shared cost model (cost_model.h). Constants and their sources are on the presets
+// (cluster.cpp); this file only combines them.
+#include "cost_model.h"
+
+#include <algorithm>
+
+namespace autopar {
+
+bool is_matmul_kind(OpKind k) {
+  return k == OpKind::linear || k == OpKind::conv1d || k == OpKind::conv2d || k == OpKind::attention || k == OpKind::moe;
+}
+
+double achieved_flops_per_ms(const GpuSpec& g, double flops, bool matmul) {
+  const double peak = g.peak_flops_per_ms();
+  if (!matmul) return peak;
+  // A kernel too small to fill every SM with tiles leaves part of the GPU idle (wave
+  // quantisation): efficiency rises as flops / (flops + half) towards the large-GEMM plateau.
+  const double half = g.matmul_half_gflop * 1e9;
+  const double curve = half > 0 && flops > 0 ? flops / (flops + half) : 1.0;
+  return peak * g.matmul_efficiency * curve;
+}
+
+double achieved_bytes_per_ms(const GpuSpec& g) { return g.memory_bandwidth_bytes_per_ms() * g.memory_efficiency; }
+
+double op_forward_traffic_bytes(const GpuSpec& g, const Op& op, double fraction) {
+  double bytes = double(op.forward_bytes());
+  if (op.spec.kind == OpKind::attention && g.attention_score_passes > 0 && op.inputs[0].shape.size() == 3) {
+    auto it = op.spec.attrs.find("heads");
+    const double heads = it == op.spec.attrs.end() ? 1.0 : double(it->second);
+    const Shape& x = op.inputs[0].shape;
+    const double scores = double(x[0]) * heads * double(x[1]) * double(x[1]);
+    bytes += g.attention_score_passes * scores * double(dtype_bytes(op.output.dtype));
+  }
+  return bytes * fraction;
+}
+
+double kernel_ms(const GpuSpec& g, double flops, double bytes, bool matmul) {
+  return g.kernel_overhead_ms() + std::max(flops / achieved_flops_per_ms(g, flops, matmul), bytes / achieved_bytes_per_ms(g));
+}
+
+double op_forward_ms(const GpuSpec& g, const Op& op, double fraction) {
+  return kernel_ms(g, op.forward_flops * fraction, op_forward_traffic_bytes(g, op, fraction), is_matmul_kind(op.spec.kind));
+}
+
+double op_train_ms(const GpuSpec& g, const Op& op, double fraction) {
+  const double forward = op.forward_flops * fraction;
+  const double flops = (op.forward_flops + op.backward_flops) * fraction;
+  const double rate = achieved_flops_per_ms(g, forward, is_matmul_kind(op.spec.kind));
+  return 2 * g.kernel_overhead_ms() + std::max(flops / rate, 3.0 * op_forward_traffic_bytes(g, op, fraction) / achieved_bytes_per_ms(g));
+}
+
+double optimizer_step_bytes(Optimizer opt, Precision p) {
+  // Both precisions move the same bytes (see cost_model.h): mixed precision trades 2 gradient
+  // bytes for the 2 of the 16-bit weight copy it writes.
+  (void)p;
+  return opt == Optimizer::adam ? 28 : 20;
+}
+
+double optimizer_step_ms(const GpuSpec& g, double params, Optimizer opt, Precision p) {
+  if (params <= 0) return 0;
+  return g.kernel_overhead_ms() + params * optimizer_step_bytes(opt, p) / achieved_bytes_per_ms(g);
+}
+
+Cluster cluster_for_model(const Cluster& c, const Graph& g) {
+  Cluster out = c;
+  if (out.gpu.precision == Precision::fp32 && training_precision(g) == Precision::mixed) out.gpu.precision = Precision::mixed;
+  return out;
+}
+
+}  // namespace autopar

@@ -1,0 +1,57 @@
+// The cost model both planners and the simulator share: how long an op's kernels run on one GPU
+// (a roofline of the peak at the precision in use and the memory bandwidth, each derated by the
+// efficiency real kernels reach), and how long the optimizer step takes. The efficiencies live
+// on GpuSpec (cluster.h), so an ideal GPU (every efficiency 1, no curve) prices exactly the
+// plain roofline the lecture's arithmetic uses.
+#pragma once
+#include "cluster.h"
+#include "graph.h"
+#include "memory_model.h"
+
+namespace autopar {
+
+// Whether an op's FLOPs run as matrix multiplications (tensor cores, the efficiency curve):
+// linear, convolutions, attention's two batched products, experts. Other kinds are elementwise
+// or reductions, bound by memory traffic.
+bool is_matmul_kind(OpKind k);
+
+// FLOPs per millisecond one kernel of `flops` reaches: the peak at the precision in use times
+// matmul_efficiency * flops / (flops + half) for matrix products (half = matmul_half_gflop), the
+// plain peak otherwise.
+double achieved_flops_per_ms(const GpuSpec& g, double flops, bool matmul);
+
+// Bytes per millisecond streaming kernels reach: memory bandwidth * memory_efficiency.
+double achieved_bytes_per_ms(const GpuSpec& g);
+
+// Memory traffic of one forward execution of `op` on one device doing `fraction` of its work:
+// its inputs, parameters and output, plus (attention) the passes over its s x s score matrix
+// that unfused attention makes (GpuSpec::attention_score_passes).
+double op_forward_traffic_bytes(const GpuSpec& g, const Op& op, double fraction);
+
+// One kernel's time: launch overhead + max(flops / achieved FLOPs, bytes / achieved bandwidth).
+double kernel_ms(const GpuSpec& g, double flops, double bytes, bool matmul);
+
+// The forward pass of `op` on a device doing `fraction` of its work (recomputation repeats it).
+double op_forward_ms(const GpuSpec& g, const Op& op, double fraction);
+
+// Forward and backward of `op` priced as one roofline (Alpa's stage costs): two launches, the
+// FLOPs of both passes at the efficiency of the forward kernel's size, and the backward's
+// traffic twice the forward's (it reads the output gradient and writes two gradients).
+double op_train_ms(const GpuSpec& g, const Op& op, double fraction);
+
+// The optimizer step over `params` parameters held on one device: it streams the bytes the
+// update reads and writes (optimizer_step_bytes) at the achieved memory bandwidth.
+double optimizer_step_ms(const GpuSpec& g, double params, Optimizer opt, Precision p);
+
+// Bytes one parameter's update reads and writes: Adam in mixed precision reads the FP32 master
+// weight, both moments and the 16-bit gradient and writes the master, the moments and the
+// 16-bit weight (4+4+4+2 + 4+4+4+2 = 28); FP32 Adam reads 4 words and writes 3 (28 as well);
+// SGD with momentum (memory_model.h) reads weight, momentum and gradient and writes the first
+// two (20 in either precision).
+double optimizer_step_bytes(Optimizer opt, Precision p);
+
+// The cluster a model trains on: a 16-bit model on a cluster left at FP32 runs in mixed
+// precision (its matrix products on the FP16/BF16 peak), as frameworks train 16-bit models.
+Cluster cluster_for_model(const Cluster& c, const Graph& g);
+
+}  // namespace autopar

@@ -1,0 +1,252 @@
+// The published runs `validate` checks, and the check. Sources are given per run.
+#include "validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "cluster_spec.h"
+#include "memory_model.h"
+#include "models.h"
+#include "report_text.h"
+
+namespace autopar {
+
+namespace {
+
+// Megatron-LM's Table 1 (Narayanan et al., "Efficient Large-Scale Language Model Training on
+// GPU Clusters Using Megatron-LM", SC'21): the shapes, t, p, micro-batch size, global batch and
+// node count of its examples/sc21/run_table_1.sh, the TFLOP/s per GPU of its Table 1 (and the
+// repository's README), on DGX A100 80 GB nodes (Selene: 8 GPUs, 8 HDR InfiniBand NICs per
+// node), sequences of 2048 tokens, a vocabulary of 51,200, mixed precision, full recomputation.
+PublishedRun megatron(const std::string& size, int64_t layers, int64_t hidden, int64_t heads, int tensor, int pipeline, int mbs,
+                      int64_t global_batch, int nodes, int interleave, bool torch_ddp, double tflops) {
+  PublishedRun r;
+  r.name = "megatron-" + size;
+  const int gpus = nodes * 8;
+  r.label = "Megatron-LM GPT " + size + ", " + std::to_string(gpus) + " A100";
+  r.source = "Narayanan et al., SC'21, Table 1 (" + fmt("%g", tflops) + " TFLOP/s per GPU); plan from Megatron-LM examples/sc21/run_table_1.sh";
+  r.model = "transformer:layers=" + std::to_string(layers) + ",batch=" + std::to_string(global_batch) + ",seq=2048,hidden=" +
+            std::to_string(hidden) + ",heads=" + std::to_string(heads) + ",vocab=51200";
+  r.cluster = "a100:" + std::to_string(nodes) + "x8,precision=mixed";
+  r.plan.tensor = tensor;
+  r.plan.pipeline = pipeline;
+  r.plan.data = gpus / (tensor * pipeline);
+  r.plan.micro_batch_size = mbs;
+  r.plan.interleave = interleave;
+  // Its runs up to 18B use PyTorch's DDP (all-reduce overlapped with the backward pass); the
+  // larger ones Megatron-LM's "local" DDP, which reduces after the backward pass.
+  r.overlap_grad_sync = torch_ddp;
+  r.measured_tflops = tflops;
+  r.batch = global_batch;
+  r.seq = 2048;
+  r.layers = layers;
+  r.hidden = hidden;
+  r.vocab = 51200;
+  return r;
+}
+
+std::vector<PublishedRun> build_runs() {
+  std::vector<PublishedRun> runs;
+  //                 size    l    h      a   t  p  mbs   B     nodes v  torch  TFLOP/s
+  runs.push_back(megatron("1.7B", 24, 2304, 24, 1, 1, 16, 512, 4, 1, true, 137));
+  runs.push_back(megatron("3.6B", 30, 3072, 32, 2, 1, 16, 512, 8, 1, true, 138));
+  runs.push_back(megatron("7.5B", 36, 4096, 32, 4, 1, 16, 512, 16, 1, true, 142));
+  runs.push_back(megatron("18.4B", 40, 6144, 48, 8, 1, 8, 1024, 32, 1, true, 135));
+  runs.push_back(megatron("39.1B", 48, 8192, 64, 8, 2, 4, 1536, 64, 1, false, 138));
+  // 5 layers per virtual stage (run_table_1.sh's --num-layers-per-virtual-pipeline-stage 5).
+  runs.push_back(megatron("76.1B", 60, 10240, 80, 8, 4, 2, 1792, 128, 3, false, 140));
+  runs.push_back(megatron("145.6B", 80, 12288, 96, 8, 8, 2, 2304, 192, 2, false, 148));
+
+  // BLOOM 176B (BigScience, bigscience/bloom model card and Le Scao et al. 2022, arXiv:2211.05100,
+  // section 3.4): 70 layers of 14336, 112 heads, vocabulary 250,880, sequences of 2048, global
+  // batch 2048 in micro-batches of 2, t = 4, p = 12, d = 8 on 384 A100 80 GB (48 nodes of 8 with
+  // NVLink and 4 Omni-Path 100 Gb/s links per node, 6.25 GB/s per GPU), bf16, full recomputation,
+  // "about 150 TFLOP per GPU per second". Megatron-DeepSpeed gives the first and last stages the
+  // embeddings, so 70 layers split 5, 6 x 10, 5; DeepSpeed's pipeline reduces gradients after it.
+  PublishedRun b;
+  b.name = "bloom-176b";
+  b.label = "BLOOM 176B, 384 A100";
+  b.source = "BigScience bloom model card (150 TFLOP/s per GPU; 384 A100 80GB, 4 x 100 Gb/s Omni-Path per node); Le Scao et al. 2022";
+  b.model = "transformer:layers=70,batch=2048,seq=2048,hidden=14336,heads=112,vocab=250880";
+  b.cluster = "a100:48x8,precision=mixed";
+  b.inter_node_gb_per_s = 6.25;
+  b.plan.tensor = 4;
+  b.plan.pipeline = 12;
+  b.plan.data = 8;
+  b.plan.micro_batch_size = 2;
+  b.plan.first_stage_layers = 5;
+  b.plan.last_stage_layers = 5;
+  b.overlap_grad_sync = false;
+  b.measured_tflops = 150;
+  b.batch = 2048;
+  b.seq = 2048;
+  b.layers = 70;
+  b.hidden = 14336;
+  b.vocab = 250880;
+  runs.push_back(b);
+
+  // Alpa's benchmark sanity check (alpa-projects/alpa, benchmark/alpa/README.md, "Expected output
+  // on AWS p3.16", April 24, 2022): GPT 2.6B (32 layers of 2560, 32 heads, vocabulary 51,200,
+  // batch 32 of 1024 tokens) on one p3.16xlarge (8 V100 16 GB), dp = op = pp = 2, 4 micro-batches,
+  // recomputation, fp16: mean iteration 2.425 s.
+  PublishedRun a;
+  a.name = "alpa-gpt-2.6b";
+  a.label = "Alpa GPT 2.6B, 8 V100";
+  a.source = "Alpa benchmark/alpa/README.md, expected output on AWS p3.16 (2.425 s mean time)";
+  a.model = "transformer:layers=32,batch=32,seq=1024,hidden=2560,heads=32,vocab=51200";
+  a.cluster = "v100:1x8,precision=mixed";
+  a.plan.tensor = 2;
+  a.plan.pipeline = 2;
+  a.plan.data = 2;
+  a.plan.micro_batch_size = 4;
+  a.overlap_grad_sync = true;
+  a.measured_s = 2.425;
+  runs.push_back(a);
+  return runs;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+const std::vector<PublishedRun>& published_runs() {
+  static const std::vector<PublishedRun> runs = build_runs();
+  return runs;
+}
+
+double megatron_iteration_flops(int64_t batch, int64_t seq, int64_t layers, int64_t hidden, int64_t vocab) {
+  const double B = double(batch), s = double(seq), l = double(layers), h = double(hidden), V = double(vocab);
+  return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+}
+
+Result<Cluster> published_run_cluster(const PublishedRun& run) {
+  auto c = load_cluster(run.cluster, "run." + run.name + ".cluster");
+  if (!c.ok()) return c.error();
+  Cluster out = c.value();
+  if (run.inter_node_gb_per_s > 0) out.inter_node.bandwidth_gb_per_s = run.inter_node_gb_per_s;
+  return out;
+}
+
+Result<ValidateReport> run_validation(const ValidateRequest& request) {
+  ValidateReport report;
+  for (const std::string& n : request.names) {
+    const auto& runs = published_runs();
+    if (std::none_of(runs.begin(), runs.end(), [&](const PublishedRun& r) { return r.name == n; })) {
+      std::string known;
+      for (const auto& r : runs) known += (known.empty() ? "" : ", ") + r.name;
+      return make_error("unknown_name", "no published run is called '" + n + "'; the runs: " + known, "--run");
+    }
+  }
+  std::vector<double> errors;
+  for (const PublishedRun& run : published_runs()) {
+    if (!request.names.empty() && std::find(request.names.begin(), request.names.end(), run.name) == request.names.end()) continue;
+    ValidationRow row;
+    row.run = &run;
+    const int gpus = run.plan.tensor * run.plan.pipeline * run.plan.data;
+    row.measured_s = run.measured_tflops > 0
+                         ? megatron_iteration_flops(run.batch, run.seq, run.layers, run.hidden, run.vocab) / (double(gpus) * run.measured_tflops * 1e12)
+                         : run.measured_s;
+    auto graph = load_model(run.model + ",dtype_bytes=2");
+    if (!graph.ok()) return graph.error();
+    auto cluster = published_run_cluster(run);
+    if (!cluster.ok()) return cluster.error();
+    InterRequest r;
+    r.options.overlap_grad_sync = run.overlap_grad_sync;
+    r.plan = run.plan;
+    auto b = given_plan_microbatches(run.plan, model_batch(graph.value()));
+    if (!b.ok()) return b.error();
+    r.microbatches = b.value();
+    InterJob job(graph.value(), cluster.value(), r);
+    const auto& priced = run_to_end(job);
+    if (!priced.ok()) {
+      Error e = priced.error();
+      e.message = run.name + ": " + e.message;
+      return e;
+    }
+    row.published = priced.value();
+    row.predicted_s = row.published.plan.total_latency / 1000;
+    if (request.search) {
+      // autopar's own plan under the same framework (overlap as the run's), searching the
+      // micro-batch count from the published one.
+      InterRequest s;
+      s.options.overlap_grad_sync = run.overlap_grad_sync;
+      auto best = plan_inter_searching_microbatches(graph.value(), cluster.value(), s, r.microbatches);
+      if (!best.ok()) {
+        Error e = best.error();
+        e.message = run.name + " (autopar's own plan): " + e.message;
+        return e;
+      }
+      row.searched = true;
+      row.best = best.value();
+      row.best_s = row.best.plan.total_latency / 1000;
+    }
+    errors.push_back(std::abs(row.error()));
+    report.max_abs_error = std::max(report.max_abs_error, std::abs(row.error()));
+    report.rows.push_back(std::move(row));
+  }
+  report.median_abs_error = median(errors);
+  return report;
+}
+
+Json ValidateReport::to_json() const {
+  Json rows_json = Json::array();
+  for (const ValidationRow& r : rows) {
+    Json j{{"name", r.run->name},
+           {"label", r.run->label},
+           {"source", r.run->source},
+           {"model", r.run->model},
+           {"cluster", r.run->cluster},
+           {"plan", r.run->plan.text()},
+           {"microbatches", r.published.microbatches},
+           {"measured_s", r.measured_s},
+           {"predicted_s", r.predicted_s},
+           {"error", r.error()}};
+    if (r.run->measured_tflops > 0) {
+      j["measured_tflops_per_gpu"] = r.run->measured_tflops;
+      const int gpus = r.run->plan.tensor * r.run->plan.pipeline * r.run->plan.data;
+      j["predicted_tflops_per_gpu"] = megatron_iteration_flops(r.run->batch, r.run->seq, r.run->layers, r.run->hidden, r.run->vocab) /
+                                      (double(gpus) * r.predicted_s * 1e12);
+    }
+    if (r.searched) {
+      Json stages = Json::array();
+      for (const PipelineStage& st : r.best.plan.stages)
+        stages.push_back(Json{{"layers", Json::array({r.best.stage_layers(st).first, r.best.stage_layers(st).second})},
+                              {"submesh", Json::array({st.submesh.nodes, st.submesh.gpus})},
+                              {"logical_mesh", st.logical_mesh}});
+      j["best"] = Json{{"predicted_s", r.best_s}, {"microbatches", r.best.microbatches}, {"stages", stages},
+                       {"speedup_over_published", r.predicted_s / r.best_s}};
+    }
+    rows_json.push_back(j);
+  }
+  return Json{{"rows", rows_json}, {"median_abs_error", median_abs_error}, {"max_abs_error", max_abs_error}};
+}
+
+std::string ValidateReport::to_text() const {
+  std::ostringstream t;
+  t << "predictions against published training runs (iteration seconds; error = predicted / measured - 1)\n";
+  t << pad("run", 16) << pad("plan", 26) << pad("measured", 10, true) << pad("predicted", 11, true) << pad("error", 8, true)
+    << pad("autopar's plan", 16, true) << "  its stages\n";
+  for (const ValidationRow& r : rows) {
+    std::string best = "-", stages;
+    if (r.searched) {
+      best = fmt("%.3g", r.best_s) + " (B=" + std::to_string(r.best.microbatches) + ")";
+      for (const PipelineStage& st : r.best.plan.stages)
+        stages += (stages.empty() ? "" : " ") + std::to_string(st.submesh.nodes) + "x" + std::to_string(st.submesh.gpus) + ":" + st.logical_mesh;
+    }
+    t << pad(r.run->name, 16) << pad(r.run->plan.text() + " B=" + std::to_string(r.published.microbatches), 26)
+      << pad(fmt("%.3g", r.measured_s), 10, true) << pad(fmt("%.3g", r.predicted_s), 11, true) << pad(fmt("%+.1f%%", 100 * r.error()), 8, true)
+      << pad(best, 16, true) << "  " << stages << "\n";
+  }
+  t << "median |error| " << fmt("%.1f%%", 100 * median_abs_error) << ", largest " << fmt("%.1f%%", 100 * max_abs_error) << " over " << rows.size()
+    << " runs\nsources:\n";
+  for (const ValidationRow& r : rows) t << "  " << r.run->name << ": " << r.run->source << "\n";
+  return t.str();
+}
+
+}  // namespace autopar

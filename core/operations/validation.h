@@ -1,0 +1,73 @@
+// `autopar validate`: predictions held against training runs that really happened. Each
+// published run names its source, its model, cluster and plan (t, p, d, micro-batch size,
+// interleaving) and its measured iteration time; autopar prices that plan under its cost model
+// and plans the same model itself, and the report gives both with their errors.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "inter_operation.h"
+#include "json_io.h"
+#include "result.h"
+
+namespace autopar {
+
+// One published training run.
+struct PublishedRun {
+  std::string name;                    // "megatron-1.7b"
+  std::string label;                   // "Megatron-LM GPT 1.7B, 32 A100"
+  std::string source;                  // where the plan and the measurement are published
+  std::string model;                   // an autopar model argument (built-in, with its shape)
+  std::string cluster;                 // a preset argument ("a100:4x8,precision=mixed")
+  double inter_node_gb_per_s = 0;      // > 0: the run's network per GPU differs from the preset's (cited in `source`)
+  GivenPlan plan;                      // the published t, p, d, mbs and interleaving
+  bool overlap_grad_sync = true;       // the framework overlaps the gradient all-reduce with backward
+  double measured_s = 0;               // iteration time as published (or derived below)
+  double measured_tflops = 0;          // > 0: published TFLOP/s per GPU, from which measured_s is derived
+  int64_t batch = 0, seq = 0, layers = 0, hidden = 0, vocab = 0;   // for Megatron's FLOPs formula
+};
+
+// The runs `validate` checks, in a fixed order.
+const std::vector<PublishedRun>& published_runs();
+
+// Megatron-LM's FLOPs per iteration with full recomputation (Narayanan et al., SC'21, eq. 3):
+// 96 B s l h^2 (1 + s / 6h + V / 16 l h).
+double megatron_iteration_flops(int64_t batch, int64_t seq, int64_t layers, int64_t hidden, int64_t vocab);
+
+// One run's check.
+struct ValidationRow {
+  const PublishedRun* run = nullptr;
+  double measured_s = 0;
+  double predicted_s = 0;              // the published plan, priced
+  InterReport published;               // its report
+  bool searched = false;               // the planner ran (not --price-only)
+  double best_s = 0;                   // autopar's own plan
+  InterReport best;
+  // Predicted / measured - 1 for the published plan.
+  double error() const { return predicted_s / measured_s - 1; }
+};
+
+// The whole table.
+struct ValidateReport {
+  std::vector<ValidationRow> rows;
+  double median_abs_error = 0;         // over the rows
+  double max_abs_error = 0;
+  Json to_json() const;
+  std::string to_text() const;
+};
+
+// What to check: every run (empty `names`) or those named; `search` also plans each model
+// (the slow part: a whole inter-op plan per micro-batch count tried).
+struct ValidateRequest {
+  std::vector<std::string> names;
+  bool search = true;
+};
+
+// Runs the checks; unknown names are an error naming the known ones.
+Result<ValidateReport> run_validation(const ValidateRequest& request);
+
+// The cluster a run was measured on (the preset with the run's own network where it differs).
+Result<Cluster> published_run_cluster(const PublishedRun& run);
+
+}  // namespace autopar
