@@ -76,6 +76,7 @@ const char* kind_label(TaskKind k) {
     case TaskKind::backward: return tr("inter.backward");
     case TaskKind::transfer: return tr("timeline.transfer");
     case TaskKind::sync: return tr("timeline.sync");
+    case TaskKind::recompute: return tr("memory_panel.recompute");
   }
   return "?";
 }
@@ -129,14 +130,16 @@ void task_tooltip(const TaskGraph& tg, const Task& t) {
 }
 
 void fold_tooltip(const TimelineLanes& lanes, const TimelineBox& box) {
-  int per_kind[4] = {0, 0, 0, 0};
+  // One count per task kind (recompute is kind 4: a fixed [4] was written past its end).
+  constexpr int kKinds = int(TaskKind::recompute) + 1;
+  int per_kind[kKinds] = {};
   const auto& spans = lanes.spans[size_t(box.lane)];
   for (int k = 0; k < box.count; ++k) ++per_kind[int(spans[size_t(box.first_span + k)].kind)];
   ImGui::BeginTooltip();
   ImGui::Text(tr("timeline.folded"), box.count);
   ImGui::TextDisabled("%s .. %s (%s)", format_ms(box.start_ms).c_str(), format_ms(box.end_ms).c_str(),
                       format_ms(box.end_ms - box.start_ms).c_str());
-  for (int k = 0; k < 4; ++k)
+  for (int k = 0; k < kKinds; ++k)
     if (per_kind[k]) {
       legend_item(task_kind_color(TaskKind(k)), (std::to_string(per_kind[k]) + " " + kind_label(TaskKind(k))).c_str());
     }

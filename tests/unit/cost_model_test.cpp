@@ -1,0 +1,175 @@
+// Unit tests of the calibrated cost model (cost_model.h), the pricing of a given plan and the
+// published runs of `autopar validate`. Witnesses: the plain roofline worked by hand on an ideal
+// GPU, the given-plan evaluator against the DP's own objective for the plan it picks, and every
+// published run's measured iteration time (sources in core/operations/validation.cpp).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "cluster_spec.h"
+#include "cost_model.h"
+#include "inter_op.h"
+#include "inter_operation.h"
+#include "models.h"
+#include "validation.h"
+
+using namespace autopar;
+
+namespace {
+
+// A linear op of a 1-layer model: [batch, in] x [in, out].
+Graph linear_graph(int64_t batch, int64_t width) {
+  return load_model("mlp:layers=1,batch=" + std::to_string(batch) + ",in=" + std::to_string(width) + ",hidden=" + std::to_string(width) +
+                    ",out=" + std::to_string(width))
+      .value();
+}
+
+}  // namespace
+
+TEST_CASE("an ideal GPU prices the plain datasheet roofline; a calibrated one derates it") {
+  const Cluster lecture = load_cluster("lecture:1x1").value();
+  const Graph g = linear_graph(4096, 4096);
+  const Op& op = g.ops[0];
+  REQUIRE(op.spec.kind == OpKind::linear);
+  // By hand: launch + max(FLOPs / peak, bytes / bandwidth).
+  const GpuSpec& p = lecture.gpu;
+  const double by_hand = p.kernel_overhead_us * 1e-3 + std::max(op.forward_flops / (p.peak_tflops * 1e9), double(op.forward_bytes()) / (p.memory_bandwidth_gb_per_s * 1e6));
+  CHECK(op_forward_ms(p, op, 1.0) == doctest::Approx(by_hand).epsilon(1e-12));
+
+  GpuSpec a = load_cluster("a100:1x8,precision=mixed").value().gpu;
+  CHECK(a.matmul_efficiency < 1);
+  // A large GEMM reaches nearly the plateau; a small one much less (the size curve).
+  const double big = 2.0 * 8192 * 8192 * 8192, small = 2.0 * 64 * 64 * 64;
+  CHECK(achieved_flops_per_ms(a, big, true) / a.peak_flops_per_ms() > 0.99 * a.matmul_efficiency);
+  CHECK(achieved_flops_per_ms(a, small, true) / a.peak_flops_per_ms() < 0.01);
+  // Never above the peak, at any size.
+  for (double f = 1; f < 1e16; f *= 7) CHECK(achieved_flops_per_ms(a, f, true) <= a.peak_flops_per_ms());
+  CHECK(achieved_bytes_per_ms(a) == doctest::Approx(a.memory_bandwidth_bytes_per_ms() * 0.85));
+  // Attention's score passes add b * heads * s^2 * bytes per pass to its traffic.
+  const Graph t = load_model("transformer:layers=1,batch=2,seq=512,hidden=256,heads=4,dtype_bytes=2").value();
+  const int attn = t.find_op("attn_1");
+  REQUIRE(attn >= 0);
+  const double extra = op_forward_traffic_bytes(a, t.ops[size_t(attn)], 1.0) - double(t.ops[size_t(attn)].forward_bytes());
+  CHECK(extra == doctest::Approx(6.0 * 2 * 4 * 512 * 512 * 2));
+  GpuSpec fused = a;
+  fused.attention_score_passes = 0;
+  CHECK(op_forward_traffic_bytes(fused, t.ops[size_t(attn)], 1.0) == double(t.ops[size_t(attn)].forward_bytes()));
+  // The optimizer step: 28 bytes per Adam parameter at the achieved bandwidth.
+  CHECK(optimizer_step_ms(a, 1e9, Optimizer::adam, Precision::mixed) ==
+        doctest::Approx(a.kernel_overhead_ms() + 28e9 / achieved_bytes_per_ms(a)));
+}
+
+TEST_CASE("a 16-bit model trains on the FP16 peak even on a cluster left at FP32") {
+  const Cluster c = load_cluster("a100:1x8").value();
+  const Graph g16 = load_model("llama2-7b:layers=1,batch=1,seq=128").value();   // the preset defaults to 16-bit
+  CHECK(training_precision(g16) == Precision::mixed);
+  CHECK(cluster_for_model(c, g16).gpu.precision == Precision::mixed);
+  const Graph g32 = load_model("llama2-7b:layers=1,batch=1,seq=128,dtype_bytes=4").value();
+  CHECK(cluster_for_model(c, g32).gpu.precision == Precision::fp32);
+}
+
+TEST_CASE("the given-plan evaluator prices the DP's own plan at the DP's objective") {
+  const Graph g = load_model("transformer:layers=8,batch=64,seq=256,hidden=512,heads=8,dtype_bytes=2").value();
+  const Cluster c = load_cluster("a100:2x8,precision=mixed").value();
+  InterOpOptions o;
+  o.microbatches = 8;
+  auto micro = microbatch_graph(g, 8);
+  REQUIRE(micro.ok());
+  auto table = stage_costs_from_model(micro.value(), c, o);
+  REQUIRE(table.ok());
+  for (bool boundaries : {true, false}) {
+    auto plan = solve_inter_op(table.value(), 8, boundaries);
+    REQUIRE(plan.ok());
+    const auto& st = plan.value().stages;
+    // Only plans on one sub-mesh shape can be given; the DP's plan here is one (checked).
+    bool one_shape = true;
+    for (const PipelineStage& s : st) one_shape = one_shape && s.submesh == st[0].submesh;
+    if (!one_shape) continue;
+    std::vector<std::pair<int, int>> stages;
+    for (const PipelineStage& s : st) stages.push_back({s.first, s.last});
+    int m = 0;
+    while (!(table.value().submeshes[size_t(m)] == st[0].submesh)) ++m;
+    auto priced = evaluate_inter_op_plan(table.value(), 8, stages, m, boundaries);
+    REQUIRE(priced.ok());
+    CHECK(priced.value().total_latency == plan.value().total_latency);
+    CHECK(priced.value().t_max == plan.value().t_max);
+    // Interleaving shrinks only the fill and drain: between the total / v and the total.
+    auto v2 = evaluate_inter_op_plan(table.value(), 8, stages, m, boundaries, 2);
+    REQUIRE(v2.ok());
+    CHECK(v2.value().total_latency <= plan.value().total_latency);
+    CHECK(v2.value().total_latency >= 8 * plan.value().t_max - 1e-9);
+  }
+  // Stages that do not tile the cluster are an error naming the plan.
+  auto bad = evaluate_inter_op_plan(table.value(), 8, {{0, 7}}, 0, true);
+  CHECK(!bad.ok());
+}
+
+TEST_CASE("inter --plan: parsing, the sub-mesh rules and uneven layer counts") {
+  auto p = parse_given_plan("t=8,p=4,d=32,mbs=2,v=3");
+  REQUIRE(p.ok());
+  CHECK(p.value().tensor == 8);
+  CHECK(p.value().pipeline == 4);
+  CHECK(p.value().data == 32);
+  CHECK(p.value().micro_batch_size == 2);
+  CHECK(p.value().interleave == 3);
+  CHECK(p.value().text() == "t=8,p=4,d=32,mbs=2,v=3");
+  CHECK(!parse_given_plan("t=8,q=2").ok());
+  CHECK(!parse_given_plan("t=8,t=2").ok());
+  CHECK(!parse_given_plan("t=x").ok());
+  CHECK(given_plan_microbatches(p.value(), 1792).value() == 28);
+  CHECK(!given_plan_microbatches(p.value(), 1000).ok());
+
+  const Graph g = load_model("transformer:layers=6,batch=32,seq=128,hidden=256,heads=4,dtype_bytes=2").value();
+  const Cluster c = load_cluster("a100:1x8,precision=mixed").value();
+  InterRequest r;
+  r.microbatches = 4;
+  r.plan = parse_given_plan("t=2,p=4,d=1").value();   // 6 layers do not split into 4 stages
+  InterJob job(g, c, r);
+  auto out = run_to_end(job);
+  REQUIRE(!out.ok());
+  CHECK(out.error().message.find("do not split evenly") != std::string::npos);
+  r.plan = parse_given_plan("t=2,p=4,d=1,first=1,last=1").value();   // 1 + 2 + 2 + 1
+  InterJob job2(g, c, r);
+  auto ok = run_to_end(job2);
+  REQUIRE(ok.ok());
+  REQUIRE(ok.value().plan.stages.size() == 4);
+  CHECK(ok.value().plan.stages[0].last == 0);
+  CHECK(ok.value().plan.stages[1].last == 2);
+  CHECK(ok.value().plan.stages[3].first == 5);
+  r.plan = parse_given_plan("t=2,p=2,d=1").value();   // 4 GPUs of 8
+  InterJob job3(g, c, r);
+  CHECK(!run_to_end(job3).ok());
+}
+
+TEST_CASE("published runs: each plan predicted within 25% of its measured time, never above peak") {
+  ValidateRequest request;
+  request.search = false;
+  auto v = run_validation(request);
+  REQUIRE(v.ok());
+  CHECK(v.value().rows.size() >= 9);
+  for (const ValidationRow& row : v.value().rows) {
+    INFO(row.run->name);
+    CHECK(std::abs(row.error()) <= 0.25);
+    // The model's FLOPs over the predicted time never exceed the GPUs' peak.
+    const Cluster c = published_run_cluster(*row.run).value();
+    const Graph g = load_model(row.run->model + ",dtype_bytes=2").value();
+    const double flops = 3.0 * g.total_forward_flops();   // forward + backward, without recomputation
+    CHECK(flops / (row.predicted_s * 1e3) < double(c.num_devices()) * c.gpu.peak_flops_per_ms());
+  }
+  // Megatron-LM's formula by hand for its 1.7B row: 3.53 s at 137 TFLOP/s on 32 GPUs.
+  CHECK(megatron_iteration_flops(512, 2048, 24, 2304, 51200) / (32 * 137e12) == doctest::Approx(3.53).epsilon(0.005));
+  CHECK(v.value().median_abs_error <= 0.25);
+  auto unknown = run_validation(ValidateRequest{{"no-such-run"}, false});
+  CHECK(!unknown.ok());
+}
+
+TEST_CASE("autopar's own plan is no slower than the published plan (small runs)") {
+  auto v = run_validation(ValidateRequest{{"megatron-1.7B", "alpa-gpt-2.6b"}, true});
+  REQUIRE(v.ok());
+  for (const ValidationRow& row : v.value().rows) {
+    INFO(row.run->name);
+    CHECK(row.searched);
+    CHECK(row.best_s <= row.predicted_s * (1 + 1e-9));
+    CHECK(!row.best.microbatch_search.empty());
+  }
+}
