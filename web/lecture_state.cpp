@@ -38,7 +38,8 @@ const ScenarioInfo* find_scenario(const std::string& name) {
 }
 
 bool scenario_is_light(const std::string& name) {
-  for (const char* n : {"conv1d-splits", "space-sizes", "alexnet-strategies", "task-graph", "resharding-table", "linear-nine", "megatron", "cross-mesh-resharding"})
+  for (const char* n : {"conv1d-splits", "space-sizes", "alexnet-strategies", "task-graph", "resharding-table", "linear-nine", "megatron", "cross-mesh-resharding",
+                        "published-runs"})
     if (name == n) return true;
   return false;
 }

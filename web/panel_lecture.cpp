@@ -84,6 +84,39 @@ void draw_beta_sweep_plot(const Json& sweep) {
   end_plot();
 }
 
+// Predicted against measured iteration time of the published runs (log-log): the diagonal is
+// a perfect prediction, the band around it the +-25% target.
+void draw_published_runs_plot(const Json& rows) {
+  std::vector<float> xs, ys;
+  double lo = 1e300, hi = -1e300;
+  for (const auto& r : rows) {
+    xs.push_back(float(r["measured_s"].get<double>()));
+    ys.push_back(float(r["predicted_s"].get<double>()));
+    lo = std::min({lo, double(xs.back()), double(ys.back())});
+    hi = std::max({hi, double(xs.back()), double(ys.back())});
+  }
+  if (xs.empty()) return;
+  lo /= 1.5;
+  hi *= 1.5;
+  pad_range(lo, hi, true);
+  ImGui::Spacing();
+  const float font = ImGui::GetFontSize();
+  const float side = std::min(ImGui::GetContentRegionAvail().x, font * 24.0f);
+  const PlotFrame f = begin_plot("##published_runs", ImVec2(side, side * 0.8f), lo, hi, lo, hi, true, true, tr("lecture.measured_axis"),
+                                 tr("lecture.predicted_axis"), "%g", "%g");
+  const float diag_x[2] = {float(lo), float(hi)}, diag_y[2] = {float(lo), float(hi)};
+  const float up_y[2] = {float(lo * 1.25), float(hi * 1.25)}, down_y[2] = {float(lo * 0.75), float(hi * 0.75)};
+  plot_line(f, diag_x, diag_y, 2, IM_COL32(160, 160, 160, 255), 1.5f);
+  plot_line(f, diag_x, up_y, 2, IM_COL32(110, 110, 110, 200), 1.0f);
+  plot_line(f, diag_x, down_y, 2, IM_COL32(110, 110, 110, 200), 1.0f);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (size_t i = 0; i < xs.size(); ++i) dl->AddCircleFilled(f.to_screen(xs[i], ys[i]), 4.0f, IM_COL32(255, 200, 90, 255));
+  end_plot();
+  legend_item(IM_COL32(160, 160, 160, 255), tr("lecture.perfect_prediction"), true);
+  ImGui::SameLine();
+  legend_item(IM_COL32(110, 110, 110, 200), tr("lecture.within_25"), true);
+}
+
 void draw_findings(AppState& state, const ScenarioInfo& info) {
   LectureState& lecture = state.lecture;
   const bool light = scenario_is_light(info.name);
@@ -154,6 +187,7 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
   ImGui::Spacing();
   for (const auto& f : lecture.findings) ImGui::BulletText("%s", breakable_text(f.in(page_language())).c_str());
   if (info.name == "beta-sweep" && lecture.results.contains("sweep")) draw_beta_sweep_plot(lecture.results["sweep"]);
+  if (info.name == "published-runs" && lecture.results.contains("rows")) draw_published_runs_plot(lecture.results["rows"]);
 }
 
 void draw_scenario_details(AppState& state) {

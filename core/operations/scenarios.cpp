@@ -764,6 +764,8 @@ void attach_page_setups(std::vector<Scenario>& all) {
   // result() (which also simulates the FlexFlow strategy over every device) takes seconds and can
   // run out of memory, and planning takes minutes over frames.
   set("gpt3-1024", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
+  // The table and its chart are drawn in the Lecture tab itself (no set-up of other tabs).
+  set("published-runs", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
   set("flexflow-vs-alpa", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}}, "compare",
       [](const Json& r, const std::vector<std::string>&) {
         return Json::array({shown("compare.flexflow_ms", r["alexnet"]["flexflow_ms"]), shown("compare.alpa_ms", r["alexnet"]["alpa_ms"])});

@@ -140,7 +140,7 @@ Result<ValidateReport> run_validation(const ValidateRequest& request) {
     if (std::none_of(runs.begin(), runs.end(), [&](const PublishedRun& r) { return r.name == n; })) {
       std::string known;
       for (const auto& r : runs) known += (known.empty() ? "" : ", ") + r.name;
-      return make_error("unknown_name", "no published run is called '" + n + "'; the runs: " + known, "--run");
+      return make_error("bad_value", "no published run is called '" + n + "'; the runs: " + known, "--run");
     }
   }
   std::vector<double> errors;

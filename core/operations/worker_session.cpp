@@ -11,6 +11,7 @@
 #include "cluster_spec.h"
 #include "compare.h"
 #include "inter_operation.h"
+#include "memory_model.h"
 #include "models.h"
 #include "report_text.h"
 #include "search_operation.h"
@@ -132,6 +133,13 @@ Result<InterRequest> inter_request(const Json& request) {
   if (request.contains("ignore_boundaries")) {
     if (!request["ignore_boundaries"].is_boolean()) return make_error(ErrorCode::wrong_type, "request.ignore_boundaries must be true or false", "request.ignore_boundaries");
     r.boundaries = !request["ignore_boundaries"].get<bool>();
+  }
+  // A given plan to price (`inter --plan`), as its text "t=8,p=8,d=16[,mbs=2][,v=2]".
+  if (request.contains("plan")) {
+    if (!request["plan"].is_string()) return make_error(ErrorCode::wrong_type, "request.plan must be a plan text such as \"t=8,p=8,d=16\"", "request.plan");
+    auto plan = parse_given_plan(request["plan"].get<std::string>(), "request.plan");
+    if (!plan.ok()) return plan.error();
+    r.plan = plan.value();
   }
   return r;
 }
@@ -312,6 +320,11 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
   }
   auto ir = inter_request(req);
   if (!ir.ok()) return ir.error();
+  if (ir.value().plan && ir.value().plan->micro_batch_size > 0) {
+    auto b = given_plan_microbatches(*ir.value().plan, model_batch(graph.value()));
+    if (!b.ok()) return make_error(b.error().code, b.error().message, "request.plan");
+    ir.value().microbatches = b.value();
+  }
   if (operation == "stage_costs") {
     auto count = request_int(req, "share_count", 1, 1024, 1);
     if (!count.ok()) return count.error();

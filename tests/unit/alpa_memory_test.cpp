@@ -19,7 +19,7 @@ namespace {
 
 IntraOpPlan plan(const Graph& g, const Cluster& c, IntraOpOptions o) {
   o.capacity_bytes = c.gpu.memory_capacity_bytes();
-  o.peak_flops_per_ms = c.gpu.peak_flops_per_ms();
+  o.gpu = c.gpu;
   auto p = plan_intra_op(g, mesh_from_cluster(1, 4, c).value(), o);
   REQUIRE_MESSAGE(p.ok(), (p.ok() ? "" : p.error().message));
   return p.value();
