@@ -46,7 +46,7 @@ std::string shape_to_string(const Shape& shape);
 // dimensions, ...) in the table of op_kinds.cpp. New kinds go at the end.
 enum class OpKind { linear, conv1d, conv2d, pool2d, flatten, embedding, relu, gelu, add,
                     layernorm, softmax, attention, concat, moe, loss,
-                    rmsnorm, swiglu, dropout, first_token };
+                    rmsnorm, swiglu, dropout, first_token, geglu };
 
 // JSON name of a kind ("linear", ...).
 const char* op_kind_name(OpKind k);
