@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -297,9 +298,18 @@ PipelineSplit megatron_pipeline_split(int64_t layers, int64_t pp, const std::vec
     s.first = (layers + 1) / 2;   // the last stage takes the rest
     return s;
   }
-  const int64_t middle = layers / pp, rest = layers - middle * (pp - 2);
-  s.first = rest - rest / 2;
-  s.last = rest / 2;
+  // Middle stages of m layers each, the first and last sharing the rest: the m whose ends are
+  // nearest m (the smaller m on a tie), each end at least one layer.
+  int64_t best_cost = -1;
+  for (int64_t m = 1; m * (pp - 2) + 2 <= layers; ++m) {
+    const int64_t rest = layers - m * (pp - 2), first = rest - rest / 2, last = rest / 2;
+    const int64_t cost = std::max(std::abs(first - m), std::abs(last - m));
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      s.first = first;
+      s.last = last;
+    }
+  }
   return s;
 }
 
@@ -359,7 +369,18 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
     return best;
   };
   int64_t tp = vote(stage_tp), ep = model.experts > 0 ? vote(stage_ep) : 1;
-  const int pp = std::max<int>(1, int(pipeline.stages.size()));
+  // Pipeline size: the plan's stages. Megatron-LM gives every stage the same number of GPUs, so
+  // a stage count that does not divide the GPUs cannot run as planned; the flags then take the
+  // pipeline size nearest it that divides them (the smaller on a tie, at most one stage per
+  // layer), and a note says so.
+  const int planned_pp = std::max<int>(1, int(pipeline.stages.size()));
+  int pp = planned_pp;
+  if (devices % pp != 0) {
+    int best = 1;
+    for (int d = 1; d <= devices; ++d)
+      if (devices % d == 0 && (layers == 0 || d <= layers) && std::abs(d - planned_pp) < std::abs(best - planned_pp)) best = d;
+    pp = best;
+  }
   // Megatron-LM's checks on the tensor-parallel size: tensor x pipeline size divides the GPUs
   // (arguments.py), and the attention heads and the K/V groups divide over the tensor-parallel
   // ranks (TransformerConfig). A size that breaks one is halved until none is broken.
@@ -402,12 +423,17 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
       per_stage.push_back(st.last - st.first + 1);
     stage_gpus += (stage_gpus.empty() ? "" : ", ") + std::to_string(st.submesh.devices());
   }
-  if (std::adjacent_find(pipeline.stages.begin(), pipeline.stages.end(), [](const PipelineStage& a, const PipelineStage& b) {
-        return a.submesh.devices() != b.submesh.devices();
-      }) != pipeline.stages.end() && devices % pp == 0)
+  if (pp != planned_pp)
+    o << "# Note: the plan's " << planned_pp << " stages (" << stage_gpus << " GPUs) do not fit Megatron-LM, which needs the pipeline size to divide the "
+      << devices << " GPUs with every stage the same size; these flags run the nearest pipeline it can: " << pp << (pp == 1 ? " stage" : " stages")
+      << " of " << devices / pp << " GPUs.\n";
+  else if (std::adjacent_find(pipeline.stages.begin(), pipeline.stages.end(), [](const PipelineStage& a, const PipelineStage& b) {
+             return a.submesh.devices() != b.submesh.devices();
+           }) != pipeline.stages.end())
     o << "# Note: the plan's stages have " << stage_gpus << " GPUs; Megatron-LM gives every stage the same number (" << devices / pp << ").\n";
-  // Layers over the pipeline: even, or Megatron's first/last-stage options.
-  const PipelineSplit split = megatron_pipeline_split(layers, pp, per_stage);
+  // Layers over the pipeline: even, or Megatron's first/last-stage options (the plan's own
+  // stage sizes only when the flags keep its stages).
+  const PipelineSplit split = megatron_pipeline_split(layers, pp, pp == planned_pp ? per_stage : std::vector<int64_t>{});
   if (layers > 0 && !split.ok)
     o << "# Note: Megatron-LM cannot run this plan as it is: " << split.why << ".\n";
   else if (split.first > 0) {
