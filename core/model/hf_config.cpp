@@ -144,11 +144,11 @@ std::string type_of_architecture(const std::string& cls) {
   return "";
 }
 
-// A display name for a type in messages ("mixtral" -> "Mixtral").
+// Why an encoder-decoder type is refused, and what autopar reads instead.
 std::string encoder_decoder_reason(const std::string& type) {
   return "model_type '" + type + "' is an encoder-decoder: its decoder attends to the encoder's output in every layer "
          "(cross-attention), which autopar's layer chain does not model. autopar reads decoder-only and encoder-only "
-         "configs: " + std::string("gpt2, llama, mistral, mixtral, qwen2, qwen2_moe, gemma, phi3, gpt_neox, falcon, opt, bert, roberta");
+         "configs: gpt2, llama, mistral, mixtral, qwen2, qwen2_moe, gemma, phi3, gpt_neox, falcon, opt, bert, roberta";
 }
 
 // The fields that make a config a mixture of experts, by the names transformers uses.
