@@ -440,7 +440,13 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
     if (auto st = activation_field(j, type, "hidden_act", "gelu", "BERT's MLP is GELU"); !st.ok()) return st.error();
     int64_t offset = 0;
     if (type == "roberta") {
-      AUTOPAR_FIELD(pad, int_field(j, type, "pad_token_id", 1));
+      // padding_idx may be 0 (then positions start at 1); a non-integer is the wrong type.
+      int64_t pad = 1;
+      if (auto it = j.find("pad_token_id"); it != j.end() && !it->is_null()) {
+        if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= positions)
+          return field_error("bad_value", type, "pad_token_id", "needs 'pad_token_id' to be a token id below max_position_embeddings, not " + it->dump());
+        pad = it->get<int64_t>();
+      }
       offset = pad + 1;
       if (offset >= positions)
         return field_error("out_of_range", type, "max_position_embeddings", "has max_position_embeddings " + std::to_string(positions) +

@@ -203,6 +203,9 @@ TEST_CASE("one layer of each family has the reference implementation's ops and s
   CHECK(signature(roberta.ops[size_t(roberta.find_op("position_embeddings"))]) == "position_embeddings embedding [1, 8, 768] {[514, 768]}");
   CHECK(signature(roberta.ops[size_t(roberta.find_op("token_type_embeddings"))]) == "token_type_embeddings embedding [1, 8, 768] {[1, 768]}");
   CHECK(load(hf("roberta-base")).spec.inputs[0].shape[1] == 512);   // the default sequence: every position
+  // A padding_idx of 0 leaves 513 positions; a negative one is refused at its field.
+  CHECK(load_model_json(edited("roberta-base", "pad_token_id", 0), "r").value().spec.inputs[0].shape[1] == 513);
+  CHECK(load_error(edited("roberta-base", "pad_token_id", -1)).path == "pad_token_id");
   auto long_seq = load_model(hf("roberta-base") + ":seq=514");
   REQUIRE(!long_seq.ok());
   CHECK(long_seq.error().code == "out_of_range");
