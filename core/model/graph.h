@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +47,7 @@ std::string shape_to_string(const Shape& shape);
 // dimensions, ...) in the table of op_kinds.cpp. New kinds go at the end.
 enum class OpKind { linear, conv1d, conv2d, pool2d, flatten, embedding, relu, gelu, add,
                     layernorm, softmax, attention, concat, moe, loss,
-                    rmsnorm, swiglu, dropout, first_token };
+                    rmsnorm, swiglu, dropout, first_token, geglu };
 
 // JSON name of a kind ("linear", ...).
 const char* op_kind_name(OpKind k);
@@ -90,12 +91,20 @@ struct OpSpec {
   }
 };
 
+struct TransformerArch;   // hf_config.h
+
 // A model definition: its inputs and ops. The JSON model format is exactly this.
 struct ModelSpec {
   std::string name;
   DType dtype = DType::f32;           // float type of activations and parameters
   std::vector<Tensor> inputs;         // data the model is fed (no gradient is computed for them)
   std::vector<OpSpec> ops;
+  // The transformer architecture the ops were built from (transformer_model_spec sets it; null
+  // for other models and model files): the engine exports name it in their own terms, which
+  // the ops alone do not say (rotary positions and their base, the norms' epsilon, the dtype
+  // the checkpoint names, which layers are MoE).
+  // Not part of equality or of the JSON format: the ops are the model.
+  std::shared_ptr<const TransformerArch> arch;
   bool operator==(const ModelSpec& o) const {
     return name == o.name && dtype == o.dtype && inputs == o.inputs && ops == o.ops;
   }

@@ -401,7 +401,8 @@ Result<Graph> load_model_json(const std::string& text, const std::string& label,
     if (name.empty()) name = "hf-model";
     auto arch = arch_from_hf_config(j.value(), name);
     if (!arch.ok()) return prefixed(arch.error());
-    TrainingShape shape;
+    // torch_dtype sets the float width; dtype_bytes= (and --precision, which appends it) override it.
+    TrainingShape shape = default_training_shape(arch.value());
     TransformerArch a = arch.value();
     if (auto s = apply_transformer_overrides(overrides, shape, a, arg_path); !s.ok()) return prefixed(s.error());
     auto spec = transformer_model_spec(a, shape, arg_path);

@@ -273,14 +273,20 @@ Status infer_moe(KindContext& c, InferredOp& r) {
   const Shape& x = c.op.inputs[0].shape;
   int64_t h = x.back(), e = c.attr("experts"), f = c.attr("ffn"), k = c.attr("top_k");
   if (k > e) return make_error("out_of_range", "top_k (" + std::to_string(k) + ") exceeds experts (" + std::to_string(e) + ")", attr_path(c.path, "top_k"));
+  // gated: each expert is a gated MLP (SwiGLU, as Mixtral's w1/w3 and w2): gate and up side by
+  // side in w1, [E, h, 2f]. shared_gate: the router also scores a shared expert that runs
+  // beside the routed ones (Qwen2-MoE's shared_expert_gate, a [h, 1] weight), one more router
+  // column; the shared expert itself is ordinary dense ops in the graph.
+  const int64_t gated = c.attr_or("gated", 0), shared = c.attr_or("shared_gate", 0);
   r.output = x;
   int64_t tokens = num_elements(x) / h;
   const std::string& n = c.op.spec.name;
-  r.params.push_back({n + ".gate", {h, e}, c.float_dtype});
-  r.params.push_back({n + ".w1", {e, h, f}, c.float_dtype});
+  r.params.push_back({n + ".gate", {h, e + shared}, c.float_dtype});
+  r.params.push_back({n + ".w1", {e, h, gated ? 2 * f : f}, c.float_dtype});
   r.params.push_back({n + ".w2", {e, f, h}, c.float_dtype});
-  // Gate, then each token through top_k experts' two matmuls (GShard).
-  r.forward_flops = 2.0 * double(tokens) * double(h) * double(e) + double(k) * 4.0 * double(tokens) * double(h) * double(f);
+  // Gate, then each token through top_k experts' matmuls (GShard): two, or three when gated.
+  r.forward_flops = 2.0 * double(tokens) * double(h) * double(e + shared) +
+                    double(k) * (gated ? 6.0 : 4.0) * double(tokens) * double(h) * double(f);
   r.split_dims = sample_and_attributes(r.output, {"length"}, 1);
   return Ok{};
 }
@@ -295,14 +301,16 @@ Status infer_loss(KindContext& c, InferredOp& r) {
 
 // SwiGLU (Shazeer 2020, as in Llama): [..., 2f] holding the gate and up projections side by side
 // -> silu(gate) * up, [..., f]. Sigmoid, multiply, multiply: about 5 FLOPs per output.
+// GeGLU (the same paper, as in Gemma): gelu(gate) * up, the tanh GELU (8 FLOPs, as the gelu
+// kind) and the multiply.
 Status infer_swiglu(KindContext& c, InferredOp& r) {
   const Tensor& in = c.op.inputs[0];
   if (in.shape.back() % 2 != 0)
-    return shape_error(c.path + ".inputs[0]", "swiglu reads the gate and up projections side by side, [..., 2*ffn], but '" + in.name +
+    return shape_error(c.path + ".inputs[0]", std::string(op_kind_name(c.op.spec.kind)) + " reads the gate and up projections side by side, [..., 2*ffn], but '" + in.name +
                                                   "' is " + shape_to_string(in.shape) + " (an odd last dimension)");
   r.output = in.shape;
   r.output.back() /= 2;
-  r.forward_flops = 5.0 * double(num_elements(r.output));
+  r.forward_flops = (c.op.spec.kind == OpKind::geglu ? 9.0 : 5.0) * double(num_elements(r.output));
   r.split_dims = sample_and_attributes(r.output, {"length", "channel"}, 0);
   if (r.output.size() == 2) r.split_dims.back().name = "channel";
   return Ok{};
@@ -343,7 +351,9 @@ SavedActivations saved_moe(const Op& op) {
   const Shape& x = op.inputs[0].shape;
   const int64_t tokens = num_elements(x) / x.back();
   const int64_t k = op.spec.attrs.at("top_k"), f = op.spec.attrs.at("ffn");
-  return {tensor_bytes(op.inputs[0]), 2 * k * tokens * f * dtype_bytes(op.output.dtype)};
+  // A gated expert also keeps its gate projection (gate, up and their product: 3 x f).
+  const int64_t kept = op.spec.attrs.count("gated") && op.spec.attrs.at("gated") ? 3 : 2;
+  return {tensor_bytes(op.inputs[0]), kept * k * tokens * f * dtype_bytes(op.output.dtype)};
 }
 
 const std::vector<OpKindTraits>& kind_table() {
@@ -379,13 +389,15 @@ const std::vector<OpKindTraits>& kind_table() {
        1, 1, 3, 3, true, false, R::follow, G::attention_heads, A::attention, infer_attention, saved_attention},
       {OpKind::concat, "concat", {{"axis", true, -1, -1, 8}}, 2, 1024, 1, 6, false, false, R::follow, G::batch_only, A::follow_batch_only, infer_concat, saved_nothing},
       {OpKind::moe, "moe",
-       {{"experts", false, 0, 1, 65536}, {"ffn", false, 0, 1, kBig}, {"top_k", true, 2, 1, 65536}},
+       {{"experts", false, 0, 1, 65536}, {"ffn", false, 0, 1, kBig}, {"top_k", true, 2, 1, 65536},
+        {"gated", true, 0, 0, 1, false}, {"shared_gate", true, 0, 0, 1, false}},
        1, 1, 2, 3, true, false, R::experts, G::leading_dims, A::experts, infer_moe, saved_moe},
       {OpKind::loss, "loss", {}, 1, 1, 2, 6, true, false, R::follow, G::leading_dims, A::follow_loss, infer_loss, saved_input},
       {OpKind::rmsnorm, "rmsnorm", {}, 1, 1, 2, 6, true, false, R::follow, G::same, A::follow_whole_rows, infer_row_normalise, saved_input},
       {OpKind::swiglu, "swiglu", {}, 1, 1, 1, 6, true, false, R::follow, G::gated_halves, A::follow, infer_swiglu, saved_input},
       {OpKind::dropout, "dropout", {}, 1, 1, 1, 6, true, false, R::follow, G::same, A::follow, infer_elementwise, saved_dropout},
       {OpKind::first_token, "first_token", {}, 1, 1, 3, 3, true, false, R::follow, G::batch_only, A::follow_batch_only, infer_first_token, saved_nothing},
+      {OpKind::geglu, "geglu", {}, 1, 1, 1, 6, true, false, R::follow, G::gated_halves, A::follow, infer_swiglu, saved_input},
   };
   return table;
 }

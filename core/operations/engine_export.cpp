@@ -2,7 +2,11 @@
 // and Alpa plans as FlexFlow strategies.
 #include "engine_export.h"
 
+#include "hf_config.h"
+
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -147,82 +151,311 @@ std::string export_jax(const Graph& g, const IntraOpPlan& plan, const std::strin
   return o.str();
 }
 
+namespace {
+
+// The model as Megatron-LM's GPT flags describe it: from the TransformerArch the graph was built
+// from (a Hugging Face config or a preset), else read off the graph's ops (built-in models and
+// model files, which say less: no rotary positions, no vocabulary padding).
+struct MegatronModel {
+  int64_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, kv_channels = 0, ffn = 0, seq = 0, vocab = 0;
+  int64_t max_positions = 0;          // Megatron's max_position_embeddings
+  std::string norm = "LayerNorm";     // --normalization
+  std::string activation = "gelu";    // gelu, swiglu, geglu, relu
+  std::string position = "learned_absolute";   // --position-embedding-type: learned_absolute, rope, none
+  double rotary_percent = 1, rotary_base = 10000, norm_epsilon = 0;
+  bool bias = true, qkv_bias = false, tied = true, embedding = true;
+  bool attention_dropout = true, hidden_dropout = true;   // Megatron's defaults are 0.1
+  int64_t experts = 0, topk = 0, moe_ffn = 0, shared_expert = 0, moe_layer_step = 1;
+  std::vector<int64_t> dense_layers;
+  std::string torch_dtype;
+  std::vector<std::string> cannot;    // what Megatron's GPT model cannot build as the model has it
+};
+
+MegatronModel megatron_model(const Graph& g) {
+  MegatronModel m;
+  for (const Op& op : g.ops) {
+    if (op.spec.kind != OpKind::attention) continue;
+    ++m.layers;
+    m.heads = op.spec.attrs.at("heads");
+    m.kv_heads = op.spec.attrs.count("kv_heads") ? op.spec.attrs.at("kv_heads") : m.heads;
+    m.seq = op.output.shape[1];
+    if (!m.hidden) m.hidden = op.output.shape[2];
+  }
+  if (g.spec.arch) {
+    const TransformerArch& a = *g.spec.arch;
+    m.layers = a.layers; m.hidden = a.hidden; m.heads = a.heads; m.kv_heads = a.kv_heads;
+    m.kv_channels = a.head_width(); m.ffn = a.intermediate; m.vocab = a.vocab;
+    m.norm = a.norm == "rmsnorm" ? "RMSNorm" : "LayerNorm";
+    m.activation = a.mlp;
+    m.position = a.position == "rope" ? "rope" : "learned_absolute";
+    m.rotary_percent = a.rotary_percent; m.rotary_base = a.rope_theta; m.norm_epsilon = a.norm_epsilon;
+    m.bias = a.attention_bias || a.mlp_bias; m.qkv_bias = a.qkv_bias_only; m.tied = a.tied_embeddings;
+    m.attention_dropout = a.attention_dropout; m.hidden_dropout = a.hidden_dropout;
+    m.experts = a.experts; m.topk = a.experts_per_token; m.moe_ffn = a.moe_intermediate > 0 ? a.moe_intermediate : a.intermediate;
+    m.shared_expert = a.shared_expert_intermediate; m.moe_layer_step = a.moe_layer_step; m.dense_layers = a.dense_layers;
+    m.torch_dtype = a.torch_dtype;
+    // Rotary: the context the model was trained for; learned: the table's positions.
+    m.max_positions = a.position == "rope" ? a.context : a.max_positions - a.position_offset;
+    if (a.attention_bias != a.mlp_bias)
+      m.cannot.push_back("biases on the attention projections only or on the MLP only (--disable-bias-linear removes both)");
+    if (a.mlp == "geglu") m.cannot.push_back("a GeGLU MLP (--swiglu gates with SiLU; Gemma gates with GELU)");
+    if (a.mlp == "relu") m.cannot.push_back("a ReLU MLP (Megatron-LM offers GELU, --swiglu and --squared-relu)");
+    if (a.parallel_residual) m.cannot.push_back("parallel attention and MLP (x + attn(ln(x)) + mlp(ln(x))); Megatron-LM's GPT layer runs them one after the other");
+    if (a.post_norm) m.cannot.push_back("norms after the residual adds (BERT's post-LN; Megatron-LM trains BERT with pretrain_bert.py)");
+    if (a.position_offset > 0) m.cannot.push_back("the " + std::to_string(a.position_offset) + " position rows before the first position (a learned table of max_positions rows)");
+    if (a.embed_dim > 0) m.cannot.push_back("OPT's project_in / project_out around a narrower embedding");
+    if (a.model_type == "gemma") m.cannot.push_back("Gemma's embedding scaling by sqrt(hidden)");
+    if (a.shared_expert_intermediate > 0) m.cannot.push_back("Qwen2-MoE's sigmoid gate on the shared expert (--moe-shared-expert-intermediate-size adds the shared expert ungated)");
+    if (!a.final_norm) m.cannot.push_back("no norm after the last layer");
+    return m;
+  }
+  // Read off the ops: the first FFN width, the norm, gating, biases, embeddings and experts.
+  bool rmsnorm = false, swiglu = false, any_bias = false, learned = false;
+  m.tied = false;
+  m.embedding = false;
+  m.attention_dropout = m.hidden_dropout = false;
+  for (const Op& op : g.ops) {
+    const auto attr = [&](const char* k, int64_t d) { return op.spec.attrs.count(k) ? op.spec.attrs.at(k) : d; };
+    switch (op.spec.kind) {
+      case OpKind::rmsnorm: rmsnorm = true; break;
+      case OpKind::swiglu: swiglu = true; if (!m.ffn) m.ffn = op.output.shape.back(); break;
+      case OpKind::geglu: m.activation = "geglu"; if (!m.ffn) m.ffn = op.output.shape.back(); break;
+      case OpKind::dropout: m.hidden_dropout = true; break;
+      case OpKind::attention: m.attention_dropout |= attr("dropout", 0) != 0; break;
+      case OpKind::moe:
+        m.experts = attr("experts", 0); m.topk = attr("top_k", 2); m.moe_ffn = attr("ffn", 0);
+        if (!m.ffn) m.ffn = m.moe_ffn;
+        break;
+      case OpKind::embedding:
+        if (!op.spec.inputs.empty() && op.spec.inputs[0] == "positions") {
+          learned = true;
+          m.max_positions = attr("num_embeddings", 0);
+        } else if (!m.embedding) {
+          m.embedding = true;
+          m.vocab = attr("num_embeddings", 0);
+        }
+        break;
+      case OpKind::linear:
+        any_bias |= attr("bias", 1) != 0 && m.layers > 0;
+        m.tied |= !op.spec.weight_from.empty();
+        if (!m.ffn && op.spec.activation != "none" && op.spec.activation != "tanh") {
+          m.ffn = attr("out_features", 0);
+          if (op.spec.activation == "relu") m.activation = "relu";
+        }
+        break;
+      default: break;
+    }
+  }
+  m.norm = rmsnorm ? "RMSNorm" : "LayerNorm";
+  if (swiglu) m.activation = "swiglu";
+  m.bias = any_bias;
+  m.kv_channels = m.heads > 0 ? m.hidden / m.heads : 0;
+  m.position = learned ? "learned_absolute" : "none";
+  if (!learned) m.max_positions = m.seq;
+  if (!m.embedding && m.layers > 0) m.cannot.push_back("a model without token embeddings or an output head (Megatron-LM's GPT model has both)");
+  if (m.activation == "geglu") m.cannot.push_back("a GeGLU MLP (--swiglu gates with SiLU)");
+  if (m.activation == "relu") m.cannot.push_back("a ReLU MLP (Megatron-LM offers GELU, --swiglu and --squared-relu)");
+  return m;
+}
+
+// How Megatron-LM places L layers on P pipeline stages (its arguments.py and TransformerConfig,
+// core_r0.14.0): evenly without options, which needs P to divide L; with
+// --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers, the first and last
+// stages hold those counts (each at least one) and the middle P - 2 stages split the rest
+// evenly. The plan's own split is kept when Megatron can say it (equal middle stages); else an
+// even split, or the nearest split with equal middle stages when P does not divide L.
+struct PipelineSplit {
+  bool ok = true;
+  int64_t first = 0, last = 0;        // 0: not given
+  bool as_planned = false;            // the plan's own stage sizes
+  std::string why;                    // when !ok
+};
+
+PipelineSplit megatron_pipeline_split(int64_t layers, int64_t pp, const std::vector<int64_t>& planned) {
+  PipelineSplit s;
+  if (pp <= 1) return s;
+  if (layers < pp) {
+    s.ok = false;
+    s.why = "it needs at least one layer per pipeline stage, and " + std::to_string(layers) + " layers do not fill " + std::to_string(pp) + " stages";
+    return s;
+  }
+  int64_t sum = 0;
+  for (int64_t n : planned) sum += n;
+  if (int64_t(planned.size()) == pp && sum == layers && std::all_of(planned.begin(), planned.end(), [](int64_t n) { return n > 0; })) {
+    bool equal_middle = true, all_equal = true;
+    for (size_t k = 2; k + 1 < planned.size(); ++k) equal_middle &= planned[k] == planned[1];
+    for (int64_t n : planned) all_equal &= n == planned[0];
+    s.as_planned = equal_middle;
+    if (all_equal) return s;
+    if (equal_middle) {
+      s.first = planned.front();
+      s.last = planned.back();
+      return s;
+    }
+  }
+  if (layers % pp == 0) return s;
+  if (pp == 2) {
+    s.first = (layers + 1) / 2;   // the last stage takes the rest
+    return s;
+  }
+  // Middle stages of m layers each, the first and last sharing the rest: the m whose ends are
+  // nearest m (the smaller m on a tie), each end at least one layer.
+  int64_t best_cost = -1;
+  for (int64_t m = 1; m * (pp - 2) + 2 <= layers; ++m) {
+    const int64_t rest = layers - m * (pp - 2), first = rest - rest / 2, last = rest / 2;
+    const int64_t cost = std::max(std::abs(first - m), std::abs(last - m));
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      s.first = first;
+      s.last = last;
+    }
+  }
+  return s;
+}
+
+// The largest --make-vocab-size-divisible-by (a power of two up to Megatron's default 128) with
+// which Megatron pads a vocab-row embedding to itself at tensor-parallel size tp; 0 when tp
+// does not divide the vocabulary.
+int64_t vocab_divisor(int64_t vocab, int64_t tp) {
+  for (int64_t d = 128; d >= 1; d /= 2)
+    if (vocab % (d * tp) == 0) return d;
+  return 0;
+}
+
+std::string number_text(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+}  // namespace
+
 std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int devices, const std::string& title) {
   const InterOpPlan& pipeline = plan.inter;
   const int microbatches = plan.microbatches;
-  int heads = 0, layers = 0;
-  int64_t hidden = 0, seq = 0, batch = g.spec.inputs.empty() ? 0 : g.spec.inputs[0].shape[0];
-  for (const Op& op : g.ops) {
-    if (op.spec.kind != OpKind::attention) continue;
-    ++layers;
-    heads = int(op.spec.attrs.at("heads"));
-    hidden = op.output.shape[2];
-    seq = op.output.shape[1];
-  }
+  const MegatronModel model = megatron_model(g);
+  const int64_t batch = g.spec.inputs.empty() ? 0 : g.spec.inputs[0].shape[0];
+  const int64_t heads = model.heads, groups = model.kv_heads, layers = model.layers;
   // Tensor-parallel size: each stage's own plan on its logical mesh splits its Linear layers
   // by column or row (and attention by heads) over some mesh axes; Megatron-LM runs one size for
-  // every stage, so the size most stages use (the smaller on a tie).
-  std::vector<int64_t> stage_tp;
+  // every stage, so the size most stages use (the smaller on a tie). Expert parallelism, the
+  // same way, from the axes the MoE layers give to experts.
+  std::vector<int64_t> stage_tp, stage_ep;
   std::string logical_meshes;
   for (const CompareStage& st : plan.stages) {
-    AxisMask axes = 0;
-    for (size_t v = 0; v < st.intra.strategies.size(); ++v)
+    AxisMask axes = 0, expert_axes = 0;
+    for (size_t v = 0; v < st.intra.strategies.size(); ++v) {
       for (const char* role : {"column", "row", "heads"}) {
         const int a = axis_of_role(chosen(st.intra, v).name, role);
         if (a >= 0) axes |= AxisMask(1 << a);
       }
+      const int e = axis_of_role(chosen(st.intra, v).name, "expert");
+      if (e >= 0) expert_axes |= AxisMask(1 << e);
+    }
     stage_tp.push_back(mask_ways(axes, st.intra.mesh));
+    stage_ep.push_back(mask_ways(expert_axes, st.intra.mesh));
     logical_meshes += (logical_meshes.empty() ? "" : ", ") + st.stage.logical_mesh;
   }
-  int64_t tp = 1;
-  size_t tp_votes = 0;
-  for (int64_t t : stage_tp) {
-    const size_t n = size_t(std::count(stage_tp.begin(), stage_tp.end(), t));
-    if (n > tp_votes || (n == tp_votes && t < tp)) {
-      tp = t;
-      tp_votes = n;
+  const auto vote = [](const std::vector<int64_t>& sizes) {
+    int64_t best = 1;
+    size_t votes = 0;
+    for (int64_t t : sizes) {
+      const size_t n = size_t(std::count(sizes.begin(), sizes.end(), t));
+      if (n > votes || (n == votes && t < best)) {
+        best = t;
+        votes = n;
+      }
     }
+    return best;
+  };
+  int64_t tp = vote(stage_tp), ep = model.experts > 0 ? vote(stage_ep) : 1;
+  // Pipeline size: the plan's stages. Megatron-LM gives every stage the same number of GPUs, so
+  // a stage count that does not divide the GPUs cannot run as planned; the flags then take the
+  // pipeline size nearest it that divides them (the smaller on a tie, at most one stage per
+  // layer), and a note says so.
+  const int planned_pp = std::max<int>(1, int(pipeline.stages.size()));
+  int pp = planned_pp;
+  if (devices % pp != 0) {
+    int best = 1;
+    for (int d = 1; d <= devices; ++d)
+      if (devices % d == 0 && (layers == 0 || d <= layers) && std::abs(d - planned_pp) < std::abs(best - planned_pp)) best = d;
+    pp = best;
   }
-  const int pp = std::max<int>(1, int(pipeline.stages.size()));
-  // Megatron-LM needs TP x PP to divide the devices: a size that does not is halved until it does.
+  // Megatron-LM's checks on the tensor-parallel size: tensor x pipeline size divides the GPUs
+  // (arguments.py), and the attention heads and the K/V groups divide over the tensor-parallel
+  // ranks (TransformerConfig). A size that breaks one is halved until none is broken.
   const int64_t planned_tp = tp;
-  while (tp > 1 && (tp * pp > devices || devices % (tp * pp) != 0)) tp /= 2;
+  const auto tp_ok = [&](int64_t t) {
+    return t * pp <= devices && devices % (t * pp) == 0 && (heads == 0 || heads % t == 0) && (groups == 0 || groups % t == 0);
+  };
+  while (tp > 1 && !tp_ok(tp)) tp = tp % 2 == 0 ? tp / 2 : 1;
+  // Expert parallelism: the experts divide over it, and tensor x expert x pipeline size divides
+  // the GPUs (parallel_state: the expert grid uses the tensor-parallel size for experts too).
+  const int64_t planned_ep = ep;
+  while (ep > 1 && (model.experts % ep != 0 || devices % (tp * ep * pp) != 0)) ep = ep % 2 == 0 ? ep / 2 : 1;
   std::ostringstream o;
   o << "# " << title << "\n"
     << "# Generated by autopar: pipeline stages from Alpa's inter-op plan (" << pipeline.stages.size()
     << (pipeline.stages.size() == 1 ? " stage, " : " stages, ") << microbatches << (microbatches == 1 ? " micro-batch" : " micro-batches")
-    << "), tensor parallelism from each stage's intra-op plan on its logical mesh (" << logical_meshes << ").\n";
+    << "), tensor parallelism from each stage's intra-op plan on its logical mesh (" << logical_meshes << ").\n"
+    << "# Checked against Megatron-LM core_r0.14.0's argument rules (megatron/training/arguments.py validate_args, TransformerConfig).\n";
   if (std::adjacent_find(stage_tp.begin(), stage_tp.end(), std::not_equal_to<int64_t>()) != stage_tp.end()) {
     o << "# Note: the stages' own plans use tensor-parallel sizes ";
     for (size_t k = 0; k < stage_tp.size(); ++k) o << (k ? ", " : "") << stage_tp[k];
     o << "; Megatron-LM runs one size for every stage: " << planned_tp << ".\n";
   }
   if (tp != planned_tp)
-    o << "# Note: tensor-parallel size " << planned_tp << " lowered to " << tp << " so that tensor x pipeline size divides the " << devices
-      << " GPUs.\n";
-  std::vector<int> per_stage;
+    o << "# Note: tensor-parallel size " << planned_tp << " lowered to " << tp << ": Megatron-LM needs tensor x pipeline size to divide the "
+      << devices << " GPUs and the " << heads << " attention heads and " << groups << " K/V groups to divide over the tensor-parallel ranks.\n";
+  if (ep != planned_ep)
+    o << "# Note: expert-parallel size " << planned_ep << " lowered to " << ep << ": Megatron-LM needs it to divide the " << model.experts
+      << " experts and tensor x expert x pipeline size to divide the " << devices << " GPUs.\n";
+  // Each stage's transformer layers, in the model's numbering (1..layers; ops before the first
+  // layer or after the last, such as the embedding and the head, are numbered outside it).
+  std::vector<int64_t> per_stage;
   std::string stage_gpus;
-  for (const auto& st : pipeline.stages) {
-    per_stage.push_back(st.last - st.first + 1);
+  for (size_t k = 0; k < pipeline.stages.size(); ++k) {
+    const PipelineStage& st = pipeline.stages[k];
+    if (k < plan.stages.size() && plan.stages[k].layer_numbers.size() == 2)
+      per_stage.push_back(std::max<int64_t>(0, std::min<int64_t>(plan.stages[k].layer_numbers[1], layers) -
+                                                   std::max<int64_t>(plan.stages[k].layer_numbers[0], 1) + 1));
+    else
+      per_stage.push_back(st.last - st.first + 1);
     stage_gpus += (stage_gpus.empty() ? "" : ", ") + std::to_string(st.submesh.devices());
   }
-  if (!per_stage.empty() && std::adjacent_find(per_stage.begin(), per_stage.end(), std::not_equal_to<int>()) != per_stage.end())
-    o << "# Note: the stages hold different numbers of layers; Megatron-LM splits layers evenly unless told otherwise.\n";
-  if (std::adjacent_find(pipeline.stages.begin(), pipeline.stages.end(), [](const PipelineStage& a, const PipelineStage& b) {
-        return a.submesh.devices() != b.submesh.devices();
-      }) != pipeline.stages.end() && devices % pp == 0)
+  if (pp != planned_pp)
+    o << "# Note: the plan's " << planned_pp << " stages (" << stage_gpus << " GPUs) do not fit Megatron-LM, which needs the pipeline size to divide the "
+      << devices << " GPUs with every stage the same size; these flags run the nearest pipeline it can: " << pp << (pp == 1 ? " stage" : " stages")
+      << " of " << devices / pp << " GPUs.\n";
+  else if (std::adjacent_find(pipeline.stages.begin(), pipeline.stages.end(), [](const PipelineStage& a, const PipelineStage& b) {
+             return a.submesh.devices() != b.submesh.devices();
+           }) != pipeline.stages.end())
     o << "# Note: the plan's stages have " << stage_gpus << " GPUs; Megatron-LM gives every stage the same number (" << devices / pp << ").\n";
-  // Megatron-LM's own checks: tensor x pipeline size divides the GPUs (every stage the same size),
-  // and the global batch is micro-batch size x data-parallel size x the number of micro-batches.
-  // Each replica's micro-batch is the plan's micro-batch split over the data-parallel replicas.
+  // Layers over the pipeline: even, or Megatron's first/last-stage options (the plan's own
+  // stage sizes only when the flags keep its stages).
+  const PipelineSplit split = megatron_pipeline_split(layers, pp, pp == planned_pp ? per_stage : std::vector<int64_t>{});
+  if (layers > 0 && !split.ok)
+    o << "# Note: Megatron-LM cannot run this plan as it is: " << split.why << ".\n";
+  else if (split.first > 0) {
+    if (layers % pp != 0) o << "# " << layers << " layers do not divide over " << pp << " pipeline stages";
+    else o << "# the plan's stages hold " << layers << " layers unevenly";
+    o << (split.as_planned ? " (as the plan places them)" : "") << ": the first stage holds " << split.first;
+    if (split.last > 0) o << ", the last " << split.last;
+    const int64_t middle_stages = pp - 1 - (split.last > 0 ? 1 : 0);
+    if (middle_stages > 0)
+      o << ", the " << middle_stages << (split.last > 0 ? " middle" : " other") << (middle_stages == 1 ? " stage " : " stages ")
+        << (layers - split.first - split.last) / middle_stages << (middle_stages == 1 ? "" : " each");
+    o << " (--decoder-first/last-pipeline-num-layers).\n";
+  } else if (!split.as_planned && !per_stage.empty() && std::adjacent_find(per_stage.begin(), per_stage.end(), std::not_equal_to<int64_t>()) != per_stage.end()) {
+    o << "# Note: the plan's stages hold different numbers of layers; Megatron-LM splits the " << layers << " layers evenly (" << layers / pp << " per stage).\n";
+  }
+  // Batch: the global batch is micro-batch size x data-parallel size x the number of
+  // micro-batches (num_microbatches_calculator); each replica's micro-batch is the plan's
+  // micro-batch split over the data-parallel replicas.
   const int64_t dp = devices % (tp * pp) == 0 ? devices / (tp * pp) : 0;
   const int64_t micro = std::max<int64_t>(1, batch / std::max<int64_t>(1, int64_t(microbatches) * std::max<int64_t>(1, dp)));
   // Comments go before the arguments: a comment line between backslash-continued arguments
   // would end the pasted command there.
-  // Megatron-LM gives each tensor-parallel rank the same number of attention heads.
-  if (heads > 0 && heads % tp != 0)
-    o << "# Note: Megatron-LM cannot run this plan as it is: it needs the " << heads << " attention heads to divide evenly over the "
-      << tp << " tensor-parallel ranks.\n";
   if (dp == 0) {
     o << "# Note: Megatron-LM cannot run this plan as it is: it needs tensor x pipeline size (" << tp << " x " << pp << ") to divide the "
       << devices << " GPUs, with every stage the same size, and this plan's stages have " << stage_gpus << " GPUs.\n";
@@ -238,11 +471,72 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
         << (batch / std::max(1, microbatches) == 1 ? " sample" : " samples") << ", which do not split evenly over " << dp << " data-parallel replicas)";
     o << "\n";
   }
+  // What the flags cannot say about the model, and the vocabulary.
+  for (const std::string& c : model.cannot) o << "# Note: Megatron-LM's GPT model cannot build " << c << ".\n";
+  if (layers == 0) o << "# Note: Megatron-LM builds transformer layers; this model has no attention layers, so only the parallel and batch sizes are given.\n";
+  int64_t max_positions = model.max_positions;
+  if (layers > 0 && max_positions < model.seq) {
+    if (model.position != "learned_absolute")
+      o << "# Note: --max-position-embeddings raised from " << max_positions << " to the sequence length " << model.seq
+        << " (Megatron-LM needs it at least --seq-length; rotary positions have no table to outgrow).\n";
+    max_positions = model.seq;
+  }
+  int64_t divisor = 0;
+  if (layers > 0 && model.vocab > 0) {
+    divisor = vocab_divisor(model.vocab, tp);
+    if (divisor > 0)
+      o << "# vocabulary: " << model.vocab << " rows; Megatron-LM pads the tokenizer's vocabulary to a multiple of make-vocab-size-divisible-by x TP ("
+        << divisor << " x " << tp << "), which keeps " << model.vocab << " (pass the model's own tokenizer, e.g. --tokenizer-type HuggingFaceTokenizer --tokenizer-model NAME).\n";
+    else
+      o << "# Note: the vocabulary's " << model.vocab << " rows do not divide over " << tp << " tensor-parallel ranks; Megatron-LM pads the embedding to "
+        << (model.vocab + tp - 1) / tp * tp << " rows (with --make-vocab-size-divisible-by 1).\n";
+  }
+  const bool half = g.spec.dtype == DType::f16;
+  // bfloat16 unless the checkpoint is float16: Megatron-LM refuses --fp16 with expert parallelism.
+  const bool fp16 = half && model.torch_dtype == "float16" && ep == 1;
+  if (half && model.torch_dtype == "float16" && ep > 1) o << "# Note: the checkpoint is float16; Megatron-LM trains expert parallelism in bf16 only.\n";
   o << "--tensor-model-parallel-size " << tp << " \\\n"
     << "--pipeline-model-parallel-size " << pp << " \\\n";
+  if (split.ok && split.first > 0) o << "--decoder-first-pipeline-num-layers " << split.first << " \\\n";
+  if (split.ok && split.last > 0) o << "--decoder-last-pipeline-num-layers " << split.last << " \\\n";
   if (layers > 0) {
-    o << "--num-layers " << layers << " \\\n--hidden-size " << hidden << " \\\n--num-attention-heads " << heads << " \\\n--seq-length " << seq << " \\\n";
+    o << "--num-layers " << layers << " \\\n--hidden-size " << model.hidden << " \\\n";
+    if (model.ffn > 0) o << "--ffn-hidden-size " << model.ffn << " \\\n";
+    o << "--num-attention-heads " << heads << " \\\n";
+    if (groups != heads) o << "--group-query-attention \\\n--num-query-groups " << groups << " \\\n";
+    if (model.kv_channels > 0 && model.kv_channels * heads != model.hidden) o << "--kv-channels " << model.kv_channels << " \\\n";
+    o << "--seq-length " << model.seq << " \\\n--max-position-embeddings " << max_positions << " \\\n"
+      << "--position-embedding-type " << model.position << " \\\n";
+    if (model.position == "rope") {
+      if (model.rotary_percent != 1) o << "--rotary-percent " << number_text(model.rotary_percent) << " \\\n";
+      // --rotary-base is an integer flag.
+      if (model.rotary_base != 10000) o << "--rotary-base " << int64_t(std::llround(model.rotary_base)) << " \\\n";
+    }
+    o << "--normalization " << model.norm << " \\\n";
+    if (model.norm_epsilon > 0 && model.norm_epsilon != 1e-5) o << "--norm-epsilon " << number_text(model.norm_epsilon) << " \\\n";
+    if (g.spec.arch && g.spec.arch->model_type == "gemma") o << "--apply-layernorm-1p \\\n";   // Gemma's RMSNorm scales by (1 + weight)
+    if (model.activation == "swiglu") o << "--swiglu \\\n";
+    if (!model.bias) o << "--disable-bias-linear \\\n";
+    if (!model.bias && model.qkv_bias) o << "--add-qkv-bias \\\n";
+    if (!model.tied) o << "--untie-embeddings-and-output-weights \\\n";
+    if (!model.attention_dropout) o << "--attention-dropout 0.0 \\\n";
+    if (!model.hidden_dropout) o << "--hidden-dropout 0.0 \\\n";
+    if (model.experts > 0) {
+      o << "--num-experts " << model.experts << " \\\n--moe-router-topk " << model.topk << " \\\n--moe-ffn-hidden-size " << model.moe_ffn << " \\\n";
+      if (model.shared_expert > 0) o << "--moe-shared-expert-intermediate-size " << model.shared_expert << " \\\n";
+      // --moe-layer-freq takes a pattern of 1 (MoE) and 0 (dense) per layer.
+      bool all_moe = model.moe_layer_step == 1 && model.dense_layers.empty();
+      if (!all_moe && g.spec.arch) {
+        o << "--moe-layer-freq \"[";
+        for (int64_t i = 0; i < layers; ++i) o << (i ? "," : "") << (g.spec.arch->is_moe_layer(i) ? 1 : 0);
+        o << "]\" \\\n";
+      }
+      o << "--expert-model-parallel-size " << ep << " \\\n";
+    }
+    // The divisor that keeps the vocabulary as it is, or 1 for the least padding.
+    if (model.vocab > 0) o << "--make-vocab-size-divisible-by " << std::max<int64_t>(divisor, 1) << " \\\n";
   }
+  if (half) o << (fp16 ? "--fp16" : "--bf16") << " \\\n";
   o << "--micro-batch-size " << micro << " \\\n"
     << "--global-batch-size " << batch << "\n";
   return o.str();

@@ -20,8 +20,9 @@ std::string export_dtensor(const Graph& g, const IntraOpPlan& plan, const std::s
 std::string export_jax(const Graph& g, const IntraOpPlan& plan, const std::string& title);
 // Megatron-LM command-line flags for Alpa's pipeline plan of `g` on `devices` GPUs: the pipeline
 // size from its stages, the tensor-parallel size from the stages' own intra-op plans on their
-// logical meshes, the data-parallel size and batch flags that follow (with a note where
-// Megatron-LM cannot run the plan as it is).
+// logical meshes, the data-parallel size and batch flags that follow, and the model's own flags
+// (from g.spec.arch when set) within Megatron-LM core_r0.14.0's argument rules (with a note where
+// Megatron-LM cannot run the plan as it is or cannot build part of the model).
 std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int devices, const std::string& title);
 // torchtitan's pipeline schedule CSV: one row per stage, actions like 0F3 (stage 0, forward of
 // micro-batch 3) in 1F1B order.
