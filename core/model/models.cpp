@@ -171,6 +171,34 @@ ModelSpec build_transformer(const ModelParams& p) {
   return b.take();
 }
 
+ModelSpec build_bert(const ModelParams& p) {
+  // Alpa's FlaxBertLayerCollection (alpa/model/bert_model.py) as its shard-parallel tests train it
+  // (tests/shard_parallel/test_bert.py): per layer one fused QKV Dense h -> 3h ("qvk_combined"),
+  // the attention core, the output Dense, then post-LN: LayerNorm(out + input); the intermediate
+  // Dense h -> ffn with GELU, the output Dense ffn -> h, LayerNorm(that + the attention output).
+  // Every Dense has a bias. The test's loss is the mean squared error against a label of the
+  // output's shape; the input hidden states get no gradient. Dropout (the test runs it) moves no
+  // data between devices, so it is left out.
+  SpecBuilder b("bert", p);
+  const int64_t hidden = p.at("hidden"), heads = p.at("heads");
+  const int64_t ffn = p.at("ffn") > 0 ? p.at("ffn") : 4 * hidden;   // BertConfig(intermediate_size=hidden_size * 4) in the tests
+  std::string x = b.input("hidden_states", {p.at("batch"), p.at("seq"), hidden});
+  for (int64_t i = 1; i <= p.at("layers"); ++i) {
+    const std::string l = std::to_string(i);
+    auto a = b.op(OpKind::linear, "qkv_" + l, {x}, {{"out_features", 3 * hidden}});
+    a = b.op(OpKind::attention, "attn_" + l, {a}, {{"heads", heads}});
+    a = b.op(OpKind::linear, "out_" + l, {a}, {{"out_features", hidden}});
+    a = b.op(OpKind::add, "res1_" + l, {a, x});
+    a = b.op(OpKind::layernorm, "ln1_" + l, {a});
+    auto f = b.op(OpKind::linear, "ffn1_" + l, {a}, {{"out_features", ffn}}, "gelu");
+    f = b.op(OpKind::linear, "ffn2_" + l, {f}, {{"out_features", hidden}});
+    f = b.op(OpKind::add, "res2_" + l, {f, a});
+    x = b.op(OpKind::layernorm, "ln2_" + l, {f});
+  }
+  b.op(OpKind::loss, "loss", {x});
+  return b.take();
+}
+
 ModelSpec build_transformer_chain(const ModelParams& p) {
   // Lecture 5.5: one layer as a 5-op chain, no residuals or norms (Megatron-LM's split).
   SpecBuilder b("transformer-chain", p);
@@ -280,6 +308,13 @@ std::vector<BuiltinModel> build_registry() {
     return v;
   };
   r.push_back({"transformer", "GPT-style layers with residual adds and layer norms", with(gpt, {dtype_param()}), build_transformer});
+  // Defaults: test_bert.py's model-parallel and 2-D mesh cases (2 layers, batch 8, seq 8, hidden 128, 8 heads).
+  r.push_back({"bert", "Alpa's BERT layers (FlaxBertLayer of its test_bert.py): fused QKV, post-LN, GELU FFN, MSE loss",
+               {{"layers", 2, 1, 2000, "BERT layers"}, {"batch", 8, 1, kMaxSize, "sequences per batch"},
+                {"seq", 8, 1, kMaxSize, "sequence length"}, {"hidden", 128, 1, kMaxSize, "hidden size"},
+                {"heads", 8, 1, 65536, "attention heads (divide hidden)"},
+                {"ffn", 0, 0, kMaxSize, "intermediate (FFN) size (0: 4 x hidden, as Alpa's tests)"}, dtype_param()},
+               build_bert});
   r.push_back({"transformer-chain", "one layer as the 5-op chain QKV -> attention -> out proj -> FFN1 -> FFN2 (lecture 5.5)",
                {{"batch", 4, 1, kMaxSize, "sequences per micro-batch"}, {"seq", 1024, 1, kMaxSize, "sequence length"},
                 {"hidden", 4096, 1, kMaxSize, "hidden size"}, {"heads", 32, 1, 65536, "attention heads"}, dtype_param()},
