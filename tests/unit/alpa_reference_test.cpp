@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "test_inputs.h"
 #include "cluster_spec.h"
@@ -315,6 +316,7 @@ struct CliCase {
   bool reduce_scatter, remat;
   double alpa_objective;
   int all_reduce, reduce_scatter_count;
+  std::vector<std::string> force = {};   // --force-batch-axis A or --force-data-parallel (CLI only: the page has no such option)
 };
 
 const std::vector<CliCase>& cli_cases() {
@@ -342,6 +344,21 @@ const std::vector<CliCase>& cli_cases() {
       {"bert:batch=1,seq=64,hidden=32", "1x4", "1,1", "1,1", false, false, 86023.07, 7, 0},
       {"bert", "4x1", "1,1", "1,1", false, true, 540683.11, 11, 0},
       {"bert", "1x4", "1,1", "1,1", false, true, 540683.11, 11, 0},
+      // test_mlp.py n_layer_mlp_force_batch_dim_mapping: batch 32, hidden 256 (which alone plans model
+      // parallel) with the batch pinned to axis 0: on (4,1) data parallel, assert_data_parallel_cost =
+      // 6 * (AR(256*256*4) + AR(256*4)) + 3 * 37 = 6 * (393217.01 + 1537.01) + 111 = 2368635.12;
+      // on (1,4) (axis 0 has one device) model parallel, 5 * AR(32*256*4) = 245765.05.
+      {"mlp:layers=6,batch=32,in=256,hidden=256,out=256", "4x1", "1,1", "1,1", false, false, 2368635.12, 1, 0, {"--force-batch-axis", "0"}},
+      {"mlp:layers=6,batch=32,in=256,hidden=256,out=256", "1x4", "1,1", "1,1", false, false, 245765.05, 5, 0, {"--force-batch-axis", "0"}},
+      // n_layer_mlp_force_data_parallel on (4,1) and (2,2): the flattened mesh, the same cost.
+      {"mlp:layers=6,batch=32,in=256,hidden=256,out=256", "4x1", "1,1", "1,1", false, false, 2368635.12, 1, 0, {"--force-data-parallel"}},
+      {"mlp:layers=6,batch=32,in=256,hidden=256,out=256", "2x2", "1,1", "1,1", false, false, 2368635.12, 1, 0, {"--force-data-parallel"}},
+      // test_bert.py bert_layer_force_batch_dim_mapping: data parallel on (4,1), as above; model
+      // parallel case 1 on (1,4) at batch 64: 7 * AR(64*64*32*4) = 7 * 786433.01 = 5505031.07;
+      // case 2 (batch 1) as above.
+      {"bert:batch=64,seq=64,hidden=32", "4x1", "1,1", "1,1", false, false, 152451.24, 1, 0, {"--force-batch-axis", "0"}},
+      {"bert:batch=64,seq=64,hidden=32", "1x4", "1,1", "1,1", false, false, 5505031.07, 7, 0, {"--force-batch-axis", "0"}},
+      {"bert:batch=1,seq=64,hidden=32", "1x4", "1,1", "1,1", false, false, 86023.07, 7, 0, {"--force-batch-axis", "0"}},
   };
   return cases;
 }
@@ -355,6 +372,7 @@ TEST_CASE("Alpa's test_mlp and test_bert cases through `autopar intra` and the p
     std::vector<std::string> words = {"intra", "--model", k.model, "--mesh", k.mesh, "--alpha", k.alpha, "--beta", k.beta, "--json"};
     if (k.reduce_scatter) words.push_back("--reduce-scatter");
     if (k.remat) words.push_back("--remat");
+    words.insert(words.end(), k.force.begin(), k.force.end());
     std::string line;
     for (const auto& w : words) line += w + " ";
     CAPTURE(line);
@@ -366,6 +384,7 @@ TEST_CASE("Alpa's test_mlp and test_bert cases through `autopar intra` and the p
     CHECK(j.at("collectives").at("all-reduce").get<int>() == k.all_reduce);
     CHECK(j.at("collectives").at("reduce-scatter").get<int>() == k.reduce_scatter_count);
     if (!k.reduce_scatter) CHECK(j.at("collectives").at("all-gather").get<int>() == 0);
+    if (!k.force.empty()) continue;
     // The page (and its worker) set the same problem up with intra_setup: the same objective.
     const std::string devices = std::to_string(std::stoi(k.mesh) * std::stoi(k.mesh.substr(k.mesh.find('x') + 1)));
     auto setup = intra_setup(load_cluster("lecture:1x" + devices).value(), k.mesh, k.alpha + "|" + k.beta, "auto", k.reduce_scatter, k.remat);
@@ -374,4 +393,29 @@ TEST_CASE("Alpa's test_mlp and test_bert cases through `autopar intra` and the p
     REQUIRE(page.ok());
     CHECK(page.value().objective == objective);
   }
+}
+
+TEST_CASE("--force-batch-axis and --force-data-parallel: checked, and the batch pinned on a cluster's mesh too") {
+  auto bad = cli::run_command({"intra", "--model", "bert", "--mesh", "1x4", "--alpha", "1,1", "--beta", "1,1", "--force-batch-axis", "2"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().path == "--force-batch-axis");
+  auto both = cli::run_command({"intra", "--model", "bert", "--mesh", "1x4", "--alpha", "1,1", "--beta", "1,1", "--force-batch-axis", "0",
+                                "--force-data-parallel"});
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.error().path == "--force-batch-axis");
+  // On lecture:2x4 with the batch pinned to axis 1 (inside a node), every op's output splits its
+  // batch along axis 1 only: its first spec token is S1.
+  auto pinned = cli::run_command({"intra", "--model", "transformer:layers=1", "--cluster", "lecture:2x4", "--mesh", "2x4", "--force-batch-axis", "1", "--json"});
+  REQUIRE_MESSAGE(pinned.ok(), (pinned.ok() ? "" : pinned.error().message));
+  for (const Json& op : pinned.value().json.at("ops")) {
+    CAPTURE(op.dump());
+    CHECK(op.at("output_spec").get<std::string>().rfind("S1", 0) == 0);
+    CHECK(op.at("output_spec").get<std::string>().rfind("S10", 0) != 0);
+  }
+  // Flattened: one axis of all devices, Alpa's larger latency and smaller per-byte cost.
+  const DeviceMesh f = flattened_mesh(alpa_mesh(2, 2, "2,1", "1,0.1"));
+  CHECK(f.rows() == 4);
+  CHECK(f.cols() == 1);
+  CHECK(f.axis[0].alpha == 2);
+  CHECK(f.axis[0].beta == doctest::Approx(0.1));
 }
