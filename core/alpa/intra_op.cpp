@@ -141,9 +141,14 @@ void set_memory(OpStrategy& s, const Op& op, const DeviceMesh& mesh) {
 void set_parameter_costs(OpStrategy& s, const Op& op, const std::vector<AxisMask>& axes, const DeviceMesh& mesh) {
   const std::vector<ShardingSpec> specs = param_specs_of(s, op);
   const bool alpa = mesh.alpa_conventions();
+  // A tied head's weight is the embedding's table (read transposed): the two uses' gradients add
+  // up on each device and the table's own op synchronises (and, under Alpa's conventions, pays
+  // the replicated penalty for) the sum once; the head pays neither again.
+  auto tied = [&](size_t k) { return !op.spec.weight_from.empty() && op.params[k].name == op.spec.weight_from + ".weight"; };
   s.grad_sync = 0;
   s.grad_syncs.clear();
   for (size_t k = 0; k < op.params.size(); ++k) {
+    if (tied(k)) continue;
     const AxisMask m = live_axes(axes[k], mesh);
     const double bytes = bytes_of(op.params[k], specs[k], mesh);
     if (m == 0 || bytes <= 0) continue;
@@ -165,6 +170,7 @@ void set_parameter_costs(OpStrategy& s, const Op& op, const std::vector<AxisMask
   if (!alpa) return;
   const double pen = replicated_penalty(mesh);
   for (size_t k = 0; k < op.params.size(); ++k) {
+    if (tied(k)) continue;
     const ShardingSpec& p = specs[k];
     AxisMask used = 0;
     for (AxisMask d : p.dims) used |= d;
@@ -414,8 +420,13 @@ int scatter_dim(const Op& op, const OpStrategy& s, const GradSync& g, const Devi
   if (!mesh.alpa_conventions()) return -1;
   const Tensor& p = op.params[size_t(g.params[0])];
   const ShardingSpec& spec = s.inputs[op.inputs.size() + size_t(g.params[0])];
-  // A dimension no mesh axis splits yet first (a kernel split by columns is scattered by rows),
-  // else one that can take a second split (a bias already split by columns).
+  // A tensor no mesh axis splits is scattered along its first dimension or not at all (Alpa
+  // keeps test_bert's 2 x 16 token-type table whole over 4 devices and all-reduces it).
+  bool whole = true;
+  for (AxisMask d : spec.dims) whole = whole && live_axes(d, mesh) == 0;
+  if (whole) return !p.shape.empty() && p.shape[0] >= mask_ways(g.axes, mesh) ? 0 : -2;
+  // Else a dimension no mesh axis splits yet first (a kernel split by columns is scattered by
+  // rows), else one that can take a second split (a bias already split by columns).
   for (int pass = 0; pass < 2; ++pass)
     for (size_t d = 0; d < p.shape.size(); ++d)
       if ((pass == 1 || live_axes(spec.dims[d], mesh) == 0) && p.shape[d] >= mask_ways(AxisMask(spec.dims[d] | g.axes), mesh)) return int(d);
