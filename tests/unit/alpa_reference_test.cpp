@@ -344,6 +344,18 @@ const std::vector<CliCase>& cli_cases() {
       {"bert:batch=1,seq=64,hidden=32", "1x4", "1,1", "1,1", false, false, 86023.07, 7, 0},
       {"bert", "4x1", "1,1", "1,1", false, true, 540683.11, 11, 0},
       {"bert", "1x4", "1,1", "1,1", false, true, 540683.11, 11, 0},
+      // test_bert.py bert_mlm_data_parallel (and _reduce_scatter): bert:vocab=128 is
+      // FlaxBertForMaskedLMModule, batch 32, seq 32, hidden 16, 4 heads. Its 34 parameter tensors
+      // hold 38464 bytes (word 128x16, position 32x16, token type 2x16, 2 LayerNorms of the
+      // embeddings and the head, 2 layers of 13120 bytes, the head's 16x16 Dense and its 128 decoder
+      // biases; the decoder's kernel is the word table): assert_data_parallel_cost =
+      // 34 * 1.01 + 1.5 * 38464 + 3 * (34 + 69 Adam leaves) = 57730.34 + 309 = 58039.34. With
+      // reduce-scatter one tensor stays whole (allow_not_sharded_params=1: the 2-row token-type
+      // table over 4 devices) and keeps its all-reduce.
+      {"bert:vocab=128,batch=32,seq=32,hidden=16,heads=4", "4x1", "1,1", "1,1", false, false, 58039.34, 1, 0},
+      {"bert:vocab=128,batch=32,seq=32,hidden=16,heads=4", "1x4", "1,1", "1,1", false, false, 58039.34, 1, 0},
+      {"bert:vocab=128,batch=32,seq=32,hidden=16,heads=4", "4x1", "1,1", "1,1", true, false, 58039.34, 1, 1},
+      {"bert:vocab=128,batch=32,seq=32,hidden=16,heads=4", "1x4", "1,1", "1,1", true, false, 58039.34, 1, 1},
       // test_mlp.py n_layer_mlp_force_batch_dim_mapping: batch 32, hidden 256 (which alone plans model
       // parallel) with the batch pinned to axis 0: on (4,1) data parallel, assert_data_parallel_cost =
       // 6 * (AR(256*256*4) + AR(256*4)) + 3 * 37 = 6 * (393217.01 + 1537.01) + 111 = 2368635.12;
@@ -384,6 +396,7 @@ TEST_CASE("Alpa's test_mlp and test_bert cases through `autopar intra` and the p
     CHECK(j.at("collectives").at("all-reduce").get<int>() == k.all_reduce);
     CHECK(j.at("collectives").at("reduce-scatter").get<int>() == k.reduce_scatter_count);
     if (!k.reduce_scatter) CHECK(j.at("collectives").at("all-gather").get<int>() == 0);
+    else CHECK((j.at("collectives").at("all-gather").get<int>() >= k.reduce_scatter_count && j.at("collectives").at("all-gather").get<int>() <= 2));
     if (!k.force.empty()) continue;
     // The page (and its worker) set the same problem up with intra_setup: the same objective.
     const std::string devices = std::to_string(std::stoi(k.mesh) * std::stoi(k.mesh.substr(k.mesh.find('x') + 1)));
@@ -418,4 +431,17 @@ TEST_CASE("--force-batch-axis and --force-data-parallel: checked, and the batch 
   CHECK(f.cols() == 1);
   CHECK(f.axis[0].alpha == 2);
   CHECK(f.axis[0].beta == doctest::Approx(0.1));
+}
+
+TEST_CASE("bert:vocab=V is Alpa's masked LM: three embeddings, the layers, the head, the decoder tied to the word table") {
+  const Graph g = model("bert:vocab=128,batch=32,seq=32,hidden=16,heads=4");
+  // 128*16 + 32*16 + 2*16 + 2*16 (embedding LayerNorm) + 2 * 3280 (layers) + 16*16 + 16 + 2*16
+  // + 128 (decoder bias) = 2048 + 512 + 32 + 32 + 6560 + 272 + 32 + 128 = 9616: the tied table once.
+  CHECK(g.total_param_elements() == 9616);
+  const int decoder = g.find_op("decoder");
+  REQUIRE(decoder >= 0);
+  CHECK(g.ops[size_t(decoder)].spec.weight_from == "word_embeddings");
+  CHECK(g.ops[size_t(decoder)].params[0].name == "word_embeddings.weight");
+  CHECK(g.ops.front().spec.kind == OpKind::embedding);
+  CHECK(model("bert").ops.front().spec.name == "qkv_1");   // vocab=0: the layers alone, as run_bert_layers
 }
