@@ -105,6 +105,17 @@ Result<Output> intra_command(const Args& a) {
     if (b->empty() || *end || !(o.memory_budget_bytes > 0) || o.memory_budget_bytes > 1e18)
       return make_error("bad_value", "--memory-budget-bytes needs a positive number of bytes per device", "--memory-budget-bytes");
   }
+  // Alpa's force_batch_dim_to_mesh_dim and force_data_parallel (its AutoShardingOption).
+  if (auto f = a.get("force-batch-axis")) {
+    if (*f != "0" && *f != "1") return make_error("bad_value", "--force-batch-axis must be 0 or 1 (the mesh axis every activation's batch is split along), not '" + *f + "'", "--force-batch-axis");
+    if (a.has("force-data-parallel")) return make_error("bad_argument", "--force-data-parallel already pins the batch to axis 0 of the flattened mesh; give one of the two", "--force-batch-axis");
+    o.force_batch_axis = std::stoi(*f);
+  }
+  const bool force_dp = a.has("force-data-parallel");
+  if (force_dp) {
+    if (a.has("all-meshes")) return make_error("bad_argument", "--force-data-parallel flattens the mesh, so every mesh shape gives the same plan; leave out --all-meshes", "--force-data-parallel");
+    o.force_batch_axis = 0;
+  }
   if (a.has("all-meshes")) {
     auto c = cluster_option(a);
     if (!c.ok()) return c.error();
@@ -114,7 +125,7 @@ Result<Output> intra_command(const Args& a) {
   }
   auto mesh = mesh_of(a, "lecture:2x4");
   if (!mesh.ok()) return mesh.error();
-  auto r = intra_operation(g.value(), mesh.value(), o);
+  auto r = intra_operation(g.value(), force_dp ? flattened_mesh(mesh.value()) : mesh.value(), o);
   if (!r.ok()) return r.error();
   return output_of(r.value());
 }
@@ -146,6 +157,11 @@ const char* const kIntraHelp =
     "                      A plan over it is re-planned: ZeRO stages and recomputation are tried\n"
     "                      on the plan, then the ILP is re-solved with the budget for each; the\n"
     "                      cheapest that fits is kept (zero_stage, remat, memory.fits in --json)\n"
+    "  --force-batch-axis 0|1  every activation's batch split along that mesh axis and no other\n"
+    "                      (along an axis of one device: whole), Alpa's force_batch_dim_to_mesh_dim\n"
+    "  --force-data-parallel  Alpa's force_data_parallel: the mesh flattened to one axis of all\n"
+    "                      devices (its larger latency, its smaller per-byte cost), the batch\n"
+    "                      split along it\n"
     "  --write-lp FILE, --all-meshes\n"
     "\n"
     "conventions (where autopar follows Alpa and where it deliberately differs):\n"
@@ -173,7 +189,7 @@ std::vector<Command> alpa_commands() {
       {"reshard", "the collectives that turn one sharding spec into another", "--mesh RxC --from S --to S --shape AxB",
        {{"mesh", "cluster", "alpha", "beta", "from", "to", "shape", "dtype-bytes"}, {"table"}}, reshard_command},
       {"intra", "Alpa's intra-op plan: a parallel algorithm per op on a device mesh", "--model M --mesh RxC --cluster C",
-       {{"model", "mesh", "cluster", "alpha", "beta", "solver", "write-lp", "memory-budget-bytes", "zero", "optimizer"}, {"all-meshes", "reduce-scatter", "remat"}},
+       {{"model", "mesh", "cluster", "alpha", "beta", "solver", "write-lp", "memory-budget-bytes", "zero", "optimizer", "force-batch-axis"}, {"all-meshes", "reduce-scatter", "remat", "force-data-parallel"}},
        intra_command, kIntraHelp},
   };
 }

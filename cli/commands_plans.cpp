@@ -46,6 +46,11 @@ Result<Output> export_command(const Args& a) {
   if (!seed.ok()) return seed.error();
   request.seed = seed.value();
   request.title = in.value().title;
+  if (auto d = a.get("device-type")) {
+    // Only the DTensor export builds a device mesh; elsewhere the option would be silently ignored.
+    if (request.format != "dtensor") return make_error("bad_argument", "--device-type applies to --format dtensor (init_device_mesh's device type)", "--device-type");
+    request.device_type = *d;
+  }
   if (auto st = a.get("strategy")) {
     if (request.format != "perfetto") {
       request.strategy = Strategy{};   // refused by the operation: engines export Alpa's plan
@@ -93,8 +98,9 @@ Result<Output> compare_command(const Args& a) {
 
 std::vector<Command> plan_commands() {
   return {
-      {"export", "write a plan for PyTorch, JAX, Megatron-LM, torchtitan, or a Perfetto trace", "--format F --model M --cluster C",
-       {{"format", "model", "cluster", "strategy", "seed"}, {}}, export_command},
+      {"export", "write a plan for PyTorch, JAX, Megatron-LM, torchtitan, or a Perfetto trace",
+       "--format F --model M --cluster C [--device-type cuda]",
+       {{"format", "model", "cluster", "strategy", "seed", "device-type"}, {}}, export_command},
       {"compare", "FlexFlow's and Alpa's plans simulated side by side", "--model M --cluster C",
        {{"model", "cluster", "seed", "steps", "microbatches"}, {}}, compare_command},
   };

@@ -1,6 +1,7 @@
 // Logical device meshes and collective costs (alpha-beta model per mesh axis).
 #include "device_mesh.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -117,6 +118,15 @@ Result<DeviceMesh> mesh_from_costs(int rows, int cols, const std::string& alphas
   m.axis[0] = {rows, a[0], b[0], false, true};
   m.axis[1] = {cols, a[1], b[1], false, true};
   return m;
+}
+
+DeviceMesh flattened_mesh(const DeviceMesh& m) {
+  DeviceMesh f = m;
+  const double alpha = std::max(m.axis[0].alpha, m.axis[1].alpha), beta = std::min(m.axis[0].beta, m.axis[1].beta);
+  const bool crosses = m.axis[0].crosses_nodes || m.axis[1].crosses_nodes;
+  f.axis[0] = {m.devices(), alpha, beta, crosses, m.axis[0].alpa_convention};
+  f.axis[1] = {1, alpha, beta, false, m.axis[1].alpa_convention};
+  return f;
 }
 
 }  // namespace autopar

@@ -61,4 +61,8 @@ Result<DeviceMesh> mesh_from_cluster(int rows, int cols, const Cluster& cluster,
 // A unitless mesh from per-axis latencies and per-byte costs ("a0,a1" and "b0,b1").
 Result<DeviceMesh> mesh_from_costs(int rows, int cols, const std::string& alphas, const std::string& betas);
 
+// Alpa's LogicalDeviceMesh.flatten (its force_data_parallel): every device on axis 0, both axes
+// priced with the larger latency and the smaller per-byte cost of `m`'s axes.
+DeviceMesh flattened_mesh(const DeviceMesh& m);
+
 }  // namespace autopar

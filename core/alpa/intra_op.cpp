@@ -142,9 +142,14 @@ void set_memory(OpStrategy& s, const Op& op, const DeviceMesh& mesh) {
 void set_parameter_costs(OpStrategy& s, const Op& op, const std::vector<AxisMask>& axes, const DeviceMesh& mesh) {
   const std::vector<ShardingSpec> specs = param_specs_of(s, op);
   const bool alpa = mesh.alpa_conventions();
+  // A tied head's weight is the embedding's table (read transposed): the two uses' gradients add
+  // up on each device and the table's own op synchronises (and, under Alpa's conventions, pays
+  // the replicated penalty for) the sum once; the head pays neither again.
+  auto tied = [&](size_t k) { return !op.spec.weight_from.empty() && op.params[k].name == op.spec.weight_from + ".weight"; };
   s.grad_sync = 0;
   s.grad_syncs.clear();
   for (size_t k = 0; k < op.params.size(); ++k) {
+    if (tied(k)) continue;
     const AxisMask m = live_axes(axes[k], mesh);
     const double bytes = bytes_of(op.params[k], specs[k], mesh);
     if (m == 0 || bytes <= 0) continue;
@@ -166,6 +171,7 @@ void set_parameter_costs(OpStrategy& s, const Op& op, const std::vector<AxisMask
   if (!alpa) return;
   const double pen = replicated_penalty(mesh);
   for (size_t k = 0; k < op.params.size(); ++k) {
+    if (tied(k)) continue;
     const ShardingSpec& p = specs[k];
     AxisMask used = 0;
     for (AxisMask d : p.dims) used |= d;
@@ -415,8 +421,13 @@ int scatter_dim(const Op& op, const OpStrategy& s, const GradSync& g, const Devi
   if (!mesh.alpa_conventions()) return -1;
   const Tensor& p = op.params[size_t(g.params[0])];
   const ShardingSpec& spec = s.inputs[op.inputs.size() + size_t(g.params[0])];
-  // A dimension no mesh axis splits yet first (a kernel split by columns is scattered by rows),
-  // else one that can take a second split (a bias already split by columns).
+  // A tensor no mesh axis splits is scattered along its first dimension or not at all (Alpa
+  // keeps test_bert's 2 x 16 token-type table whole over 4 devices and all-reduces it).
+  bool whole = true;
+  for (AxisMask d : spec.dims) whole = whole && live_axes(d, mesh) == 0;
+  if (whole) return !p.shape.empty() && p.shape[0] >= mask_ways(g.axes, mesh) ? 0 : -2;
+  // Else a dimension no mesh axis splits yet first (a kernel split by columns is scattered by
+  // rows), else one that can take a second split (a bias already split by columns).
   for (int pass = 0; pass < 2; ++pass)
     for (size_t d = 0; d < p.shape.size(); ++d)
       if ((pass == 1 || live_axes(spec.dims[d], mesh) == 0) && p.shape[d] >= mask_ways(AxisMask(spec.dims[d] | g.axes), mesh)) return int(d);
@@ -573,6 +584,12 @@ ShardingSpec input_data_spec(const Shape& shape, const DeviceMesh& mesh) {
 std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options) {
   const bool alpa = mesh.alpa_conventions();
   const double pen = replicated_penalty(mesh);
+  // The mesh axis every activation's batch is pinned to, or -1 (Alpa's force_batch_dim_to_mesh_dim;
+  // its default on a 2-D mesh is axis 0, leaving axis 1 to operator parallelism).
+  const int batch_axis = options.force_batch_axis >= 0 ? std::min(options.force_batch_axis, 1)
+                         : alpa && mesh.rows() > 1 && mesh.cols() > 1 ? 0 : -1;
+  // The batch dimension's spec under that pin: split along the axis, or whole on an axis of one device.
+  const AxisMask batch_mask = batch_axis >= 0 && mesh.axis[batch_axis].size > 1 ? AxisMask(1 << batch_axis) : AxisMask(0);
   std::vector<std::vector<OpStrategy>> all(g.ops.size());
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const Op& op = g.ops[v];
@@ -586,7 +603,11 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
         std::vector<ShardingSpec> candidates;
         if (input_is_data) {
           if (alpa) candidates = alpa_input_specs(op.inputs[0].shape, mesh);   // narrowed on 2-D meshes below
-          else candidates.push_back(input_data_spec(op.inputs[0].shape, mesh));
+          else if (batch_mask != 0 && op.inputs[0].shape[0] >= mesh.axis[batch_axis].size) {   // the loader splits the batch where it is pinned
+            ShardingSpec pinned = spec_of_rank(op.inputs[0].shape.size());
+            pinned.dims[0] = batch_mask;
+            candidates.push_back(pinned);
+          } else candidates.push_back(input_data_spec(op.inputs[0].shape, mesh));
         } else if (op.producers[0] < 0) {
           candidates = all_specs(op.inputs[0].shape, mesh);   // a stage's activation: any layout it arrives in
         } else {
@@ -596,14 +617,13 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
         all[v] = follower_strategies(op, mesh, candidates);
       }
     }
-    // Alpa on a 2-D mesh splits the batch dimension of every activation along mesh axis 0
-    // (its force_batch_dim_to_mesh_dim = 0), leaving axis 1 to operator parallelism.
-    if (alpa && mesh.rows() > 1 && mesh.cols() > 1) {
+    // The batch dimension of every activation pinned to `batch_axis` (see above).
+    if (batch_axis >= 0) {
       std::vector<OpStrategy> kept;
       for (const OpStrategy& s : all[v]) {
-        bool batch_on_0 = !s.output.dims.empty() && s.output.dims[0] == 1;
-        for (size_t k = 0; k < op.inputs.size(); ++k) batch_on_0 = batch_on_0 && s.inputs[k].dims[0] == 1;
-        if (batch_on_0) kept.push_back(s);
+        bool pinned = !s.output.dims.empty() && s.output.dims[0] == batch_mask;
+        for (size_t k = 0; k < op.inputs.size(); ++k) pinned = pinned && s.inputs[k].dims[0] == batch_mask;
+        if (pinned) kept.push_back(s);
       }
       if (!kept.empty()) all[v] = kept;
     }
@@ -630,9 +650,9 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
       if (activation && !options.activations_batch_split) continue;
       const Tensor& t = op.inputs[k];
       std::vector<ShardingSpec> sources = alpa && !activation ? alpa_input_specs(t.shape, mesh) : std::vector<ShardingSpec>{input_data_spec(t.shape, mesh)};
-      if (alpa && !activation && mesh.rows() > 1 && mesh.cols() > 1 && t.shape[0] >= mesh.rows()) {   // the batch on axis 0 (see above)
+      if (batch_mask != 0 && !activation && t.shape[0] >= mesh.axis[batch_axis].size) {   // the batch on its pinned axis (see above)
         ShardingSpec batch = spec_of_rank(t.shape.size());
-        batch.dims[0] = 1;
+        batch.dims[0] = batch_mask;
         sources = {batch};
       }
       for (OpStrategy& s : all[v]) {

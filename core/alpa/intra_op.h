@@ -87,6 +87,10 @@ struct IntraOpOptions {
   std::string write_lp;                 // write the ILP here (CPLEX LP format)
   double grad_sync_scale = 1;           // weight of gradient sync (1 / micro-batches in a pipeline stage)
   bool data_parallel_only = false;      // heavy ops may only split their batch (no operator parallelism)
+  // Alpa's force_batch_dim_to_mesh_dim: 0 or 1 splits every activation's batch dimension along
+  // that mesh axis and no other (along an axis of one device: the batch stays whole); -1: Alpa's
+  // default, axis 0 on a 2-D mesh under its conventions (--alpha/--beta), else free.
+  int force_batch_axis = -1;
   std::vector<std::string> gradient_inputs;   // model inputs that do need a gradient (a stage's activations)
   bool activations_batch_split = false; // price those as arriving split by batch over the mesh (else free)
   bool reduce_scatter = false;          // after the solve: gradient all-reduce -> reduce-scatter + all-gather (ZeRO-2)

@@ -37,6 +37,8 @@ class SpecBuilder {
     spec_.ops.push_back(std::move(o));
     return name;
   }
+  // The last op reads op `table`'s embedding table as its weight (tied embeddings).
+  void take_last_weight_from(const std::string& table) { spec_.ops.back().weight_from = table; }
   ModelSpec take() { return std::move(spec_); }
 
  private:
@@ -171,6 +173,60 @@ ModelSpec build_transformer(const ModelParams& p) {
   return b.take();
 }
 
+ModelSpec build_bert(const ModelParams& p) {
+  // Alpa's FlaxBertLayerCollection (alpa/model/bert_model.py) as its shard-parallel tests train it
+  // (tests/shard_parallel/test_bert.py): per layer one fused QKV Dense h -> 3h ("qvk_combined"),
+  // the attention core, the output Dense, then post-LN: LayerNorm(out + input); the intermediate
+  // Dense h -> ffn with GELU, the output Dense ffn -> h, LayerNorm(that + the attention output).
+  // Every Dense has a bias. The test's loss is the mean squared error against a label of the
+  // output's shape; the input hidden states get no gradient. Dropout (the test runs it) moves no
+  // data between devices, so it is left out.
+  // With vocab > 0 it is FlaxBertForMaskedLMModule as test_bert.py's run_bert_mlm trains it:
+  // word, position (seq positions: max_position_embeddings=seq_len there) and token type (2)
+  // embeddings summed and layer-normed before the layers; after them the MLM head, a Dense h -> h
+  // with GELU, a LayerNorm, and the decoder: the word embeddings read transposed
+  // (tie_word_embeddings) plus a bias, trained with the cross-entropy of the tokens.
+  SpecBuilder b("bert", p);
+  const int64_t hidden = p.at("hidden"), heads = p.at("heads"), vocab = p.at("vocab");
+  const int64_t batch = p.at("batch"), seq = p.at("seq");
+  const int64_t ffn = p.at("ffn") > 0 ? p.at("ffn") : 4 * hidden;   // BertConfig(intermediate_size=hidden_size * 4) in the tests
+  std::string x;
+  if (vocab == 0) {
+    x = b.input("hidden_states", {batch, seq, hidden});
+  } else {
+    auto ids = b.input("input_ids", {batch, seq}, DType::i32);
+    auto types = b.input("token_type_ids", {batch, seq}, DType::i32);
+    auto positions = b.input("position_ids", {batch, seq}, DType::i32);
+    auto w = b.op(OpKind::embedding, "word_embeddings", {ids}, {{"num_embeddings", vocab}, {"embedding_dim", hidden}});
+    auto pe = b.op(OpKind::embedding, "position_embeddings", {positions}, {{"num_embeddings", seq}, {"embedding_dim", hidden}});
+    auto te = b.op(OpKind::embedding, "token_type_embeddings", {types}, {{"num_embeddings", 2}, {"embedding_dim", hidden}});
+    x = b.op(OpKind::add, "embed_add1", {w, pe});
+    x = b.op(OpKind::add, "embed_add2", {x, te});
+    x = b.op(OpKind::layernorm, "embed_ln", {x});
+  }
+  for (int64_t i = 1; i <= p.at("layers"); ++i) {
+    const std::string l = std::to_string(i);
+    auto a = b.op(OpKind::linear, "qkv_" + l, {x}, {{"out_features", 3 * hidden}});
+    a = b.op(OpKind::attention, "attn_" + l, {a}, {{"heads", heads}});
+    a = b.op(OpKind::linear, "out_" + l, {a}, {{"out_features", hidden}});
+    a = b.op(OpKind::add, "res1_" + l, {a, x});
+    a = b.op(OpKind::layernorm, "ln1_" + l, {a});
+    auto f = b.op(OpKind::linear, "ffn1_" + l, {a}, {{"out_features", ffn}}, "gelu");
+    f = b.op(OpKind::linear, "ffn2_" + l, {f}, {{"out_features", hidden}});
+    f = b.op(OpKind::add, "res2_" + l, {f, a});
+    x = b.op(OpKind::layernorm, "ln2_" + l, {f});
+  }
+  if (vocab > 0) {
+    x = b.op(OpKind::linear, "transform", {x}, {{"out_features", hidden}}, "gelu");
+    x = b.op(OpKind::layernorm, "transform_ln", {x});
+    b.op(OpKind::linear, "decoder", {x}, {{"out_features", vocab}});
+    b.take_last_weight_from("word_embeddings");
+    x = "decoder";
+  }
+  b.op(OpKind::loss, "loss", {x});
+  return b.take();
+}
+
 ModelSpec build_transformer_chain(const ModelParams& p) {
   // Lecture 5.5: one layer as a 5-op chain, no residuals or norms (Megatron-LM's split).
   SpecBuilder b("transformer-chain", p);
@@ -280,6 +336,14 @@ std::vector<BuiltinModel> build_registry() {
     return v;
   };
   r.push_back({"transformer", "GPT-style layers with residual adds and layer norms", with(gpt, {dtype_param()}), build_transformer});
+  // Defaults: test_bert.py's model-parallel and 2-D mesh cases (2 layers, batch 8, seq 8, hidden 128, 8 heads).
+  r.push_back({"bert", "Alpa's BERT layers (FlaxBertLayer of its test_bert.py): fused QKV, post-LN, GELU FFN, MSE loss; vocab>0: its masked LM",
+               {{"layers", 2, 1, 2000, "BERT layers"}, {"batch", 8, 1, kMaxSize, "sequences per batch"},
+                {"seq", 8, 1, kMaxSize, "sequence length"}, {"hidden", 128, 1, kMaxSize, "hidden size"},
+                {"heads", 8, 1, 65536, "attention heads (divide hidden)"},
+                {"ffn", 0, 0, kMaxSize, "intermediate (FFN) size (0: 4 x hidden, as Alpa's tests)"},
+                {"vocab", 0, 0, kMaxSize, "vocabulary of the masked-LM model (0: the layers alone, fed hidden states)"}, dtype_param()},
+               build_bert});
   r.push_back({"transformer-chain", "one layer as the 5-op chain QKV -> attention -> out proj -> FFN1 -> FFN2 (lecture 5.5)",
                {{"batch", 4, 1, kMaxSize, "sequences per micro-batch"}, {"seq", 1024, 1, kMaxSize, "sequence length"},
                 {"hidden", 4096, 1, kMaxSize, "hidden size"}, {"heads", 32, 1, 65536, "attention heads"}, dtype_param()},

@@ -7,6 +7,7 @@
 
 #include "cluster.h"
 #include "compare.h"
+#include "dtensor_export.h"   // export_dtensor, declared there since it has its own file
 #include "graph.h"
 #include "inter_op.h"
 #include "intra_op.h"
@@ -14,8 +15,6 @@
 
 namespace autopar {
 
-// Python: parallelize_module plan (ColwiseParallel / RowwiseParallel) and DTensor placements.
-std::string export_dtensor(const Graph& g, const IntraOpPlan& plan, const std::string& title);
 // Python: jax.sharding Mesh and PartitionSpec per parameter and activation.
 std::string export_jax(const Graph& g, const IntraOpPlan& plan, const std::string& title);
 // Megatron-LM command-line flags for Alpa's pipeline plan of `g` on `devices` GPUs: the pipeline

@@ -2,6 +2,7 @@
 #include "export_operation.h"
 
 #include "device_mesh.h"
+#include "dtensor_export.h"
 #include "engine_export.h"
 #include "inter_op.h"
 #include "intra_op.h"
@@ -52,13 +53,14 @@ Result<ExportReport> export_operation(const Graph& graph, const Cluster& cluster
     return r;
   }
   if (request.strategy) return make_error("bad_argument", "--strategy applies to --format perfetto; the engine formats export Alpa's plan", "--strategy");
+  if (auto st = check_device_type(request.device_type); !st.ok()) return st.error();
   if (format == "dtensor" || format == "jax") {
     // Alpa's intra-op plan on the whole cluster as one nodes x GPUs mesh.
     auto mesh = mesh_from_cluster(cluster.nodes, cluster.gpus_per_node, cluster);
     if (!mesh.ok()) return mesh.error();
     auto intra = plan_intra_op(graph, mesh.value(), IntraOpOptions{});
     if (!intra.ok()) return intra.error();
-    r.text = format == "dtensor" ? export_dtensor(graph, intra.value(), request.title) : export_jax(graph, intra.value(), request.title);
+    r.text = format == "dtensor" ? export_dtensor(graph, intra.value(), request.title, request.device_type) : export_jax(graph, intra.value(), request.title);
     return r;
   }
   // Alpa's pipeline plan: the inter-op stages, and (for Megatron-LM's tensor-parallel size) each

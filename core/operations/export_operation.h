@@ -19,6 +19,7 @@ struct ExportRequest {
   std::optional<Strategy> strategy;    // perfetto only: the strategy to trace (else a 2,000-step search from data parallel)
   uint64_t seed = 1;                   // the search's seed
   std::string title;                   // names the inputs in the generated files, e.g. "alexnet on lecture:2x4"
+  std::string device_type = "cuda";    // dtensor only: init_device_mesh's device type (--device-type)
 };
 
 // The exported file.
