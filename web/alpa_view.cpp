@@ -95,7 +95,8 @@ Json intra_options_json(const IntraOpView& view) {
 }
 
 std::string inter_key(const AlpaInputs& in) {
-  return in.model + "|" + in.cluster + "|" + std::to_string(in.microbatches) + (in.ignore_boundaries ? "|no-boundaries" : "");
+  return in.model + "|" + in.cluster + "|" + std::to_string(in.microbatches) + (in.ignore_boundaries ? "|no-boundaries" : "") +
+         (in.plan.empty() ? "" : "|plan " + in.plan);
 }
 
 namespace {
@@ -261,7 +262,9 @@ void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph&, con
   InterOpJob& job = view.job.emplace();
   job.key = inter_key(in);
   job.started = std::chrono::steady_clock::now();
-  job.request = view.worker->start("inter", worker_inputs(in), Json{{"microbatches", in.microbatches}, {"ignore_boundaries", in.ignore_boundaries}});
+  Json request{{"microbatches", in.microbatches}, {"ignore_boundaries", in.ignore_boundaries}};
+  if (!in.plan.empty()) request["plan"] = in.plan;   // priced as given (worker_session.cpp)
+  job.request = view.worker->start("inter", worker_inputs(in), request);
   view.pending = true;
 }
 

@@ -74,10 +74,12 @@ struct InterOpView {
   std::shared_ptr<WorkerClient> worker = std::make_shared<WorkerClient>();
 };
 
-// Both plans.
+// Both plans, and a given pipeline plan priced beside the planner's (the Inter-op panel).
 struct AlpaView {
   IntraOpView intra;
   InterOpView inter;
+  InterOpView given;                   // AlpaInputs::plan set: the price of the plan typed in
+  char given_text[64] = "t=1,p=2,d=4"; // the plan as typed (`inter --plan` syntax)
 };
 
 // Identifies the inputs of the Alpa plans: model, cluster (spec string or edited cluster JSON),
@@ -88,6 +90,7 @@ struct AlpaInputs {
   bool reduce_scatter = false, remat = false;   // intra-op options (IntraOpView)
   std::string alpa_costs;                       // "a0,a1|b0,b1" for --alpha/--beta; empty = the cluster's links
   bool ignore_boundaries = false;      // the inter-op plan prices no boundaries (`inter --ignore-boundaries`)
+  std::string plan;                    // a given plan to price (`inter --plan t=8,p=8,d=16`); empty: the planner searches
   // The model and cluster as a worker loads them (worker_session.h's inputs); null: {model,
   // cluster} from the two strings above (a cluster string starting with '{' is its JSON).
   Json worker_inputs;

@@ -208,6 +208,36 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
   }
 }
 
+// A Megatron-style plan typed in (`inter --plan` syntax), priced in the worker under the same
+// cost model, beside the planner's plan: what a practitioner runs today against what autopar finds.
+void draw_given_plan(AppState& state, const AlpaInputs& planner_in, const InterOpPlan& planner) {
+  AlpaView& alpa = state.alpa;
+  InterOpView& view = alpa.given;
+  view.worker = alpa.inter.worker;   // the same worker pool
+  AlpaInputs in = planner_in;
+  in.plan = alpa.given_text;
+  const float font = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(font * 12);
+  ImGui::InputText(tr_id("inter.given_plan").c_str(), alpa.given_text, sizeof alpa.given_text);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("inter.given_tip"));
+  ImGui::SameLine();
+  const bool busy = inter_planning(view);
+  if (busy) ImGui::BeginDisabled();
+  if (ImGui::Button(tr_id("inter.price").c_str())) start_inter_plan(view, in, state.graph, state.cluster);
+  if (busy) ImGui::EndDisabled();
+  if (inter_planning(view)) advance_inter_plan(view, in, state.graph, state.cluster, kPlanningMsPerFrame, state.frame_stats.frames);
+  ImGui::SameLine();
+  if (inter_planning(view)) {
+    ImGui::TextDisabled("%s", tr("inter.pricing"));
+  } else if (const InterOpPlan* given = current_inter_plan(view, in)) {
+    ImGui::Text(tr("inter.given_total"), format_ms(given->total_latency).c_str(), given->total_latency / planner.total_latency);
+  } else if (view.error && view.key == inter_key(in)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
+    ImGui::TextWrapped("%s", view.error->message.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
 }  // namespace
 
 void draw_inter_panel(AppState& state, const PanelRect& rect) {
@@ -306,6 +336,7 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   // Summary.
   section_header(tr("inter.plan"));
   ImGui::Text(tr("inter.total_latency"), format_ms(plan->total_latency).c_str());
+  draw_given_plan(state, in, *plan);
   ImGui::SameLine(0, font * 2);
   ImGui::Text("t_max %s", format_ms(plan->t_max).c_str());
   ImGui::SameLine(0, font * 2);
