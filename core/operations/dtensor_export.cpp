@@ -22,14 +22,7 @@
 #include <sstream>
 
 namespace autopar {
-namespace {
-
-// These two small helpers are also in engine_export.cpp (the other engines' exports); each
-// file keeps its own so that the two can change apart.
-const OpStrategy& chosen(const IntraOpPlan& plan, size_t v) { return plan.strategies[v][size_t(plan.solution.choice[v])]; }
-
-// A Python identifier-safe string literal.
-std::string py_str(const std::string& s) {
+std::string python_string_literal(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
@@ -38,6 +31,12 @@ std::string py_str(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
+
+const OpStrategy& chosen(const IntraOpPlan& plan, size_t v) { return plan.strategies[v][size_t(plan.solution.choice[v])]; }
+
+std::string py_str(const std::string& s) { return python_string_literal(s); }
 
 // PyTorch stores a Linear weight as [out, in]; ours is [in, out].
 bool torch_transposed(const Op& op, size_t param) { return op.spec.kind == OpKind::linear && op.params[param].shape.size() == 2; }

@@ -20,4 +20,8 @@ Status check_device_type(const std::string& device_type, const std::string& path
 // (checked with check_device_type).
 std::string export_dtensor(const Graph& g, const IntraOpPlan& plan, const std::string& title, const std::string& device_type = "cuda");
 
+// A Python string literal of `s`: quotes and backslashes escaped, control characters dropped
+// (every Python export writes names with it).
+std::string python_string_literal(const std::string& s);
+
 }  // namespace autopar

@@ -26,16 +26,8 @@ int axis_of_role(const std::string& name, const std::string& role) {
   return -1;
 }
 
-// A Python identifier-safe string literal.
-std::string py_str(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out + "\"";
-}
+// A Python string literal (dtensor_export.h).
+std::string py_str(const std::string& s) { return python_string_literal(s); }
 
 std::string partition_spec(const ShardingSpec& s) {
   std::string out = "P(";

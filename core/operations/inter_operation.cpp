@@ -102,8 +102,7 @@ Result<int> given_plan_microbatches(const GivenPlan& g, int64_t batch) {
   return int(batch / per_step);
 }
 
-Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const Cluster& cluster, const InterRequest& request, int start,
-                                                      std::vector<std::pair<int, double>>* tried) {
+Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const Cluster& cluster, const InterRequest& request, int start) {
   const int64_t batch = model_batch(graph);
   std::vector<int> divisors;
   for (int64_t b = 1; b <= batch && b <= 65536; ++b)
@@ -151,8 +150,6 @@ Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const 
     }
   }
   Result<InterReport> out = runs.at(best);
-  if (tried)
-    for (const auto& [k, r] : runs) tried->push_back({divisors[k], r.ok() ? r.value().plan.total_latency : std::numeric_limits<double>::infinity()});
   if (out.ok())
     for (const auto& [k, r] : runs) out.value().microbatch_search.push_back({divisors[k], r.ok() ? r.value().plan.total_latency : -1});
   return out;

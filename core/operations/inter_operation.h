@@ -73,9 +73,8 @@ Result<int> given_plan_microbatches(const GivenPlan& g, int64_t batch);
 
 // The micro-batch count searched (`inter --microbatches auto`): B over the divisors of the
 // model's batch, from `start` (the nearest divisor) doubling and halving while the total falls;
-// each candidate is a whole plan. The report is the best plan's; `tried` gets each B and total.
-Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const Cluster& cluster, const InterRequest& request, int start,
-                                                      std::vector<std::pair<int, double>>* tried = nullptr);
+// each candidate is a whole plan. The report is the best plan's, with each B tried and its total.
+Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const Cluster& cluster, const InterRequest& request, int start);
 
 // A plan as JSON with every field of every stage, doubles written exactly, and back (the page
 // reads the worker's plan with it: the numbers it shows are the CLI's to the bit).
