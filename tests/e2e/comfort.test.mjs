@@ -3,8 +3,8 @@
 // search, F fits the timeline) and the Cluster drawing's groups (hovering a device with the real
 // mouse highlights its tensor-, data- and pipeline-parallel groups). Keys go through Chromium's
 // real keyboard events; the page is observed through window.autopar and two read-only hooks of
-// the app, autopar_shortcuts_window and autopar_hover_groups (web/keyboard_shortcuts.cpp,
-// web/panel_cluster.cpp). Screenshots go to build-wasm/screenshots/comfort-*.png.
+// the app, autopar_shortcuts_window and autopar_hover_groups (web/panels/keyboard_shortcuts.cpp,
+// web/panels/panel_cluster.cpp). Screenshots go to build-wasm/screenshots/comfort-*.png.
 // Run: node tests/e2e/comfort.test.mjs   (exit status 0 when every check passes)
 import path from 'node:path';
 import { shotDir, cli, check, nextFrames, settlePointer, runTest, withBrowser, openApp } from './harness.mjs';

@@ -56,7 +56,7 @@ async function progressChecks(page) {
   check('inter_progress never goes back', progress.every((p, i) => i === 0 || p >= progress[i - 1]));
   const inside = new Set(progress.filter((p) => p > 0 && p < 1));
   check('inter_progress takes several values between 0 and 1 (the worker reports progress)', inside.size >= 3, `${inside.size} values`);
-  // While a worker plans, the page draws a frame for its progress at most every 250 ms (web/main.cpp,
+  // While a worker plans, the page draws a frame for its progress at most every 250 ms (web/platform/main.cpp,
   // so that drawing leaves the cores to the workers): at least one every half second is expected.
   const frames0 = during.length ? during[0].frame_ms.frames : 0;
   const planMs = last.inter_timing?.elapsed_ms ?? 0;

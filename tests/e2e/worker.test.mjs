@@ -1,4 +1,4 @@
-// Browser test of the page's workers (web/worker_pool.js, build-wasm/wasm/autopar-worker.*), with
+// Browser test of the page's workers (web/jobs/worker_pool.js, build-wasm/wasm/autopar-worker.*), with
 // the figures of issue #14 measured in one run against the native CLI:
 //  - Plan for transformer:layers=24 on lecture:4x8 with 32 micro-batches in the page (its wall
 //    time from start to the plan) vs `autopar inter` (the process's wall time), and the same

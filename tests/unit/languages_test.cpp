@@ -110,7 +110,8 @@ TEST_CASE("every key the page's sources use is in the tables") {
   const std::regex literal("\"([a-z][a-z0-9_]*)\\.([a-z0-9_.]+)\"");
   const std::regex call("\\btr(_id|_fill)?\\(\"([^\"]*)\"");
   int used = 0;
-  for (const auto& f : std::filesystem::directory_iterator(std::filesystem::path(AUTOPAR_SOURCE_DIR) / "web")) {
+  for (const auto& f : std::filesystem::recursive_directory_iterator(std::filesystem::path(AUTOPAR_SOURCE_DIR) / "web")) {
+    if (!f.is_regular_file()) continue;
     const std::string name = f.path().filename().string();
     if (name.rfind("strings_", 0) == 0) continue;
     const std::string text = std::regex_replace(read_file(f.path()), std::regex("#include [^\n]*"), "");   // "compare.h" is no key
