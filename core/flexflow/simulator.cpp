@@ -314,6 +314,201 @@ void DeltaSimulator::undo() {
   saved_valid_ = false;
 }
 
+namespace {
+
+// The per-slot arrays one set_config reads and writes (DeltaSimulator's members of those names).
+struct MoveArrays {
+  std::vector<Task>& tasks;
+  std::vector<uint8_t>& state;
+  std::vector<int>& pos;
+  std::vector<int>& pending;
+  std::vector<double>& acc;
+  std::vector<HeapItem>& heap;
+  std::vector<double>& device_end;
+};
+
+// K0 of a change: no changed task can have a (ready, order) key below it, before or after the
+// change. `lb` and `stack` are scratch space.
+DeltaSimulator::Key earliest_changed_key(const MoveArrays& m, const TaskGraph::Change& change, std::vector<double>& lb, std::vector<int>& stack) {
+  using Key = DeltaSimulator::Key;
+  const std::vector<Task>& tasks = m.tasks;
+  auto is_new = [&](int s) { return m.state[size_t(s)] == kNew; };
+  Key k0{1e300, ~uint64_t(0)};
+  auto lower = [&](Key k) { if (k < k0) k0 = k; };
+  // A new task is ready no earlier than the end of any dep that keeps its times, and no
+  // earlier than any new dep is (lower bounds, computed depth-first over new deps).
+  lb.resize(tasks.size());
+  for (int s : change.added) lb[size_t(s)] = -1;
+  for (int root : change.added) {
+    if (lb[size_t(root)] >= 0) continue;
+    stack.assign(1, root);
+    while (!stack.empty()) {
+      int s = stack.back();
+      double bound = 0;
+      bool ready = true;
+      for (int d : tasks[size_t(s)].deps) {
+        if (is_new(d)) {
+          if (lb[size_t(d)] < 0) { stack.push_back(d); ready = false; }
+          else bound = std::max(bound, lb[size_t(d)]);
+        } else {
+          bound = std::max(bound, tasks[size_t(d)].end_ms);
+        }
+      }
+      if (!ready) continue;
+      lb[size_t(s)] = bound;
+      stack.pop_back();
+    }
+  }
+  for (int s : change.added) {
+    lower({lb[size_t(s)], tasks[size_t(s)].order});
+    // Survivors that gain a dep may become ready later: they are changed from their old key on.
+    for (int u : tasks[size_t(s)].succs)
+      if (!is_new(u)) lower({tasks[size_t(u)].ready_ms, tasks[size_t(u)].order});
+  }
+  for (int s : change.removed) lower({tasks[size_t(s)].ready_ms, tasks[size_t(s)].order});
+  for (int s : change.touched) {
+    // Survivors that lost a dep: from their old key, or earlier if they now become ready earlier.
+    const Task& t = tasks[size_t(s)];
+    double bound = 0;
+    for (int d : t.deps) bound = std::max(bound, is_new(d) ? lb[size_t(d)] : tasks[size_t(d)].end_ms);
+    lower({t.ready_ms, t.order});
+    lower({bound, t.order});
+  }
+  return k0;
+}
+
+// Keeps the timeline before index p0 of `order` as it is: replays it into the devices' ends,
+// releases into the heap the tasks after it whose deps all end there (new ones, or ones whose
+// ready time moved), and returns the makespan so far.
+double replay_before(MoveArrays& m, const std::vector<int>& order, size_t p0, const TaskGraph::Change& change, int num_devices) {
+  const std::vector<Task>& tasks = m.tasks;
+  // Every task after K0 waits for all its deps at first; the tasks before K0 then pass their
+  // ends on to their successors after it, as they would in a full simulation. (Each task after
+  // K0 counting its deps before K0 by reading their indices took 7% more instructions in the
+  // shared check's search: most tasks are after K0, and so are most of their deps.)
+  const size_t count = order.size();
+  for (size_t i = p0; i < count; ++i) {
+    const int s = order[i];
+    m.pending[size_t(s)] = tasks[size_t(s)].deps.size();
+    m.acc[size_t(s)] = 0;
+  }
+  DeltaQueue queue(m.heap);
+  m.heap.clear();
+  for (int s : change.added) {
+    m.pending[size_t(s)] = tasks[size_t(s)].deps.size();
+    m.acc[size_t(s)] = 0;
+    if (m.pending[size_t(s)] == 0) m.heap.push_back({0.0, tasks[size_t(s)].order, s});
+  }
+  // The old timeline up to K0 stands: it gives each device's end and the makespan so far.
+  // A task after K0 whose deps all end before it enters the heap if its ready time changed (or
+  // it is new); an old one ready at its old time waits for the walk.
+  zero(m.device_end, size_t(num_devices));
+  double makespan = 0;
+  const int first = int(p0);
+  for (size_t i = 0; i < p0; ++i) {
+    const Task& t = tasks[size_t(order[i])];
+    m.device_end[size_t(t.device)] = t.end_ms;   // ends grow along a device's order
+    makespan = std::max(makespan, t.end_ms);
+    for (int u : t.succs) {
+      if (m.pos[size_t(u)] < first) continue;   // before K0 too
+      double& acc = m.acc[size_t(u)];
+      acc = std::max(acc, t.end_ms);
+      if (--m.pending[size_t(u)] > 0) continue;
+      uint8_t& state = m.state[size_t(u)];
+      if (state != kNew && acc == tasks[size_t(u)].ready_ms) continue;
+      if (state != kNew) state = kQueued;
+      m.heap.push_back({acc, tasks[size_t(u)].order, u});
+    }
+  }
+  queue.heapify();
+  return makespan;
+}
+
+// What the walk found: the new makespan and how many tasks' times it changed.
+struct WalkResult {
+  double makespan;
+  int recomputed;
+};
+
+// Simulates the tasks of `order` from p0 on (and the heap's) in their new order, appending them
+// to `next` (which holds order's first p0 entries), from the makespan so far; saves the old times
+// of the tasks it changes in `saved` (DeltaSimulator's saved_times_, whose type is private).
+template <class SavedTimesList>
+WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, double makespan, std::vector<int>& next, SavedTimesList& saved) {
+  const size_t count = order.size();
+  DeltaQueue queue(m.heap);
+  // Walk the old order from K0 merged with the heap, in the new (ready, order) order, as a full
+  // simulation would take the tasks. A task of the old order whose deps all ended by the time
+  // the walk reaches it, at the ready time it had, keeps its key: it is simulated there without
+  // the heap. Any other task enters the heap when its last dep ends, with its new ready time.
+  int recomputed = 0;
+  size_t pos = p0;
+  while (true) {
+    // Gone, or through the heap: the walk passes it, and it is kUntouched again for the next move.
+    while (pos < count && m.state[size_t(order[pos])] != kUntouched) m.state[size_t(order[pos++])] = kUntouched;
+    bool from_order = pos < count;
+    if (!from_order && queue.empty()) break;
+    if (from_order && !queue.empty()) {
+      const Task& t = m.tasks[size_t(order[pos])];
+      const HeapItem& top = queue.top();
+      from_order = t.ready_ms < top.ready || (t.ready_ms == top.ready && t.order < top.order);
+    }
+    int s;
+    double ready;
+    bool top_free = false;   // the heap's top was taken: the first task released replaces it
+    if (from_order) {
+      s = order[pos++];
+      if (m.pending[size_t(s)] > 0) {   // a dep has not ended: its ready time grows
+        m.state[size_t(s)] = kDeferred;
+        continue;
+      }
+      ready = m.tasks[size_t(s)].ready_ms;
+    } else {
+      s = queue.top().slot;
+      ready = queue.top().ready;
+      top_free = true;
+    }
+    Task& t = m.tasks[size_t(s)];
+    double& device_end = m.device_end[size_t(t.device)];
+    const double start = std::max(ready, device_end);
+    if (ready != t.ready_ms || start != t.start_ms || m.state[size_t(s)] == kNew) {
+      if (m.state[size_t(s)] != kNew) saved.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
+      t.ready_ms = ready;
+      t.start_ms = start;
+      t.end_ms = start + t.duration_ms;
+      ++recomputed;
+    }
+    device_end = t.end_ms;
+    makespan = std::max(makespan, t.end_ms);
+    // A new task, or one the walk has passed: nothing else will clear its state (the walk
+    // clears a queued one when it passes its old place).
+    uint8_t& own = m.state[size_t(s)];
+    if (own == kNew || own == kDeferred) own = kUntouched;
+    m.pos[size_t(s)] = int(next.size());   // pos_ is read only before the walk
+    next.push_back(s);
+    const double end = t.end_ms;
+    for (int u : t.succs) {
+      double& acc = m.acc[size_t(u)];
+      acc = std::max(acc, end);
+      if (--m.pending[size_t(u)] > 0) continue;
+      uint8_t& state = m.state[size_t(u)];
+      if (state == kUntouched && acc == m.tasks[size_t(u)].ready_ms) continue;   // the walk takes it
+      if (state == kUntouched) state = kQueued;
+      const HeapItem item{acc, m.tasks[size_t(u)].order, u};
+      if (top_free) {
+        queue.replace_top(item);
+        top_free = false;
+      } else {
+        queue.push(item);
+      }
+    }
+    if (top_free) queue.pop();
+  }
+  return {makespan, recomputed};
+}
+
+}  // namespace
+
 double DeltaSimulator::set_config(int op, const OpConfig& config) {
   remat_move_ = false;
   auto& tasks = tg_.tasks();
@@ -336,52 +531,9 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
     pos_[size_t(s)] = kNoPos;
   }
   for (int s : change.removed) state_[size_t(s)] = kGone;
-  auto is_new = [&](int s) { return state_[size_t(s)] == kNew; };
+  MoveArrays m{tasks, state_, pos_, pending_, acc_, heap_, device_end_};
 
-  // K0: no changed task can have a (ready, order) key below it, before or after the change.
-  Key k0{1e300, ~uint64_t(0)};
-  auto lower = [&](Key k) { if (k < k0) k0 = k; };
-  // A new task is ready no earlier than the end of any dep that keeps its times, and no
-  // earlier than any new dep is (lower bounds, computed depth-first over new deps).
-  lb_.resize(n);
-  std::vector<int>& stack = stack_;
-  for (int s : change.added) lb_[size_t(s)] = -1;
-  for (int root : change.added) {
-    if (lb_[size_t(root)] >= 0) continue;
-    stack.assign(1, root);
-    while (!stack.empty()) {
-      int s = stack.back();
-      double bound = 0;
-      bool ready = true;
-      for (int d : tasks[size_t(s)].deps) {
-        if (is_new(d)) {
-          if (lb_[size_t(d)] < 0) { stack.push_back(d); ready = false; }
-          else bound = std::max(bound, lb_[size_t(d)]);
-        } else {
-          bound = std::max(bound, tasks[size_t(d)].end_ms);
-        }
-      }
-      if (!ready) continue;
-      lb_[size_t(s)] = bound;
-      stack.pop_back();
-    }
-  }
-  for (int s : change.added) {
-    lower({lb_[size_t(s)], tasks[size_t(s)].order});
-    // Survivors that gain a dep may become ready later: they are changed from their old key on.
-    for (int u : tasks[size_t(s)].succs)
-      if (!is_new(u)) lower({tasks[size_t(u)].ready_ms, tasks[size_t(u)].order});
-  }
-  for (int s : change.removed) lower({tasks[size_t(s)].ready_ms, tasks[size_t(s)].order});
-  for (int s : change.touched) {
-    // Survivors that lost a dep: from their old key, or earlier if they now become ready earlier.
-    const Task& t = tasks[size_t(s)];
-    double bound = 0;
-    for (int d : t.deps) bound = std::max(bound, is_new(d) ? lb_[size_t(d)] : tasks[size_t(d)].end_ms);
-    lower({t.ready_ms, t.order});
-    lower({bound, t.order});
-  }
-
+  const Key k0 = earliest_changed_key(m, change, lb_, stack_);
   auto key_of = [&](int s) { return Key{tasks[size_t(s)].ready_ms, tasks[size_t(s)].order}; };
   const size_t p0 = size_t(std::lower_bound(order_.begin(), order_.end(), k0, [&](int s, const Key& k) { return key_of(s) < k; }) -
                            order_.begin());
@@ -389,119 +541,14 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   // Indices left by undone moves: those at or after p0 are read only as "not before p0", which
   // they are (each is at least its move's first index); from before p0 on they must be exact.
   if (stale_from_ < p0) index_order(stale_from_);
-  // Every task after K0 waits for all its deps at first; the tasks before K0 then pass their
-  // ends on to their successors after it, as they would in a full simulation. (Each task after
-  // K0 counting its deps before K0 by reading their indices took 7% more instructions in the
-  // shared check's search: most tasks are after K0, and so are most of their deps.)
-  const size_t count = order_.size();
-  for (size_t i = p0; i < count; ++i) {
-    const int s = order_[i];
-    pending_[size_t(s)] = tasks[size_t(s)].deps.size();
-    acc_[size_t(s)] = 0;
-  }
-  DeltaQueue queue(heap_);
-  heap_.clear();
-  for (int s : change.added) {
-    pending_[size_t(s)] = tasks[size_t(s)].deps.size();
-    acc_[size_t(s)] = 0;
-    if (pending_[size_t(s)] == 0) heap_.push_back({0.0, tasks[size_t(s)].order, s});
-  }
-  // The old timeline up to K0 stands: it gives each device's end and the makespan so far.
-  // A task after K0 whose deps all end before it enters the heap if its ready time changed (or
-  // it is new); an old one ready at its old time waits for the walk.
-  zero(device_end_, size_t(tg_.topology().num_devices()));
-  double makespan = 0;
-  const int first = int(p0);
-  for (size_t i = 0; i < p0; ++i) {
-    const Task& t = tasks[size_t(order_[i])];
-    device_end_[size_t(t.device)] = t.end_ms;   // ends grow along a device's order
-    makespan = std::max(makespan, t.end_ms);
-    for (int u : t.succs) {
-      if (pos_[size_t(u)] < first) continue;   // before K0 too
-      double& acc = acc_[size_t(u)];
-      acc = std::max(acc, t.end_ms);
-      if (--pending_[size_t(u)] > 0) continue;
-      uint8_t& state = state_[size_t(u)];
-      if (state != kNew && acc == tasks[size_t(u)].ready_ms) continue;
-      if (state != kNew) state = kQueued;
-      heap_.push_back({acc, tasks[size_t(u)].order, u});
-    }
-  }
-  queue.heapify();
+  const double makespan = replay_before(m, order_, p0, change, tg_.topology().num_devices());
   std::vector<int>& next = order_before_;   // becomes the new order; the old one is kept for undo
   next.assign(order_.begin(), order_.begin() + std::ptrdiff_t(p0));
-
-  // Walk the old order from K0 merged with the heap, in the new (ready, order) order, as a full
-  // simulation would take the tasks. A task of the old order whose deps all ended by the time
-  // the walk reaches it, at the ready time it had, keeps its key: it is simulated there without
-  // the heap. Any other task enters the heap when its last dep ends, with its new ready time.
-  int recomputed = 0;
-  size_t pos = p0;
-  while (true) {
-    // Gone, or through the heap: the walk passes it, and it is kUntouched again for the next move.
-    while (pos < count && state_[size_t(order_[pos])] != kUntouched) state_[size_t(order_[pos++])] = kUntouched;
-    bool from_order = pos < count;
-    if (!from_order && queue.empty()) break;
-    if (from_order && !queue.empty()) {
-      const Task& t = tasks[size_t(order_[pos])];
-      const HeapItem& top = queue.top();
-      from_order = t.ready_ms < top.ready || (t.ready_ms == top.ready && t.order < top.order);
-    }
-    int s;
-    double ready;
-    bool top_free = false;   // the heap's top was taken: the first task released replaces it
-    if (from_order) {
-      s = order_[pos++];
-      if (pending_[size_t(s)] > 0) {   // a dep has not ended: its ready time grows
-        state_[size_t(s)] = kDeferred;
-        continue;
-      }
-      ready = tasks[size_t(s)].ready_ms;
-    } else {
-      s = queue.top().slot;
-      ready = queue.top().ready;
-      top_free = true;
-    }
-    Task& t = tasks[size_t(s)];
-    double& device_end = device_end_[size_t(t.device)];
-    const double start = std::max(ready, device_end);
-    if (ready != t.ready_ms || start != t.start_ms || state_[size_t(s)] == kNew) {
-      if (state_[size_t(s)] != kNew) saved_times_.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
-      t.ready_ms = ready;
-      t.start_ms = start;
-      t.end_ms = start + t.duration_ms;
-      ++recomputed;
-    }
-    device_end = t.end_ms;
-    makespan = std::max(makespan, t.end_ms);
-    // A new task, or one the walk has passed: nothing else will clear its state (the walk
-    // clears a queued one when it passes its old place).
-    uint8_t& own = state_[size_t(s)];
-    if (own == kNew || own == kDeferred) own = kUntouched;
-    pos_[size_t(s)] = int(next.size());   // pos_ is read only before the walk
-    next.push_back(s);
-    const double end = t.end_ms;
-    for (int u : t.succs) {
-      double& acc = acc_[size_t(u)];
-      acc = std::max(acc, end);
-      if (--pending_[size_t(u)] > 0) continue;
-      uint8_t& state = state_[size_t(u)];
-      if (state == kUntouched && acc == tasks[size_t(u)].ready_ms) continue;   // the walk takes it
-      if (state == kUntouched) state = kQueued;
-      const HeapItem item{acc, tasks[size_t(u)].order, u};
-      if (top_free) {
-        queue.replace_top(item);
-        top_free = false;
-      } else {
-        queue.push(item);
-      }
-    }
-    if (top_free) queue.pop();
-  }
+  const WalkResult walk = walk_from(m, order_, p0, makespan, next, saved_times_);
   order_.swap(next);
   stale_from_ = order_.size();   // the walk indexed every task from p0 on
-  last_recomputed_ = recomputed;
-  makespan_ = makespan;
+  last_recomputed_ = walk.recomputed;
+  makespan_ = walk.makespan;
   return makespan_;
 }
 

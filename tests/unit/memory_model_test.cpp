@@ -107,7 +107,14 @@ TEST_CASE("one GPT layer's activations follow Korthikanti et al.: sbh(34 + 5as/h
   r = estimate(g, "a100:1x1", o);
   CHECK(r.kept_input_bytes == doctest::Approx(3 * 2 * s * b * h));
   CHECK(r.recompute_bytes == doctest::Approx(per_layer));
-  CHECK(r.activation_bytes == doctest::Approx(3 * 2 * s * b * h + per_layer + r.other_bytes));
+  // Outside the layers, by the same per-kind rules (op_kinds.cpp): the two embeddings keep
+  // their int32 indices (4sb each), the embedding dropout its one-byte mask (sbh), ln_f and
+  // lm_head their 16-bit input (2sbh each), the loss its 16-bit logits (2sbV, V = 1000):
+  // 2 * 2048 + 393,216 + 2 * 786,432 + 1,024,000 = 2,994,176 bytes.
+  const double outside = 2 * 4 * s * b + s * b * h + 2 * 2 * s * b * h + 2 * s * b * 1000;
+  CHECK(outside == 2994176.0);
+  CHECK(r.other_bytes == doctest::Approx(outside));
+  CHECK(r.activation_bytes == doctest::Approx(3 * 2 * s * b * h + per_layer + outside));
 }
 
 TEST_CASE("Llama-2-7B on 4 x 8 A100 fits only with ZeRO and recomputation") {

@@ -11,6 +11,7 @@
 #include "inter_operation.h"
 #include "models.h"
 #include "search_operation.h"
+#include "simulator_fixtures.h"
 
 using namespace autopar;
 
@@ -177,7 +178,14 @@ TEST_CASE("the CLI prints the operation's report: simulate's JSON and text come 
   REQUIRE(out.ok());
   CHECK(out.value().json == r.to_json());
   CHECK(out.value().text == r.to_text());
-  CHECK(r.to_json()["makespan_ms"] == simulation_summary_json(r.summary, r.capacity_bytes)["makespan_ms"]);
+  // The makespan it reports, on a timeline worked by hand (simulator_test.cpp's two ops on two
+  // GPUs of 1e6 FLOP/ms and 1000 bytes/ms): a's forward 0.010384 ms, its 96-byte output to GPU 1
+  // 0.096, b's forward 0.010096 and backward 0.010192, the gradient back 0.096, a's backward
+  // 0.010768: 0.23344 ms in all.
+  SimulateRequest two;
+  two.strategy.ops = {OpConfig{{1, 1}, {0}}, OpConfig{{1, 1}, {1}}};
+  const SimulateReport hand = simulate_operation(test::two_linear_ops(4), test::round_cluster(1, 2), two);
+  CHECK(hand.to_json()["makespan_ms"].get<double>() == doctest::Approx(0.23344).epsilon(1e-12));
 }
 
 TEST_CASE("text reports count in words that agree with the number: one stage, one GPU, brute force") {
