@@ -61,6 +61,10 @@ struct ValidationRow {
   double predicted_s = 0;              // the published plan, priced
   InterReport published;               // its report
   bool searched = false;               // the planner ran (not --price-only)
+  // The search was bounded to stages of the published plan's size (t x d GPUs each, so p stages;
+  // see ValidateRequest::full_search); the layer split, logical meshes, recomputation, ZeRO
+  // and micro-batch count were still searched.
+  bool bounded = false;
   double best_s = 0;                   // autopar's own plan
   InterReport best;
   // Predicted / measured - 1 for the published plan.
@@ -81,6 +85,12 @@ struct ValidateReport {
 struct ValidateRequest {
   std::vector<std::string> names;
   bool search = true;
+  // Runs on more than this many GPUs search only stages of the published plan's size: a free
+  // search builds the stage costs of every sub-mesh shape and logical mesh (2,817 pairs on
+  // 192 x 8, an intra-op ILP per distinct layer each) for every micro-batch count tried, which
+  // took minutes per row. full_search lifts the bound.
+  int free_search_max_gpus = 256;
+  bool full_search = false;
 };
 
 // Runs the checks; unknown names are an error naming the known ones.

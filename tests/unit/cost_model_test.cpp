@@ -182,6 +182,22 @@ TEST_CASE("autopar's own plan is no slower than the published plan (small runs)"
   }
 }
 
+TEST_CASE("validate bounds the search of runs over 256 GPUs to stages of the published plan's size") {
+  auto v = run_validation(ValidateRequest{{"megatron-1.7B", "bloom-176b"}, true});
+  REQUIRE(v.ok());
+  REQUIRE(v.value().rows.size() == 2);
+  const ValidationRow& free = v.value().rows[0];
+  const ValidationRow& bloom = v.value().rows[1];
+  CHECK(!free.bounded);
+  CHECK(bloom.bounded);
+  // BLOOM: t = 4, d = 8, so 32 GPUs (4 nodes of 8) a stage and 12 stages, each on its own
+  // logical mesh; no slower than BLOOM's own plan.
+  CHECK(bloom.best.plan.stages.size() == 12);
+  for (const PipelineStage& st : bloom.best.plan.stages) CHECK(st.submesh == Submesh{4, 8});
+  CHECK(bloom.best_s <= bloom.predicted_s * (1 + 1e-9));
+  CHECK(v.value().to_text().find("--full-search") != std::string::npos);
+}
+
 TEST_CASE("Alpa's MoE row alternates mixture-of-experts and dense layers, as alpa/model/moe.py does") {
   const PublishedRun* moe = nullptr;
   for (const PublishedRun& r : published_runs())
