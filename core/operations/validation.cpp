@@ -16,6 +16,15 @@ namespace autopar {
 
 namespace {
 
+// The shape a run's FLOPs formula reads.
+void set_formula_shape(PublishedRun& r, int64_t batch, int64_t seq, int64_t layers, int64_t hidden, int64_t vocab) {
+  r.batch = batch;
+  r.seq = seq;
+  r.layers = layers;
+  r.hidden = hidden;
+  r.vocab = vocab;
+}
+
 // Megatron-LM's Table 1 (Narayanan et al., "Efficient Large-Scale Language Model Training on
 // GPU Clusters Using Megatron-LM", SC'21): the shapes, t, p, micro-batch size, global batch and
 // node count of its examples/sc21/run_table_1.sh, the TFLOP/s per GPU of its Table 1 (and the
@@ -40,11 +49,25 @@ PublishedRun megatron(const std::string& size, int64_t layers, int64_t hidden, i
   // larger ones Megatron-LM's "local" DDP, which reduces after the backward pass.
   r.overlap_grad_sync = torch_ddp;
   r.measured_tflops = tflops;
-  r.batch = global_batch;
-  r.seq = 2048;
-  r.layers = layers;
-  r.hidden = hidden;
-  r.vocab = 51200;
+  set_formula_shape(r, global_batch, 2048, layers, hidden, 51200);
+  return r;
+}
+
+// A run of Alpa's benchmarks on one AWS p3.16xlarge (8 V100 16 GB, fp16; XLA overlaps the
+// gradient all-reduce with the backward pass).
+PublishedRun alpa_p3_run(const std::string& name, const std::string& label, const std::string& source, const std::string& model, int tensor,
+                         int pipeline, int data, int mbs) {
+  PublishedRun r;
+  r.name = name;
+  r.label = label;
+  r.source = source;
+  r.model = model;
+  r.cluster = "v100:1x8,precision=mixed";
+  r.plan.tensor = tensor;
+  r.plan.pipeline = pipeline;
+  r.plan.data = data;
+  r.plan.micro_batch_size = mbs;
+  r.overlap_grad_sync = true;
   return r;
 }
 
@@ -81,28 +104,15 @@ std::vector<PublishedRun> build_runs() {
   b.plan.last_stage_layers = 5;
   b.overlap_grad_sync = false;
   b.measured_tflops = 150;
-  b.batch = 2048;
-  b.seq = 2048;
-  b.layers = 70;
-  b.hidden = 14336;
-  b.vocab = 250880;
+  set_formula_shape(b, 2048, 2048, 70, 14336, 250880);
   runs.push_back(b);
 
   // Alpa's benchmark sanity check (alpa-projects/alpa, benchmark/alpa/README.md, "Expected output
   // on AWS p3.16", April 24, 2022): GPT 2.6B (32 layers of 2560, 32 heads, vocabulary 51,200,
   // batch 32 of 1024 tokens) on one p3.16xlarge (8 V100 16 GB), dp = op = pp = 2, 4 micro-batches,
   // recomputation, fp16: mean iteration 2.425 s.
-  PublishedRun a;
-  a.name = "alpa-gpt-2.6b";
-  a.label = "Alpa GPT 2.6B, 8 V100";
-  a.source = "Alpa benchmark/alpa/README.md, expected output on AWS p3.16 (2.425 s mean time)";
-  a.model = "transformer:layers=32,batch=32,seq=1024,hidden=2560,heads=32,vocab=51200";
-  a.cluster = "v100:1x8,precision=mixed";
-  a.plan.tensor = 2;
-  a.plan.pipeline = 2;
-  a.plan.data = 2;
-  a.plan.micro_batch_size = 4;
-  a.overlap_grad_sync = true;
+  PublishedRun a = alpa_p3_run("alpa-gpt-2.6b", "Alpa GPT 2.6B, 8 V100", "Alpa benchmark/alpa/README.md, expected output on AWS p3.16 (2.425 s mean time)",
+                               "transformer:layers=32,batch=32,seq=1024,hidden=2560,heads=32,vocab=51200", 2, 2, 2, 4);
   a.measured_s = 2.425;
   runs.push_back(a);
 
@@ -117,24 +127,12 @@ std::vector<PublishedRun> build_runs() {
   // 4 x 1 logical mesh with the batch forced onto its first axis: t = 1, p = 2, d = 4, so
   // mbs = 1024 / (32 x 4) = 8. The iteration time follows from Alpa's own FLOPs formula
   // (alpa_moe_iteration_flops, 4.9925e15 FLOPs): 4.9925e15 / (8 GPUs x 45.76e12) = 13.64 s.
-  PublishedRun m;
-  m.name = "alpa-moe-2.4b";
-  m.label = "Alpa MoE 2.4B, 8 V100";
-  m.source = "Zheng et al., OSDI'22, Fig. 8b (45.76 TFLOP/s per GPU): alpa osdi22_artifact/results_e2e_ref.tsv; plan from its suite_artifact_e2e_moe.py";
-  m.model = "moe:layers=16,batch=1024,seq=1024,hidden=1024,heads=16,vocab=32000,experts=16,ffn=8192,top_k=2";
-  m.cluster = "v100:1x8,precision=mixed";
-  m.plan.tensor = 1;
-  m.plan.pipeline = 2;
-  m.plan.data = 4;
-  m.plan.micro_batch_size = 8;
-  m.overlap_grad_sync = true;
+  PublishedRun m = alpa_p3_run("alpa-moe-2.4b", "Alpa MoE 2.4B, 8 V100",
+                               "Zheng et al., OSDI'22, Fig. 8b (45.76 TFLOP/s per GPU): alpa osdi22_artifact/results_e2e_ref.tsv; plan from its suite_artifact_e2e_moe.py",
+                               "moe:layers=16,batch=1024,seq=1024,hidden=1024,heads=16,vocab=32000,experts=16,ffn=8192,top_k=2", 1, 2, 4, 8);
   m.measured_tflops = 45.76;
   m.flops = PublishedRun::Flops::alpa_moe;
-  m.batch = 1024;
-  m.seq = 1024;
-  m.layers = 16;
-  m.hidden = 1024;
-  m.vocab = 32000;
+  set_formula_shape(m, 1024, 1024, 16, 1024, 32000);
   m.experts = 16;
   m.expert_group = 2048;
   m.dense_ffn_every_other = 8192;
