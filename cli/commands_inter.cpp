@@ -125,6 +125,7 @@ Result<Output> inter_command(const Args& a) {
 Result<Output> validate_command(const Args& a) {
   ValidateRequest request;
   request.search = !a.has("price-only");
+  request.full_search = a.has("full-search");
   if (auto names = a.get("run")) {
     for (const OptionItem& item : split_options(*names)) request.names.push_back(item.key);
     if (request.names.empty()) return make_error("bad_value", "--run needs run names separated by commas (validate --price-only lists them)", "--run");
@@ -144,7 +145,7 @@ std::vector<Command> inter_commands() {
         {"brute-force", "ignore-boundaries"}},
        inter_command},
       {"validate", "predictions against published training runs (Megatron-LM, BLOOM, Alpa): each plan priced, and autopar's own",
-       "[--run NAME,...] [--price-only]", {{"run"}, {"price-only"}}, validate_command},
+       "[--run NAME,...] [--price-only] [--full-search]", {{"run"}, {"price-only", "full-search"}}, validate_command},
   };
 }
 

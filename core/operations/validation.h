@@ -25,7 +25,13 @@ struct PublishedRun {
   bool overlap_grad_sync = true;       // the framework overlaps the gradient all-reduce with backward
   double measured_s = 0;               // iteration time as published (or derived below)
   double measured_tflops = 0;          // > 0: published TFLOP/s per GPU, from which measured_s is derived
-  int64_t batch = 0, seq = 0, layers = 0, hidden = 0, vocab = 0;   // for Megatron's FLOPs formula
+  // The FLOPs formula the publication turned its iteration time into TFLOP/s with.
+  enum class Flops { megatron, alpa_moe } flops = Flops::megatron;
+  int64_t batch = 0, seq = 0, layers = 0, hidden = 0, vocab = 0;   // for the FLOPs formula
+  int64_t experts = 0, expert_group = 0;                           // alpa_moe only
+  // > 0: every second layer (2, 4, ...) has a dense FFN of this width instead of the model's
+  // mixture of experts, as Alpa's MoE alternates them (see published_run_graph).
+  int64_t dense_ffn_every_other = 0;
 };
 
 // The runs `validate` checks, in a fixed order.
@@ -35,6 +41,19 @@ const std::vector<PublishedRun>& published_runs();
 // 96 B s l h^2 (1 + s / 6h + V / 16 l h).
 double megatron_iteration_flops(int64_t batch, int64_t seq, int64_t layers, int64_t hidden, int64_t vocab);
 
+// Alpa's FLOPs per iteration for its MoE benchmark with rematerialization (alpa-projects/alpa,
+// benchmark/util.py compute_moe_tflops, checkpoint_activations=True, mlp_factor 8): half the
+// layers dense, half attention + top-2 experts with GShard's dispatch and combine einsums over
+// expert groups of `group` tokens, and the vocabulary projection.
+double alpa_moe_iteration_flops(int64_t batch, int64_t seq, int64_t layers, int64_t hidden, int64_t group, int64_t vocab, int64_t experts);
+
+// The FLOPs per iteration a run's TFLOP/s were computed from (its publication's formula).
+double published_iteration_flops(const PublishedRun& run);
+
+// The model a run trained, in 16-bit (its `model`, with the dense layers of
+// dense_ffn_every_other swapped in).
+Result<Graph> published_run_graph(const PublishedRun& run);
+
 // One run's check.
 struct ValidationRow {
   const PublishedRun* run = nullptr;
@@ -42,6 +61,10 @@ struct ValidationRow {
   double predicted_s = 0;              // the published plan, priced
   InterReport published;               // its report
   bool searched = false;               // the planner ran (not --price-only)
+  // The search was bounded to stages of the published plan's size (t x d GPUs each, so p stages;
+  // see ValidateRequest::full_search); the layer split, logical meshes, recomputation, ZeRO
+  // and micro-batch count were still searched.
+  bool bounded = false;
   double best_s = 0;                   // autopar's own plan
   InterReport best;
   // Predicted / measured - 1 for the published plan.
@@ -62,6 +85,12 @@ struct ValidateReport {
 struct ValidateRequest {
   std::vector<std::string> names;
   bool search = true;
+  // Runs on more than this many GPUs search only stages of the published plan's size: a free
+  // search builds the stage costs of every sub-mesh shape and logical mesh (2,817 pairs on
+  // 192 x 8, an intra-op ILP per distinct layer each) for every micro-batch count tried, which
+  // took minutes per row. full_search lifts the bound.
+  int free_search_max_gpus = 256;
+  bool full_search = false;
 };
 
 // Runs the checks; unknown names are an error naming the known ones.
