@@ -4,6 +4,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cfloat>
 #include <cstdio>
@@ -98,13 +99,25 @@ AppLayout last_layout() {
   return compute_layout(kDisplay, menu->Size.y, tabs->Size.y, notice->Size.y, 1.0f);
 }
 
-bool inside(const ImVec4& clip, ImVec2 min, ImVec2 max) {
-  const float slack = 1.0f;
-  return clip.x >= min.x - slack && clip.y >= min.y - slack && clip.z <= max.x + slack && clip.w <= max.y + slack;
+// What a draw command puts on screen: the bounding box of its vertices cut by its clip
+// rectangle (x0, y0, x1, y1); empty (x1 <= x0) when nothing of it shows.
+ImVec4 visible_area(const ImDrawList& dl, const ImDrawCmd& cmd) {
+  ImVec4 box(FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX);
+  for (unsigned e = cmd.IdxOffset; e < cmd.IdxOffset + cmd.ElemCount; ++e) {
+    const ImDrawVert& v = dl.VtxBuffer[int(cmd.VtxOffset + dl.IdxBuffer[int(e)])];
+    box = ImVec4(std::min(box.x, v.pos.x), std::min(box.y, v.pos.y), std::max(box.z, v.pos.x), std::max(box.w, v.pos.y));
+  }
+  return ImVec4(std::max(box.x, cmd.ClipRect.x), std::max(box.y, cmd.ClipRect.y), std::min(box.z, cmd.ClipRect.z),
+                std::min(box.w, cmd.ClipRect.w));
+}
+
+bool inside(const ImVec4& area, ImVec2 min, ImVec2 max) {
+  const float slack = 1.0f;   // a border's half width
+  return area.x >= min.x - slack && area.y >= min.y - slack && area.z <= max.x + slack && area.w <= max.y + slack;
 }
 
 // Checks that the panel drawn in window `title_key` drew something, at `rect`, and nothing
-// outside it: every draw command of it and of its child windows is clipped inside the rectangle.
+// outside it: what every draw command of it and of its child windows shows lies in the rectangle.
 void check_panel_window(const char* title_key, const PanelRect& rect) {
   INFO("window ", title_key);
   ImGuiWindow* w = window_of(title_key);
@@ -122,8 +135,10 @@ void check_panel_window(const char* title_key, const PanelRect& rect) {
     for (const ImDrawCmd& cmd : c->DrawList->CmdBuffer) {
       if (cmd.ElemCount == 0) continue;
       ++commands;
-      INFO("draw list of ", c->Name, ": clip ", cmd.ClipRect.x, ",", cmd.ClipRect.y, " .. ", cmd.ClipRect.z, ",", cmd.ClipRect.w);
-      CHECK(inside(cmd.ClipRect, rect.pos, max));
+      const ImVec4 area = visible_area(*c->DrawList, cmd);
+      if (area.z <= area.x || area.w <= area.y) continue;   // clipped away
+      INFO("draw list of ", c->Name, " shows ", area.x, ",", area.y, " .. ", area.z, ",", area.w);
+      CHECK(inside(area, rect.pos, max));
     }
   }
   CHECK(commands > 0);
@@ -142,16 +157,14 @@ TEST_CASE("every panel-table entry owns a draw function and a rectangle of its o
   const std::vector<PanelEntry>& table = panel_table();
   const std::vector<PanelDraw>& draws = panel_draws();
   REQUIRE(draws.size() == table.size());
-  std::set<PanelRect AppLayout::*> rects;
   for (size_t i = 0; i < table.size(); ++i) {
     INFO("entry ", i, ": ", table[i].panel);
     CHECK(std::string(draws[i].panel) == table[i].panel);
     CHECK(draws[i].draw != nullptr);
     CHECK(draws[i].rect != nullptr);
-    rects.insert(draws[i].rect);
+    // No two panels share a rectangle (the Alpa tabs once drew into the Search tab's).
+    for (size_t j = 0; j < i; ++j) CHECK_MESSAGE(draws[j].rect != draws[i].rect, table[j].panel, " and ", table[i].panel);
   }
-  // No two panels share a rectangle (the Alpa tabs once drew into the Search tab's).
-  CHECK(rects.size() == table.size());
 }
 
 TEST_CASE("every task kind has a style row, a label in both languages and its own colour") {
@@ -168,7 +181,9 @@ TEST_CASE("every task kind has a style row, a label in both languages and its ow
 }
 
 TEST_CASE("every panel draws inside its own window, for alexnet and a transformer with recomputation") {
-  for (const auto& [model, remat] : {std::pair{std::string("alexnet"), false}, std::pair{std::string("transformer:layers=2"), true}}) {
+  for (const auto& choice : {std::pair{std::string("alexnet"), false}, std::pair{std::string("transformer:layers=2"), true}}) {
+    const std::string model = choice.first;
+    const bool remat = choice.second;
     INFO("model ", model, remat ? " with recomputation" : "");
     AppState state;
     load(state, model, remat);
@@ -181,7 +196,8 @@ TEST_CASE("every panel draws inside its own window, for alexnet and a transforme
       // Every panel of the tab in front is drawn, each at its own rectangle.
       for (size_t j = 0; j < panel_table().size(); ++j)
         if (panel_table()[j].tab == entry.tab) check_panel_window(panel_table()[j].window_title, layout.*panel_draws()[j].rect);
-      CHECK(state.notice.level != NoticeLevel::error);
+      INFO("notice: ", state.notice.text);
+      CHECK(state.notice.level == NoticeLevel::info);
     }
     // Drawing is all the panels did: no download, link or file picker was asked for.
     CHECK(native_hook_calls().downloads.empty());
