@@ -160,10 +160,10 @@ TEST_CASE("every panel-table entry owns a draw function and a rectangle of its o
   for (size_t i = 0; i < table.size(); ++i) {
     INFO("entry ", i, ": ", table[i].panel);
     CHECK(std::string(draws[i].panel) == table[i].panel);
-    CHECK(draws[i].draw != nullptr);
-    CHECK(draws[i].rect != nullptr);
+    CHECK(bool(draws[i].draw));
+    CHECK(bool(draws[i].rect));
     // No two panels share a rectangle (the Alpa tabs once drew into the Search tab's).
-    for (size_t j = 0; j < i; ++j) CHECK_MESSAGE(draws[j].rect != draws[i].rect, table[j].panel, " and ", table[i].panel);
+    for (size_t j = 0; j < i; ++j) CHECK_MESSAGE(bool(draws[j].rect != draws[i].rect), table[j].panel, " and ", table[i].panel);
   }
 }
 
