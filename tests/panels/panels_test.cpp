@@ -208,7 +208,9 @@ TEST_CASE("every panel draws inside its own window, for alexnet and a transforme
 
 TEST_CASE("hovering a folded timeline box lists its tasks by kind, recompute tasks included") {
   AppState state;
-  load(state, "transformer:layers=2", true);
+  // 16 layers: about 480 compute tasks per GPU lane on a chart under 1,000 pixels, so runs of
+  // them fold.
+  load(state, "transformer:layers=16", true);
   show_panel(state, "timeline");
   const TimelineLanes& lanes = state.flexflow.lanes;
   // A folded box that stands for recompute tasks (recompute is the last kind: an array of the
