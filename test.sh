@@ -33,6 +33,13 @@ for t in model cluster strategy stage_costs spec share_link; do
   rm -rf "$work" "$work.log"
 done
 
+# The panels, compiled natively (Dear ImGui without a window) and drawn over a real page state in
+# the sanitized build above (AUTOPAR_FUZZ implies AddressSanitizer and UndefinedBehaviorSanitizer
+# as AUTOPAR_SANITIZE does): only Dear ImGui and the panels are compiled anew.
+step "panels under the sanitizers (tests/panels)"
+cmake --build build-fuzz -j2 --target autopar_panels_tests
+build-fuzz/autopar_panels_tests
+
 step "lecture scenarios (key numbers)"
 python3 tests/scenarios/check.py build/autopar
 

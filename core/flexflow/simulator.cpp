@@ -196,18 +196,20 @@ double simulate_full(TaskGraph& tg) {
 
 SimSummary summarize(const TaskGraph& tg, Optimizer optimizer) {
   SimSummary s;
+  std::array<double, kTaskBucketCount> bucket_ms{}, bucket_bytes{};   // by the kinds' breakdown bucket
   for (const Task& t : tg.tasks()) {
     if (!t.live) continue;
     ++s.tasks;
     s.makespan_ms = std::max(s.makespan_ms, t.end_ms);
-    switch (t.kind) {
-      case TaskKind::forward:
-      case TaskKind::backward:
-      case TaskKind::recompute: s.compute_ms += t.duration_ms; break;
-      case TaskKind::transfer: s.activation_transfer_ms += t.duration_ms; s.activation_bytes += t.bytes; break;
-      case TaskKind::sync: s.param_sync_ms += t.duration_ms; s.param_sync_bytes += t.bytes; break;
-    }
+    const int bucket = int(task_kind_traits(t.kind).bucket);
+    bucket_ms[size_t(bucket)] += t.duration_ms;
+    bucket_bytes[size_t(bucket)] += t.bytes;
   }
+  s.compute_ms = bucket_ms[size_t(TaskBucket::compute)];
+  s.activation_transfer_ms = bucket_ms[size_t(TaskBucket::activation_transfer)];
+  s.activation_bytes = bucket_bytes[size_t(TaskBucket::activation_transfer)];
+  s.param_sync_ms = bucket_ms[size_t(TaskBucket::param_sync)];
+  s.param_sync_bytes = bucket_bytes[size_t(TaskBucket::param_sync)];
   const DeviceMemory memory(tg.graph(), tg.cluster(), tg.strategy(), optimizer);
   s.peak_device = memory.peak_device();
   s.peak_memory = memory.device(s.peak_device);

@@ -13,16 +13,7 @@
 
 namespace autopar {
 
-const char* task_kind_name(TaskKind k) {
-  switch (k) {
-    case TaskKind::forward: return "forward";
-    case TaskKind::backward: return "backward";
-    case TaskKind::transfer: return "transfer";
-    case TaskKind::sync: return "sync";
-    case TaskKind::recompute: return "recompute";
-  }
-  return "?";
-}
+const char* task_kind_name(TaskKind k) { return task_kind_traits(k).name; }
 
 int DeviceTopology::num_devices() const {
   return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + nodes * (nodes - 1);

@@ -15,15 +15,9 @@
 #include "regions.h"
 #include "small_vector.h"
 #include "soap.h"
+#include "task_kind.h"
 
 namespace autopar {
-
-// What a task does; the breakdown sums durations by kind. A recompute task is a forward pass
-// repeated before the backward pass (recomputation); ZeRO's reduce-scatters and gathers are
-// sync tasks.
-enum class TaskKind : uint8_t { forward, backward, transfer, sync, recompute };
-// "forward", "backward", "transfer", "sync" or "recompute".
-const char* task_kind_name(TaskKind k);
 
 // How task durations are computed (lecture 3.4).
 enum class CostMode : uint8_t {

@@ -7,22 +7,14 @@
 namespace autopar {
 
 std::string task_name(const TaskGraph& tg, const Task& t) {
-  const std::string& op = tg.graph().ops[size_t(t.op)].name();
-  switch (t.kind) {
-    case TaskKind::forward: return op + ".fwd[" + std::to_string(t.part) + "]";
-    case TaskKind::backward: return op + ".bwd[" + std::to_string(t.part) + "]";
-    case TaskKind::recompute: return op + ".recompute[" + std::to_string(t.part) + "]";
-    case TaskKind::transfer: {
-      std::string link = tg.topology().name(t.device);
-      std::string what = t.forward_pass ? ".act" : ".grad";
-      return op + what + "[" + std::to_string(t.peer_part) + "->" + std::to_string(t.part) + "] " + link.substr(link.find(' ') + 1);
-    }
-    case TaskKind::sync: {
-      std::string link = tg.topology().name(t.device);
-      return op + ".sync[" + std::to_string(t.peer_part) + "] " + link.substr(link.find(' ') + 1);
-    }
-  }
-  return op;
+  const std::string head = tg.graph().ops[size_t(t.op)].name() + "." + task_kind_tag(t.kind, t.forward_pass) + "[";
+  if (task_kind_traits(t.kind).parts == TaskParts::compute) return head + std::to_string(t.part) + "]";
+  // Transfers and ring steps run on a link: "link 0->1" is named by its "0->1".
+  const std::string link = tg.topology().name(t.device);
+  const std::string parts = task_kind_traits(t.kind).parts == TaskParts::transfer
+                                ? std::to_string(t.peer_part) + "->" + std::to_string(t.part)
+                                : std::to_string(t.peer_part);
+  return head + parts + "] " + link.substr(link.find(' ') + 1);
 }
 
 namespace {

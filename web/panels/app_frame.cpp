@@ -11,6 +11,7 @@
 #include "js_hook.h"
 #include "keyboard_shortcuts.h"
 #include "panel_common.h"
+#include "panel_registry.h"
 #include "panels.h"
 
 namespace autopar::web {
@@ -23,7 +24,7 @@ AppLayout compute_layout(ImVec2 display, float menu_height, float tabs_height, f
   l.notice = {ImVec2(0, display.y - notice_height), ImVec2(display.x, notice_height)};
   l.search = {ImVec2(0, top), ImVec2(display.x, body_h)};
   l.accuracy = l.search;
-  l.lecture = l.exercises = l.compare = l.search;
+  l.lecture = l.exercises = l.compare = l.intra = l.inter = l.search;
   if (display.x < 960.0f * ui_scale) {
     // Narrow: each tab's windows stacked.
     const float model_h = std::floor(body_h * 0.55f);
@@ -164,13 +165,9 @@ float draw_menu_bar(AppState& state) {
   draw_lecture_menu(state);
   draw_export_menu(state);
   if (ImGui::BeginMenu(tr_id("menu.view").c_str())) {
-    for (const auto& [title, key] :
-         {std::pair{kModelWindow, "model"}, std::pair{kClusterWindow, "cluster"}, std::pair{kStrategyWindow, "strategy"},
-          std::pair{kTimelineWindow, "timeline"}, std::pair{kSearchWindow, "search"}, std::pair{kAccuracyWindow, "accuracy"},
-          std::pair{kLectureWindow, "lecture"}, std::pair{kExercisesWindow, "exercises"}, std::pair{kCompareWindow, "compare"},
-          std::pair{kIntraWindow, "intra"}, std::pair{kInterWindow, "inter"}}) {
-      if (ImGui::MenuItem(tr_fill("menu.panel", {tr(title)}).c_str(), nullptr, state.settings.panel == key)) {
-        state.settings.panel = key;
+    for (const PanelEntry& entry : panel_table()) {
+      if (ImGui::MenuItem(tr_fill("menu.panel", {tr(entry.window_title)}).c_str(), nullptr, state.settings.panel == entry.panel)) {
+        state.settings.panel = entry.panel;
         state.focus_panel_pending = true;
       }
     }
@@ -335,23 +332,7 @@ void draw_app_frame(AppState& state, float ui_scale) {
   draw_tab_strip(state, layout.tabs);
   const int tab = state.shown_tab < 0 ? panel_tab(state.settings.panel) : state.shown_tab;
   if (tab_shows_flexflow(tab)) ensure_flexflow(state);   // an edit made on another tab left it pending
-  switch (tab) {
-    case 1:
-      draw_strategy_panel(state, layout.strategy);
-      draw_timeline_panel(state, layout.timeline);
-      break;
-    case 2: draw_search_panel(state, layout.search); break;
-    case 3: draw_accuracy_panel(state, layout.accuracy); break;
-    case 4: draw_lecture_panel(state, layout.lecture); break;
-    case 5: draw_exercises_panel(state, layout.exercises); break;
-    case 6: draw_compare_panel(state, layout.compare); break;
-    case 7: draw_intra_panel(state, layout.search); break;
-    case 8: draw_inter_panel(state, layout.search); break;
-    default:
-      draw_model_panel(state, layout.model);
-      draw_cluster_panel(state, layout.cluster);
-      break;
-  }
+  draw_tab_panels(state, tab, layout);
   draw_notice_bar(state, layout.notice);
   draw_export_window(state);
   draw_about_window(state);

@@ -1,16 +1,14 @@
 // The page's keyboard shortcuts and the window listing them. See keyboard_shortcuts.h.
 //
-// Dear ImGui 1.86 keeps keys as a "down" state per GLFW key code, so a key pressed and released
-// between two frames (a quick tap, or a scripted press) never reads as pressed. Printable keys
+// Dear ImGui 1.86 keeps keys as a "down" state per platform key code (GLFW's in the page:
+// platform.h), so a key pressed and released between two frames (a quick tap, or a scripted
+// press) never reads as pressed. Printable keys
 // are therefore taken from the typed characters, which are queued and never lost; F1 and Esc
 // (which type nothing) from the key state. Ctrl+L and Ctrl+O are the browser's own shortcuts:
 // the page (index.html) takes them before the app sees them, to prevent the browser's action.
 // Chromium grants browser shortcuts no user activation, so Ctrl+O cannot open a file picker
 // there; the plain I key can (its press activates the page for a few seconds).
 #include "keyboard_shortcuts.h"
-
-#include <GLFW/glfw3.h>
-#include <emscripten.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -21,6 +19,7 @@
 #include "js_hook.h"
 #include "panel_common.h"
 #include "panels.h"
+#include "platform.h"
 
 namespace autopar::web {
 namespace {
@@ -142,15 +141,16 @@ void handle_shortcuts(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;   // the keys are typing into a text field
   if (io.KeyCtrl || io.KeySuper || io.KeyAlt) return;   // the browser's and the page's combinations
-  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false) || typed('?', GLFW_KEY_SLASH)) toggle_shortcuts_window();
-  if (g_window_open && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) g_window_open = false;
+  const PlatformKeys& keys = platform_keys();
+  if (ImGui::IsKeyPressed(keys.f1, false) || typed('?', keys.slash)) toggle_shortcuts_window();
+  if (g_window_open && ImGui::IsKeyPressed(keys.escape, false)) g_window_open = false;
   for (int digit = 1; digit <= 9; ++digit)
-    if (typed(ImWchar('0' + digit), GLFW_KEY_0 + digit)) show_tab(state, digit - 1);
-  if (typed(' ', GLFW_KEY_SPACE)) toggle_search(state);
+    if (typed(ImWchar('0' + digit), keys.digit0 + digit)) show_tab(state, digit - 1);
+  if (typed(' ', keys.space)) toggle_search(state);
   // A plain key: Chromium grants no user activation to browser shortcuts such as Ctrl+O, and a
   // file picker opens only with one (a key press counts for a few seconds).
-  if (typed('i', GLFW_KEY_I) || typed('I', GLFW_KEY_I)) js_hook_pick_model_file();
-  if (typed('f', GLFW_KEY_F) || typed('F', GLFW_KEY_F)) {
+  if (typed('i', keys.letter_i) || typed('I', keys.letter_i)) js_hook_pick_model_file();
+  if (typed('f', keys.letter_f) || typed('F', keys.letter_f)) {
     // Fitted, and marked as fitted to no timeline so the panel refits the range when it next draws.
     state.timeline.fit = true;
     state.timeline.revision = UINT64_MAX;
@@ -199,8 +199,3 @@ void toggle_shortcuts_window() {
 }
 
 }  // namespace autopar::web
-
-// Whether the "Keyboard shortcuts" window is open, as {"open": true|false} (for the browser tests).
-extern "C" EMSCRIPTEN_KEEPALIVE const char* autopar_shortcuts_window() {
-  return autopar::web::shortcuts_window_open() ? R"({"open":true})" : R"({"open":false})";
-}

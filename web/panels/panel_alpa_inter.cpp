@@ -238,18 +238,9 @@ void draw_given_plan(AppState& state, const AlpaInputs& planner_in, const InterO
   }
 }
 
-}  // namespace
-
-void draw_inter_panel(AppState& state, const PanelRect& rect) {
-  if (!begin_panel(state, kInterWindow, "inter", rect)) {
-    ImGui::End();
-    return;
-  }
-  InterOpView& view = state.alpa.inter;
-  const AlpaInputs in = alpa_inputs(state);
+// The settings row: micro-batches, Plan, the example, what is planned.
+void draw_inter_settings(AppState& state, InterOpView& view, const AlpaInputs& in) {
   const float font = ImGui::GetFontSize();
-  ImGui::TextDisabled("%s", tr("inter.intro"));
-  // Settings row.
   int mb = int(state.settings.microbatches);
   ImGui::SetNextItemWidth(font * 7);
   if (ImGui::InputInt(tr_id("inter.microbatches").c_str(), &mb, 1, 8, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
@@ -280,7 +271,10 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   }
   ImGui::SameLine();
   ImGui::TextDisabled(tr("inter.model_on"), state.settings.model.c_str(), in.cluster.size() > 40 ? tr("inter.edited_cluster") : in.cluster.c_str());
+}
 
+// While planning: this frame's slice of the work, then the progress bar, Cancel and the status.
+void draw_inter_planning(AppState& state, InterOpView& view, const AlpaInputs& in) {
   if (inter_planning(view)) {
     // The work of this frame first, so that the bar shows where it got to. Changed inputs
     // restart the planning for them.
@@ -291,20 +285,105 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
                                                       std::to_string(view.timing.slices)}));
     }
   }
-  if (inter_planning(view)) {
-    char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "%.0f%%  %s", 100 * inter_plan_progress(view), format_ms(inter_plan_elapsed_ms(view)).c_str());
-    ImGui::ProgressBar(float(inter_plan_progress(view)), ImVec2(font * 18, 0), overlay);
-    ImGui::SameLine();
-    if (ImGui::Button(tr_id("inter.cancel").c_str())) {
-      cancel_inter_plan(view);
-      notify_info(state, tr("notice.planning_cancelled"));
-    }
-    ImGui::SameLine();
-    ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
-    ImGui::TextUnformatted(inter_plan_status(view).c_str());
-    ImGui::PopStyleColor();
+  if (!inter_planning(view)) return;
+  char overlay[64];
+  std::snprintf(overlay, sizeof overlay, "%.0f%%  %s", 100 * inter_plan_progress(view), format_ms(inter_plan_elapsed_ms(view)).c_str());
+  ImGui::ProgressBar(float(inter_plan_progress(view)), ImVec2(ImGui::GetFontSize() * 18, 0), overlay);
+  ImGui::SameLine();
+  if (ImGui::Button(tr_id("inter.cancel").c_str())) {
+    cancel_inter_plan(view);
+    notify_info(state, tr("notice.planning_cancelled"));
   }
+  ImGui::SameLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+  ImGui::TextUnformatted(inter_plan_status(view).c_str());
+  ImGui::PopStyleColor();
+}
+
+// Why there is no plan to show: the planner's error, inputs changed since the plan, or none yet.
+void draw_no_inter_plan(const InterOpView& view, const AlpaInputs& in) {
+  if (inter_planning(view)) return;
+  if (view.error && view.key == inter_key(in)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
+    // No pipeline within the GPUs' memory (the 1F1B limit, ZeRO and recomputation tried): the clear mark.
+    if (view.error->code == "infeasible") ImGui::TextWrapped(tr("inter.does_not_fit"), view.error->message.c_str());
+    else ImGui::TextWrapped(tr("intra.failed"), view.error->message.c_str());
+    ImGui::PopStyleColor();
+  } else {
+    ImGui::TextWrapped("%s", tr(view.plan ? "inter.changed" : "inter.press_plan"));
+  }
+}
+
+// The plan's summary line, the given plan's price, the stages on the cluster and their table.
+void draw_inter_summary(AppState& state, const AlpaInputs& in, const InterOpView& view, const InterOpPlan& plan) {
+  const float font = ImGui::GetFontSize();
+  section_header(tr("inter.plan"));
+  ImGui::Text(tr("inter.total_latency"), format_ms(plan.total_latency).c_str());
+  draw_given_plan(state, in, plan);
+  ImGui::SameLine(0, font * 2);
+  ImGui::Text("t_max %s", format_ms(plan.t_max).c_str());
+  ImGui::SameLine(0, font * 2);
+  ImGui::Text(tr(plan.stages.size() == 1 ? "inter.one_stage" : "inter.stages"), plan.stages.size());
+  ImGui::SameLine(0, font * 2);
+  // A plan the DP returns keeps every stage within the 1F1B memory limit (ZeRO and recomputation per stage).
+  ImGui::TextDisabled("fits");
+  ImGui::SameLine(0, font * 2);
+  ImGui::TextDisabled(tr(view.timing.slices == 1 ? "inter.tried_one_frame" : "inter.tried"), plan.t_max_tried, plan.t_max_candidates,
+                      format_ms(view.timing.elapsed_ms).c_str(), view.timing.slices);
+  if (ImGui::BeginTable("##inter_top", 2, ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("cluster", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+    ImGui::TableSetupColumn("stages", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s", tr("inter.on_cluster"));
+    draw_cluster_stages(state, plan, ImGui::GetContentRegionAvail().x);
+    ImGui::TableNextColumn();
+    draw_stage_table(state, plan);
+    ImGui::EndTable();
+  }
+}
+
+// A colour swatch and its legend text on the current line.
+void schedule_legend_item(const char* id, ImU32 color, const char* label) {
+  const float font = ImGui::GetFontSize();
+  ImGui::SameLine();
+  ImGui::ColorButton(id, ImGui::ColorConvertU32ToFloat4(color), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(label);
+}
+
+// The GPipe and 1F1B schedules of the plan's stages as Gantt charts.
+void draw_inter_schedules(const AlpaInputs& in, const InterOpPlan& plan) {
+  const float font = ImGui::GetFontSize();
+  // With boundaries priced, a stage's time includes its receiving, and sends sit on link lanes.
+  std::vector<double> lat, send;
+  for (const auto& s : plan.stages) {
+    lat.push_back(s.latency + (plan.boundaries ? s.recv_ms : 0));
+    send.push_back(plan.boundaries ? s.send_ms : 0);
+  }
+  const PipelineSchedule gpipe = pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe, send);
+  const PipelineSchedule f1b = pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b, send);
+  section_header(tr("inter.schedule"));
+  schedule_legend_item("##fwd", kForwardColor, tr("inter.forward"));
+  schedule_legend_item("##bwd", kBackwardColor, tr("inter.backward_legend"));
+  if (plan.boundaries) schedule_legend_item("##send", kSendColor, tr("inter.send_legend"));
+  const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
+  const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
+  draw_schedule(tr("inter.gpipe"), gpipe, int(lat.size()), t_end, h, plan.boundaries);
+  draw_schedule(tr("inter.1f1b"), f1b, int(lat.size()), t_end, h, plan.boundaries);
+}
+
+}  // namespace
+
+void draw_inter_panel(AppState& state, const PanelRect& rect) {
+  if (!begin_panel(state, kInterWindow, "inter", rect)) {
+    ImGui::End();
+    return;
+  }
+  InterOpView& view = state.alpa.inter;
+  const AlpaInputs in = alpa_inputs(state);
+  ImGui::TextDisabled("%s", tr("inter.intro"));
+  draw_inter_settings(state, view, in);
+  draw_inter_planning(state, view, in);
   // Alpa's simplification side by side: the paper's DP prices no boundary between stages.
   bool ignore = state.settings.ignore_boundaries;
   if (ImGui::Checkbox(tr_id("inter.ignore").c_str(), &ignore)) {
@@ -319,72 +398,12 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     ImGui::SetTooltip("%s", tr("inter.ignore_tip"));
   const InterOpPlan* plan = current_inter_plan(view, in);
   if (!plan) {
-    if (!inter_planning(view)) {
-      if (view.error && view.key == inter_key(in)) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
-        // No pipeline within the GPUs' memory (the 1F1B limit, ZeRO and recomputation tried): the clear mark.
-        if (view.error->code == "infeasible") ImGui::TextWrapped(tr("inter.does_not_fit"), view.error->message.c_str());
-        else ImGui::TextWrapped(tr("intra.failed"), view.error->message.c_str());
-        ImGui::PopStyleColor();
-      } else {
-        ImGui::TextWrapped("%s", tr(view.plan ? "inter.changed" : "inter.press_plan"));
-      }
-    }
+    draw_no_inter_plan(view, in);
     ImGui::End();
     return;
   }
-  // Summary.
-  section_header(tr("inter.plan"));
-  ImGui::Text(tr("inter.total_latency"), format_ms(plan->total_latency).c_str());
-  draw_given_plan(state, in, *plan);
-  ImGui::SameLine(0, font * 2);
-  ImGui::Text("t_max %s", format_ms(plan->t_max).c_str());
-  ImGui::SameLine(0, font * 2);
-  ImGui::Text(tr(plan->stages.size() == 1 ? "inter.one_stage" : "inter.stages"), plan->stages.size());
-  ImGui::SameLine(0, font * 2);
-  // A plan the DP returns keeps every stage within the 1F1B memory limit (ZeRO and recomputation per stage).
-  ImGui::TextDisabled("fits");
-  ImGui::SameLine(0, font * 2);
-  ImGui::TextDisabled(tr(view.timing.slices == 1 ? "inter.tried_one_frame" : "inter.tried"), plan->t_max_tried, plan->t_max_candidates,
-                      format_ms(view.timing.elapsed_ms).c_str(), view.timing.slices);
-  if (ImGui::BeginTable("##inter_top", 2, ImGuiTableFlags_SizingStretchProp)) {
-    ImGui::TableSetupColumn("cluster", ImGuiTableColumnFlags_WidthStretch, 0.42f);
-    ImGui::TableSetupColumn("stages", ImGuiTableColumnFlags_WidthStretch, 0.58f);
-    ImGui::TableNextColumn();
-    ImGui::TextDisabled("%s", tr("inter.on_cluster"));
-    draw_cluster_stages(state, *plan, ImGui::GetContentRegionAvail().x);
-    ImGui::TableNextColumn();
-    draw_stage_table(state, *plan);
-    ImGui::EndTable();
-  }
-  // Schedules.
-  // With boundaries priced, a stage's time includes its receiving, and sends sit on link lanes.
-  std::vector<double> lat, send;
-  for (const auto& s : plan->stages) {
-    lat.push_back(s.latency + (plan->boundaries ? s.recv_ms : 0));
-    send.push_back(plan->boundaries ? s.send_ms : 0);
-  }
-  const PipelineSchedule gpipe = pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe, send);
-  const PipelineSchedule f1b = pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b, send);
-  section_header(tr("inter.schedule"));
-  ImGui::SameLine();
-  ImGui::ColorButton("##fwd", ImGui::ColorConvertU32ToFloat4(kForwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
-  ImGui::SameLine();
-  ImGui::TextUnformatted(tr("inter.forward"));
-  ImGui::SameLine();
-  ImGui::ColorButton("##bwd", ImGui::ColorConvertU32ToFloat4(kBackwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
-  ImGui::SameLine();
-  ImGui::TextUnformatted(tr("inter.backward_legend"));
-  if (plan->boundaries) {
-    ImGui::SameLine();
-    ImGui::ColorButton("##send", ImGui::ColorConvertU32ToFloat4(kSendColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
-    ImGui::SameLine();
-    ImGui::TextUnformatted(tr("inter.send_legend"));
-  }
-  const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
-  const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
-  draw_schedule(tr("inter.gpipe"), gpipe, int(lat.size()), t_end, h, plan->boundaries);
-  draw_schedule(tr("inter.1f1b"), f1b, int(lat.size()), t_end, h, plan->boundaries);
+  draw_inter_summary(state, in, view, *plan);
+  draw_inter_schedules(in, *plan);
   ImGui::End();
 }
 

@@ -2,9 +2,7 @@
 // (editable: an edited cluster stops being a preset), and a drawing of the devices grouped by
 // node and coloured by their row in the mesh (Alpa: mesh position (r, c) is device r*C + c), or
 // by pipeline stage when the inter-op plan is shown. Hovering a device highlights its tensor-,
-// data- and pipeline-parallel groups (web/device_groups.h); autopar_hover_groups reports them.
-#include <emscripten.h>
-#include <emscripten/html5.h>
+// data- and pipeline-parallel groups (web/views/device_groups.h); cluster_drawing_json reports them.
 
 #include <algorithm>
 #include <cmath>
@@ -344,6 +342,93 @@ void draw_device_tooltip(const AppState& state, const DrawingStages& ds, const D
   ImGui::EndTooltip();
 }
 
+// Where the device drawing puts nodes and GPU boxes: nodes side by side in lines, GPUs in rows
+// of at most 8 inside them.
+struct DevicesGeometry {
+  float em = 0, gap = 0, gpu_w = 0, gpu_h = 0, pad = 0, title_h = 0, node_w = 0, node_h = 0;
+  int per_row = 1, nodes_per_line = 1, drawn = 0, lines = 0;
+  ImVec2 origin;   // top left of the first node, set inside the child window
+  ImVec2 node_origin(int n) const {
+    return ImVec2(origin.x + (n % nodes_per_line) * (node_w + em), origin.y + (n / nodes_per_line) * (node_h + em));
+  }
+  ImVec2 gpu_origin(int n, int g) const {
+    const ImVec2 p0 = node_origin(n);
+    return ImVec2(p0.x + pad + (g % per_row) * (gpu_w + gap), p0.y + title_h + (g / per_row) * (gpu_h + gap));
+  }
+};
+
+DevicesGeometry measure_devices(const Cluster& c) {
+  DevicesGeometry m;
+  const float em = m.em = ImGui::GetFontSize();
+  m.gap = em * 0.35f;
+  m.gpu_w = em * 3.6f;
+  m.gpu_h = em * 2.7f;
+  m.per_row = std::min(c.gpus_per_node, 8);
+  const int gpu_rows = (c.gpus_per_node + m.per_row - 1) / m.per_row;
+  m.pad = em * 0.5f;
+  m.title_h = em * 1.4f;
+  m.node_w = m.pad * 2 + m.per_row * m.gpu_w + (m.per_row - 1) * m.gap;
+  m.node_h = m.title_h + m.pad + gpu_rows * m.gpu_h + (gpu_rows - 1) * m.gap;
+  const float avail = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+  m.nodes_per_line = std::max(1, int((avail + em) / (m.node_w + em)));
+  const int max_nodes_drawn = 64;
+  m.drawn = std::min(c.nodes, max_nodes_drawn);
+  m.lines = (m.drawn + m.nodes_per_line - 1) / m.nodes_per_line;
+  return m;
+}
+
+// Records the visible GPU boxes (g_record.rects); returns the device under the mouse, or -1.
+int lay_out_devices(const Cluster& c, const DevicesGeometry& m) {
+  g_record.rects.clear();
+  int hovered = -1;
+  for (int n = 0; n < m.drawn; ++n)
+    for (int g = 0; g < c.gpus_per_node; ++g) {
+      const ImVec2 g0 = m.gpu_origin(n, g), g1(g0.x + m.gpu_w, g0.y + m.gpu_h);
+      if (!ImGui::IsRectVisible(g0, g1)) continue;
+      const int d = n * c.gpus_per_node + g;
+      g_record.rects.push_back({d, ImVec4(g0.x, g0.y, g1.x, g1.y)});
+      if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(g0, g1)) hovered = d;
+    }
+  return hovered;
+}
+
+// Paints node `n` and its GPUs; with `groups`, the hovered device's groups in their colours
+// (`highlight` per device, 0 outside them) and every other device dimmed.
+void paint_node(const Cluster& c, const DrawingStages& ds, const DevicesGeometry& m, int n, int hovered,
+                const std::optional<DeviceGroups>& groups, const std::vector<ImU32>& highlight) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float em = m.em;
+  const ImU32 node_bg = IM_COL32(36, 40, 48, 255), node_border = IM_COL32(90, 98, 112, 255);
+  const ImU32 text = IM_COL32(235, 238, 245, 255), dim = IM_COL32(170, 176, 190, 255), dark_text = IM_COL32(20, 22, 28, 255);
+  const ImVec2 p0 = m.node_origin(n), p1(p0.x + m.node_w, p0.y + m.node_h);
+  if (!ImGui::IsRectVisible(p0, p1)) return;
+  dl->AddRectFilled(p0, p1, node_bg, em * 0.4f);
+  dl->AddRect(p0, p1, node_border, em * 0.4f);
+  char label[64];
+  std::snprintf(label, sizeof label, "node %d", n);
+  dl->AddText(ImVec2(p0.x + m.pad, p0.y + em * 0.2f), dim, label);
+  for (int g = 0; g < c.gpus_per_node; ++g) {
+    const int d = n * c.gpus_per_node + g;
+    const ImVec2 g0 = m.gpu_origin(n, g), g1(g0.x + m.gpu_w, g0.y + m.gpu_h);
+    const DevicePlace place = device_place(d, c.gpus_per_node, ds.stages);
+    const ImU32 normal = place.stage < 0 ? kOutsideColor : ds.plan ? pipeline_stage_color(place.stage) : kRowColors[place.mesh_row % 8];
+    const bool member = groups && highlight[size_t(d)] != 0;
+    const ImU32 fill = !groups ? normal : d == hovered ? IM_COL32(245, 246, 250, 255) : member ? highlight[size_t(d)] : kOutsideColor;
+    dl->AddRectFilled(g0, g1, fill, em * 0.25f);
+    if (d == hovered) dl->AddRect(ImVec2(g0.x - 2, g0.y - 2), ImVec2(g1.x + 2, g1.y + 2), IM_COL32(255, 255, 255, 255), em * 0.3f, 0, 2.5f);
+    const bool light = groups && (d == hovered || member);
+    std::snprintf(label, sizeof label, "GPU %d", d);
+    dl->AddText(ImVec2(g0.x + (m.gpu_w - ImGui::CalcTextSize(label).x) * 0.5f, g0.y + em * 0.25f), light ? dark_text : text, label);
+    if (place.stage < 0)
+      std::snprintf(label, sizeof label, "idle");
+    else if (ds.plan)
+      std::snprintf(label, sizeof label, "S%d(%d,%d)", place.stage, place.mesh_row, place.mesh_col);
+    else
+      std::snprintf(label, sizeof label, "(%d,%d)", place.mesh_row, place.mesh_col);
+    dl->AddText(ImVec2(g0.x + (m.gpu_w - ImGui::CalcTextSize(label).x) * 0.5f, g0.y + em * 1.3f), light ? dark_text : dim, label);
+  }
+}
+
 // The devices, grouped by node; each GPU box shows its device number and mesh position. The
 // boxes are laid out first, so the hovered device (and so its groups) is known before painting.
 void draw_devices(const AppState& state) {
@@ -352,43 +437,14 @@ void draw_devices(const AppState& state) {
   const bool plan_exists = current_inter_plan(state.alpa.inter, alpa_inputs(state)) != nullptr;
   const DrawingStages ds = drawing_stages(state);
   draw_groups_legend(ds, plan_exists);
-  const float em = ImGui::GetFontSize();
-  const float gap = em * 0.35f;
-  const float gpu_w = em * 3.6f, gpu_h = em * 2.7f;
-  const int per_row = std::min(c.gpus_per_node, 8);
-  const int gpu_rows = (c.gpus_per_node + per_row - 1) / per_row;
-  const float pad = em * 0.5f, title_h = em * 1.4f;
-  const float node_w = pad * 2 + per_row * gpu_w + (per_row - 1) * gap;
-  const float node_h = title_h + pad + gpu_rows * gpu_h + (gpu_rows - 1) * gap;
-  const float avail = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
-  const int nodes_per_line = std::max(1, int((avail + em) / (node_w + em)));
-  const int max_nodes_drawn = 64;
-  const int drawn = std::min(c.nodes, max_nodes_drawn);
-  const int lines = (drawn + nodes_per_line - 1) / nodes_per_line;
+  DevicesGeometry m = measure_devices(c);
+  const float em = m.em;
 
   // The drawing scrolls inside the rest of the panel, but always shows at least one line of nodes.
-  ImGui::BeginChild("##devices", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, node_h + em * 2.0f)), false,
+  ImGui::BeginChild("##devices", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, m.node_h + em * 2.0f)), false,
                     ImGuiWindowFlags_HorizontalScrollbar);
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  auto node_origin = [&](int n) {
-    return ImVec2(origin.x + (n % nodes_per_line) * (node_w + em), origin.y + (n / nodes_per_line) * (node_h + em));
-  };
-  auto gpu_origin = [&](int n, int g) {
-    const ImVec2 p0 = node_origin(n);
-    return ImVec2(p0.x + pad + (g % per_row) * (gpu_w + gap), p0.y + title_h + (g / per_row) * (gpu_h + gap));
-  };
-
-  // Layout: the visible GPU boxes, and the one under the mouse.
-  g_record.rects.clear();
-  int hovered = -1;
-  for (int n = 0; n < drawn; ++n)
-    for (int g = 0; g < c.gpus_per_node; ++g) {
-      const ImVec2 g0 = gpu_origin(n, g), g1(g0.x + gpu_w, g0.y + gpu_h);
-      if (!ImGui::IsRectVisible(g0, g1)) continue;
-      const int d = n * c.gpus_per_node + g;
-      g_record.rects.push_back({d, ImVec4(g0.x, g0.y, g1.x, g1.y)});
-      if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(g0, g1)) hovered = d;
-    }
+  m.origin = ImGui::GetCursorScreenPos();
+  const int hovered = lay_out_devices(c, m);
   std::optional<DeviceGroups> groups;
   std::vector<ImU32> highlight(size_t(c.num_devices()), 0);   // 0: no group shown
   if (hovered >= 0) {
@@ -397,47 +453,14 @@ void draw_devices(const AppState& state) {
     for (int d : groups->data_parallel) highlight[size_t(d)] = kDataColor;
     for (int d : groups->tensor_parallel) highlight[size_t(d)] = kTensorColor;
   }
-
-  // Paint.
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImU32 node_bg = IM_COL32(36, 40, 48, 255), node_border = IM_COL32(90, 98, 112, 255);
-  const ImU32 text = IM_COL32(235, 238, 245, 255), dim = IM_COL32(170, 176, 190, 255), dark_text = IM_COL32(20, 22, 28, 255);
-  for (int n = 0; n < drawn; ++n) {
-    const ImVec2 p0 = node_origin(n), p1(p0.x + node_w, p0.y + node_h);
-    if (!ImGui::IsRectVisible(p0, p1)) continue;
-    dl->AddRectFilled(p0, p1, node_bg, em * 0.4f);
-    dl->AddRect(p0, p1, node_border, em * 0.4f);
-    char label[64];
-    std::snprintf(label, sizeof label, "node %d", n);
-    dl->AddText(ImVec2(p0.x + pad, p0.y + em * 0.2f), dim, label);
-    for (int g = 0; g < c.gpus_per_node; ++g) {
-      const int d = n * c.gpus_per_node + g;
-      const ImVec2 g0 = gpu_origin(n, g), g1(g0.x + gpu_w, g0.y + gpu_h);
-      const DevicePlace place = device_place(d, c.gpus_per_node, ds.stages);
-      const ImU32 normal = place.stage < 0 ? kOutsideColor : ds.plan ? pipeline_stage_color(place.stage) : kRowColors[place.mesh_row % 8];
-      const bool member = groups && highlight[size_t(d)] != 0;
-      const ImU32 fill = !groups ? normal : d == hovered ? IM_COL32(245, 246, 250, 255) : member ? highlight[size_t(d)] : kOutsideColor;
-      dl->AddRectFilled(g0, g1, fill, em * 0.25f);
-      if (d == hovered) dl->AddRect(ImVec2(g0.x - 2, g0.y - 2), ImVec2(g1.x + 2, g1.y + 2), IM_COL32(255, 255, 255, 255), em * 0.3f, 0, 2.5f);
-      const bool light = groups && (d == hovered || member);
-      std::snprintf(label, sizeof label, "GPU %d", d);
-      dl->AddText(ImVec2(g0.x + (gpu_w - ImGui::CalcTextSize(label).x) * 0.5f, g0.y + em * 0.25f), light ? dark_text : text, label);
-      if (place.stage < 0)
-        std::snprintf(label, sizeof label, "idle");
-      else if (ds.plan)
-        std::snprintf(label, sizeof label, "S%d(%d,%d)", place.stage, place.mesh_row, place.mesh_col);
-      else
-        std::snprintf(label, sizeof label, "(%d,%d)", place.mesh_row, place.mesh_col);
-      dl->AddText(ImVec2(g0.x + (gpu_w - ImGui::CalcTextSize(label).x) * 0.5f, g0.y + em * 1.3f), light ? dark_text : dim, label);
-    }
-  }
+  for (int n = 0; n < m.drawn; ++n) paint_node(c, ds, m, n, hovered, groups, highlight);
   if (groups) {
     const int n = hovered / c.gpus_per_node;
-    const float line_top = node_origin(n).y;
-    draw_device_tooltip(state, ds, *groups, gpu_origin(n, hovered % c.gpus_per_node).x + gpu_w * 0.5f, line_top, line_top + node_h);
+    const float line_top = m.node_origin(n).y;
+    draw_device_tooltip(state, ds, *groups, m.gpu_origin(n, hovered % c.gpus_per_node).x + m.gpu_w * 0.5f, line_top, line_top + m.node_h);
   }
-  ImGui::Dummy(ImVec2(nodes_per_line * (node_w + em), lines * (node_h + em)));
-  if (c.nodes > drawn) ImGui::TextDisabled("... and %d more nodes", c.nodes - drawn);
+  ImGui::Dummy(ImVec2(m.nodes_per_line * (m.node_w + em), m.lines * (m.node_h + em)));
+  if (c.nodes > m.drawn) ImGui::TextDisabled("... and %d more nodes", c.nodes - m.drawn);
   ImGui::EndChild();
 
   g_record.frame = ImGui::GetFrameCount();
@@ -459,17 +482,7 @@ void draw_cluster_panel(AppState& state, const PanelRect& rect) {
   ImGui::End();
 }
 
-}  // namespace autopar::web
-
-// The Cluster drawing as the browser tests see it: whether it was drawn in the latest frame, the
-// groups' source ("mesh": the intra-op mesh as one stage; "plan": the inter-op plan's stages),
-// every visible device box in CSS pixels relative to the canvas, and the hovered device with
-// its groups (null when none). The string stays valid until the next call.
-extern "C" EMSCRIPTEN_KEEPALIVE const char* autopar_hover_groups() {
-  using autopar::Json;
-  using autopar::web::g_record;
-  static std::string out;
-  const float css = 1.0f / float(std::max(1.0, emscripten_get_device_pixel_ratio()));
+std::string cluster_drawing_json(float css_per_pixel) {
   Json j;
   j["drawn"] = ImGui::GetCurrentContext() != nullptr && g_record.frame == ImGui::GetFrameCount();
   j["groups_from"] = g_record.from_plan ? "plan" : "mesh";
@@ -477,17 +490,19 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* autopar_hover_groups() {
   j["stages"] = g_record.stage_count;
   Json boxes = Json::array();
   for (const auto& [device, r] : g_record.rects)
-    boxes.push_back(Json{{"device", device}, {"x", r.x * css}, {"y", r.y * css}, {"w", (r.z - r.x) * css}, {"h", (r.w - r.y) * css}});
+    boxes.push_back(Json{{"device", device}, {"x", r.x * css_per_pixel}, {"y", r.y * css_per_pixel},
+                         {"w", (r.z - r.x) * css_per_pixel}, {"h", (r.w - r.y) * css_per_pixel}});
   j["devices"] = boxes;
   j["hovered"] = nullptr;
   if (g_record.hovered) {
-    const autopar::web::DeviceGroups& g = *g_record.hovered;
+    const DeviceGroups& g = *g_record.hovered;
     j["hovered"] = Json{{"device", g.place.device},       {"node", g.place.node},
                         {"gpu", g.place.gpu},             {"stage", g.place.stage},
                         {"mesh_row", g.place.mesh_row},   {"mesh_col", g.place.mesh_col},
                         {"tensor_parallel", g.tensor_parallel}, {"data_parallel", g.data_parallel},
                         {"pipeline", g.pipeline}};
   }
-  out = j.dump();
-  return out.c_str();
+  return j.dump();
 }
+
+}  // namespace autopar::web

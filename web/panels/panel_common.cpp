@@ -1,18 +1,11 @@
 // Small drawing helpers shared by the panels. See panel_common.h.
 #include "panel_common.h"
 
+#include "task_kind_style.h"
+
 namespace autopar::web {
 
-ImU32 task_kind_color(TaskKind kind) {
-  switch (kind) {
-    case TaskKind::forward: return IM_COL32(78, 142, 222, 255);    // blue
-    case TaskKind::backward: return IM_COL32(64, 176, 128, 255);   // green
-    case TaskKind::transfer: return IM_COL32(232, 160, 58, 255);   // amber
-    case TaskKind::sync: return IM_COL32(206, 84, 112, 255);       // rose
-    case TaskKind::recompute: return IM_COL32(150, 120, 220, 255); // violet
-  }
-  return kFoldedMixedColor;
-}
+ImU32 task_kind_color(TaskKind kind) { return task_kind_style(kind).color; }
 
 bool begin_panel(AppState& state, const char* title_key, const char* panel_key, const PanelRect& rect) {
   ImGui::SetNextWindowPos(rect.pos, ImGuiCond_Always);

@@ -29,7 +29,7 @@ inline const ImVec4& split_kind_color(SplitKind k) {
   return kSampleColor;
 }
 
-// Task kinds in the timeline, the breakdown and the legend (distinct in hue and brightness).
+// A task kind's colour in the timeline, the breakdown and the legend (task_kind_style.h).
 ImU32 task_kind_color(TaskKind kind);
 // The colour of pipeline stage k, the same in the inter-op tab and the Model tab's devices.
 ImU32 pipeline_stage_color(int k);

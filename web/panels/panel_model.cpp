@@ -38,12 +38,8 @@ BuiltinChoice builtin_choice_of(const Settings& settings) {
   return choice.ok() ? choice.value() : BuiltinChoice{};
 }
 
-// The model picker and the spec string input.
-void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
-  if (!ImGui::BeginTable("##model_form", 2, ImGuiTableFlags_SizingStretchProp)) return;
-  ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
-  ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
-
+// The form row of the built-in model picker.
+void draw_builtin_combo(AppState& state, const BuiltinChoice& choice) {
   form_label(tr("model_panel.builtin"), tr("model_panel.builtin_tip"));
   const char* preview = !state.settings.model_json.empty() ? tr("model_panel.imported_file") : choice.model ? choice.model->name.c_str() : tr("model_panel.custom");
   if (ImGui::BeginCombo("##model", preview, ImGuiComboFlags_HeightLarge)) {
@@ -59,7 +55,11 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
     }
     ImGui::EndCombo();
   }
+}
 
+// The form row of the spec string input: the typed text while editing, and a refused spec
+// kept, marked, with the reason.
+void draw_spec_input(AppState& state) {
   form_label(tr("model_panel.spec"), tr("model_panel.spec_tip"));
   // Widget scratch (like ImGui's own): the text being typed, shown instead of the state while
   // the field is active.
@@ -98,8 +98,10 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
     ImGui::TextWrapped("Not applied (still %s): %s", state.settings.model.c_str(), rejected_why.c_str());
     ImGui::PopStyleColor();
   }
-  ImGui::EndTable();
+}
 
+// The Import button, and the imported file when one is loaded.
+void draw_model_import(const AppState& state) {
   // Model files (`autopar model --json` writes one): picked (button or the I key) or dropped. The page reads
   // them into the state, so links and reloads keep them.
   if (ImGui::Button(tr_id("model_panel.import").c_str())) js_hook_pick_model_file();
@@ -114,6 +116,17 @@ void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
     ImGui::SameLine();
     ImGui::TextDisabled(tr("model_panel.file_size"), state.graph.ops.size(), format_bytes(double(state.settings.model_json.size())).c_str());
   }
+}
+
+// The model picker and the spec string input.
+void draw_model_picker(AppState& state, const BuiltinChoice& choice) {
+  if (!ImGui::BeginTable("##model_form", 2, ImGuiTableFlags_SizingStretchProp)) return;
+  ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
+  ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
+  draw_builtin_combo(state, choice);
+  draw_spec_input(state);
+  ImGui::EndTable();
+  draw_model_import(state);
 
   if (choice.model && !choice.model->description.empty()) {
     ImGui::PushTextWrapPos(0.0f);

@@ -5,6 +5,7 @@
 // the cursor, dragging pans, double-click or the Fit button shows the whole iteration, hovering
 // shows the task.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -14,6 +15,7 @@
 #include "panel_common.h"
 #include "panels.h"
 #include "plot_canvas.h"
+#include "task_kind_style.h"
 #include "timeline_layout.h"
 #include "trace_export.h"
 
@@ -30,6 +32,8 @@ const ImU32 kFoldText = IM_COL32(240, 242, 248, 255);
 
 // Smallest visible range (1 ns) and the largest (a few iterations).
 constexpr double kMinRangeMs = 1e-6;
+
+std::vector<DrawnTimelineBox> g_drawn_boxes;   // timeline_drawn_boxes()
 
 ImU32 scale_color(ImU32 c, float f) {
   ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
@@ -69,29 +73,9 @@ void zoom_view(TimelineViewState& view, double anchor_ms, double factor, double 
 // Decimal places for tick labels `step_ms` apart.
 int tick_decimals(double step_ms) { return std::clamp(int(-std::floor(std::log10(step_ms) + 1e-9)), 0, 9); }
 
-// A task kind's name in the page's language (core's names are the trace's categories).
-const char* kind_label(TaskKind k) {
-  switch (k) {
-    case TaskKind::forward: return tr("inter.forward");
-    case TaskKind::backward: return tr("inter.backward");
-    case TaskKind::transfer: return tr("timeline.transfer");
-    case TaskKind::sync: return tr("timeline.sync");
-    case TaskKind::recompute: return tr("memory_panel.recompute");
-  }
-  return "?";
-}
-
 // A short label for a box: "conv2 fwd", "fc6 act", "fc6 grad", "fc7 sync".
 std::string box_label(const TaskGraph& tg, const Task& t) {
-  const std::string& op = tg.graph().ops[size_t(t.op)].name();
-  switch (t.kind) {
-    case TaskKind::forward: return op + " fwd";
-    case TaskKind::backward: return op + " bwd";
-    case TaskKind::recompute: return op + " recompute";
-    case TaskKind::transfer: return op + (t.forward_pass ? " act" : " grad");
-    case TaskKind::sync: return op + " sync";
-  }
-  return op;
+  return tg.graph().ops[size_t(t.op)].name() + " " + task_kind_tag(t.kind, t.forward_pass);
 }
 
 void task_tooltip(const TaskGraph& tg, const Task& t) {
@@ -108,16 +92,17 @@ void task_tooltip(const TaskGraph& tg, const Task& t) {
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted(v.c_str());
     };
-    const char* kind = t.kind == TaskKind::transfer ? tr(t.forward_pass ? "timeline.transfer_activation" : "timeline.transfer_gradient")
-                                                    : kind_label(t.kind);
-    row(tr("timeline.kind"), kind);
+    row(tr("timeline.kind"), tr(task_kind_pass_label(t.kind, t.forward_pass)));
     row(tr("ex3.col_op"), tg.graph().ops[size_t(t.op)].name());
-    if (t.kind == TaskKind::transfer)
-      row(tr("timeline.parts"), tr_fill("timeline.producer_consumer", {std::to_string(t.peer_part), std::to_string(t.part)}));
-    else if (t.kind == TaskKind::sync)
-      row(tr("timeline.part"), tr_fill("timeline.shard_ring", {std::to_string(t.peer_part), std::to_string(t.part)}));
-    else
-      row(tr("timeline.part"), std::to_string(t.part));
+    switch (task_kind_traits(t.kind).parts) {
+      case TaskParts::transfer:
+        row(tr("timeline.parts"), tr_fill("timeline.producer_consumer", {std::to_string(t.peer_part), std::to_string(t.part)}));
+        break;
+      case TaskParts::ring:
+        row(tr("timeline.part"), tr_fill("timeline.shard_ring", {std::to_string(t.peer_part), std::to_string(t.part)}));
+        break;
+      case TaskParts::compute: row(tr("timeline.part"), std::to_string(t.part)); break;
+    }
     row(tr("timeline.device"), tg.topology().name(t.device));
     row(tr("timeline.start"), format_ms(t.start_ms));
     row(tr("timeline.duration"), format_ms(t.duration_ms));
@@ -130,59 +115,31 @@ void task_tooltip(const TaskGraph& tg, const Task& t) {
 }
 
 void fold_tooltip(const TimelineLanes& lanes, const TimelineBox& box) {
-  // One count per task kind (recompute is kind 4: a fixed [4] was written past its end).
-  constexpr int kKinds = int(TaskKind::recompute) + 1;
-  int per_kind[kKinds] = {};
+  std::array<int, kTaskKindCount> per_kind{};
   const auto& spans = lanes.spans[size_t(box.lane)];
-  for (int k = 0; k < box.count; ++k) ++per_kind[int(spans[size_t(box.first_span + k)].kind)];
+  for (int k = 0; k < box.count; ++k) ++per_kind[size_t(spans[size_t(box.first_span + k)].kind)];
   ImGui::BeginTooltip();
   ImGui::Text(tr("timeline.folded"), box.count);
   ImGui::TextDisabled("%s .. %s (%s)", format_ms(box.start_ms).c_str(), format_ms(box.end_ms).c_str(),
                       format_ms(box.end_ms - box.start_ms).c_str());
-  for (int k = 0; k < kKinds; ++k)
-    if (per_kind[k]) {
-      legend_item(task_kind_color(TaskKind(k)), (std::to_string(per_kind[k]) + " " + kind_label(TaskKind(k))).c_str());
-    }
+  for (const TaskKindStyle& style : kTaskKindStyles)
+    if (const int n = per_kind[size_t(style.kind)])
+      legend_item(style.color, (std::to_string(n) + " " + tr(style.label)).c_str());
   ImGui::TextDisabled("%s", tr("timeline.zoom_in"));
   ImGui::EndTooltip();
 }
 
 void draw_legend() {
-  for (int k = 0; k < 4; ++k) {
-    legend_item(task_kind_color(TaskKind(k)), kind_label(TaskKind(k)));
+  for (const TaskKindStyle& style : kTaskKindStyles) {
+    legend_item(style.color, tr(style.label));
     ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
   }
   legend_item(kFoldedMixedColor, tr("timeline.folded_mixed"));
 }
 
-}  // namespace
-
-void draw_timeline_panel(AppState& state, const PanelRect& rect) {
-  if (!begin_panel(state, kTimelineWindow, "timeline", rect)) {
-    ImGui::End();
-    return;
-  }
-  const FlexflowView& ff = state.flexflow;
-  TimelineViewState& view = state.timeline;
-  if (!ff.task_graph) {
-    ImGui::TextDisabled("%s", tr("timeline.none"));
-    ImGui::End();
-    return;
-  }
-  const TaskGraph& tg = *ff.task_graph;
-  const TimelineLanes& lanes = ff.lanes;
-  const double makespan = ff.summary.makespan_ms;
-  if (view.revision != ff.revision) {
-    // A new timeline: follow it when fitted, else keep the zoom but stay near the iteration.
-    if (view.fit || !(view.t1_ms > view.t0_ms))
-      fit_view(view, makespan);
-    else
-      clamp_view(view, makespan);
-    view.revision = ff.revision;
-  }
+// Toolbar: fit and zoom buttons, the visible range, the makespan.
+void draw_toolbar(TimelineViewState& view, double makespan) {
   const float font = ImGui::GetFontSize();
-
-  // Toolbar: fit and zoom buttons, the visible range, the makespan.
   if (ImGui::Button(tr_id("timeline.fit").c_str())) fit_view(view, makespan);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("timeline.fit_tip"));
   ImGui::SameLine();
@@ -196,92 +153,123 @@ void draw_timeline_panel(AppState& state, const PanelRect& rect) {
   ImGui::SameLine(0, font * 1.2f);
   ImGui::Text(tr("ex8.makespan"), format_ms(makespan).c_str());
   help_marker(tr("timeline.help"));
+}
 
-  draw_legend();
+// One frame of the chart: what it shows and where (lane labels on the left, the ruler on top,
+// lanes below, scrolling when many), and the mouse over it.
+struct ChartFrame {
+  ChartFrame(const TaskGraph& graph, const TimelineLanes& timeline_lanes, TimelineViewState& view_state)
+      : tg(graph), lanes(timeline_lanes), view(view_state) {}
+  const TaskGraph& tg;
+  const TimelineLanes& lanes;
+  TimelineViewState& view;
+  double makespan = 0;
+  float font = 0;
+  float label_w = 0, plot_w = 0, ruler_h = 0, lanes_h = 0, lane_h = 0;
+  ImVec2 avail;
+  int n_lanes = 0;
+  double px_per_ms = 0;
+  std::vector<double> ticks;
+  // Inside the lanes' child window:
+  ImVec2 origin, plot_min, clip_min, clip_max, mouse;
+  float content_h = 0;
+  bool hovered = false, active = false, mouse_in_child = false;
+  double mouse_ms = 0;
+};
 
-  // Geometry: lane labels on the left, the ruler on top, lanes below (scrolling when many).
-  float label_w = 0;
-  for (int d : lanes.devices) label_w = std::max(label_w, ImGui::CalcTextSize(tg.topology().name(d).c_str()).x);
-  label_w = std::min(label_w + font * 0.8f, font * 12.0f);
+// The chart's geometry in the space left below the legend.
+void measure_chart(ChartFrame& f) {
+  const float font = f.font = ImGui::GetFontSize();
+  for (int d : f.lanes.devices) f.label_w = std::max(f.label_w, ImGui::CalcTextSize(f.tg.topology().name(d).c_str()).x);
+  f.label_w = std::min(f.label_w + font * 0.8f, font * 12.0f);
   const float legend_h = ImGui::GetTextLineHeightWithSpacing();
-  const float ruler_h = font * 1.5f;
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float plot_w = std::max(40.0f, avail.x - label_w - ImGui::GetStyle().ScrollbarSize);
-  const float lanes_h = std::max(font * 4, avail.y - ruler_h - legend_h - ImGui::GetStyle().ItemSpacing.y);
-  const int n_lanes = int(lanes.devices.size());
-  const float lane_h = std::clamp(lanes_h / std::max(1, n_lanes), font * 1.3f, font * 2.2f);
-  const TimelineLayout layout = layout_timeline(lanes, view.t0_ms, view.t1_ms, plot_w);
-  const double px_per_ms = plot_w / (view.t1_ms - view.t0_ms);
+  f.ruler_h = font * 1.5f;
+  f.avail = ImGui::GetContentRegionAvail();
+  f.plot_w = std::max(40.0f, f.avail.x - f.label_w - ImGui::GetStyle().ScrollbarSize);
+  f.lanes_h = std::max(font * 4, f.avail.y - f.ruler_h - legend_h - ImGui::GetStyle().ItemSpacing.y);
+  f.n_lanes = int(f.lanes.devices.size());
+  f.lane_h = std::clamp(f.lanes_h / std::max(1, f.n_lanes), font * 1.3f, font * 2.2f);
+  f.px_per_ms = f.plot_w / (f.view.t1_ms - f.view.t0_ms);
+  f.ticks = nice_ticks(f.view.t0_ms, f.view.t1_ms, std::max(2, int(f.plot_w / (font * 7.5f))));
+}
 
-  // The ruler.
+// The ruler: a baseline with labelled ticks.
+void draw_ruler(const ChartFrame& f) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 ruler_pos = ImGui::GetCursorScreenPos();
-  const float plot_x = ruler_pos.x + label_w;
-  const std::vector<double> ticks = nice_ticks(view.t0_ms, view.t1_ms, std::max(2, int(plot_w / (font * 7.5f))));
-  const int decimals = ticks.size() >= 2 ? tick_decimals(ticks[1] - ticks[0]) : 3;
-  ImGui::Dummy(ImVec2(avail.x, ruler_h));
-  dl->AddLine(ImVec2(plot_x, ruler_pos.y + ruler_h - 1), ImVec2(plot_x + plot_w, ruler_pos.y + ruler_h - 1), kGridLine);
-  for (double t : ticks) {
-    const float x = plot_x + float((t - view.t0_ms) * px_per_ms);
+  const float plot_x = ruler_pos.x + f.label_w, font = f.font, ruler_h = f.ruler_h;
+  const int decimals = f.ticks.size() >= 2 ? tick_decimals(f.ticks[1] - f.ticks[0]) : 3;
+  ImGui::Dummy(ImVec2(f.avail.x, ruler_h));
+  dl->AddLine(ImVec2(plot_x, ruler_pos.y + ruler_h - 1), ImVec2(plot_x + f.plot_w, ruler_pos.y + ruler_h - 1), kGridLine);
+  for (double t : f.ticks) {
+    const float x = plot_x + float((t - f.view.t0_ms) * f.px_per_ms);
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.*f ms", decimals, t);
     const float w = ImGui::CalcTextSize(buf).x;
     dl->AddLine(ImVec2(x, ruler_pos.y + ruler_h - font * 0.35f), ImVec2(x, ruler_pos.y + ruler_h), kRulerText);
-    if (x - w * 0.5f >= plot_x - 2 && x + w * 0.5f <= plot_x + plot_w + 2)
+    if (x - w * 0.5f >= plot_x - 2 && x + w * 0.5f <= plot_x + f.plot_w + 2)
       dl->AddText(ImVec2(x - w * 0.5f, ruler_pos.y + font * 0.05f), kRulerText, buf);
   }
+}
 
-  // The lanes, in a child window so that many lanes scroll.
-  ImGui::BeginChild("##lanes", ImVec2(avail.x, lanes_h), false, ImGuiWindowFlags_NoScrollWithMouse);
-  ImDrawList* ldl = ImGui::GetWindowDrawList();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float content_h = lane_h * float(n_lanes);
-  const ImVec2 plot_min(origin.x + label_w, origin.y);
-  // The interaction surface over the chart (the lane labels stay outside it).
-  ImGui::SetCursorScreenPos(plot_min);
-  ImGui::InvisibleButton("##chart", ImVec2(plot_w, std::max(content_h, 1.0f)));
-  const bool hovered = ImGui::IsItemHovered();
-  const bool active = ImGui::IsItemActive();
-  ImGuiIO& io = ImGui::GetIO();
-  const ImVec2 mouse = io.MousePos;
-  const double mouse_ms = view.t0_ms + (mouse.x - plot_min.x) / px_per_ms;
-  const ImVec2 clip_min = ImGui::GetWindowPos();
-  const ImVec2 clip_max(clip_min.x + ImGui::GetWindowWidth(), clip_min.y + ImGui::GetWindowHeight());
-  const bool mouse_in_child = mouse.y >= clip_min.y && mouse.y < clip_max.y;
+// In the lanes' child window: the interaction surface over the chart (the lane labels stay
+// outside it) and where the mouse is.
+void place_chart(ChartFrame& f) {
+  f.origin = ImGui::GetCursorScreenPos();
+  f.content_h = f.lane_h * float(f.n_lanes);
+  f.plot_min = ImVec2(f.origin.x + f.label_w, f.origin.y);
+  ImGui::SetCursorScreenPos(f.plot_min);
+  ImGui::InvisibleButton("##chart", ImVec2(f.plot_w, std::max(f.content_h, 1.0f)));
+  f.hovered = ImGui::IsItemHovered();
+  f.active = ImGui::IsItemActive();
+  f.mouse = ImGui::GetIO().MousePos;
+  f.mouse_ms = f.view.t0_ms + (f.mouse.x - f.plot_min.x) / f.px_per_ms;
+  f.clip_min = ImGui::GetWindowPos();
+  f.clip_max = ImVec2(f.clip_min.x + ImGui::GetWindowWidth(), f.clip_min.y + ImGui::GetWindowHeight());
+  f.mouse_in_child = f.mouse.y >= f.clip_min.y && f.mouse.y < f.clip_max.y;
+}
 
-  // Lane backgrounds, labels and the grid.
-  for (int lane = 0; lane < n_lanes; ++lane) {
-    const float y0 = origin.y + lane * lane_h, y1 = y0 + lane_h;
-    if (y1 < clip_min.y || y0 > clip_max.y) continue;
-    ldl->AddRectFilled(ImVec2(origin.x, y0), ImVec2(plot_min.x + plot_w, y1), lane % 2 ? kLaneBgOdd : kLaneBgEven);
-    const int device = lanes.devices[size_t(lane)];
+// Lane backgrounds, labels and the grid; leaves the chart's clip rectangle pushed.
+void draw_lanes(const ChartFrame& f, ImDrawList* ldl) {
+  const TaskGraph& tg = f.tg;
+  const ImVec2 origin = f.origin;
+  for (int lane = 0; lane < f.n_lanes; ++lane) {
+    const float y0 = origin.y + lane * f.lane_h, y1 = y0 + f.lane_h;
+    if (y1 < f.clip_min.y || y0 > f.clip_max.y) continue;
+    ldl->AddRectFilled(ImVec2(origin.x, y0), ImVec2(f.plot_min.x + f.plot_w, y1), lane % 2 ? kLaneBgOdd : kLaneBgEven);
+    const int device = f.lanes.devices[size_t(lane)];
     const std::string name = tg.topology().name(device);
     const ImU32 col = tg.topology().is_link(device) ? IM_COL32(150, 156, 170, 255) : IM_COL32(220, 224, 232, 255);
-    const ImVec4 clip(origin.x, y0, origin.x + label_w - font * 0.3f, y1);
-    ldl->AddText(nullptr, 0.0f, ImVec2(origin.x + font * 0.2f, y0 + (lane_h - font) * 0.5f), col, name.c_str(), nullptr, 0.0f, &clip);
-    if (lane > 0 && tg.topology().is_link(device) && !tg.topology().is_link(lanes.devices[size_t(lane - 1)]))
-      ldl->AddLine(ImVec2(origin.x, y0), ImVec2(plot_min.x + plot_w, y0), IM_COL32(120, 130, 150, 160), 1.5f);
+    const ImVec4 clip(origin.x, y0, origin.x + f.label_w - f.font * 0.3f, y1);
+    ldl->AddText(nullptr, 0.0f, ImVec2(origin.x + f.font * 0.2f, y0 + (f.lane_h - f.font) * 0.5f), col, name.c_str(), nullptr, 0.0f, &clip);
+    if (lane > 0 && tg.topology().is_link(device) && !tg.topology().is_link(f.lanes.devices[size_t(lane - 1)]))
+      ldl->AddLine(ImVec2(origin.x, y0), ImVec2(f.plot_min.x + f.plot_w, y0), IM_COL32(120, 130, 150, 160), 1.5f);
   }
-  ldl->PushClipRect(ImVec2(plot_min.x, clip_min.y), ImVec2(plot_min.x + plot_w, clip_max.y), true);
-  for (double t : ticks) {
-    const float x = plot_min.x + float((t - view.t0_ms) * px_per_ms);
-    ldl->AddLine(ImVec2(x, std::max(origin.y, clip_min.y)), ImVec2(x, std::min(origin.y + content_h, clip_max.y)), kGridLine);
+  ldl->PushClipRect(ImVec2(f.plot_min.x, f.clip_min.y), ImVec2(f.plot_min.x + f.plot_w, f.clip_max.y), true);
+  for (double t : f.ticks) {
+    const float x = f.plot_min.x + float((t - f.view.t0_ms) * f.px_per_ms);
+    ldl->AddLine(ImVec2(x, std::max(origin.y, f.clip_min.y)), ImVec2(x, std::min(origin.y + f.content_h, f.clip_max.y)), kGridLine);
   }
+}
 
-  // The boxes.
+// The boxes of the layout (recorded for timeline_drawn_boxes); returns the one under the mouse.
+const TimelineBox* draw_boxes(const ChartFrame& f, const TimelineLayout& layout, ImDrawList* ldl) {
   const TimelineBox* hovered_box = nullptr;
-  const float pad = std::max(1.0f, lane_h * 0.12f);
+  const ImVec2 origin = f.origin, plot_min = f.plot_min, mouse = f.mouse;
+  const float pad = std::max(1.0f, f.lane_h * 0.12f);
+  g_drawn_boxes.clear();
   for (const TimelineBox& box : layout.boxes) {
-    const float y0 = origin.y + box.lane * lane_h + pad, y1 = origin.y + (box.lane + 1) * lane_h - pad;
-    if (y1 < clip_min.y || y0 > clip_max.y) continue;
+    const float y0 = origin.y + box.lane * f.lane_h + pad, y1 = origin.y + (box.lane + 1) * f.lane_h - pad;
+    if (y1 < f.clip_min.y || y0 > f.clip_max.y) continue;
     float x0 = plot_min.x + std::max(box.x0, -4.0f);
-    float x1 = plot_min.x + std::min(box.x1, plot_w + 4.0f);
+    float x1 = plot_min.x + std::min(box.x1, f.plot_w + 4.0f);
     if (x1 - x0 < 1.0f) x1 = x0 + 1.0f;
     ImU32 fill = box.count == 1 ? task_kind_color(box.kind)
                                 : (box.mixed_kinds ? kFoldedMixedColor : scale_color(task_kind_color(box.kind), 0.72f));
-    const bool is_hovered = hovered && mouse_in_child && mouse.y >= y0 - pad && mouse.y < y1 + pad && mouse.x >= x0 - 1 &&
+    const bool is_hovered = f.hovered && f.mouse_in_child && mouse.y >= y0 - pad && mouse.y < y1 + pad && mouse.x >= x0 - 1 &&
                             mouse.x < std::max(x1, x0 + 3.0f) + 1;
     if (is_hovered) hovered_box = &box;
+    g_drawn_boxes.push_back({box, ImVec2(x0, y0), ImVec2(x1, y1)});
     ldl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), fill, x1 - x0 > 6 ? 2.0f : 0.0f);
     if (box.count > 1 && x1 - x0 > 3) {
       // Folded: a diagonal hint of "many", and the count when it fits.
@@ -290,66 +278,117 @@ void draw_timeline_panel(AppState& state, const PanelRect& rect) {
       std::snprintf(buf, sizeof buf, "%d", box.count);
       const ImVec2 ts = ImGui::CalcTextSize(buf);
       if (ts.x + 4 < x1 - x0) ldl->AddText(ImVec2((x0 + x1 - ts.x) * 0.5f, (y0 + y1 - ts.y) * 0.5f), kFoldText, buf);
-    } else if (box.count == 1 && x1 - x0 > font * 2.5f) {
-      const Task& t = tg.tasks()[size_t(lanes.spans[size_t(box.lane)][size_t(box.first_span)].task)];
-      const std::string label = box_label(tg, t);
-      const ImVec4 clip(std::max(x0, plot_min.x) + 3, y0, std::min(x1, plot_min.x + plot_w) - 2, y1);
-      ldl->AddText(nullptr, 0.0f, ImVec2(std::max(x0, plot_min.x) + 4, (y0 + y1 - font) * 0.5f), kBoxText, label.c_str(),
+    } else if (box.count == 1 && x1 - x0 > f.font * 2.5f) {
+      const Task& t = f.tg.tasks()[size_t(f.lanes.spans[size_t(box.lane)][size_t(box.first_span)].task)];
+      const std::string label = box_label(f.tg, t);
+      const ImVec4 clip(std::max(x0, plot_min.x) + 3, y0, std::min(x1, plot_min.x + f.plot_w) - 2, y1);
+      ldl->AddText(nullptr, 0.0f, ImVec2(std::max(x0, plot_min.x) + 4, (y0 + y1 - f.font) * 0.5f), kBoxText, label.c_str(),
                    nullptr, 0.0f, &clip);
     }
   }
   if (hovered_box) {
-    const float y0 = origin.y + hovered_box->lane * lane_h + pad, y1 = origin.y + (hovered_box->lane + 1) * lane_h - pad;
+    const float y0 = origin.y + hovered_box->lane * f.lane_h + pad, y1 = origin.y + (hovered_box->lane + 1) * f.lane_h - pad;
     const float x0 = plot_min.x + std::max(hovered_box->x0, -4.0f);
-    const float x1 = std::max(x0 + 1.0f, plot_min.x + std::min(hovered_box->x1, plot_w + 4.0f));
+    const float x1 = std::max(x0 + 1.0f, plot_min.x + std::min(hovered_box->x1, f.plot_w + 4.0f));
     ldl->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), IM_COL32(255, 255, 255, 230), 2.0f, 0, 2.0f);
   }
-  // The makespan.
-  const float xm = plot_min.x + float((makespan - view.t0_ms) * px_per_ms);
-  ldl->AddLine(ImVec2(xm, std::max(origin.y, clip_min.y)), ImVec2(xm, std::min(origin.y + content_h, clip_max.y)), kMakespanLine, 1.5f);
-  ldl->PopClipRect();
+  return hovered_box;
+}
 
-  // Mouse: wheel zooms around the cursor (Shift+wheel scrolls lanes), drag pans, double-click fits.
-  if (hovered && io.MouseWheel != 0.0f) {
+// Mouse: wheel zooms around the cursor (Shift+wheel scrolls lanes), drag pans, double-click
+// fits, hovering shows the task, the fold or the lane and time.
+void handle_chart_mouse(ChartFrame& f, const TimelineBox* hovered_box) {
+  const ImGuiIO& io = ImGui::GetIO();
+  TimelineViewState& view = f.view;
+  if (f.hovered && io.MouseWheel != 0.0f) {
     if (io.KeyShift)
-      ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseWheel * lane_h * 3);
+      ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseWheel * f.lane_h * 3);
     else
-      zoom_view(view, mouse_ms, std::pow(0.8, double(io.MouseWheel)), makespan);
+      zoom_view(view, f.mouse_ms, std::pow(0.8, double(io.MouseWheel)), f.makespan);
   }
-  if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.0f)) {
-    const double dt = -io.MouseDelta.x / px_per_ms;
+  if (f.active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.0f)) {
+    const double dt = -io.MouseDelta.x / f.px_per_ms;
     view.t0_ms += dt;
     view.t1_ms += dt;
     view.fit = false;
-    clamp_view(view, makespan);
+    clamp_view(view, f.makespan);
     if (io.MouseDelta.y != 0.0f) ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseDelta.y);
   }
-  if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) fit_view(view, makespan);
+  if (f.hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) fit_view(view, f.makespan);
   if (hovered_box && !ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.0f)) {
     if (hovered_box->count == 1)
-      task_tooltip(tg, tg.tasks()[size_t(lanes.spans[size_t(hovered_box->lane)][size_t(hovered_box->first_span)].task)]);
+      task_tooltip(f.tg, f.tg.tasks()[size_t(f.lanes.spans[size_t(hovered_box->lane)][size_t(hovered_box->first_span)].task)]);
     else
-      fold_tooltip(lanes, *hovered_box);
-  } else if (hovered && !active) {
-    ImGui::SetTooltip("%s at %s", tg.topology().name(lanes.devices[size_t(std::clamp(int((mouse.y - origin.y) / lane_h), 0, n_lanes - 1))]).c_str(),
-                      format_ms(mouse_ms).c_str());
+      fold_tooltip(f.lanes, *hovered_box);
+  } else if (f.hovered && !f.active) {
+    const int lane = std::clamp(int((f.mouse.y - f.origin.y) / f.lane_h), 0, f.n_lanes - 1);
+    ImGui::SetTooltip("%s at %s", f.tg.topology().name(f.lanes.devices[size_t(lane)]).c_str(), format_ms(f.mouse_ms).c_str());
   }
-  // Lane label tooltips (labels may be clipped).
-  if (ImGui::IsWindowHovered() && mouse.x < plot_min.x && mouse.y >= origin.y && mouse.y < origin.y + content_h) {
-    const int lane = int((mouse.y - origin.y) / lane_h);
-    if (lane >= 0 && lane < n_lanes) {
-      const int device = lanes.devices[size_t(lane)];
-      double busy = 0;
-      for (const auto& s : lanes.spans[size_t(lane)]) busy += s.end_ms - s.start_ms;
-      ImGui::SetTooltip("%s: %zu tasks, busy %s (%s of the iteration)", tg.topology().name(device).c_str(),
-                        lanes.spans[size_t(lane)].size(), format_ms(busy).c_str(),
-                        format_percent(makespan > 0 ? busy / makespan : 0).c_str());
-    }
+}
+
+// Lane label tooltips (labels may be clipped): the device, its task count and busy time.
+void lane_label_tooltip(const ChartFrame& f) {
+  const ImVec2 mouse = f.mouse;
+  if (!ImGui::IsWindowHovered() || mouse.x >= f.plot_min.x || mouse.y < f.origin.y || mouse.y >= f.origin.y + f.content_h) return;
+  const int lane = int((mouse.y - f.origin.y) / f.lane_h);
+  if (lane < 0 || lane >= f.n_lanes) return;
+  const int device = f.lanes.devices[size_t(lane)];
+  double busy = 0;
+  for (const auto& s : f.lanes.spans[size_t(lane)]) busy += s.end_ms - s.start_ms;
+  ImGui::SetTooltip("%s: %zu tasks, busy %s (%s of the iteration)", f.tg.topology().name(device).c_str(),
+                    f.lanes.spans[size_t(lane)].size(), format_ms(busy).c_str(),
+                    format_percent(f.makespan > 0 ? busy / f.makespan : 0).c_str());
+}
+
+}  // namespace
+
+const std::vector<DrawnTimelineBox>& timeline_drawn_boxes() { return g_drawn_boxes; }
+
+void draw_timeline_panel(AppState& state, const PanelRect& rect) {
+  if (!begin_panel(state, kTimelineWindow, "timeline", rect)) {
+    ImGui::End();
+    return;
   }
-  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + content_h));
+  const FlexflowView& ff = state.flexflow;
+  TimelineViewState& view = state.timeline;
+  if (!ff.task_graph) {
+    ImGui::TextDisabled("%s", tr("timeline.none"));
+    ImGui::End();
+    return;
+  }
+  ChartFrame f{*ff.task_graph, ff.lanes, view};
+  f.makespan = ff.summary.makespan_ms;
+  if (view.revision != ff.revision) {
+    // A new timeline: follow it when fitted, else keep the zoom but stay near the iteration.
+    if (view.fit || !(view.t1_ms > view.t0_ms))
+      fit_view(view, f.makespan);
+    else
+      clamp_view(view, f.makespan);
+    view.revision = ff.revision;
+  }
+  draw_toolbar(view, f.makespan);
+  draw_legend();
+  measure_chart(f);
+  const TimelineLayout layout = layout_timeline(f.lanes, view.t0_ms, view.t1_ms, f.plot_w);
+  draw_ruler(f);
+
+  // The lanes, in a child window so that many lanes scroll.
+  ImGui::BeginChild("##lanes", ImVec2(f.avail.x, f.lanes_h), false, ImGuiWindowFlags_NoScrollWithMouse);
+  ImDrawList* ldl = ImGui::GetWindowDrawList();
+  place_chart(f);
+  draw_lanes(f, ldl);
+  const TimelineBox* hovered_box = draw_boxes(f, layout, ldl);
+  // The makespan.
+  const float xm = f.plot_min.x + float((f.makespan - view.t0_ms) * f.px_per_ms);
+  ldl->AddLine(ImVec2(xm, std::max(f.origin.y, f.clip_min.y)), ImVec2(xm, std::min(f.origin.y + f.content_h, f.clip_max.y)),
+               kMakespanLine, 1.5f);
+  ldl->PopClipRect();
+  handle_chart_mouse(f, hovered_box);
+  lane_label_tooltip(f);
+  ImGui::SetCursorScreenPos(ImVec2(f.origin.x, f.origin.y + f.content_h));
   ImGui::Dummy(ImVec2(1, 0));
   ImGui::EndChild();
-  ImGui::TextDisabled("%d boxes drawn for %d tasks (spans under %.0f px folded)", int(layout.boxes.size()), tg.live_count(),
+  ImGui::TextDisabled("%d boxes drawn for %d tasks (spans under %.0f px folded)", int(layout.boxes.size()), f.tg.live_count(),
                       double(kTimelineMinBoxPx));
   ImGui::End();
 }

@@ -7,6 +7,7 @@
 #include "app_state.h"
 #include "imgui.h"
 #include "sharding_spec.h"
+#include "timeline_layout.h"
 
 namespace autopar::web {
 
@@ -26,6 +27,7 @@ struct AppLayout {
   PanelRect search;                // tab "Search"
   PanelRect accuracy;              // tab "Accuracy"
   PanelRect lecture, exercises, compare;  // tabs "Lecture", "Exercises", "Compare" (full width)
+  PanelRect intra, inter;          // tabs "Alpa intra-op", "Alpa inter-op" (full width)
   PanelRect notice;
 };
 
@@ -42,6 +44,14 @@ void draw_strategy_panel(AppState& state, const PanelRect& rect);
 // The Timeline panel: a Gantt chart of the simulated iteration, one lane per GPU and per used
 // link; wheel zoom around the cursor, drag to pan, fit, hover tooltips, folded narrow spans.
 void draw_timeline_panel(AppState& state, const PanelRect& rect);
+
+// A box the Timeline panel drew: the layout's box and its rectangle on screen.
+struct DrawnTimelineBox {
+  TimelineBox box;
+  ImVec2 min, max;
+};
+// The boxes the Timeline panel drew in the latest frame it was shown (where a test hovers).
+const std::vector<DrawnTimelineBox>& timeline_drawn_boxes();
 
 // The Search panel: MCMC settings, Run / Pause / Step / Reset, live cost plot and statistics.
 void draw_search_panel(AppState& state, const PanelRect& rect);
@@ -64,6 +74,12 @@ void draw_model_panel(AppState& state, const PanelRect& rect);
 
 // The Cluster panel: preset, shape, mesh, GPU and link numbers, and a drawing of the devices.
 void draw_cluster_panel(AppState& state, const PanelRect& rect);
+
+// The Cluster drawing as the browser tests see it: whether it was drawn in the latest frame, the
+// groups' source ("mesh": the intra-op mesh as one stage; "plan": the inter-op plan's stages),
+// every visible device box (framebuffer pixels times `css_per_pixel`) and the hovered device
+// with its groups (null when none), as JSON.
+std::string cluster_drawing_json(float css_per_pixel);
 
 // The notice bar: the last notice, red for errors.
 void draw_notice_bar(AppState& state, const PanelRect& rect);

@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "imgui.h"
-#include "imgui_impl_opengl3.h"
 #include "imgui_internal.h"
 #include "page_strings.h"
 
@@ -177,11 +176,13 @@ void apply_ui_style(float scale) {
 
   load_font(scale);
   ++g_font_generation;
-  ImGui_ImplOpenGL3_DestroyFontsTexture();
-  ImGui_ImplOpenGL3_CreateFontsTexture();
+  // Built here, not by the renderer's upload, so that the glyphs below exist to be edited.
+  ImGuiIO& io = ImGui::GetIO();
+  unsigned char* pixels = nullptr;
+  int width = 0, height = 0;
+  io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
   // With the CJK font in, U+3000 marks where Chinese lines may break (page_strings.h): Dear ImGui
   // counts it as a blank, and it is drawn as nothing with zero width.
-  ImGuiIO& io = ImGui::GetIO();
   if (!g_cjk_font.empty() && !io.Fonts->Fonts.empty()) {
     ImFont* font = io.Fonts->Fonts[0];
     if (auto* g = const_cast<ImFontGlyph*>(font->FindGlyphNoFallback(0x3000))) {

@@ -13,7 +13,7 @@ namespace autopar::web {
 inline constexpr float kUiFontSize = 15.0f;
 
 // Resets the style to the playground's theme scaled by `scale` and rebuilds the font atlas at
-// kUiFontSize * scale. Call between frames; the GL backend must be initialised.
+// kUiFontSize * scale. Call between frames, then upload the atlas (io.Fonts) to the renderer.
 void apply_ui_style(float scale);
 
 // Whether `text` (UTF-8) holds a character of a CJK script (Han, Hangul, kana, CJK punctuation,

@@ -77,6 +77,13 @@ struct MainLoop {
   std::string cjk_checked_model;   // the model whose names were last checked for CJK characters
 };
 
+// The theme and font at `scale` (ui_style.h), the font atlas uploaded to WebGL.
+void apply_style_and_font(float scale) {
+  apply_ui_style(scale);
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+}
+
 // Fetches the CJK font the first time Chinese is chosen or a model's names need it (it is never
 // part of the first download), and rebuilds the atlas once it has arrived. Until then the page
 // works as before, with '?' for the characters still missing.
@@ -91,7 +98,7 @@ void update_cjk_font(MainLoop& m) {
       }
     }
   }
-  if (take_cjk_font_arrival()) apply_ui_style(m.ui_scale);
+  if (take_cjk_font_arrival()) apply_style_and_font(m.ui_scale);
 }
 
 // True when the browser's preferred language is Chinese (navigator.language "zh", "zh-CN", ...).
@@ -231,7 +238,7 @@ void frame(void* arg) {
   fit_canvas_to_css_size();
   if (const float dpr = device_pixel_ratio(); dpr != m.ui_scale) {
     m.ui_scale = dpr;
-    apply_ui_style(dpr);
+    apply_style_and_font(dpr);
   }
 
   glfwPollEvents();

@@ -7,15 +7,17 @@ namespace autopar::web {
 
 const std::vector<PanelEntry>& panel_table() {
   static const std::vector<PanelEntry> table = {
-      {"model", 0, "tab.model"}, {"cluster", 0, "tab.model"},
-      {"strategy", 1, "tab.strategy"}, {"timeline", 1, "tab.strategy"},
-      {"search", 2, "tab.search"},
-      {"accuracy", 3, "tab.accuracy"},
-      {"lecture", 4, "tab.lecture"},
-      {"exercises", 5, "tab.exercises"},
-      {"compare", 6, "tab.compare"},
-      {"intra", 7, "tab.intra"},
-      {"inter", 8, "tab.inter"},
+      {"model", 0, "tab.model", "window.model"},
+      {"cluster", 0, "tab.model", "window.cluster"},
+      {"strategy", 1, "tab.strategy", "window.strategy"},
+      {"timeline", 1, "tab.strategy", "window.timeline"},
+      {"search", 2, "tab.search", "window.search"},
+      {"accuracy", 3, "tab.accuracy", "window.accuracy"},
+      {"lecture", 4, "tab.lecture", "window.lecture"},
+      {"exercises", 5, "tab.exercises", "window.exercises"},
+      {"compare", 6, "tab.compare", "window.compare"},
+      {"intra", 7, "tab.intra", "window.intra"},
+      {"inter", 8, "tab.inter", "window.inter"},
   };
   return table;
 }
