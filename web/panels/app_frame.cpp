@@ -322,13 +322,16 @@ void draw_welcome_window(AppState& state) {
 
 }  // namespace
 
+AppLayout frame_layout(float menu_height, float ui_scale) {
+  const float notice_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
+  const float tabs_h = ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.y * 2.0f;
+  return compute_layout(ImGui::GetIO().DisplaySize, menu_height, tabs_h, notice_h, ui_scale);
+}
+
 void draw_app_frame(AppState& state, float ui_scale) {
   ui_scale_of_frame = ui_scale;
   handle_shortcuts(state);   // first: a tab switched by a key shows in this frame
-  const float menu_h = draw_menu_bar(state);
-  const float notice_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
-  const float tabs_h = ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.y * 2.0f;
-  const AppLayout layout = compute_layout(ImGui::GetIO().DisplaySize, menu_h, tabs_h, notice_h, ui_scale);
+  const AppLayout layout = frame_layout(draw_menu_bar(state), ui_scale);
   draw_tab_strip(state, layout.tabs);
   const int tab = state.shown_tab < 0 ? panel_tab(state.settings.panel) : state.shown_tab;
   if (tab_shows_flexflow(tab)) ensure_flexflow(state);   // an edit made on another tab left it pending

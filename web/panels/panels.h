@@ -33,6 +33,9 @@ struct AppLayout {
 
 // Computes the layout; `ui_scale` is the UI scale (device pixel ratio) used for minimum widths.
 AppLayout compute_layout(ImVec2 display, float menu_height, float tabs_height, float notice_height, float ui_scale);
+// The layout of this frame under the main menu bar of height `menu_height`: the tab strip's and
+// the notice bar's heights follow the style (draw_app_frame and the panels test use it).
+AppLayout frame_layout(float menu_height, float ui_scale);
 
 // The tab strip: shows the tab of settings.panel and switches settings.panel when clicked.
 void draw_tab_strip(AppState& state, const PanelRect& rect);
