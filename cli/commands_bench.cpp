@@ -137,13 +137,10 @@ Json delta_rates(const Setup& s, double seconds, std::ostringstream& t) {
 }
 
 Result<Output> bench_command(const Args& a) {
-  double seconds = 0.3;
-  if (auto v = a.get("seconds")) {
-    char* end = nullptr;
-    seconds = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end || !(seconds > 0 && seconds <= 60))
-      return make_error("bad_value", "--seconds is the minimum time per measurement, between 0 and 60", "--seconds");
-  }
+  auto given = number_option(a, "seconds", 0.3);
+  const double seconds = given.ok() ? given.value() : 0;
+  if (!(seconds > 0 && seconds <= 60))
+    return make_error("bad_value", "--seconds is the minimum time per measurement, between 0 and 60", "--seconds");
   std::ostringstream t;
   Json out;
   if (a.has("planner")) {   // only the planner's long sweep (bench_planner.cpp)

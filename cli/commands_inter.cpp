@@ -7,29 +7,32 @@
 #include "commands.h"
 #include "inter_operation.h"
 #include "memory_model.h"
+#include "operation_requests.h"
 #include "validation.h"
 
 namespace autopar::cli {
 namespace {
 
-// A whole-number option of at least 1 with at most `digits` digits, or the error `message`.
-Result<int> count_option(const Args& a, const std::string& key, size_t digits, int64_t hi, int fallback, const std::string& message) {
-  auto v = a.get(key);
-  if (!v) return fallback;
-  if (v->empty() || v->size() > digits || v->find_first_not_of("0123456789") != std::string::npos || std::stoll(*v) < 1 || std::stoll(*v) > hi)
-    return make_error("bad_value", message, "--" + key);
-  return int(std::stoll(*v));
+// --layers or --max-layers: a layer count of at least 1 (0 is the planner's own "not given").
+Result<int> layer_count_option(const Args& a, const std::string& key, int fallback, const std::string& what) {
+  if (!a.get(key)) return fallback;
+  auto x = whole_option(a, key, fallback);
+  if (!x.ok()) return x.error();
+  if (x.value() < 1) return make_error("bad_value", "--" + key + " needs a whole number of at least 1" + what, "--" + key);
+  if (auto st = check_bound(x.value(), WholeBound{1, 9999}, "--" + key); !st.ok()) return st.error();
+  return int(x.value());
 }
 
 Result<Output> inter_command(const Args& a) {
   // "auto": the micro-batch count is searched (from 32, doubling and halving while it helps).
   const bool search = a.get("microbatches") == std::optional<std::string>("auto");
-  auto microbatches = search ? Result<int>(32)
-                             : count_option(a, "microbatches", 6, 65536, 32, "--microbatches needs a whole number between 1 and 65536, or auto");
-  if (!microbatches.ok()) return microbatches.error();
-  const auto start = std::chrono::steady_clock::now();
   InterRequest request;
-  request.microbatches = microbatches.value();
+  auto microbatches = search ? Result<int64_t>(request.microbatches) : whole_option(a, "microbatches", request.microbatches);
+  if (!microbatches.ok()) return microbatches.error();
+  // Checked before narrowing to the request's int (validate repeats it on the request).
+  if (auto st = check_bound(microbatches.value(), kMicrobatchesBound, "--microbatches"); !st.ok()) return st.error();
+  const auto start = std::chrono::steady_clock::now();
+  request.microbatches = int(microbatches.value());
   if (auto text = a.get("plan")) {
     auto plan = parse_given_plan(*text);
     if (!plan.ok()) return plan.error();
@@ -77,19 +80,19 @@ Result<Output> inter_command(const Args& a) {
     if (!g.ok()) return g.error();
     auto c = cluster_option(a);
     if (!c.ok()) return c.error();
-    auto ml = count_option(a, "max-layers", 4, 9999, request.options.max_layers, "--max-layers needs a whole number of at least 1");
+    auto ml = layer_count_option(a, "max-layers", request.options.max_layers, "");
     if (!ml.ok()) return ml.error();
     request.options.max_layers = ml.value();
-    auto nl = count_option(a, "layers", 4, 9999, 0, "--layers needs a whole number of at least 1 (Alpa's automatic layer construction)");
+    auto nl = layer_count_option(a, "layers", 0, " (Alpa's automatic layer construction)");
     if (!nl.ok()) return nl.error();
     request.options.layers = nl.value();
-    if (auto z = a.get("zero")) {
-      if (*z != "0" && *z != "1" && *z != "2" && *z != "3") return make_error("bad_value", "--zero must be 0, 1, 2 or 3, not '" + *z + "'", "--zero");
-      request.options.zero_stage = std::stoi(*z);
-    }
-    const std::string opt = a.get("optimizer").value_or("adam");
-    if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
-    request.options.optimizer = opt == "adam" ? Optimizer::adam : Optimizer::sgd;
+    auto zero = zero_option(a, request.options.zero_stage);
+    if (!zero.ok()) return zero.error();
+    request.options.zero_stage = zero.value();
+    auto optimizer = optimizer_option(a);
+    if (!optimizer.ok()) return optimizer.error();
+    request.options.optimizer = optimizer.value();
+    if (auto st = validate(request, cli_field_path()); !st.ok()) return st.error();
     if (request.plan && request.plan->micro_batch_size > 0) {
       if (a.get("microbatches")) return make_error("bad_argument", "give the plan's mbs= or --microbatches, not both", "--microbatches");
       auto b = given_plan_microbatches(*request.plan, model_batch(g.value()));
