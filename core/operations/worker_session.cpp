@@ -189,6 +189,113 @@ Json inter_result_json(const InterReport& report) {
   return Json{{"report", report.to_json()}, {"plan", inter_plan_to_json(report.plan)}, {"layer_numbers", numbers}, {"layer_ops", ops}};
 }
 
+
+using Started = Result<std::unique_ptr<RunningOperation>>;
+
+// "compare_flexflow" or "compare_alpa": one half of compare.
+Started start_compare_half(const std::string& operation, const Json& req, Graph graph, Cluster cluster) {
+  auto cr = compare_request(req, std::move(graph), std::move(cluster));
+  if (!cr.ok()) return cr.error();
+  if (operation == "compare_flexflow")
+    return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareFlexflowJob>>(std::move(cr.value()), "flexflow"));
+  return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareAlpaJob>>(std::move(cr.value()), "alpa"));
+}
+
+// "intra": request {mesh, solver, reduce_scatter, remat, alpa_costs}, as the page's IntraOpView (intra_setup).
+Started start_intra(const Json& req, Graph graph, const Cluster& cluster) {
+  for (const char* key : {"mesh", "solver", "alpa_costs"})
+    if (req.contains(key)) {
+      if (auto v = string_from_json(req[key], kRequestPath(key), "a string"); !v.ok()) return v.error();
+    }
+  for (const char* key : {"reduce_scatter", "remat"})
+    if (req.contains(key)) {
+      if (auto v = bool_from_json(req[key], kRequestPath(key)); !v.ok()) return v.error();
+    }
+  const std::string solver = req.value("solver", std::string("auto"));
+  if (solver != "auto" && solver != "ilp" && solver != "dp" && solver != "exhaustive")
+    return make_error(ErrorCode::bad_value, "request.solver must be auto, ilp, dp or exhaustive", "request.solver");
+  auto setup = intra_setup(cluster, req.value("mesh", std::string()), req.value("alpa_costs", std::string()), solver, req.value("reduce_scatter", false),
+                           req.value("remat", false), "request.mesh");
+  if (!setup.ok()) return setup.error();
+  return std::unique_ptr<RunningOperation>(std::make_unique<IntraOperation>(std::move(graph), std::move(setup.value())));
+}
+
+// "accuracy": both simulators' summaries; the samples themselves go out as partials.
+Started start_accuracy(const Json& req, Graph graph, Cluster cluster) {
+  auto ar = accuracy_request_from_json(req, kRequestPath);
+  if (!ar.ok()) return ar.error();
+  auto op = make_operation<AccuracyJob>(Graph{}, Cluster{}, [](const AccuracyReport& report, const AccuracyJob&) {
+    return Json{{"ideal", AccuracyReport::summary_json(report.ideal)}, {"calibrated", AccuracyReport::summary_json(report.calibrated)}};
+  });
+  op->start_owning(std::move(graph), std::move(cluster), ar.value());
+  op->set_partial([partial = std::make_shared<AccuracyPartial>()](const AccuracyJob& job) { return partial->next(job); });
+  return std::unique_ptr<RunningOperation>(std::move(op));
+}
+
+// "search": `autopar search`, with the live plot's partials unless request.partials is false
+// (the page's beta sweep wants only the reports).
+Started start_search(const Json& req, Graph graph, Cluster cluster) {
+  auto sr = search_request_from_json(req, kRequestPath);
+  if (!sr.ok()) return sr.error();
+  bool partials = true;
+  if (req.contains("partials")) {
+    auto v = bool_from_json(req["partials"], kRequestPath("partials"));
+    if (!v.ok()) return v.error();
+    partials = v.value();
+  }
+  // The job owns its copies of the graph and cluster: the operation's are unused.
+  auto op = make_operation<SearchJob>(Graph{}, Cluster{}, [](const SearchReport& report, const SearchJob&) { return Json{{"report", report.to_json()}}; });
+  op->start_owning(std::move(graph), std::move(cluster), sr.value(), std::string("request.init"));
+  if (partials) op->set_partial([partial = std::make_shared<SearchPartial>()](const SearchJob& job) { return partial->next(job); });
+  return std::unique_ptr<RunningOperation>(std::move(op));
+}
+
+// request.parts: stage-cost parts computed in shares by a pool of workers.
+Result<std::vector<StageCostPart>> stage_cost_parts(const Json& parts_json) {
+  if (!parts_json.is_array() || parts_json.empty()) return make_error(ErrorCode::wrong_type, "request.parts must be an array of stage-cost parts", "request.parts");
+  std::vector<StageCostPart> parts;
+  for (size_t k = 0; k < parts_json.size(); ++k) {
+    auto part = stage_cost_part_from_json(parts_json[k]);
+    if (!part.ok()) {
+      Error e = part.error();
+      e.path = "request.parts[" + std::to_string(k) + "]" + (e.path.empty() ? "" : "." + e.path);
+      return e;
+    }
+    parts.push_back(std::move(part.value()));
+  }
+  return parts;
+}
+
+// "inter" (the plan, from parts when given) or "stage_costs" (one share of the stage costs).
+Started start_inter(const std::string& operation, const Json& req, Graph graph, Cluster cluster) {
+  auto ir = inter_request_from_json(req, kRequestPath);
+  if (!ir.ok()) return ir.error();
+  if (ir.value().plan && ir.value().plan->micro_batch_size > 0) {
+    auto b = given_plan_microbatches(*ir.value().plan, model_batch(graph));
+    if (!b.ok()) return make_error(b.error().code, b.error().message, "request.plan");
+    ir.value().microbatches = b.value();
+  }
+  if (operation == "stage_costs") {
+    auto count = request_int(req, "share_count", WholeBound{1, 1024}, 1);
+    if (!count.ok()) return count.error();
+    auto index = request_int(req, "share_index", WholeBound{0, count.value() - 1}, 0);
+    if (!index.ok()) return index.error();
+    auto op = make_operation<StageCostJob>(std::move(graph), std::move(cluster),
+                                           [](const StageCostPart& part, const StageCostJob&) { return stage_cost_part_to_json(part); });
+    op->start(ir.value(), index.value(), count.value());
+    return std::unique_ptr<RunningOperation>(std::move(op));
+  }
+  auto op = make_operation<InterJob>(std::move(graph), std::move(cluster), [](const InterReport& report, const InterJob&) { return inter_result_json(report); });
+  if (req.contains("parts")) {
+    auto parts = stage_cost_parts(req["parts"]);
+    if (!parts.ok()) return parts.error();
+    op->start(ir.value(), parts.value());
+  } else {
+    op->start(ir.value());
+  }
+  return std::unique_ptr<RunningOperation>(std::move(op));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& operation, const Json& inputs, const Json& request) {
@@ -203,86 +310,12 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
   if (!graph.ok()) return graph.error();
   auto cluster = cluster_from_inputs(inputs);
   if (!cluster.ok()) return cluster.error();
-  if (operation == "compare_flexflow" || operation == "compare_alpa") {
-    auto cr = compare_request(req, std::move(graph.value()), std::move(cluster.value()));
-    if (!cr.ok()) return cr.error();
-    if (operation == "compare_flexflow")
-      return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareFlexflowJob>>(std::move(cr.value()), "flexflow"));
-    return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareAlpaJob>>(std::move(cr.value()), "alpa"));
-  }
-  if (operation == "intra") {
-    // request {mesh, solver, reduce_scatter, remat, alpa_costs}: as the page's IntraOpView (intra_setup).
-    for (const char* key : {"mesh", "solver", "alpa_costs"})
-      if (req.contains(key) && !req[key].is_string()) return make_error(ErrorCode::wrong_type, std::string("request.") + key + " must be a string", std::string("request.") + key);
-    for (const char* key : {"reduce_scatter", "remat"})
-      if (req.contains(key) && !req[key].is_boolean()) return make_error(ErrorCode::wrong_type, std::string("request.") + key + " must be true or false", std::string("request.") + key);
-    const std::string solver = req.value("solver", std::string("auto"));
-    if (solver != "auto" && solver != "ilp" && solver != "dp" && solver != "exhaustive")
-      return make_error(ErrorCode::bad_value, "request.solver must be auto, ilp, dp or exhaustive", "request.solver");
-    auto setup = intra_setup(cluster.value(), req.value("mesh", std::string()), req.value("alpa_costs", std::string()), solver,
-                             req.value("reduce_scatter", false), req.value("remat", false), "request.mesh");
-    if (!setup.ok()) return setup.error();
-    return std::unique_ptr<RunningOperation>(std::make_unique<IntraOperation>(std::move(graph.value()), std::move(setup.value())));
-  }
-  if (operation == "accuracy") {
-    auto ar = accuracy_request_from_json(req, kRequestPath);
-    if (!ar.ok()) return ar.error();
-    // Both simulators' summaries; the samples themselves go out as partials.
-    auto op = make_operation<AccuracyJob>(Graph{}, Cluster{}, [](const AccuracyReport& report, const AccuracyJob&) {
-      return Json{{"ideal", AccuracyReport::summary_json(report.ideal)}, {"calibrated", AccuracyReport::summary_json(report.calibrated)}};
-    });
-    op->start_owning(std::move(graph.value()), std::move(cluster.value()), ar.value());
-    op->set_partial([partial = std::make_shared<AccuracyPartial>()](const AccuracyJob& job) { return partial->next(job); });
-    return std::unique_ptr<RunningOperation>(std::move(op));
-  }
-  if (operation == "search") {
-    auto sr = search_request_from_json(req, kRequestPath);
-    if (!sr.ok()) return sr.error();
-    // The job owns its copies of the graph and cluster: the operation's are unused.
-    auto op = make_operation<SearchJob>(Graph{}, Cluster{}, [](const SearchReport& report, const SearchJob&) { return Json{{"report", report.to_json()}}; });
-    op->start_owning(std::move(graph.value()), std::move(cluster.value()), sr.value(), std::string("request.init"));
-    // request.partials false: no live plot to feed (the page's beta sweep wants only the reports).
-    if (req.contains("partials") && !req["partials"].is_boolean()) return make_error(ErrorCode::wrong_type, "request.partials must be true or false", "request.partials");
-    if (req.value("partials", true))
-      op->set_partial([partial = std::make_shared<SearchPartial>()](const SearchJob& job) { return partial->next(job); });
-    return std::unique_ptr<RunningOperation>(std::move(op));
-  }
-  auto ir = inter_request_from_json(req, kRequestPath);
-  if (!ir.ok()) return ir.error();
-  if (ir.value().plan && ir.value().plan->micro_batch_size > 0) {
-    auto b = given_plan_microbatches(*ir.value().plan, model_batch(graph.value()));
-    if (!b.ok()) return make_error(b.error().code, b.error().message, "request.plan");
-    ir.value().microbatches = b.value();
-  }
-  if (operation == "stage_costs") {
-    auto count = request_int(req, "share_count", WholeBound{1, 1024}, 1);
-    if (!count.ok()) return count.error();
-    auto index = request_int(req, "share_index", WholeBound{0, count.value() - 1}, 0);
-    if (!index.ok()) return index.error();
-    auto op = make_operation<StageCostJob>(std::move(graph.value()), std::move(cluster.value()),
-                                           [](const StageCostPart& part, const StageCostJob&) { return stage_cost_part_to_json(part); });
-    op->start(ir.value(), index.value(), count.value());
-    return std::unique_ptr<RunningOperation>(std::move(op));
-  }
-  auto op = make_operation<InterJob>(std::move(graph.value()), std::move(cluster.value()),
-                                     [](const InterReport& report, const InterJob&) { return inter_result_json(report); });
-  if (req.contains("parts")) {
-    if (!req["parts"].is_array() || req["parts"].empty()) return make_error(ErrorCode::wrong_type, "request.parts must be an array of stage-cost parts", "request.parts");
-    std::vector<StageCostPart> parts;
-    for (size_t k = 0; k < req["parts"].size(); ++k) {
-      auto part = stage_cost_part_from_json(req["parts"][k]);
-      if (!part.ok()) {
-        Error e = part.error();
-        e.path = "request.parts[" + std::to_string(k) + "]" + (e.path.empty() ? "" : "." + e.path);
-        return e;
-      }
-      parts.push_back(std::move(part.value()));
-    }
-    op->start(ir.value(), parts);
-  } else {
-    op->start(ir.value());
-  }
-  return std::unique_ptr<RunningOperation>(std::move(op));
+  if (operation == "compare_flexflow" || operation == "compare_alpa")
+    return start_compare_half(operation, req, std::move(graph.value()), std::move(cluster.value()));
+  if (operation == "intra") return start_intra(req, std::move(graph.value()), cluster.value());
+  if (operation == "accuracy") return start_accuracy(req, std::move(graph.value()), std::move(cluster.value()));
+  if (operation == "search") return start_search(req, std::move(graph.value()), std::move(cluster.value()));
+  return start_inter(operation, req, std::move(graph.value()), std::move(cluster.value()));
 }
 
 void WorkerSession::reply(int64_t id, const char* kind, Json body, Json partial) {

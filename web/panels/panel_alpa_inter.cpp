@@ -253,7 +253,7 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   int mb = int(state.settings.microbatches);
   ImGui::SetNextItemWidth(font * 7);
   if (ImGui::InputInt(tr_id("inter.microbatches").c_str(), &mb, 1, 8, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
-    mb = std::clamp(mb, 1, 65536);
+    mb = std::clamp(mb, int(kMicrobatchesBound.lo), int(kMicrobatchesBound.hi));   // the request's bound
     if (mb != state.settings.microbatches) {
       Settings next = state.settings;
       next.microbatches = mb;
