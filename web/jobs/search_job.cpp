@@ -1,6 +1,8 @@
 // The page's MCMC search in the worker. See search_job.h.
 #include "search_job.h"
 
+#include "operation_requests.h"
+
 namespace autopar::web {
 
 namespace {

@@ -15,7 +15,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "json_io.h"
-#include "operation_requests.h"
+#include "request_fields.h"
 #include "search_operation.h"
 #include "worker_client.h"
 
