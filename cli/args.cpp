@@ -1,10 +1,7 @@
 // Command-line parsing: --key value, --key=value and --flag, checked against a command's syntax.
 #include "args.h"
 
-#include <cmath>
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "cluster.h"
 #include "cluster_spec.h"
@@ -70,10 +67,10 @@ Result<Args> parse_args(const std::string& command, const std::vector<std::strin
 Status apply_precision(Args& a) {
   auto p = a.get("precision");
   if (!p) return Ok{};
-  auto precision = parse_precision(*p);
-  if (!precision) return make_error("bad_value", "--precision is '" + *p + "'; use fp32, tf32 or mixed", "--precision");
+  auto precision = precision_from_text(*p, "--precision");
+  if (!precision.ok()) return precision.error();
   // The model's float width: 16-bit activations, weights and gradients in mixed precision.
-  const std::string width = *precision == Precision::mixed ? "2" : "4";
+  const std::string width = precision.value() == Precision::mixed ? "2" : "4";
   if (auto m = a.get("model")) {
     const bool has_params = m->find(':') != std::string::npos;
     a.options["model"] = *m + (has_params ? "," : ":") + "dtype_bytes=" + width;
@@ -98,31 +95,38 @@ Result<Graph> model_option(const Args& a) {
 
 Result<Cluster> cluster_option(const Args& a, const std::string& fallback) { return load_cluster(a.get("cluster").value_or(fallback)); }
 
-Result<int64_t> int_option(const Args& a, const std::string& key, int64_t fallback, int64_t lo, int64_t hi) {
+Result<int64_t> whole_option(const Args& a, const std::string& key, int64_t fallback) {
   auto v = a.get(key);
   if (!v) return fallback;
-  const std::string& s = *v;
-  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
-    return make_error("bad_value", "--" + key + " needs a whole number, not '" + s + "'", "--" + key);
-  int64_t x = std::stoll(s);
-  if (x < lo || x > hi)
-    return make_error("out_of_range", "--" + key + " is " + s + "; it must be between " + std::to_string(lo) + " and " + std::to_string(hi), "--" + key);
+  return whole_from_text(*v, "--" + key);
+}
+
+Result<double> number_option(const Args& a, const std::string& key, double fallback) {
+  auto v = a.get(key);
+  if (!v) return fallback;
+  return number_from_text(*v, "--" + key);
+}
+
+Result<int64_t> int_option(const Args& a, const std::string& key, int64_t fallback, WholeBound bound) {
+  auto x = whole_option(a, key, fallback);
+  if (!x.ok()) return x;
+  if (auto st = check_bound(x.value(), bound, "--" + key); !st.ok()) return st.error();
   return x;
 }
 
-Result<double> number_option(const Args& a, const std::string& key, double fallback, double lo, double hi) {
-  auto v = a.get(key);
-  if (!v) return fallback;
-  char* end = nullptr;
-  double x = std::strtod(v->c_str(), &end);
-  if (v->empty() || *end != '\0' || !std::isfinite(x))
-    return make_error("bad_value", "--" + key + " needs a number, not '" + *v + "'", "--" + key);
-  if (x < lo || x > hi) {
-    std::ostringstream m;
-    m << "--" << key << " is " << *v << "; it must be between " << lo << " and " << hi;
-    return make_error("out_of_range", m.str(), "--" + key);
-  }
-  return x;
+Result<uint64_t> seed_option(const Args& a, uint64_t fallback) {
+  auto x = whole_option(a, "seed", int64_t(fallback));
+  if (!x.ok()) return x.error();
+  return seed_from_whole(x.value(), "--seed");
+}
+
+Result<Optimizer> optimizer_option(const Args& a) { return optimizer_from_text(a.get("optimizer").value_or("adam"), "--optimizer"); }
+
+Result<int> zero_option(const Args& a, int fallback) {
+  if (!a.get("zero")) return fallback;
+  auto x = int_option(a, "zero", 0, kZeroStageBound);
+  if (!x.ok()) return x.error();
+  return int(x.value());
 }
 
 Status write_file(const std::string& path, const std::string& text, const std::string& option) {

@@ -8,6 +8,7 @@
 
 #include "cluster.h"
 #include "graph.h"
+#include "request_fields.h"
 #include "result.h"
 
 namespace autopar::cli {
@@ -46,10 +47,19 @@ Status apply_precision(Args& a);
 Result<Graph> model_option(const Args& a);
 // --cluster as a cluster, `fallback` when not given.
 Result<Cluster> cluster_option(const Args& a, const std::string& fallback = "lecture:2x4");
-// A whole-number option within [lo, hi], `fallback` when not given.
-Result<int64_t> int_option(const Args& a, const std::string& key, int64_t fallback, int64_t lo, int64_t hi);
-// A finite-number option within [lo, hi], `fallback` when not given.
-Result<double> number_option(const Args& a, const std::string& key, double fallback, double lo, double hi);
+// --key as a whole number (bad_value otherwise), `fallback` when not given. The bound is the
+// request's (operation_requests.h validate), checked there.
+Result<int64_t> whole_option(const Args& a, const std::string& key, int64_t fallback);
+// --key as a finite number (bad_value otherwise), `fallback` when not given.
+Result<double> number_option(const Args& a, const std::string& key, double fallback);
+// A whole-number option no request holds (--gpus, --fine, --layers) within `bound`.
+Result<int64_t> int_option(const Args& a, const std::string& key, int64_t fallback, WholeBound bound);
+// --seed as a seed (kSeedBound), `fallback` when not given.
+Result<uint64_t> seed_option(const Args& a, uint64_t fallback);
+// --optimizer adam|sgd (default adam): whose state the memory per GPU counts.
+Result<Optimizer> optimizer_option(const Args& a);
+// --zero 0|1|2|3, `fallback` when not given.
+Result<int> zero_option(const Args& a, int fallback);
 // Writes an output file named by `option` (--trace, --taskgraph, ...).
 Status write_file(const std::string& path, const std::string& text, const std::string& option);
 

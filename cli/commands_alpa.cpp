@@ -38,9 +38,9 @@ Result<Shape> shape_of(const std::string& text) {
   while (pos <= text.size()) {
     size_t x = text.find('x', pos);
     std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-    if (part.empty() || part.size() > 12 || part.find_first_not_of("0123456789") != std::string::npos || std::stoll(part) < 1)
-      return make_error("bad_value", "--shape must be sizes joined by x, e.g. 1024x1024", "--shape");
-    s.push_back(std::stoll(part));
+    auto size = whole_from_text(part, "--shape");
+    if (!size.ok() || size.value() < 1 || part.size() > 12) return make_error("bad_value", "--shape must be sizes joined by x, e.g. 1024x1024", "--shape");
+    s.push_back(size.value());
     if (x == std::string::npos) break;
     pos = x + 1;
   }
@@ -85,13 +85,12 @@ Result<Output> intra_command(const Args& a) {
   o.write_lp = a.get("write-lp").value_or("");
   o.reduce_scatter = a.has("reduce-scatter");
   o.remat = a.has("remat");
-  if (auto z = a.get("zero")) {
-    if (*z != "0" && *z != "1" && *z != "2" && *z != "3") return make_error("bad_value", "--zero must be 0, 1, 2 or 3, not '" + *z + "'", "--zero");
-    o.zero_stage = std::stoi(*z);
-  }
-  const std::string opt = a.get("optimizer").value_or("adam");
-  if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
-  o.optimizer = opt == "adam" ? Optimizer::adam : Optimizer::sgd;
+  auto zero = zero_option(a, o.zero_stage);
+  if (!zero.ok()) return zero.error();
+  o.zero_stage = zero.value();
+  auto optimizer = optimizer_option(a);
+  if (!optimizer.ok()) return optimizer.error();
+  o.optimizer = optimizer.value();
   // On a cluster the GPU's memory is the budget and its peak prices recomputation.
   if (!a.get("alpha") && !a.get("beta")) {
     auto c = cluster_option(a);

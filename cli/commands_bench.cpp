@@ -136,20 +136,8 @@ Json delta_rates(const Setup& s, double seconds, std::ostringstream& t) {
               {"search_same_best", best_delta == best_full}};
 }
 
-Result<Output> bench_command(const Args& a) {
-  double seconds = 0.3;
-  if (auto v = a.get("seconds")) {
-    char* end = nullptr;
-    seconds = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end || !(seconds > 0 && seconds <= 60))
-      return make_error("bad_value", "--seconds is the minimum time per measurement, between 0 and 60", "--seconds");
-  }
-  std::ostringstream t;
-  Json out;
-  if (a.has("planner")) {   // only the planner's long sweep (bench_planner.cpp)
-    out["planner"] = planner_bench_sweep(t);
-    return Output{out, t.str()};
-  }
+// Full simulation of AlexNet and DLRM on lecture:2x4, per named strategy.
+Result<Json> bench_simulation(double seconds, std::ostringstream& t) {
   t << "full simulation, AlexNet on lecture:2x4 (targets: at most 20 us; dp build+simulate at most 2x simulate only)\n";
   auto alex = setup("alexnet", "lecture:2x4");
   auto dlrm = setup("dlrm", "lecture:2x4");
@@ -158,8 +146,12 @@ Result<Output> bench_command(const Args& a) {
   for (const char* st : {"dp", "expert", "random:1"}) sim["alexnet_2x4"].push_back(simulate_rates(alex.value(), st, seconds, t));
   t << "full simulation, DLRM on lecture:2x4 (target: at most 60 us)\n";
   for (const char* st : {"dp", "expert", "random:1"}) sim["dlrm_2x4"].push_back(simulate_rates(dlrm.value(), st, seconds, t));
-  out["simulation"] = sim;
+  return sim;
 
+}
+
+// Delta against full simulation, per cluster size.
+Json bench_delta(double seconds, std::ostringstream& t) {
   t << "delta vs full simulation per cluster size, single-op moves and the whole search (targets: at least 3x on DLRM 16x8 moves and the 4x8 search)\n";
   Json delta = Json::object();
   for (const char* c : {"lecture:2x4", "lecture:4x8", "lecture:16x8"}) {
@@ -167,8 +159,12 @@ Result<Output> bench_command(const Args& a) {
     t << " DLRM " << c << ":\n";
     delta[std::string("dlrm_") + c] = delta_rates(s.value(), seconds, t);
   }
-  out["delta"] = delta;
+  return delta;
 
+}
+
+// MCMC proposals per second.
+Json bench_mcmc(std::ostringstream& t) {
   t << "MCMC proposals per second (target: at least 20,000 on AlexNet 2x4)\n";
   Json mcmc = Json::object();
   for (const char* m : {"alexnet", "dlrm"}) {
@@ -184,8 +180,12 @@ Result<Output> bench_command(const Args& a) {
     t << line;
     mcmc[std::string(m) + "_2x4"] = Json{{"proposals_per_s", per_s}, {"steps", r.steps}};
   }
-  out["mcmc"] = mcmc;
+  return mcmc;
 
+}
+
+// The cost of one evaluation as the devices and the ops grow.
+Json bench_scaling(double seconds, std::ostringstream& t) {
   t << "evaluation cost vs devices (AlexNet, random strategies) and ops (transformer layers, 2x4)\n";
   Json scaling = Json::array();
   for (const char* c : {"lecture:1x8", "lecture:4x8", "lecture:16x8"}) {
@@ -211,8 +211,12 @@ Result<Output> bench_command(const Args& a) {
     scaling.push_back(Json{{"model", m}, {"cluster", "lecture:2x4"}, {"gpus", 8}, {"ops", s.value().graph.ops.size()},
                            {"tasks", built.live_count()}, {"full_simulations_per_s", r}});
   }
-  out["scaling"] = scaling;
+  return scaling;
 
+}
+
+// Alpa's planners: the chain DP, the ILP's growth, one inter-op plan.
+Result<Json> bench_alpa(double seconds, std::ostringstream& t) {
   t << "Alpa planning (targets: chain <= 20 ms, 24-layer ILP <= 2 s, 4x8 inter-op plan <= 5 s)\n";
   Json alpa = Json::object();
   {
@@ -255,7 +259,29 @@ Result<Output> bench_command(const Args& a) {
     t << line;
     alpa["inter_op_plans_per_s"] = 1 / secs;
   }
-  out["alpa"] = alpa;
+  return alpa;
+}
+
+Result<Output> bench_command(const Args& a) {
+  auto given = number_option(a, "seconds", 0.3);
+  const double seconds = given.ok() ? given.value() : 0;
+  if (!(seconds > 0 && seconds <= 60))
+    return make_error("bad_value", "--seconds is the minimum time per measurement, between 0 and 60", "--seconds");
+  std::ostringstream t;
+  Json out;
+  if (a.has("planner")) {   // only the planner's long sweep (bench_planner.cpp)
+    out["planner"] = planner_bench_sweep(t);
+    return Output{out, t.str()};
+  }
+  auto sim = bench_simulation(seconds, t);
+  if (!sim.ok()) return sim.error();
+  out["simulation"] = sim.value();
+  out["delta"] = bench_delta(seconds, t);
+  out["mcmc"] = bench_mcmc(t);
+  out["scaling"] = bench_scaling(seconds, t);
+  auto alpa = bench_alpa(seconds, t);
+  if (!alpa.ok()) return alpa.error();
+  out["alpa"] = alpa.value();
   out["planner"] = planner_bench_line(t);
   Output o;
   o.json = out;

@@ -6,17 +6,11 @@
 #include "commands.h"
 #include "flexflow_operations.h"
 #include "models.h"
+#include "operation_requests.h"
 #include "search_operation.h"
 
 namespace autopar::cli {
 namespace {
-
-// --optimizer adam|sgd: whose state the memory per GPU counts (default adam).
-Result<Optimizer> optimizer_option(const Args& a) {
-  const std::string opt = a.get("optimizer").value_or("adam");
-  if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
-  return opt == "adam" ? Optimizer::adam : Optimizer::sgd;
-}
 
 Result<Output> space_command(const Args& a) {
   auto g = model_option(a);
@@ -38,10 +32,10 @@ Result<Output> simulate_command(const Args& a) {
   SimulateRequest request;
   request.strategy = s.value();
   // --zero N sets every op's ZeRO stage, --remat turns recomputation on (both also in strategy files).
-  if (auto z = a.get("zero")) {
-    if (*z != "0" && *z != "1" && *z != "2" && *z != "3") return make_error("bad_value", "--zero must be 0, 1, 2 or 3, not '" + *z + "'", "--zero");
-    for (OpConfig& oc : request.strategy.ops) oc.zero = (*z)[0] - '0';
-  }
+  auto zero = zero_option(a, -1);
+  if (!zero.ok()) return zero.error();
+  if (zero.value() >= 0)
+    for (OpConfig& oc : request.strategy.ops) oc.zero = zero.value();
   if (a.has("remat")) request.strategy.remat = true;
   request.optimizer = optimizer.value();
   // Each picks the cost model: --fine replaced --calibrated without a word.
@@ -50,7 +44,7 @@ Result<Output> simulate_command(const Args& a) {
                       "--calibrated");
   if (a.has("calibrated")) request.cost.mode = CostMode::calibrated;
   if (a.get("fine")) {
-    auto seed = int_option(a, "fine", 0, 0, int64_t(1) << 53);
+    auto seed = int_option(a, "fine", 0, kSeedBound);
     if (!seed.ok()) return seed.error();
     request.cost.mode = CostMode::fine;
     request.cost.jitter_seed = uint64_t(seed.value());
@@ -70,28 +64,30 @@ Result<Output> search_command(const Args& a) {
   if (!g.ok()) return g.error();
   auto c = cluster_option(a);
   if (!c.ok()) return c.error();
-  auto beta = number_option(a, "beta", 500, 0, 1e9);
+  // The words onto the request, then its one check (operation_requests.h).
+  SearchRequest request;
+  auto beta = number_option(a, "beta", request.beta);
   if (!beta.ok()) return beta.error();
-  auto steps = int_option(a, "steps", 2000, 1, 100000000);
+  auto steps = whole_option(a, "steps", request.steps);
   if (!steps.ok()) return steps.error();
-  auto budget = number_option(a, "budget-ms", 0, 0, 1e9);
+  auto budget = number_option(a, "budget-ms", request.budget_ms);
   if (!budget.ok()) return budget.error();
-  auto seed = int_option(a, "seed", 1, 0, int64_t(1) << 53);
+  auto seed = seed_option(a, request.seed);
   if (!seed.ok()) return seed.error();
   auto optimizer = optimizer_option(a);
   if (!optimizer.ok()) return optimizer.error();
-  SearchRequest request;
-  request.optimizer = optimizer.value();
-  request.beta = beta.value();
-  request.steps = steps.value();
-  request.budget_ms = budget.value();
-  request.seed = uint64_t(seed.value());
-  request.full_sim = a.has("full-sim");
-  request.init = a.get("init").value_or("dp");
   const std::string moves = a.get("memory-moves").value_or("auto");
   if (moves != "auto" && moves != "on" && moves != "off")
     return make_error("bad_value", "--memory-moves is '" + moves + "'; use auto (when the initial strategy does not fit), on or off", "--memory-moves");
+  request.beta = beta.value();
+  request.steps = steps.value();
+  request.budget_ms = budget.value();
+  request.seed = seed.value();
+  request.optimizer = optimizer.value();
+  request.full_sim = a.has("full-sim");
+  request.init = a.get("init").value_or(request.init);
   request.memory_moves = moves == "on" ? 1 : moves == "off" ? 0 : -1;
+  if (auto st = validate(request, cli_field_path()); !st.ok()) return st.error();
   SearchJob job(std::move(g.value()), std::move(c.value()), request, "--init");
   const auto& r = run_to_end(job);
   if (!r.ok()) return r.error();
@@ -113,14 +109,17 @@ Result<Output> accuracy_command(const Args& a) {
   if (!g.ok()) return g.error();
   auto c = cluster_option(a);
   if (!c.ok()) return c.error();
-  auto samples = int_option(a, "samples", 300, 2, 100000);
-  if (!samples.ok()) return samples.error();
-  auto seed = int_option(a, "seed", 1, 0, int64_t(1) << 53);
-  if (!seed.ok()) return seed.error();
   AccuracyRequest request;
+  auto samples = whole_option(a, "samples", request.samples);
+  if (!samples.ok()) return samples.error();
+  auto seed = seed_option(a, request.seed);
+  if (!seed.ok()) return seed.error();
+  // Checked before narrowing to the request's int.
+  if (auto st = check_bound(samples.value(), kAccuracySamplesBound, "--samples"); !st.ok()) return st.error();
   request.samples = int(samples.value());
-  request.seed = uint64_t(seed.value());
+  request.seed = seed.value();
   request.simulator = a.has("calibrated") ? CostMode::calibrated : CostMode::ideal;
+  if (auto st = validate(request, cli_field_path()); !st.ok()) return st.error();
   AccuracyJob job(std::move(g.value()), std::move(c.value()), request);
   const auto& r = run_to_end(job);
   if (!r.ok()) return r.error();
@@ -128,7 +127,7 @@ Result<Output> accuracy_command(const Args& a) {
 }
 
 Result<Output> conv1d_command(const Args& a) {
-  auto gpus = int_option(a, "gpus", 4, 1, 64);
+  auto gpus = int_option(a, "gpus", 4, WholeBound{1, 64});
   if (!gpus.ok()) return gpus.error();
   auto g = load_model(a.get("model").value_or("conv1d"));
   if (!g.ok()) return g.error();

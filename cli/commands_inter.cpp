@@ -7,29 +7,31 @@
 #include "commands.h"
 #include "inter_operation.h"
 #include "memory_model.h"
+#include "operation_requests.h"
 #include "validation.h"
 
 namespace autopar::cli {
 namespace {
 
-// A whole-number option of at least 1 with at most `digits` digits, or the error `message`.
-Result<int> count_option(const Args& a, const std::string& key, size_t digits, int64_t hi, int fallback, const std::string& message) {
-  auto v = a.get(key);
-  if (!v) return fallback;
-  if (v->empty() || v->size() > digits || v->find_first_not_of("0123456789") != std::string::npos || std::stoll(*v) < 1 || std::stoll(*v) > hi)
-    return make_error("bad_value", message, "--" + key);
-  return int(std::stoll(*v));
+// --layers or --max-layers: a layer count of at least 1 (0 is the planner's own "not given").
+Result<int> layer_count_option(const Args& a, const std::string& key, int fallback, const std::string& what) {
+  if (!a.get(key)) return fallback;
+  auto x = whole_option(a, key, fallback);
+  if (!x.ok()) return x.error();
+  if (x.value() < 1) return make_error("bad_value", "--" + key + " needs a whole number of at least 1" + what, "--" + key);
+  if (auto st = check_bound(x.value(), WholeBound{1, 9999}, "--" + key); !st.ok()) return st.error();
+  return int(x.value());
 }
 
-Result<Output> inter_command(const Args& a) {
-  // "auto": the micro-batch count is searched (from 32, doubling and halving while it helps).
-  const bool search = a.get("microbatches") == std::optional<std::string>("auto");
-  auto microbatches = search ? Result<int>(32)
-                             : count_option(a, "microbatches", 6, 65536, 32, "--microbatches needs a whole number between 1 and 65536, or auto");
-  if (!microbatches.ok()) return microbatches.error();
-  const auto start = std::chrono::steady_clock::now();
+// The words every inter takes onto the request: --microbatches (unless `search`, "auto"),
+// --plan, --overlap, --mode, --ignore-boundaries, --brute-force.
+Result<InterRequest> inter_request_of_words(const Args& a, bool search) {
   InterRequest request;
-  request.microbatches = microbatches.value();
+  auto microbatches = search ? Result<int64_t>(request.microbatches) : whole_option(a, "microbatches", request.microbatches);
+  if (!microbatches.ok()) return microbatches.error();
+  // Checked before narrowing to the request's int (validate repeats it on the request).
+  if (auto st = check_bound(microbatches.value(), kMicrobatchesBound, "--microbatches"); !st.ok()) return st.error();
+  request.microbatches = int(microbatches.value());
   if (auto text = a.get("plan")) {
     auto plan = parse_given_plan(*text);
     if (!plan.ok()) return plan.error();
@@ -51,73 +53,101 @@ Result<Output> inter_command(const Args& a) {
     return make_error("bad_value", "--mode must be alpa, intra-only or inter-only", "--mode");
   request.boundaries = !a.has("ignore-boundaries");
   request.brute_force = a.has("brute-force");
+  return request;
+}
+
+// The pass over a stage-cost file (--stage-costs FILE).
+Result<std::unique_ptr<InterJob>> stage_cost_file_job(const Args& a, const std::string& file, const InterRequest& request, bool search) {
+  if (a.get("model")) return make_error("bad_argument", "give either --model or --stage-costs, not both", "--stage-costs");
+  if (search) return make_error("bad_argument", "--microbatches auto plans the model at each count; a stage-cost file is for one count", "--microbatches");
+  // A stage-cost file holds the layers and the stage costs: options that shape them would be ignored.
+  for (const char* key : {"precision", "cluster", "layers", "max-layers", "zero", "optimizer", "ignore-boundaries"})
+    if (a.has(key) || a.get(key))
+      return make_error("bad_argument", std::string("--") + key + " applies to --model; a stage-cost file already gives the layers and their costs " +
+                                            "(without boundaries), so leave it out", std::string("--") + key);
+  auto body = read_text_file(file);
+  if (!body.ok()) return body.error();
+  auto j = parse_json_text(body.value(), "stage-cost file '" + file + "'");
+  if (!j.ok()) return j.error();
+  auto t = stage_costs_from_json(j.value());
+  if (!t.ok()) {
+    Error e = t.error();
+    e.message = "stage-cost file '" + file + "': " + e.message;
+    return e;
+  }
+  return std::make_unique<InterJob>(t.value(), request);
+}
+
+// The words of a pass over a model onto the request (--max-layers, --layers, --zero,
+// --optimizer, a plan's mbs=), checked by the request's validate.
+Status model_words_onto(const Args& a, const Graph& g, InterRequest& request) {
+  auto ml = layer_count_option(a, "max-layers", request.options.max_layers, "");
+  if (!ml.ok()) return ml.error();
+  request.options.max_layers = ml.value();
+  auto nl = layer_count_option(a, "layers", 0, " (Alpa's automatic layer construction)");
+  if (!nl.ok()) return nl.error();
+  request.options.layers = nl.value();
+  auto zero = zero_option(a, request.options.zero_stage);
+  if (!zero.ok()) return zero.error();
+  request.options.zero_stage = zero.value();
+  auto optimizer = optimizer_option(a);
+  if (!optimizer.ok()) return optimizer.error();
+  request.options.optimizer = optimizer.value();
+  if (auto st = validate(request, cli_field_path()); !st.ok()) return st;
+  if (request.plan && request.plan->micro_batch_size > 0) {
+    if (a.get("microbatches")) return make_error("bad_argument", "give the plan's mbs= or --microbatches, not both", "--microbatches");
+    auto b = given_plan_microbatches(*request.plan, model_batch(g));
+    if (!b.ok()) return b.error();
+    request.microbatches = b.value();
+  }
+  return Ok{};
+}
+
+// --dump-stage-costs: the table is written as soon as it is complete, before the DP.
+Status dump_stage_costs(InterJob& job, const std::string& path) {
+  while (!job.done() && !job.stage_costs()) job.step(StepBudget::work(1));
+  if (const StageCostTable* table = job.stage_costs()) {
+    std::ofstream out(path);
+    if (!out) return make_error("io", "cannot write '" + path + "'", "--dump-stage-costs");
+    out << stage_costs_to_json(*table).dump(1) << "\n";
+  }
+  return Ok{};
+}
+
+Result<Output> inter_command(const Args& a) {
+  // "auto": the micro-batch count is searched (from 32, doubling and halving while it helps).
+  const bool search = a.get("microbatches") == std::optional<std::string>("auto");
+  auto request = inter_request_of_words(a, search);
+  if (!request.ok()) return request.error();
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed_ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(); };
   std::unique_ptr<InterJob> job;
   if (auto file = a.get("stage-costs")) {
-    if (a.get("model")) return make_error("bad_argument", "give either --model or --stage-costs, not both", "--stage-costs");
-    if (search) return make_error("bad_argument", "--microbatches auto plans the model at each count; a stage-cost file is for one count", "--microbatches");
-    // A stage-cost file holds the layers and the stage costs: options that shape them would be ignored.
-    for (const char* key : {"precision", "cluster", "layers", "max-layers", "zero", "optimizer", "ignore-boundaries"})
-      if (a.has(key) || a.get(key))
-        return make_error("bad_argument", std::string("--") + key + " applies to --model; a stage-cost file already gives the layers and their costs " +
-                                              "(without boundaries), so leave it out", std::string("--") + key);
-    auto body = read_text_file(*file);
-    if (!body.ok()) return body.error();
-    auto j = parse_json_text(body.value(), "stage-cost file '" + *file + "'");
+    auto j = stage_cost_file_job(a, *file, request.value(), search);
     if (!j.ok()) return j.error();
-    auto t = stage_costs_from_json(j.value());
-    if (!t.ok()) {
-      Error e = t.error();
-      e.message = "stage-cost file '" + *file + "': " + e.message;
-      return e;
-    }
-    job = std::make_unique<InterJob>(t.value(), request);
+    job = std::move(j.value());
   } else {
     if (!a.get("model")) return make_error("missing_argument", "give --model M --cluster C, or --stage-costs FILE", "--model");
     auto g = model_option(a);
     if (!g.ok()) return g.error();
     auto c = cluster_option(a);
     if (!c.ok()) return c.error();
-    auto ml = count_option(a, "max-layers", 4, 9999, request.options.max_layers, "--max-layers needs a whole number of at least 1");
-    if (!ml.ok()) return ml.error();
-    request.options.max_layers = ml.value();
-    auto nl = count_option(a, "layers", 4, 9999, 0, "--layers needs a whole number of at least 1 (Alpa's automatic layer construction)");
-    if (!nl.ok()) return nl.error();
-    request.options.layers = nl.value();
-    if (auto z = a.get("zero")) {
-      if (*z != "0" && *z != "1" && *z != "2" && *z != "3") return make_error("bad_value", "--zero must be 0, 1, 2 or 3, not '" + *z + "'", "--zero");
-      request.options.zero_stage = std::stoi(*z);
-    }
-    const std::string opt = a.get("optimizer").value_or("adam");
-    if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
-    request.options.optimizer = opt == "adam" ? Optimizer::adam : Optimizer::sgd;
-    if (request.plan && request.plan->micro_batch_size > 0) {
-      if (a.get("microbatches")) return make_error("bad_argument", "give the plan's mbs= or --microbatches, not both", "--microbatches");
-      auto b = given_plan_microbatches(*request.plan, model_batch(g.value()));
-      if (!b.ok()) return b.error();
-      request.microbatches = b.value();
-    }
+    if (auto st = model_words_onto(a, g.value(), request.value()); !st.ok()) return st.error();
     if (search) {
-      auto r = plan_inter_searching_microbatches(g.value(), c.value(), request, request.microbatches);
+      auto r = plan_inter_searching_microbatches(g.value(), c.value(), request.value(), request.value().microbatches);
       if (!r.ok()) return r.error();
       InterReport report = r.value();
-      report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      report.elapsed_ms = elapsed_ms();
       return output_of(report);
     }
-    job = std::make_unique<InterJob>(g.value(), c.value(), request);
+    job = std::make_unique<InterJob>(g.value(), c.value(), request.value());
   }
-  // --dump-stage-costs: the table is written as soon as it is complete, before the DP.
-  if (auto dump = a.get("dump-stage-costs")) {
-    while (!job->done() && !job->stage_costs()) job->step(StepBudget::work(1));
-    if (const StageCostTable* table = job->stage_costs()) {
-      std::ofstream out(*dump);
-      if (!out) return make_error("io", "cannot write '" + *dump + "'", "--dump-stage-costs");
-      out << stage_costs_to_json(*table).dump(1) << "\n";
-    }
-  }
+  if (auto dump = a.get("dump-stage-costs"))
+    if (auto st = dump_stage_costs(*job, *dump); !st.ok()) return st.error();
   const auto& r = run_to_end(*job);
   if (!r.ok()) return r.error();
   InterReport report = r.value();
-  report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  report.elapsed_ms = elapsed_ms();
   return output_of(report);
 }
 

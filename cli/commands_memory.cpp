@@ -8,20 +8,10 @@
 #include "device_mesh.h"
 #include "memory_operation.h"
 #include "models.h"
+#include "operation_requests.h"
 
 namespace autopar::cli {
 namespace {
-
-Result<int64_t> whole(const Args& a, const std::string& key, int64_t fallback, int64_t lo, int64_t hi) {
-  auto v = a.get(key);
-  if (!v) return fallback;
-  if (v->empty() || v->size() > 9 || v->find_first_not_of("0123456789") != std::string::npos)
-    return make_error("bad_value", "--" + key + " needs a whole number, not '" + *v + "'", "--" + key);
-  const int64_t x = std::stoll(*v);
-  if (x < lo || x > hi)
-    return make_error("out_of_range", "--" + key + " is " + *v + "; it must be between " + std::to_string(lo) + " and " + std::to_string(hi), "--" + key);
-  return x;
-}
 
 Result<Output> memory_command(const Args& a) {
   auto g = model_option(a);
@@ -49,7 +39,7 @@ Result<Output> memory_command(const Args& a) {
       return make_error("bad_value", "the mesh " + *mesh + " has " + std::to_string(rows * cols) + " devices but the cluster has " +
                                          std::to_string(devices) + "; use a mesh of all its GPUs", "--mesh");
   }
-  auto dp = whole(a, "dp", rows, 1, devices);
+  auto dp = int_option(a, "dp", rows, WholeBound{1, devices});
   if (!dp.ok()) return dp.error();
   // A mesh's rows are its data-parallel degree: a different --dp would silently override it.
   if (a.get("mesh") && dp.value() != rows)
@@ -60,16 +50,17 @@ Result<Output> memory_command(const Args& a) {
                                        " GPUs; the rest of each group is tensor parallel", "--dp");
   o.data_parallel = int(dp.value());
   o.tensor_parallel = devices / o.data_parallel;
-  auto zero = whole(a, "zero", 0, 0, 3);
+  auto zero = zero_option(a, 0);
   if (!zero.ok()) return zero.error();
-  o.zero_stage = int(zero.value());
-  const std::string opt = a.get("optimizer").value_or("adam");
-  if (opt != "adam" && opt != "sgd") return make_error("bad_value", "--optimizer is '" + opt + "'; use adam or sgd", "--optimizer");
-  o.optimizer = opt == "adam" ? Optimizer::adam : Optimizer::sgd;
+  o.zero_stage = zero.value();
+  auto optimizer = optimizer_option(a);
+  if (!optimizer.ok()) return optimizer.error();
+  o.optimizer = optimizer.value();
   // Without --precision the model's dtype decides: 16-bit floats train in mixed precision.
   o.precision = a.get("precision") ? *parse_precision(*a.get("precision"))
                                    : g.value().spec.dtype == DType::f16 ? Precision::mixed : Precision::fp32;
   o.remat = a.has("remat");
+  if (auto st = validate(o, cli_field_path()); !st.ok()) return st.error();
   auto r = memory_operation(g.value(), c.value(), o);
   if (!r.ok()) return r.error();
   return output_of(r.value());

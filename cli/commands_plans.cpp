@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "export_operation.h"
 #include "models.h"
+#include "operation_requests.h"
 
 namespace autopar::cli {
 namespace {
@@ -29,28 +30,18 @@ Result<Inputs> inputs_of(const Args& a) {
   return Inputs{g.value(), c.value(), *m + " on " + cluster_text};
 }
 
-Result<uint64_t> seed_of(const Args& a) {
-  std::string s = a.get("seed").value_or("1");
-  if (s.empty() || s.size() > 15 || s.find_first_not_of("0123456789") != std::string::npos)
-    return make_error("bad_value", "--seed needs a whole number", "--seed");
-  return uint64_t(std::stoull(s));
-}
-
 Result<Output> export_command(const Args& a) {
   ExportRequest request;
   request.format = a.get("format").value_or("");
   if (auto st = check_export_format(request.format); !st.ok()) return st.error();
   auto in = inputs_of(a);
   if (!in.ok()) return in.error();
-  auto seed = seed_of(a);
+  auto seed = seed_option(a, request.seed);
   if (!seed.ok()) return seed.error();
   request.seed = seed.value();
   request.title = in.value().title;
-  if (auto d = a.get("device-type")) {
-    // Only the DTensor export builds a device mesh; elsewhere the option would be silently ignored.
-    if (request.format != "dtensor") return make_error("bad_argument", "--device-type applies to --format dtensor (init_device_mesh's device type)", "--device-type");
-    request.device_type = *d;
-  }
+  request.device_type = a.get("device-type").value_or(request.device_type);
+  if (auto st = validate(request, cli_field_path()); !st.ok()) return st.error();
   if (auto st = a.get("strategy")) {
     if (request.format != "perfetto") {
       request.strategy = Strategy{};   // refused by the operation: engines export Alpa's plan
@@ -68,21 +59,21 @@ Result<Output> export_command(const Args& a) {
 Result<Output> compare_command(const Args& a) {
   auto in = inputs_of(a);
   if (!in.ok()) return in.error();
-  auto seed = seed_of(a);
-  if (!seed.ok()) return seed.error();
   CompareRequest r;
+  auto seed = seed_option(a, r.seed);
+  if (!seed.ok()) return seed.error();
+  auto steps = whole_option(a, "steps", r.steps);
+  if (!steps.ok()) return steps.error();
+  auto microbatches = whole_option(a, "microbatches", 0);
+  if (!microbatches.ok()) return microbatches.error();
+  // Given, it is a count: 0 would silently mean the default (checked before narrowing to int).
+  if (a.get("microbatches"))
+    if (auto st = check_bound(microbatches.value(), kMicrobatchesBound, "--microbatches"); !st.ok()) return st.error();
   r.title = in.value().title;
   r.seed = seed.value();
-  if (auto s = a.get("steps")) {
-    if (s->empty() || s->size() > 8 || s->find_first_not_of("0123456789") != std::string::npos || std::stoll(*s) < 1)
-      return make_error("bad_value", "--steps needs a whole number of at least 1", "--steps");
-    r.steps = std::stoll(*s);
-  }
-  if (auto b = a.get("microbatches")) {
-    if (b->empty() || b->size() > 5 || b->find_first_not_of("0123456789") != std::string::npos || std::stoll(*b) < 1)
-      return make_error("bad_value", "--microbatches needs a whole number of at least 1", "--microbatches");
-    r.microbatches = int(std::stoll(*b));
-  }
+  r.steps = steps.value();
+  r.microbatches = int(microbatches.value());
+  if (auto st = validate(r, cli_field_path()); !st.ok()) return st.error();
   r.graph = in.value().graph;
   r.cluster = in.value().cluster;
   CompareJob job(std::move(r));

@@ -18,10 +18,11 @@
 
 namespace autopar {
 
-// Search settings (INTERFACES.md `search`).
+// Search settings (INTERFACES.md `search`); the search operation's request extends them
+// (core/operations/search_operation.h), so the defaults here are the CLI's and the page's.
 struct SearchOptions {
-  double beta = 500;
-  int64_t steps = 1000;          // proposal budget
+  double beta = 500;             // acceptance sharpness; 0 accepts every move (a random walk)
+  int64_t steps = 2000;          // proposal budget
   double budget_ms = 0;          // wall-clock budget; 0 = none (results then depend on the seed only)
   uint64_t seed = 1;
   bool full_sim = false;         // re-simulate from scratch at every step instead of delta simulation

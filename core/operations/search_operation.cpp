@@ -51,15 +51,7 @@ SearchJob::SearchJob(Graph graph, Cluster cluster, const SearchRequest& request,
     finish(init.error());
     return;
   }
-  SearchOptions o;
-  o.beta = request.beta;
-  o.steps = request.steps;
-  o.budget_ms = request.budget_ms;
-  o.seed = request.seed;
-  o.full_sim = request.full_sim;
-  o.optimizer = request.optimizer;
-  o.memory_moves = request.memory_moves;
-  search_ = std::make_unique<McmcSearch>(graph_, cluster_, init.value(), o);
+  search_ = std::make_unique<McmcSearch>(graph_, cluster_, init.value(), static_cast<const SearchOptions&>(request));
   trace_.record(search_->result());
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }

@@ -16,16 +16,11 @@
 
 namespace autopar {
 
-// What a search is started with.
-struct SearchRequest {
-  double beta = 500;
-  int64_t steps = 2000;          // proposal budget
-  double budget_ms = 0;          // search-time budget (FlexFlow's stopping rule); 0 = none
-  uint64_t seed = 1;
+// What a search is started with: the MCMC's options (mcmc.h: beta, steps, budget_ms, seed,
+// full_sim, optimizer, memory_moves) and where the chain starts. Read, written and checked by
+// operation_requests.h, the same for the CLI, the worker and the page.
+struct SearchRequest : SearchOptions {
   std::string init = "dp";       // dp, expert, mp, random (random:SEED with the search seed), random:N or a strategy file
-  bool full_sim = false;         // re-simulate from scratch at every proposal (same results, slower)
-  Optimizer optimizer = Optimizer::adam;   // whose state the memory per GPU counts
-  int memory_moves = -1;         // propose ZeRO stages and recomputation: 1 on, 0 off, -1 when the initial strategy does not fit
 };
 
 // The initial strategy named by `init` (as SearchRequest::init); errors name `path` (the CLI's

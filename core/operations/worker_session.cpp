@@ -13,6 +13,7 @@
 #include "inter_operation.h"
 #include "memory_model.h"
 #include "models.h"
+#include "operation_requests.h"
 #include "report_text.h"
 #include "search_operation.h"
 
@@ -23,10 +24,11 @@ namespace {
 // inputs.precision (as --precision), when given.
 Result<std::optional<Precision>> precision_of(const Json& inputs) {
   if (!inputs.is_object() || !inputs.contains("precision")) return std::optional<Precision>();
-  const Json& p = inputs["precision"];
-  const auto parsed = p.is_string() ? parse_precision(p.get<std::string>()) : std::nullopt;
-  if (!parsed) return make_error(ErrorCode::bad_value, "inputs.precision must be fp32, tf32 or mixed", "inputs.precision");
-  return std::optional<Precision>(parsed);
+  auto text = string_from_json(inputs["precision"], "inputs.precision", "fp32, tf32 or mixed");
+  if (!text.ok()) return text.error();
+  auto parsed = precision_from_text(text.value(), "inputs.precision");
+  if (!parsed.ok()) return parsed.error();
+  return std::optional<Precision>(parsed.value());
 }
 
 }  // namespace
@@ -112,74 +114,16 @@ std::unique_ptr<OperationOf<JobType, ToJson>> make_operation(Graph g, Cluster c,
   return std::make_unique<OperationOf<JobType, ToJson>>(std::move(g), std::move(c), std::move(f));
 }
 
-// request.NAME as an integer in [lo, hi], else `fallback` when absent.
-Result<int> request_int(const Json& request, const char* name, int lo, int hi, int fallback) {
+// The worker names request fields "request.NAME".
+const FieldPath kRequestPath = json_field_path("request");
+
+// request.NAME as a whole number in `bound`, else `fallback` when absent.
+Result<int> request_int(const Json& request, const char* name, WholeBound bound, int fallback) {
   if (!request.contains(name)) return fallback;
-  const Json& v = request[name];
-  const std::string path = std::string("request.") + name;
-  if (!v.is_number_integer()) return make_error(ErrorCode::wrong_type, path + " must be an integer", path);
-  const int64_t x = v.get<int64_t>();
-  if (x < lo || x > hi)
-    return make_error(ErrorCode::out_of_range, path + " is " + std::to_string(x) + "; it must be " + std::to_string(lo) + " to " + std::to_string(hi), path);
-  return int(x);
-}
-
-// The inter-op request of a message: micro-batches and boundaries.
-Result<InterRequest> inter_request(const Json& request) {
-  InterRequest r;
-  auto micro = request_int(request, "microbatches", 1, 1 << 20, 32);
-  if (!micro.ok()) return micro.error();
-  r.microbatches = micro.value();
-  if (request.contains("ignore_boundaries")) {
-    if (!request["ignore_boundaries"].is_boolean()) return make_error(ErrorCode::wrong_type, "request.ignore_boundaries must be true or false", "request.ignore_boundaries");
-    r.boundaries = !request["ignore_boundaries"].get<bool>();
-  }
-  // A given plan to price (`inter --plan`), as its text "t=8,p=8,d=16[,mbs=2][,v=2]".
-  if (request.contains("plan")) {
-    if (!request["plan"].is_string()) return make_error(ErrorCode::wrong_type, "request.plan must be a plan text such as \"t=8,p=8,d=16\"", "request.plan");
-    auto plan = parse_given_plan(request["plan"].get<std::string>(), "request.plan");
-    if (!plan.ok()) return plan.error();
-    r.plan = plan.value();
-  }
-  return r;
-}
-
-// request.NAME as a number in [lo, hi], else `fallback` when absent.
-Result<double> request_number(const Json& request, const char* name, double lo, double hi, double fallback) {
-  if (!request.contains(name)) return fallback;
-  const Json& v = request[name];
-  const std::string path = std::string("request.") + name;
-  if (!v.is_number()) return make_error(ErrorCode::wrong_type, path + " must be a number", path);
-  const double x = v.get<double>();
-  if (!(x >= lo && x <= hi)) return make_error(ErrorCode::out_of_range, path + " must be " + fmt("%g", lo) + " to " + fmt("%g", hi), path);
-  return x;
-}
-
-// The search request of a message (as `autopar search`'s options).
-Result<SearchRequest> search_request(const Json& request) {
-  SearchRequest r;
-  auto beta = request_number(request, "beta", 0, 1e9, 500);
-  if (!beta.ok()) return beta.error();
-  auto budget = request_number(request, "budget_ms", 0, 1e9, 0);
-  if (!budget.ok()) return budget.error();
-  auto steps = request_number(request, "steps", 1, 1e8, 2000);
-  if (!steps.ok()) return steps.error();
-  auto seed = request_number(request, "seed", 0, 9007199254740992.0, 1);
-  if (!seed.ok()) return seed.error();
-  auto moves = request_int(request, "memory_moves", -1, 1, -1);
-  if (!moves.ok()) return moves.error();
-  if (steps.value() != double(int64_t(steps.value())) || seed.value() != double(int64_t(seed.value())))
-    return make_error(ErrorCode::wrong_type, "request.steps and request.seed must be whole numbers", "request.steps");
-  r.beta = beta.value();
-  r.budget_ms = budget.value();
-  r.steps = int64_t(steps.value());
-  r.seed = uint64_t(seed.value());
-  r.memory_moves = moves.value();
-  if (request.contains("init")) {
-    if (!request["init"].is_string()) return make_error(ErrorCode::wrong_type, "request.init must be dp, expert, mp or random", "request.init");
-    r.init = request["init"].get<std::string>();
-  }
-  return r;
+  auto x = whole_from_json(request[name], kRequestPath(name));
+  if (!x.ok()) return x.error();
+  if (auto st = check_bound(x.value(), bound, kRequestPath(name)); !st.ok()) return st.error();
+  return int(x.value());
 }
 
 // One half of compare (CompareFlexflowJob or CompareAlpaJob) with the request it refers to;
@@ -228,22 +172,12 @@ class IntraOperation : public RunningOperation {
   std::optional<Result<Json>> outcome_;
 };
 
-// The compare request of a message: {title, seed, steps, microbatches} (as `autopar compare`).
+// The compare request of a message (compare_request_from_json) with the inputs' graph and cluster.
 Result<CompareRequest> compare_request(const Json& request, Graph graph, Cluster cluster) {
-  CompareRequest r;
-  if (request.contains("title") && !request["title"].is_string()) return make_error(ErrorCode::wrong_type, "request.title must be a string", "request.title");
-  r.title = request.value("title", std::string());
-  auto seed = request_number(request, "seed", 0, 9007199254740992.0, 1);
-  if (!seed.ok()) return seed.error();
-  auto steps = request_int(request, "steps", 1, 100000000, 2000);
-  if (!steps.ok()) return steps.error();
-  auto micro = request_int(request, "microbatches", 0, 1 << 20, 0);
-  if (!micro.ok()) return micro.error();
-  r.seed = uint64_t(seed.value());
-  r.steps = steps.value();
-  r.microbatches = micro.value();
-  r.graph = std::move(graph);
-  r.cluster = std::move(cluster);
+  auto r = compare_request_from_json(request, kRequestPath);
+  if (!r.ok()) return r.error();
+  r.value().graph = std::move(graph);
+  r.value().cluster = std::move(cluster);
   return r;
 }
 
@@ -253,6 +187,113 @@ Json inter_result_json(const InterReport& report) {
   for (const auto& [a, b] : report.layer_numbers) numbers.push_back(Json::array({a, b}));
   for (const auto& [a, b] : report.layer_ops) ops.push_back(Json::array({a, b}));
   return Json{{"report", report.to_json()}, {"plan", inter_plan_to_json(report.plan)}, {"layer_numbers", numbers}, {"layer_ops", ops}};
+}
+
+
+using Started = Result<std::unique_ptr<RunningOperation>>;
+
+// "compare_flexflow" or "compare_alpa": one half of compare.
+Started start_compare_half(const std::string& operation, const Json& req, Graph graph, Cluster cluster) {
+  auto cr = compare_request(req, std::move(graph), std::move(cluster));
+  if (!cr.ok()) return cr.error();
+  if (operation == "compare_flexflow")
+    return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareFlexflowJob>>(std::move(cr.value()), "flexflow"));
+  return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareAlpaJob>>(std::move(cr.value()), "alpa"));
+}
+
+// "intra": request {mesh, solver, reduce_scatter, remat, alpa_costs}, as the page's IntraOpView (intra_setup).
+Started start_intra(const Json& req, Graph graph, const Cluster& cluster) {
+  for (const char* key : {"mesh", "solver", "alpa_costs"})
+    if (req.contains(key)) {
+      if (auto v = string_from_json(req[key], kRequestPath(key), "a string"); !v.ok()) return v.error();
+    }
+  for (const char* key : {"reduce_scatter", "remat"})
+    if (req.contains(key)) {
+      if (auto v = bool_from_json(req[key], kRequestPath(key)); !v.ok()) return v.error();
+    }
+  const std::string solver = req.value("solver", std::string("auto"));
+  if (solver != "auto" && solver != "ilp" && solver != "dp" && solver != "exhaustive")
+    return make_error(ErrorCode::bad_value, "request.solver must be auto, ilp, dp or exhaustive", "request.solver");
+  auto setup = intra_setup(cluster, req.value("mesh", std::string()), req.value("alpa_costs", std::string()), solver, req.value("reduce_scatter", false),
+                           req.value("remat", false), "request.mesh");
+  if (!setup.ok()) return setup.error();
+  return std::unique_ptr<RunningOperation>(std::make_unique<IntraOperation>(std::move(graph), std::move(setup.value())));
+}
+
+// "accuracy": both simulators' summaries; the samples themselves go out as partials.
+Started start_accuracy(const Json& req, Graph graph, Cluster cluster) {
+  auto ar = accuracy_request_from_json(req, kRequestPath);
+  if (!ar.ok()) return ar.error();
+  auto op = make_operation<AccuracyJob>(Graph{}, Cluster{}, [](const AccuracyReport& report, const AccuracyJob&) {
+    return Json{{"ideal", AccuracyReport::summary_json(report.ideal)}, {"calibrated", AccuracyReport::summary_json(report.calibrated)}};
+  });
+  op->start_owning(std::move(graph), std::move(cluster), ar.value());
+  op->set_partial([partial = std::make_shared<AccuracyPartial>()](const AccuracyJob& job) { return partial->next(job); });
+  return std::unique_ptr<RunningOperation>(std::move(op));
+}
+
+// "search": `autopar search`, with the live plot's partials unless request.partials is false
+// (the page's beta sweep wants only the reports).
+Started start_search(const Json& req, Graph graph, Cluster cluster) {
+  auto sr = search_request_from_json(req, kRequestPath);
+  if (!sr.ok()) return sr.error();
+  bool partials = true;
+  if (req.contains("partials")) {
+    auto v = bool_from_json(req["partials"], kRequestPath("partials"));
+    if (!v.ok()) return v.error();
+    partials = v.value();
+  }
+  // The job owns its copies of the graph and cluster: the operation's are unused.
+  auto op = make_operation<SearchJob>(Graph{}, Cluster{}, [](const SearchReport& report, const SearchJob&) { return Json{{"report", report.to_json()}}; });
+  op->start_owning(std::move(graph), std::move(cluster), sr.value(), std::string("request.init"));
+  if (partials) op->set_partial([partial = std::make_shared<SearchPartial>()](const SearchJob& job) { return partial->next(job); });
+  return std::unique_ptr<RunningOperation>(std::move(op));
+}
+
+// request.parts: stage-cost parts computed in shares by a pool of workers.
+Result<std::vector<StageCostPart>> stage_cost_parts(const Json& parts_json) {
+  if (!parts_json.is_array() || parts_json.empty()) return make_error(ErrorCode::wrong_type, "request.parts must be an array of stage-cost parts", "request.parts");
+  std::vector<StageCostPart> parts;
+  for (size_t k = 0; k < parts_json.size(); ++k) {
+    auto part = stage_cost_part_from_json(parts_json[k]);
+    if (!part.ok()) {
+      Error e = part.error();
+      e.path = "request.parts[" + std::to_string(k) + "]" + (e.path.empty() ? "" : "." + e.path);
+      return e;
+    }
+    parts.push_back(std::move(part.value()));
+  }
+  return parts;
+}
+
+// "inter" (the plan, from parts when given) or "stage_costs" (one share of the stage costs).
+Started start_inter(const std::string& operation, const Json& req, Graph graph, Cluster cluster) {
+  auto ir = inter_request_from_json(req, kRequestPath);
+  if (!ir.ok()) return ir.error();
+  if (ir.value().plan && ir.value().plan->micro_batch_size > 0) {
+    auto b = given_plan_microbatches(*ir.value().plan, model_batch(graph));
+    if (!b.ok()) return make_error(b.error().code, b.error().message, "request.plan");
+    ir.value().microbatches = b.value();
+  }
+  if (operation == "stage_costs") {
+    auto count = request_int(req, "share_count", WholeBound{1, 1024}, 1);
+    if (!count.ok()) return count.error();
+    auto index = request_int(req, "share_index", WholeBound{0, count.value() - 1}, 0);
+    if (!index.ok()) return index.error();
+    auto op = make_operation<StageCostJob>(std::move(graph), std::move(cluster),
+                                           [](const StageCostPart& part, const StageCostJob&) { return stage_cost_part_to_json(part); });
+    op->start(ir.value(), index.value(), count.value());
+    return std::unique_ptr<RunningOperation>(std::move(op));
+  }
+  auto op = make_operation<InterJob>(std::move(graph), std::move(cluster), [](const InterReport& report, const InterJob&) { return inter_result_json(report); });
+  if (req.contains("parts")) {
+    auto parts = stage_cost_parts(req["parts"]);
+    if (!parts.ok()) return parts.error();
+    op->start(ir.value(), parts.value());
+  } else {
+    op->start(ir.value());
+  }
+  return std::unique_ptr<RunningOperation>(std::move(op));
 }
 
 }  // namespace
@@ -269,91 +310,12 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
   if (!graph.ok()) return graph.error();
   auto cluster = cluster_from_inputs(inputs);
   if (!cluster.ok()) return cluster.error();
-  if (operation == "compare_flexflow" || operation == "compare_alpa") {
-    auto cr = compare_request(req, std::move(graph.value()), std::move(cluster.value()));
-    if (!cr.ok()) return cr.error();
-    if (operation == "compare_flexflow")
-      return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareFlexflowJob>>(std::move(cr.value()), "flexflow"));
-    return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareAlpaJob>>(std::move(cr.value()), "alpa"));
-  }
-  if (operation == "intra") {
-    // request {mesh, solver, reduce_scatter, remat, alpa_costs}: as the page's IntraOpView (intra_setup).
-    for (const char* key : {"mesh", "solver", "alpa_costs"})
-      if (req.contains(key) && !req[key].is_string()) return make_error(ErrorCode::wrong_type, std::string("request.") + key + " must be a string", std::string("request.") + key);
-    for (const char* key : {"reduce_scatter", "remat"})
-      if (req.contains(key) && !req[key].is_boolean()) return make_error(ErrorCode::wrong_type, std::string("request.") + key + " must be true or false", std::string("request.") + key);
-    const std::string solver = req.value("solver", std::string("auto"));
-    if (solver != "auto" && solver != "ilp" && solver != "dp" && solver != "exhaustive")
-      return make_error(ErrorCode::bad_value, "request.solver must be auto, ilp, dp or exhaustive", "request.solver");
-    auto setup = intra_setup(cluster.value(), req.value("mesh", std::string()), req.value("alpa_costs", std::string()), solver,
-                             req.value("reduce_scatter", false), req.value("remat", false), "request.mesh");
-    if (!setup.ok()) return setup.error();
-    return std::unique_ptr<RunningOperation>(std::make_unique<IntraOperation>(std::move(graph.value()), std::move(setup.value())));
-  }
-  if (operation == "accuracy") {
-    AccuracyRequest ar;
-    auto samples = request_int(req, "samples", 2, 100000, 300);
-    if (!samples.ok()) return samples.error();
-    auto seed = request_number(req, "seed", 0, 9007199254740992.0, 1);
-    if (!seed.ok()) return seed.error();
-    ar.samples = samples.value();
-    ar.seed = uint64_t(seed.value());
-    // Both simulators' summaries; the samples themselves go out as partials.
-    auto op = make_operation<AccuracyJob>(Graph{}, Cluster{}, [](const AccuracyReport& report, const AccuracyJob&) {
-      return Json{{"ideal", AccuracyReport::summary_json(report.ideal)}, {"calibrated", AccuracyReport::summary_json(report.calibrated)}};
-    });
-    op->start_owning(std::move(graph.value()), std::move(cluster.value()), ar);
-    op->set_partial([partial = std::make_shared<AccuracyPartial>()](const AccuracyJob& job) { return partial->next(job); });
-    return std::unique_ptr<RunningOperation>(std::move(op));
-  }
-  if (operation == "search") {
-    auto sr = search_request(req);
-    if (!sr.ok()) return sr.error();
-    // The job owns its copies of the graph and cluster: the operation's are unused.
-    auto op = make_operation<SearchJob>(Graph{}, Cluster{}, [](const SearchReport& report, const SearchJob&) { return Json{{"report", report.to_json()}}; });
-    op->start_owning(std::move(graph.value()), std::move(cluster.value()), sr.value(), std::string("request.init"));
-    // request.partials false: no live plot to feed (the page's beta sweep wants only the reports).
-    if (req.contains("partials") && !req["partials"].is_boolean()) return make_error(ErrorCode::wrong_type, "request.partials must be true or false", "request.partials");
-    if (req.value("partials", true))
-      op->set_partial([partial = std::make_shared<SearchPartial>()](const SearchJob& job) { return partial->next(job); });
-    return std::unique_ptr<RunningOperation>(std::move(op));
-  }
-  auto ir = inter_request(req);
-  if (!ir.ok()) return ir.error();
-  if (ir.value().plan && ir.value().plan->micro_batch_size > 0) {
-    auto b = given_plan_microbatches(*ir.value().plan, model_batch(graph.value()));
-    if (!b.ok()) return make_error(b.error().code, b.error().message, "request.plan");
-    ir.value().microbatches = b.value();
-  }
-  if (operation == "stage_costs") {
-    auto count = request_int(req, "share_count", 1, 1024, 1);
-    if (!count.ok()) return count.error();
-    auto index = request_int(req, "share_index", 0, count.value() - 1, 0);
-    if (!index.ok()) return index.error();
-    auto op = make_operation<StageCostJob>(std::move(graph.value()), std::move(cluster.value()),
-                                           [](const StageCostPart& part, const StageCostJob&) { return stage_cost_part_to_json(part); });
-    op->start(ir.value(), index.value(), count.value());
-    return std::unique_ptr<RunningOperation>(std::move(op));
-  }
-  auto op = make_operation<InterJob>(std::move(graph.value()), std::move(cluster.value()),
-                                     [](const InterReport& report, const InterJob&) { return inter_result_json(report); });
-  if (req.contains("parts")) {
-    if (!req["parts"].is_array() || req["parts"].empty()) return make_error(ErrorCode::wrong_type, "request.parts must be an array of stage-cost parts", "request.parts");
-    std::vector<StageCostPart> parts;
-    for (size_t k = 0; k < req["parts"].size(); ++k) {
-      auto part = stage_cost_part_from_json(req["parts"][k]);
-      if (!part.ok()) {
-        Error e = part.error();
-        e.path = "request.parts[" + std::to_string(k) + "]" + (e.path.empty() ? "" : "." + e.path);
-        return e;
-      }
-      parts.push_back(std::move(part.value()));
-    }
-    op->start(ir.value(), parts);
-  } else {
-    op->start(ir.value());
-  }
-  return std::unique_ptr<RunningOperation>(std::move(op));
+  if (operation == "compare_flexflow" || operation == "compare_alpa")
+    return start_compare_half(operation, req, std::move(graph.value()), std::move(cluster.value()));
+  if (operation == "intra") return start_intra(req, std::move(graph.value()), cluster.value());
+  if (operation == "accuracy") return start_accuracy(req, std::move(graph.value()), std::move(cluster.value()));
+  if (operation == "search") return start_search(req, std::move(graph.value()), std::move(cluster.value()));
+  return start_inter(operation, req, std::move(graph.value()), std::move(cluster.value()));
 }
 
 void WorkerSession::reply(int64_t id, const char* kind, Json body, Json partial) {

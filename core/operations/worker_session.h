@@ -8,11 +8,12 @@
 // (then it pauses again and answers); "units" on a start does the same from the start.
 // Inputs name the model and cluster as the page holds them: {model: "NAME[:k=v]" or the
 // imported file's name with model_json: its text, cluster: "SPEC" or the cluster's JSON,
-// precision?: "fp32" | "tf32" | "mixed" as --precision}.
+// precision?: "fp32" | "tf32" | "mixed" as --precision}. Requests are read with
+// operation_requests.h (the CLI's and the page's bounds and messages, named "request.FIELD").
 // Operations: "inter" (request {microbatches, ignore_boundaries, parts?}: the pipeline plan; with
 // parts, from stage costs computed in shares), "stage_costs" (request {microbatches,
 // share_index, share_count}: one share of the stage costs, for a pool of workers), "search"
-// (request {beta, steps, budget_ms, seed, init, memory_moves}: `autopar search`), "accuracy"
+// (request {beta, steps, budget_ms, seed, init, full_sim, optimizer, memory_moves, partials}: `autopar search`), "accuracy"
 // (request {samples, seed}: `autopar accuracy`, both simulators), "compare_flexflow" and
 // "compare_alpa" (request {title, seed, steps, microbatches}: the two halves of `autopar
 // compare`, which a page runs side by side and merges), "intra" (request {mesh, solver,

@@ -104,7 +104,7 @@ TEST_CASE("device lists and config text") {
 namespace {
 // Runs the page's search in an in-process worker to its end, stepping `slice_ms` at a time and
 // taking the replies after every step, as frames would; returns the run.
-SearchRun run_page_search(const Inputs& in, const SearchConfig& config, double slice_ms, int* updates = nullptr) {
+SearchRun run_page_search(const Inputs& in, const SearchRequest& config, double slice_ms, int* updates = nullptr) {
   SearchRun run;
   auto worker = std::make_shared<WorkerClient>();
   REQUIRE(search_start(run, worker, Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}}, config).ok());
@@ -123,7 +123,7 @@ TEST_CASE("the page's search in the worker equals run_search, its partials rebui
   Inputs in = alexnet_2x4();
   for (const char* init : {"dp", "expert", "random"}) {
     CAPTURE(init);
-    SearchConfig config;
+    SearchRequest config;
     config.steps = 400;
     config.seed = 3;
     config.beta = 200;
@@ -168,7 +168,7 @@ TEST_CASE("the page's search in the worker equals run_search, its partials rebui
     }
     CHECK(t.best.back() == float(ref.best_ms));
   }
-  SearchConfig bad;
+  SearchRequest bad;
   bad.init = "greedy";
   SearchRun job;
   auto refused = search_start(job, std::make_shared<WorkerClient>(), Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}}, bad);
@@ -179,7 +179,7 @@ TEST_CASE("the page's search in the worker equals run_search, its partials rebui
 
 TEST_CASE("the search trace keeps at most kSearchTraceMaxPoints points, also as the page rebuilds it across thinnings") {
   Inputs in = alexnet_2x4();
-  SearchConfig config;
+  SearchRequest config;
   config.steps = 6000;
   config.beta = 1;   // wanders: no early stop for lack of improvement is likely to cut it short
   const SearchRun run = run_page_search(in, config, 0.0);
@@ -201,7 +201,7 @@ TEST_CASE("the search trace keeps at most kSearchTraceMaxPoints points, also as 
 
 TEST_CASE("the page's search pauses, single-steps and resumes in the worker, with the same result") {
   Inputs in = alexnet_2x4();
-  SearchConfig config;
+  SearchRequest config;
   config.steps = 300;
   config.seed = 5;
   SearchRun run;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "accuracy_operation.h"
+#include "operation_requests.h"
 
 namespace autopar::web {
 
@@ -18,7 +19,10 @@ void accuracy_start(AccuracyJob& job, std::shared_ptr<WorkerClient> worker, cons
   job.samples = std::clamp(samples, 2, kMaxAccuracySamples);
   job.seed = seed;
   job.worker = std::move(worker);
-  job.request = job.worker->start("accuracy", inputs, Json{{"samples", job.samples}, {"seed", seed}});
+  AccuracyRequest request;
+  request.samples = job.samples;
+  request.seed = seed;
+  job.request = job.worker->start("accuracy", inputs, request_to_json(request));
 }
 
 namespace {

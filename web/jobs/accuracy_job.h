@@ -12,13 +12,14 @@
 
 #include "accuracy.h"
 #include "json_io.h"
+#include "request_fields.h"
 #include "result.h"
 #include "worker_client.h"
 
 namespace autopar::web {
 
-// Largest study the page runs.
-constexpr int kMaxAccuracySamples = 5000;
+// Largest study the page runs: the accuracy request's bound (request_fields.h), the CLI's too.
+constexpr int kMaxAccuracySamples = int(kAccuracySamplesBound.hi);
 
 // The page shows core's summary of the study.
 using AccuracySummary = AccuracyResult;

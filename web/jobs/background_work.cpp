@@ -61,7 +61,7 @@ void restart_accuracy(AppState& state) {
 
 void search_single_step(AppState& state) {
   if (!state.search.started || search_finished(state.search)) {
-    if (auto st = search_start(state.search, state.alpa.inter.worker, operation_inputs(state.settings), search_config_of(state.settings), 1); !st.ok())
+    if (auto st = search_start(state.search, state.alpa.inter.worker, operation_inputs(state.settings), search_request_of(state.settings), 1); !st.ok())
       notify_error(state, st.error());
     return;
   }

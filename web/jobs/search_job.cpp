@@ -1,13 +1,20 @@
 // The page's MCMC search in the worker. See search_job.h.
 #include "search_job.h"
 
+#include "operation_requests.h"
+
 namespace autopar::web {
 
 namespace {
 
-// The worker's request paths (request.init) as the page's state names them (search.init).
+// The worker's request paths (request.init) as the page's state names them (search.init, beta).
 Error page_error(Error e) {
-  if (e.path.rfind("request.", 0) == 0) e.path = "search." + e.path.substr(8);
+  if (e.path.rfind("request.", 0) == 0) {
+    const std::string field = e.path.substr(8), page = page_search_path()(field);
+    // The message names the field as the worker does; the page's name replaces it.
+    if (e.message.rfind(e.path, 0) == 0) e.message = page + e.message.substr(e.path.size());
+    e.path = page;
+  }
   return e;
 }
 
@@ -18,12 +25,15 @@ void search_reset(SearchRun& run) {
   run = SearchRun{};
 }
 
-Status search_start(SearchRun& run, std::shared_ptr<WorkerClient> worker, const Json& inputs, const SearchConfig& config, int64_t units) {
+FieldPath page_search_path() {
+  return [](const std::string& field) { return field == "beta" || field == "seed" ? field : "search." + field; };
+}
+
+Status search_start(SearchRun& run, std::shared_ptr<WorkerClient> worker, const Json& inputs, const SearchRequest& config, int64_t units) {
   search_reset(run);
-  // Checked here, not only in the worker: a bad init is refused at once, with the page's path.
-  if (config.init != "dp" && config.init != "expert" && config.init != "mp" && config.init != "random")
-    return make_error(ErrorCode::bad_value, "search.init must be dp, expert, mp or random, not '" + config.init + "'", "search.init");
-  const Json request{{"beta", config.beta}, {"steps", config.steps}, {"budget_ms", config.budget_ms}, {"seed", config.seed}, {"init", config.init}};
+  // Checked here, not only in the worker: a bad request is refused at once, with the page's names.
+  if (auto st = validate(config, page_search_path()); !st.ok()) return st.error();
+  const Json request = request_to_json(config);
   run.worker = std::move(worker);
   run.request = run.worker->start("search", inputs, request, units);
   run.started = true;

@@ -15,23 +15,16 @@
 #include "cluster.h"
 #include "graph.h"
 #include "json_io.h"
+#include "request_fields.h"
 #include "search_operation.h"
 #include "worker_client.h"
 
 namespace autopar::web {
 
-// What a search is started with (the Search panel's inputs).
-struct SearchConfig {
-  double beta = 500;
-  int64_t steps = 2000;          // proposal budget
-  double budget_ms = 0;          // compute-time budget; 0 = none
-  uint64_t seed = 1;
-  std::string init = "dp";       // dp, expert, mp or random (random:SEED with the search seed)
-  bool operator==(const SearchConfig& o) const {
-    return beta == o.beta && steps == o.steps && budget_ms == o.budget_ms && seed == o.seed && init == o.init;
-  }
-  bool operator!=(const SearchConfig& o) const { return !(*this == o); }
-};
+// The page's names of a search request's fields in its errors: beta and seed at the top of the
+// state (shared with the lecture, the accuracy study and compare), the others under search
+// ("search.steps"), as getState/setState and share links spell them.
+FieldPath page_search_path();
 
 // At most this many points are kept per plotted series (older ones are thinned 2:1).
 constexpr size_t kSearchTraceMaxPoints = SearchTrace::kMaxPoints;
@@ -44,7 +37,7 @@ struct SearchRun {
   bool paused = false;                    // paused in the worker (Pause, or after a single Step)
   bool finished = false;                  // the worker's result arrived
   bool reported = false;                  // the view holds at least one partial
-  SearchConfig config;
+  SearchRequest config;                   // what it was started with
   SearchView view;                        // the chain, trace and timing as last reported
   Json report;                            // `autopar search --json` of the finished search; null before
   std::optional<Error> error;             // why the search failed (paths as the page's: search.init)
@@ -54,9 +47,10 @@ struct SearchRun {
 void search_reset(SearchRun& run);
 
 // Starts a fresh search of `inputs` (worker_session.h's inputs) with `config` on `worker`,
-// replacing any previous one; with `units` >= 1 it makes that many proposals and pauses. A bad
-// init is an error naming search.init, and no search is started.
-Status search_start(SearchRun& run, std::shared_ptr<WorkerClient> worker, const Json& inputs, const SearchConfig& config, int64_t units = -1);
+// replacing any previous one; with `units` >= 1 it makes that many proposals and pauses. A
+// request validate refuses is that error with the page's names (page_search_path), and no
+// search is started.
+Status search_start(SearchRun& run, std::shared_ptr<WorkerClient> worker, const Json& inputs, const SearchRequest& config, int64_t units = -1);
 
 // Pauses the search in the worker (its next reply shows where it stopped).
 void search_pause(SearchRun& run);

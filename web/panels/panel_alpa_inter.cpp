@@ -244,7 +244,7 @@ void draw_inter_settings(AppState& state, InterOpView& view, const AlpaInputs& i
   int mb = int(state.settings.microbatches);
   ImGui::SetNextItemWidth(font * 7);
   if (ImGui::InputInt(tr_id("inter.microbatches").c_str(), &mb, 1, 8, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
-    mb = std::clamp(mb, 1, 65536);
+    mb = std::clamp(mb, int(kMicrobatchesBound.lo), int(kMicrobatchesBound.hi));   // the request's bound
     if (mb != state.settings.microbatches) {
       Settings next = state.settings;
       next.microbatches = mb;

@@ -11,6 +11,7 @@
 #include "cluster_spec.h"
 #include "device_mesh.h"
 #include "exercise_grading.h"
+#include "operation_requests.h"
 #include "page_strings.h"
 #include "strategy_text.h"
 
@@ -29,8 +30,9 @@ Result<Graph> load_model_field(const Settings& s) {
   if (!s.precision.empty() && s.model_json.empty()) {
     Settings with = s;
     with.precision.clear();
-    const auto p = parse_precision(s.precision);
-    with.model += std::string(s.model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (p == Precision::mixed ? "2" : "4");
+    auto p = precision_from_text(s.precision, "precision");
+    if (!p.ok()) return p.error();
+    with.model += std::string(s.model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (p.value() == Precision::mixed ? "2" : "4");
     return load_model_field(with);
   }
   if (!s.model_json.empty()) {
@@ -62,8 +64,10 @@ Result<Cluster> load_cluster_field(const Settings& s) {
   if (!s.precision.empty()) {
     Settings without = s;
     without.precision.clear();
+    auto precision = precision_from_text(s.precision, "precision");
+    if (!precision.ok()) return precision.error();
     auto c = load_cluster_field(without);
-    if (c.ok()) c.value().gpu.precision = *parse_precision(s.precision);
+    if (c.ok()) c.value().gpu.precision = precision.value();
     return c;
   }
   if (s.custom_cluster) {
@@ -83,111 +87,118 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
-SearchConfig search_config_of(const Settings& s) {
-  SearchConfig c;
-  c.beta = s.beta;
-  c.steps = s.search.steps;
-  c.budget_ms = s.search.budget_ms;
-  c.seed = uint64_t(s.seed);
-  c.init = s.search.init;
-  return c;
+SearchRequest search_request_of(const Settings& s) {
+  SearchRequest r;
+  r.beta = s.beta;
+  r.steps = s.search.steps;
+  r.budget_ms = s.search.budget_ms;
+  // A negative seed is refused by validate_settings_values before this is started; here it
+  // must not become a huge unsigned one that passes.
+  r.seed = s.seed < 0 ? UINT64_MAX : uint64_t(s.seed);
+  r.init = s.search.init;
+  return r;
+}
+
+Status validate_settings_values(const Settings& s) {
+  if (auto st = check_bound(int64_t(s.zero), kZeroStageBound, "zero"); !st.ok()) return st;
+  if (auto st = check_bound(s.microbatches, kMicrobatchesBound, "microbatches"); !st.ok()) return st;
+  if (auto st = check_bound(s.seed, kSeedBound, "seed"); !st.ok()) return st;
+  // The search's inputs, with the request's own bounds and messages (beta, steps, budget, init).
+  if (auto st = validate(search_request_of(s), page_search_path()); !st.ok()) return st;
+  if (!s.precision.empty())   // "": as loaded
+    if (auto p = precision_from_text(s.precision, "precision"); !p.ok()) return p.error();
+  AccuracyRequest accuracy;
+  accuracy.samples = s.accuracy.samples;
+  accuracy.seed = uint64_t(s.seed);
+  // Its seed is the page's one seed, checked above.
+  if (auto st = validate(accuracy, [](const std::string& f) { return f == "seed" ? f : "accuracy." + f; }); !st.ok()) return st;
+  if (auto language = parse_language(s.lang, "lang"); !language.ok()) return language.error();
+  for (const auto& p : panel_names())
+    if (p == s.panel) return Ok{};
+  return make_error("bad_value", "panel \"" + s.panel + "\" is unknown; use one of " + join(panel_names(), ", "), "panel");
 }
 
 namespace {
 
-// apply_settings, with `load_all` forcing the model and cluster to be loaded (first load).
-Status apply_settings_impl(AppState& state, const Settings& next, bool load_all);
-
-}  // namespace
-
-Status init_app_state(AppState& state) {
-  state = AppState{};
-  Status s = apply_settings_impl(state, Settings{}, true);
-  if (s.ok()) notify_info(state, tr_fill("notice.loaded", {state.settings.model, state.settings.cluster}));
-  return s;
-}
-
-Status apply_settings(AppState& state, const Settings& next) { return apply_settings_impl(state, next, false); }
-
-namespace {
-Status apply_settings_impl(AppState& state, const Settings& next_given, bool load_all) {
-  const Settings prev = state.settings;   // a copy: state.settings is replaced on commit
-  Settings next = next_given;
-  // Choosing another model by name (menus, scenarios, the spec field) leaves the imported file.
-  if (next.model != prev.model && next.model_json == prev.model_json) next.model_json.clear();
-  auto fail = [&](const Error& e) -> Status {
-    notify_error(state, e);
-    return e;
-  };
-
-  // Model and cluster through the core (only when they changed: building is not free).
+// The model and cluster of `next` loaded through the core where they changed from `prev` (or
+// all of them when `load_all`); unchanged ones stay empty.
+struct LoadedInputs {
   std::optional<Graph> graph;
-  if (!next.precision.empty() && !parse_precision(next.precision))
-    return fail(make_error("bad_value", "precision \"" + next.precision + "\" is unknown; use fp32, tf32, mixed or \"\" (as loaded)", "precision"));
+  std::optional<Cluster> cluster;
+};
+
+Result<LoadedInputs> load_changed_inputs(const Settings& prev, const Settings& next, bool load_all) {
+  LoadedInputs in;   // a bad precision is refused by the loaders (load_model_field, load_cluster_field)
   if (load_all || next.model != prev.model || next.model_json != prev.model_json || next.precision != prev.precision) {
     auto g = load_model_field(next);
-    if (!g.ok()) return fail(g.error());
-    graph = std::move(g.value());
+    if (!g.ok()) return g.error();
+    in.graph = std::move(g.value());
   }
-  std::optional<Cluster> cluster;
   if (load_all || next.cluster != prev.cluster || !(next.custom_cluster == prev.custom_cluster) || next.precision != prev.precision) {
     auto c = load_cluster_field(next);
-    if (!c.ok()) return fail(c.error());
-    cluster = std::move(c.value());
+    if (!c.ok()) return c.error();
+    in.cluster = std::move(c.value());
   }
-  const Cluster& new_cluster = cluster ? *cluster : state.cluster;
+  return in;
+}
 
-  auto mesh_shape = parse_mesh_shape(next.mesh, "mesh");
-  if (!mesh_shape.ok()) return fail(mesh_shape.error());
-  const std::pair<int, int>* mesh = &mesh_shape.value();
-  if (mesh->first * mesh->second != new_cluster.num_devices())
-    return fail(make_error("bad_value",
-                           "mesh " + next.mesh + " has " + std::to_string(mesh->first * mesh->second) +
-                               " devices but the cluster has " + std::to_string(new_cluster.num_devices()) +
-                               "; use one of " + join(mesh_shapes(new_cluster.num_devices()), ", "),
-                           "mesh"));
-  // The strategy, resolved on the new graph and cluster. Edits that no longer fit a changed
-  // model or cluster (and were not given anew) are dropped, keeping the named base.
-  const Graph& new_graph = graph ? *graph : state.graph;
-  std::string strategy_text = next.strategy;
-  std::string dropped_edits;
-  auto strategy = resolve_strategy(strategy_text, new_graph, new_cluster);
-  if (!strategy.ok() && (graph || cluster) && next.strategy == prev.strategy && strategy_base(next.strategy) != next.strategy) {
-    dropped_edits = strategy.error().message;
-    strategy_text = strategy_base(next.strategy);
-    strategy = resolve_strategy(strategy_text, new_graph, new_cluster);
+// The mesh must use every GPU of the cluster.
+Status check_mesh(const std::string& mesh_text, const Cluster& cluster) {
+  auto mesh = parse_mesh_shape(mesh_text, "mesh");
+  if (!mesh.ok()) return mesh.error();
+  const int devices = mesh.value().first * mesh.value().second;
+  if (devices == cluster.num_devices()) return Ok{};
+  return make_error("bad_value",
+                    "mesh " + mesh_text + " has " + std::to_string(devices) + " devices but the cluster has " + std::to_string(cluster.num_devices()) +
+                        "; use one of " + join(mesh_shapes(cluster.num_devices()), ", "),
+                    "mesh");
+}
+
+// The settings' strategy resolved on the graph and cluster, with the ZeRO stage and
+// recomputation of the memory controls; `text` becomes the strategy text kept. Edits that no
+// longer fit a changed model or cluster (and were not given anew) are dropped, keeping the named
+// base, and `dropped` says why.
+struct ResolvedStrategy {
+  Strategy strategy;
+  std::string text, dropped;
+};
+
+Result<ResolvedStrategy> resolve_settings_strategy(const Settings& prev, const Settings& next, const Graph& graph, const Cluster& cluster,
+                                                   bool inputs_changed) {
+  ResolvedStrategy out{Strategy{}, next.strategy, ""};
+  auto strategy = resolve_strategy(out.text, graph, cluster);
+  if (!strategy.ok() && inputs_changed && next.strategy == prev.strategy && strategy_base(next.strategy) != next.strategy) {
+    out.dropped = strategy.error().message;
+    out.text = strategy_base(next.strategy);
+    strategy = resolve_strategy(out.text, graph, cluster);
   }
-  if (!strategy.ok()) return fail(strategy.error());
-  // The memory controls (ZeRO stage, recomputation) apply to every op of the FlexFlow strategy.
-  if (next.zero < 0 || next.zero > 3) return fail(make_error("out_of_range", "zero is the ZeRO stage: 0, 1, 2 or 3", "zero"));
-  for (OpConfig& oc : strategy.value().ops) oc.zero = next.zero;
-  strategy.value().remat = next.remat;
-  if (!(std::isfinite(next.beta) && next.beta > 0 && next.beta <= 1e9))
-    return fail(make_error("out_of_range", "beta must be a positive number (at most 1e9)", "beta"));
-  if (next.seed < 0) return fail(make_error("out_of_range", "seed must be a non-negative integer", "seed"));
-  if (next.microbatches < 1) return fail(make_error("out_of_range", "microbatches must be at least 1", "microbatches"));
-  if (next.search.steps < 1 || next.search.steps > kMaxSearchSteps)
-    return fail(make_error("out_of_range", "search.steps must be between 1 and " + std::to_string(kMaxSearchSteps), "search.steps"));
-  if (!(std::isfinite(next.search.budget_ms) && next.search.budget_ms >= 0 && next.search.budget_ms <= 1e9))
-    return fail(make_error("out_of_range", "search.budget_ms must be a number of milliseconds >= 0 (0 = no time budget)",
-                           "search.budget_ms"));
-  auto language = parse_language(next.lang, "lang");
-  if (!language.ok()) return fail(language.error());
-  if (next.search.init != "dp" && next.search.init != "expert" && next.search.init != "mp" && next.search.init != "random")
-    return fail(make_error("bad_value", "search.init \"" + next.search.init + "\" is unknown; use dp, expert, mp or random",
-                           "search.init"));
-  if (next.accuracy.samples < 2 || next.accuracy.samples > kMaxAccuracySamples)
-    return fail(make_error("out_of_range", "accuracy.samples must be between 2 and " + std::to_string(kMaxAccuracySamples),
-                           "accuracy.samples"));
-  bool known_panel = false;
-  for (const auto& p : panel_names()) known_panel = known_panel || p == next.panel;
-  if (!known_panel)
-    return fail(make_error("bad_value", "panel \"" + next.panel + "\" is unknown; use one of " + join(panel_names(), ", "),
-                           "panel"));
+  if (!strategy.ok()) return strategy.error();
+  out.strategy = std::move(strategy.value());
+  for (OpConfig& oc : out.strategy.ops) oc.zero = next.zero;
+  out.strategy.remat = next.remat;
+  return out;
+}
 
-  // Everything is valid: commit. The derived views refer to the graph and cluster: drop them
-  // before those are replaced.
-  const bool inputs_changed = graph || cluster;
+// The search follows its inputs: a changed input discards it; running starts one (or resumes
+// the paused one), not running pauses it in the worker.
+void follow_search_settings(AppState& state, const Settings& prev) {
+  const SearchRequest request = search_request_of(state.settings);
+  if (state.search.started && request_to_json(state.search.config) != request_to_json(request)) search_reset(state.search);
+  if (state.settings.search.running && (!state.search.started || (search_finished(state.search) && !prev.search.running))) {
+    if (auto st = search_start(state.search, state.alpa.inter.worker, operation_inputs(state.settings), request); !st.ok()) {
+      state.settings.search.running = false;
+      notify_error(state, st.error());
+    }
+  } else if (state.search.started && !search_finished(state.search)) {
+    if (state.settings.search.running && state.search.paused) search_resume(state.search);
+    if (!state.settings.search.running) search_pause(state.search);
+  }
+}
+
+// Commits checked settings with what was loaded for them. The derived views refer to the graph
+// and cluster: they are dropped before those are replaced.
+void commit_settings(AppState& state, const Settings& prev, const Settings& next, LoadedInputs in, ResolvedStrategy resolved, bool load_all) {
+  const bool inputs_changed = in.graph || in.cluster;
   if (inputs_changed) {
     clear_flexflow(state.flexflow);
     search_reset(state.search);
@@ -199,41 +210,60 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
     state.lecture = LectureState{};
     state.lecture.compute_pending = scenario_is_light(next.scenario);
   }
-  if (graph) state.graph = std::move(*graph);
-  if (cluster) state.cluster = std::move(*cluster);
+  if (in.graph) state.graph = std::move(*in.graph);
+  if (in.cluster) state.cluster = std::move(*in.cluster);
   if (inputs_changed) state.space = count_space(state.graph, state.cluster.num_devices());
-  const bool strategy_changed = strategy_text != prev.strategy || next.zero != prev.zero || next.remat != prev.remat;
+  const bool strategy_changed = resolved.text != prev.strategy || next.zero != prev.zero || next.remat != prev.remat;
   state.settings = next;
-  state.settings.strategy = strategy_text;
-  set_page_language(language.value());   // the words follow at once; nothing computed depends on them
+  state.settings.strategy = resolved.text;
+  set_page_language(parse_language(next.lang, "lang").value());   // the words follow at once; nothing computed depends on them
   // The simulation is rebuilt now only when the panel in front shows it: elsewhere (the Alpa
   // tabs, a script's setState) an edit of a large model costs its main thread no simulation, and
   // consecutive edits build once, when a panel or result() reads the view (ensure_flexflow).
   if (inputs_changed || strategy_changed || (!state.flexflow.task_graph && !state.flexflow.pending)) {
     clear_flexflow(state.flexflow);
-    state.flexflow.pending = strategy.value();
+    state.flexflow.pending = std::move(resolved.strategy);
   }
   if (load_all || tab_shows_flexflow(panel_tab(next.panel)) || tab_shows_flexflow(state.shown_tab)) ensure_flexflow(state);
-
-  // The search follows its inputs: a changed input discards it; running starts one (or
-  // resumes the paused one), not running pauses it in the worker.
-  const SearchConfig config = search_config_of(state.settings);
-  if (state.search.started && state.search.config != config) search_reset(state.search);
-  if (state.settings.search.running && (!state.search.started || (search_finished(state.search) && !prev.search.running))) {
-    if (auto st = search_start(state.search, state.alpa.inter.worker, operation_inputs(state.settings), config); !st.ok()) {
-      state.settings.search.running = false;
-      notify_error(state, st.error());
-    }
-  } else if (state.search.started && !search_finished(state.search)) {
-    if (state.settings.search.running && state.search.paused) search_resume(state.search);
-    if (!state.settings.search.running) search_pause(state.search);
-  }
+  follow_search_settings(state, prev);
   if (accuracy_was_started && !state.accuracy.started) restart_accuracy(state);
-  if (!dropped_edits.empty())
-    notify_info(state, tr_fill("notice.edits_dropped", {dropped_edits, strategy_text}));
+  if (!resolved.dropped.empty()) notify_info(state, tr_fill("notice.edits_dropped", {resolved.dropped, resolved.text}));
+}
+
+// apply_settings, with `load_all` forcing the model and cluster to be loaded (first load).
+Status apply_settings_impl(AppState& state, const Settings& next_given, bool load_all) {
+  const Settings prev = state.settings;   // a copy: state.settings is replaced on commit
+  Settings next = next_given;
+  // Choosing another model by name (menus, scenarios, the spec field) leaves the imported file.
+  if (next.model != prev.model && next.model_json == prev.model_json) next.model_json.clear();
+  auto fail = [&](const Error& e) -> Status {
+    notify_error(state, e);
+    return e;
+  };
+  // Model and cluster through the core (only when they changed: building is not free).
+  auto in = load_changed_inputs(prev, next, load_all);
+  if (!in.ok()) return fail(in.error());
+  const Graph& graph = in.value().graph ? *in.value().graph : state.graph;
+  const Cluster& cluster = in.value().cluster ? *in.value().cluster : state.cluster;
+  if (auto st = check_mesh(next.mesh, cluster); !st.ok()) return fail(st.error());
+  const bool inputs_changed = in.value().graph || in.value().cluster;
+  auto resolved = resolve_settings_strategy(prev, next, graph, cluster, inputs_changed);
+  if (!resolved.ok()) return fail(resolved.error());
+  if (auto st = validate_settings_values(next); !st.ok()) return fail(st.error());
+  commit_settings(state, prev, next, std::move(in.value()), std::move(resolved.value()), load_all);
   return Ok{};
 }
+
 }  // namespace
+
+Status init_app_state(AppState& state) {
+  state = AppState{};
+  Status s = apply_settings_impl(state, Settings{}, true);
+  if (s.ok()) notify_info(state, tr_fill("notice.loaded", {state.settings.model, state.settings.cluster}));
+  return s;
+}
+
+Status apply_settings(AppState& state, const Settings& next) { return apply_settings_impl(state, next, false); }
 
 void ensure_flexflow(AppState& state) {
   if (!state.flexflow.pending) return;

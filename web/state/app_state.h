@@ -18,6 +18,7 @@
 #include "result.h"
 #include "accuracy_job.h"
 #include "flexflow_view.h"
+#include "inter_operation.h"
 #include "search_job.h"
 #include "exercises.h"
 #include "lecture_state.h"
@@ -28,19 +29,22 @@
 
 namespace autopar::web {
 
-// The FlexFlow MCMC search as the user controls it (getState().search).
+// The FlexFlow MCMC search as the user controls it (getState().search): whether it runs (the
+// page's own), and the search request's fields the link keeps under "search" (beta and seed are
+// Settings' own, shared with other panels). Defaults and bounds are the request's
+// (search_request_of, operation_requests.h validate).
 struct SearchSettings {
   bool running = false;          // true: the search advances a little every frame
-  int64_t steps = 2000;          // proposal budget (1 .. kMaxSearchSteps)
-  double budget_ms = 0;          // compute-time budget in ms; 0 = none
-  std::string init = "dp";       // initial strategy: dp, expert, mp or random (seeded with `seed`)
+  int64_t steps = SearchRequest{}.steps;
+  double budget_ms = SearchRequest{}.budget_ms;   // 0 = none
+  std::string init = SearchRequest{}.init;
   bool operator==(const SearchSettings& o) const {
     return running == o.running && steps == o.steps && budget_ms == o.budget_ms && init == o.init;
   }
 };
 
-// Largest proposal budget a search accepts.
-constexpr int64_t kMaxSearchSteps = 100000000;
+// Largest proposal budget a search accepts (the request's bound).
+constexpr int64_t kMaxSearchSteps = kSearchStepsBound.hi;
 
 // The simulator-accuracy study as the user sets it up (getState().accuracy).
 struct AccuracySettings {
@@ -56,9 +60,9 @@ struct Settings {
   std::optional<Cluster> custom_cluster;     // set when the user edited numbers: overrides `cluster`
   std::string mesh = "2x4";                  // "RxC": logical device mesh of the Alpa half
   std::string strategy = "dp";               // dp, mp, expert or random:SEED, plus ";OP=DEG@DEV" edits (strategy_text.h)
-  double beta = 500;                         // MCMC acceptance sharpness
+  double beta = SearchRequest{}.beta;        // MCMC acceptance sharpness
   int64_t seed = 1;                          // seeds the search and the accuracy study
-  int64_t microbatches = 32;
+  int64_t microbatches = InterRequest{}.microbatches;
   bool ignore_boundaries = false;            // inter-op plan as the Alpa paper's DP: stage boundaries free (`inter --ignore-boundaries`)
   std::string precision;                     // "fp32", "tf32" or "mixed" as --precision (the model's float width, the GPU peak in use); empty: as loaded
   int zero = 0;                              // ZeRO stage of the FlexFlow strategy's ops and of the memory section
@@ -182,8 +186,12 @@ std::string notice_line(const Notice& notice);
 Result<Graph> load_model_field(const Settings& settings);
 // Loads the cluster the settings describe; errors name the state field "cluster".
 Result<Cluster> load_cluster_field(const Settings& settings);
-// The search configuration the settings describe.
-SearchConfig search_config_of(const Settings& settings);
+// The search request the settings describe (unchecked: validate it with page_search_path()).
+SearchRequest search_request_of(const Settings& settings);
+// Checks the settings' numbers and names (beta, seed, micro-batches, ZeRO stage, precision,
+// the search request, accuracy samples, language, panel) with the requests' bounds; errors name
+// the state's fields.
+Status validate_settings_values(const Settings& settings);
 // The items joined with `sep` ("a, b, c").
 std::string join(const std::vector<std::string>& items, const std::string& sep);
 

@@ -6,6 +6,7 @@
 
 #include "cluster_spec.h"
 #include "exercise_grading.h"
+#include "request_fields.h"
 #include "page_strings.h"
 #include "strategy_text.h"
 
@@ -20,16 +21,136 @@ Error wrong_type(const std::string& field, const std::string& expected) {
 
 namespace {
 
-// Reads an integer field in [lo, hi].
-Result<int64_t> read_int(const Json& v, const std::string& field, int64_t lo, int64_t hi) {
-  if (!v.is_number_integer()) return wrong_type(field, "an integer");
-  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
-    return make_error("out_of_range", field + " is too large; it must be at most " + std::to_string(hi), field);
-  int64_t x = v.get<int64_t>();
-  if (x < lo || x > hi)
-    return make_error("out_of_range", field + " is " + std::to_string(x) + "; it must be between " +
-                                          std::to_string(lo) + " and " + std::to_string(hi), field);
-  return x;
+// A whole-number field narrowed to int: its bound is checked as it is read, before narrowing.
+Result<int> read_small_whole(const Json& v, const std::string& field, WholeBound bound) {
+  auto x = whole_from_json(v, field);
+  if (!x.ok()) return x.error();
+  if (auto st = check_bound(x.value(), bound, field); !st.ok()) return st.error();
+  return int(x.value());
+}
+
+// The model, its file and the cluster. Returns false for a key of another role.
+Result<bool> merge_input_field(const Json& j, const std::string& key, const Json& v, Settings& next) {
+  if (key == "model") {
+    if (!v.is_string()) return wrong_type("model", "a spec string such as \"mlp:layers=6\"");
+    next.model = v.get<std::string>();
+  } else if (key == "model_json") {
+    // An imported model file: its JSON text (or the object itself); "model" names the file.
+    if (v.is_string()) next.model_json = v.get<std::string>();
+    else if (v.is_object()) next.model_json = v.dump();
+    else return wrong_type("model_json", "a model file's JSON text or object (see autopar model --json)");
+    if (!j.contains("model")) next.model = "imported.json";
+  } else if (key == "cluster") {
+    if (v.is_string()) {
+      next.cluster = v.get<std::string>();
+      next.custom_cluster.reset();
+    } else if (v.is_object()) {
+      auto c = cluster_from_json(v);
+      if (!c.ok()) {
+        Error e = c.error();
+        e.path = e.path.empty() ? "cluster" : "cluster." + e.path;
+        return e;
+      }
+      next.custom_cluster = c.value();
+      next.cluster = preset_spec_string(c.value().name, c.value().nodes, c.value().gpus_per_node);
+    } else {
+      return wrong_type("cluster", "a spec string such as \"lecture:2x4\" or a cluster object");
+    }
+  } else if (key == "mesh") {
+    if (!v.is_string()) return wrong_type("mesh", "a string such as \"2x4\"");
+    next.mesh = v.get<std::string>();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The planners' numbers and switches, read with the requests' field readers (their bounds are
+// checked with the whole settings, validate_settings_values). Returns false for another key.
+Result<bool> merge_number_field(const std::string& key, const Json& v, Settings& next) {
+  Status st = Ok{};
+  if (key == "beta") {
+    auto x = number_from_json(v, key);
+    if (x.ok()) next.beta = x.value();
+    else st = x.error();
+  } else if (key == "seed" || key == "microbatches") {
+    auto x = whole_from_json(v, key);
+    if (x.ok()) (key == "seed" ? next.seed : next.microbatches) = x.value();
+    else st = x.error();
+  } else if (key == "zero") {
+    auto x = read_small_whole(v, key, kZeroStageBound);
+    if (x.ok()) next.zero = x.value();
+    else st = x.error();
+  } else if (key == "precision") {
+    if (!v.is_string()) return wrong_type("precision", "a string: fp32, tf32, mixed or \"\" (the model's dtype)");
+    next.precision = v.get<std::string>();
+  } else if (key == "remat" || key == "ignore_boundaries") {
+    auto x = bool_from_json(v, key);
+    if (x.ok()) (key == "remat" ? next.remat : next.ignore_boundaries) = x.value();
+    else st = x.error();
+  } else {
+    return false;
+  }
+  if (!st.ok()) return st.error();
+  return true;
+}
+
+// {running, steps, budget_ms, init}: the search's own fields.
+Status merge_search_object(const Json& v, SearchSettings& search) {
+  if (!v.is_object()) return wrong_type("search", "an object {running, steps, budget_ms, init}");
+  for (auto s = v.begin(); s != v.end(); ++s) {
+    const std::string path = "search." + s.key();
+    if (s.key() == "running") {
+      auto x = bool_from_json(s.value(), path);
+      if (!x.ok()) return x.error();
+      search.running = x.value();
+    } else if (s.key() == "steps") {
+      auto x = whole_from_json(s.value(), path);
+      if (!x.ok()) return x.error();
+      search.steps = x.value();
+    } else if (s.key() == "budget_ms") {
+      auto x = number_from_json(s.value(), path);
+      if (!x.ok()) return x.error();
+      search.budget_ms = x.value();
+    } else if (s.key() == "init") {
+      auto x = string_from_json(s.value(), path, "a string: dp, expert, mp or random");
+      if (!x.ok()) return x.error();
+      search.init = x.value();
+    } else {
+      return make_error("unknown_field", "search has no field \"" + s.key() + "\"; known: running, steps, budget_ms, init", path);
+    }
+  }
+  return Ok{};
+}
+
+// {samples}: the accuracy study's.
+Status merge_accuracy_object(const Json& v, AccuracySettings& accuracy) {
+  if (!v.is_object()) return wrong_type("accuracy", "an object {samples}");
+  for (auto a = v.begin(); a != v.end(); ++a) {
+    if (a.key() != "samples")
+      return make_error("unknown_field", "accuracy has no field \"" + a.key() + "\"; known: samples", "accuracy." + a.key());
+    auto x = read_small_whole(a.value(), "accuracy.samples", kAccuracySamplesBound);
+    if (!x.ok()) return x.error();
+    accuracy.samples = x.value();
+  }
+  return Ok{};
+}
+
+// A strategy object (as `autopar simulate --json` prints it) as edits relative to data
+// parallel, for the model and cluster of `next`.
+Status merge_strategy_object(const Json& body, Settings& next) {
+  auto g = load_model_field(next);
+  if (!g.ok()) return g.error();
+  auto c = load_cluster_field(next);
+  if (!c.ok()) return c.error();
+  auto parsed_strategy = strategy_from_json(body, g.value(), c.value().num_devices());
+  if (!parsed_strategy.ok()) {
+    Error e = parsed_strategy.error();
+    e.path = "strategy." + e.path;
+    return e;
+  }
+  next.strategy = encode_strategy("dp", parsed_strategy.value(), g.value(), c.value());
+  return Ok{};
 }
 
 }  // namespace
@@ -40,134 +161,37 @@ Status merge_settings_fields(const Json& j, Settings& next) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const Json& v = it.value();
-    if (key == "scenario" || key == "exercise" || key == "intra") {
-      continue;
-    } else if (key == "model") {
-      if (!v.is_string()) return wrong_type("model", "a spec string such as \"mlp:layers=6\"");
-      next.model = v.get<std::string>();
-    } else if (key == "model_json") {
-      // An imported model file: its JSON text (or the object itself); "model" names the file.
-      if (v.is_string()) next.model_json = v.get<std::string>();
-      else if (v.is_object()) next.model_json = v.dump();
-      else return wrong_type("model_json", "a model file's JSON text or object (see autopar model --json)");
-      if (!j.contains("model")) next.model = "imported.json";
-    } else if (key == "cluster") {
-      if (v.is_string()) {
-        next.cluster = v.get<std::string>();
-        next.custom_cluster.reset();
-      } else if (v.is_object()) {
-        auto c = cluster_from_json(v);
-        if (!c.ok()) {
-          Error e = c.error();
-          e.path = e.path.empty() ? "cluster" : "cluster." + e.path;
-          return e;
-        }
-        next.custom_cluster = c.value();
-        next.cluster = preset_spec_string(c.value().name, c.value().nodes, c.value().gpus_per_node);
-      } else {
-        return wrong_type("cluster", "a spec string such as \"lecture:2x4\" or a cluster object");
-      }
-    } else if (key == "mesh") {
-      if (!v.is_string()) return wrong_type("mesh", "a string such as \"2x4\"");
-      next.mesh = v.get<std::string>();
-    } else if (key == "strategy") {
-      if (v.is_string()) {
-        next.strategy = v.get<std::string>();
-      } else if (v.is_object()) {
-        // A strategy object as `autopar simulate --json` prints it (or a whole simulate/search
-        // output holding one): stored as edits relative to data parallel.
-        const Json& body = v.contains("strategy") && v["strategy"].is_object() ? v["strategy"] : v;
-        // Read after the loop, for the model and cluster of this same call whatever the key order.
-        strategy_object = &body;
-      } else {
-        return wrong_type("strategy", "a string (dp, mp, expert, random:SEED, plus ;OP=DEGREES@DEVICES edits) or a strategy object");
-      }
-    } else if (key == "beta") {
-      if (!v.is_number()) return wrong_type("beta", "a number");
-      next.beta = v.get<double>();
-    } else if (key == "seed") {
-      auto x = read_int(v, "seed", 0, INT64_MAX);
-      if (!x.ok()) return x.error();
-      next.seed = x.value();
-    } else if (key == "microbatches") {
-      auto x = read_int(v, "microbatches", 1, 1 << 20);
-      if (!x.ok()) return x.error();
-      next.microbatches = x.value();
-    } else if (key == "precision") {
-      if (!v.is_string()) return wrong_type("precision", "a string: fp32, tf32, mixed or \"\" (the model's dtype)");
-      next.precision = v.get<std::string>();
-    } else if (key == "zero") {
-      auto x = read_int(v, "zero", 0, 3);
-      if (!x.ok()) return x.error();
-      next.zero = int(x.value());
-    } else if (key == "remat") {
-      if (!v.is_boolean()) return wrong_type("remat", "true or false");
-      next.remat = v.get<bool>();
-    } else if (key == "ignore_boundaries") {
-      if (!v.is_boolean()) return wrong_type("ignore_boundaries", "true or false");
-      next.ignore_boundaries = v.get<bool>();
+    if (key == "scenario" || key == "exercise" || key == "intra") continue;   // the caller's
+    auto input = merge_input_field(j, key, v, next);
+    if (!input.ok()) return input.error();
+    if (input.value()) continue;
+    auto number = merge_number_field(key, v, next);
+    if (!number.ok()) return number.error();
+    if (number.value()) continue;
+    Status st = Ok{};
+    if (key == "strategy") {
+      if (v.is_string()) next.strategy = v.get<std::string>();
+      // A strategy object (or a whole simulate/search output holding one): read after the loop,
+      // for the model and cluster of this same call whatever the key order.
+      else if (v.is_object()) strategy_object = v.contains("strategy") && v["strategy"].is_object() ? &v["strategy"] : &v;
+      else st = wrong_type("strategy", "a string (dp, mp, expert, random:SEED, plus ;OP=DEGREES@DEVICES edits) or a strategy object");
     } else if (key == "search") {
-      if (!v.is_object()) return wrong_type("search", "an object {running, steps, budget_ms, init}");
-      for (auto s = v.begin(); s != v.end(); ++s) {
-        if (s.key() == "running") {
-          if (!s.value().is_boolean()) return wrong_type("search.running", "true or false");
-          next.search.running = s.value().get<bool>();
-        } else if (s.key() == "steps") {
-          auto x = read_int(s.value(), "search.steps", 1, kMaxSearchSteps);
-          if (!x.ok()) return x.error();
-          next.search.steps = x.value();
-        } else if (s.key() == "budget_ms") {
-          if (!s.value().is_number()) return wrong_type("search.budget_ms", "a number of milliseconds (0 = none)");
-          next.search.budget_ms = s.value().get<double>();
-        } else if (s.key() == "init") {
-          if (!s.value().is_string()) return wrong_type("search.init", "a string: dp, expert, mp or random");
-          next.search.init = s.value().get<std::string>();
-        } else {
-          return (make_error("unknown_field",
-                                 "search has no field \"" + s.key() + "\"; known: running, steps, budget_ms, init",
-                                 "search." + s.key()));
-        }
-      }
+      st = merge_search_object(v, next.search);
     } else if (key == "accuracy") {
-      if (!v.is_object()) return wrong_type("accuracy", "an object {samples}");
-      for (auto a = v.begin(); a != v.end(); ++a) {
-        if (a.key() == "samples") {
-          auto x = read_int(a.value(), "accuracy.samples", 2, kMaxAccuracySamples);
-          if (!x.ok()) return x.error();
-          next.accuracy.samples = int(x.value());
-        } else {
-          return (make_error("unknown_field", "accuracy has no field \"" + a.key() + "\"; known: samples",
-                                 "accuracy." + a.key()));
-        }
-      }
-    } else if (key == "lang") {
-      if (!v.is_string()) return wrong_type("lang", "\"en\" (English) or \"zh\" (Chinese)");
-      next.lang = v.get<std::string>();
-    } else if (key == "panel") {
-      if (!v.is_string()) return wrong_type("panel", "a string: " + join(panel_names(), ", "));
-      next.panel = v.get<std::string>();
+      st = merge_accuracy_object(v, next.accuracy);
+    } else if (key == "lang" || key == "panel") {
+      if (!v.is_string())
+        st = key == "lang" ? wrong_type("lang", "\"en\" (English) or \"zh\" (Chinese)") : wrong_type("panel", "a string: " + join(panel_names(), ", "));
+      else (key == "lang" ? next.lang : next.panel) = v.get<std::string>();
     } else {
-      return (make_error("unknown_field",
-                             "the state has no field \"" + key +
-                                 "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, panel, scenario, lang, exercise, intra",
-                             key));
+      st = make_error("unknown_field",
+                      "the state has no field \"" + key +
+                          "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, panel, scenario, lang, exercise, intra",
+                      key);
     }
+    if (!st.ok()) return st;
   }
-
-  if (strategy_object) {
-    auto g = load_model_field(next);
-    if (!g.ok()) return g.error();
-    auto c = load_cluster_field(next);
-    if (!c.ok()) return c.error();
-    auto parsed_strategy = strategy_from_json(*strategy_object, g.value(), c.value().num_devices());
-    if (!parsed_strategy.ok()) {
-      Error e = parsed_strategy.error();
-      e.path = "strategy." + e.path;
-      return e;
-    }
-    next.strategy = encode_strategy("dp", parsed_strategy.value(), g.value(), c.value());
-  }
-  return Ok{};
+  return strategy_object ? merge_strategy_object(*strategy_object, next) : Status(Ok{});
 }
 
 Status apply_settings_json(AppState& state, const std::string& json_text) {
@@ -179,57 +203,101 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
   return apply_settings_object(state, parsed.value());
 }
 
+namespace {
+
+// {exercise: {number, answer | answers, check, reveal}}: shows exercise `number`, types the
+// answer(s) into its boxes and presses Check (unless check is false) and Show the answer (reveal).
+struct ExerciseInput {
+  int number = 0;                      // 0: none given
+  std::vector<std::string> answers;
+  bool has_answer = false, check = false, reveal = false;
+};
+
+Result<ExerciseInput> read_exercise_input(const Json& e) {
+  ExerciseInput in;
+  if (!e.is_object() || !e.contains("number") || !e["number"].is_number_integer())
+    return wrong_type("exercise", "an object {number: 1..8, answer: \"text\" or answers: [\"text\", ...], check, reveal}");
+  in.number = e["number"].get<int>();
+  if (in.number < 1 || in.number > kExerciseCount) return make_error("out_of_range", "exercise.number must be between 1 and 8", "exercise.number");
+  for (auto it = e.begin(); it != e.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "number") continue;
+    if (k == "answer") {
+      if (!it.value().is_string()) return wrong_type("exercise.answer", "a string such as \"0.37\"");
+      in.answers = {it.value().get<std::string>()};
+      in.has_answer = true;
+    } else if (k == "answers") {
+      if (!it.value().is_array() || it.value().size() > 3) return wrong_type("exercise.answers", "an array of at most 3 strings");
+      in.answers.clear();
+      for (const auto& a : it.value()) {
+        if (!a.is_string()) return wrong_type("exercise.answers", "an array of at most 3 strings");
+        in.answers.push_back(a.get<std::string>());
+      }
+      in.has_answer = true;
+    } else if (k == "check" || k == "reveal") {
+      if (!it.value().is_boolean()) return wrong_type("exercise." + k, "true or false");
+      (k == "check" ? in.check : in.reveal) = it.value().get<bool>();
+    } else {
+      return make_error("unknown_field", "exercise has no field \"" + k + "\"; known: number, answer, answers, check, reveal", "exercise." + k);
+    }
+  }
+  if (in.has_answer && !e.contains("check")) in.check = true;
+  return in;
+}
+
+void apply_exercise_input(AppState& state, const ExerciseInput& in) {
+  state.exercises.shown = in.number;
+  refresh_exercise_data(state);
+  if (in.has_answer) {
+    auto& boxes = state.exercises.answers[size_t(in.number - 1)];
+    for (size_t k = 0; k < boxes.size(); ++k) boxes[k] = k < in.answers.size() ? in.answers[k] : std::string();
+    state.exercises.checked[size_t(in.number - 1)] = false;
+  }
+  if (in.check) check_exercise(state);
+  if (in.reveal) reveal_exercise(state);
+}
+
+// A new cluster shape without an explicit mesh: keep the mesh if it still fits, else use
+// nodes x GPUs (axis 0 across nodes, axis 1 inside a node).
+Status follow_cluster_mesh(const Settings& prev, Settings& next) {
+  if (next.cluster == prev.cluster && next.custom_cluster == prev.custom_cluster) return Ok{};
+  auto c = load_cluster_field(next);
+  if (!c.ok()) return c.error();
+  auto m = parse_mesh_shape(next.mesh, "mesh");
+  if (!m.ok() || m.value().first * m.value().second != c.value().num_devices())
+    next.mesh = std::to_string(c.value().nodes) + "x" + std::to_string(c.value().gpus_per_node);
+  return Ok{};
+}
+
+// The notice after a setState: what was applied, "key=value, ...", kept short.
+std::string applied_notice(const Json& j) {
+  std::string what;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    what += (what.empty() ? "" : ", ") + it.key() + "=" + (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+  if (what.size() > 160) what = what.substr(0, 157) + "...";
+  return what.empty() ? std::string(tr("notice.nothing")) : tr_fill("notice.applied", {what});
+}
+
+}  // namespace
+
 Status apply_settings_object(AppState& state, const Json& j) {
   auto fail = [&](const Error& e) -> Status {
     notify_error(state, e);
     return e;
   };
   if (!j.is_object()) return fail(wrong_type("(state)", "an object such as {\"model\":\"mlp:layers=6\"}"));
-
   Settings next = state.settings;
-  const bool mesh_given = j.contains("mesh");
   Json intra_options;   // {solver, reduce_scatter, remat}, applied with the settings
   if (j.contains("intra")) {   // the intra-op tab's options (alpa_view.h), not kept in links
     IntraOpView check = state.alpa.intra;
     if (Status st = apply_intra_options(check, j["intra"]); !st.ok()) return fail(st.error());
     intra_options = j["intra"];
   }
-  // {exercise: {number, answer | answers, check, reveal}}: shows exercise `number`, types the
-  // answer(s) into its boxes and presses Check (unless check is false) and Show the answer (reveal).
-  int exercise_number = 0;
-  std::vector<std::string> exercise_answers;
-  bool exercise_has_answer = false, exercise_check = false, exercise_reveal = false;
+  ExerciseInput exercise;
   if (j.contains("exercise")) {
-    const Json& e = j["exercise"];
-    if (!e.is_object() || !e.contains("number") || !e["number"].is_number_integer())
-      return fail(wrong_type("exercise", "an object {number: 1..8, answer: \"text\" or answers: [\"text\", ...], check, reveal}"));
-    exercise_number = e["number"].get<int>();
-    if (exercise_number < 1 || exercise_number > kExerciseCount)
-      return fail(make_error("out_of_range", "exercise.number must be between 1 and 8", "exercise.number"));
-    for (auto it = e.begin(); it != e.end(); ++it) {
-      const std::string& k = it.key();
-      if (k == "number") continue;
-      if (k == "answer") {
-        if (!it.value().is_string()) return fail(wrong_type("exercise.answer", "a string such as \"0.37\""));
-        exercise_answers = {it.value().get<std::string>()};
-        exercise_has_answer = true;
-      } else if (k == "answers") {
-        if (!it.value().is_array() || it.value().size() > 3) return fail(wrong_type("exercise.answers", "an array of at most 3 strings"));
-        exercise_answers.clear();
-        for (const auto& a : it.value()) {
-          if (!a.is_string()) return fail(wrong_type("exercise.answers", "an array of at most 3 strings"));
-          exercise_answers.push_back(a.get<std::string>());
-        }
-        exercise_has_answer = true;
-      } else if (k == "check" || k == "reveal") {
-        if (!it.value().is_boolean()) return fail(wrong_type("exercise." + k, "true or false"));
-        (k == "check" ? exercise_check : exercise_reveal) = it.value().get<bool>();
-      } else {
-        return fail(make_error("unknown_field", "exercise has no field \"" + k + "\"; known: number, answer, answers, check, reveal",
-                               "exercise." + k));
-      }
-    }
-    if (exercise_has_answer && !e.contains("check")) exercise_check = true;
+    auto e = read_exercise_input(j["exercise"]);
+    if (!e.ok()) return fail(e.error());
+    exercise = e.value();
   }
   // A scenario sets the page up first; the other fields given with it override its set-up.
   if (j.contains("scenario")) {
@@ -237,37 +305,13 @@ Status apply_settings_object(AppState& state, const Json& j) {
     if (auto st = apply_scenario_setup(j["scenario"].get<std::string>(), next); !st.ok()) return fail(st.error());
   }
   if (auto st = merge_settings_fields(j, next); !st.ok()) return fail(st.error());
-
-  // A new cluster shape without an explicit mesh: keep the mesh if it still fits, else use
-  // nodes x GPUs (axis 0 across nodes, axis 1 inside a node).
-  if (!mesh_given && (next.cluster != state.settings.cluster || !(next.custom_cluster == state.settings.custom_cluster))) {
-    auto c = load_cluster_field(next);
-    if (!c.ok()) return fail(c.error());
-    auto m = parse_mesh_shape(next.mesh, "mesh");
-    if (!m.ok() || m.value().first * m.value().second != c.value().num_devices())
-      next.mesh = std::to_string(c.value().nodes) + "x" + std::to_string(c.value().gpus_per_node);
-  }
+  if (!j.contains("mesh"))
+    if (auto st = follow_cluster_mesh(state.settings, next); !st.ok()) return fail(st.error());
   Status applied = apply_settings(state, next);
-  if (applied.ok() && !intra_options.is_null()) (void)apply_intra_options(state.alpa.intra, intra_options);   // checked above
-  if (applied.ok() && exercise_number > 0) {
-    state.exercises.shown = exercise_number;
-    refresh_exercise_data(state);
-    if (exercise_has_answer) {
-      auto& boxes = state.exercises.answers[size_t(exercise_number - 1)];
-      for (size_t k = 0; k < boxes.size(); ++k) boxes[k] = k < exercise_answers.size() ? exercise_answers[k] : std::string();
-      state.exercises.checked[size_t(exercise_number - 1)] = false;
-    }
-    if (exercise_check) check_exercise(state);
-    if (exercise_reveal) reveal_exercise(state);
-  }
-  if (applied.ok()) {
-    std::string what;
-    for (auto it = j.begin(); it != j.end(); ++it)
-      what += (what.empty() ? "" : ", ") + it.key() + "=" +
-              (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
-    if (what.size() > 160) what = what.substr(0, 157) + "...";
-    notify_info(state, what.empty() ? std::string(tr("notice.nothing")) : tr_fill("notice.applied", {what}));
-  }
+  if (!applied.ok()) return applied;
+  if (!intra_options.is_null()) (void)apply_intra_options(state.alpa.intra, intra_options);   // checked above
+  if (exercise.number > 0) apply_exercise_input(state, exercise);
+  notify_info(state, applied_notice(j));
   return applied;
 }
 
