@@ -358,14 +358,8 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     ImGui::EndTable();
   }
   // Schedules.
-  // With boundaries priced, a stage's time includes its receiving, and sends sit on link lanes.
-  std::vector<double> lat, send;
-  for (const auto& s : plan->stages) {
-    lat.push_back(s.latency + (plan->boundaries ? s.recv_ms : 0));
-    send.push_back(plan->boundaries ? s.send_ms : 0);
-  }
-  const PipelineSchedule gpipe = pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe, send);
-  const PipelineSchedule f1b = pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b, send);
+  const PipelineSchedule gpipe = plan_pipeline_schedule(*plan, in.microbatches, PipelineKind::gpipe);
+  const PipelineSchedule f1b = plan_pipeline_schedule(*plan, in.microbatches, PipelineKind::one_f_one_b);
   section_header(tr("inter.schedule"));
   ImGui::SameLine();
   ImGui::ColorButton("##fwd", ImGui::ColorConvertU32ToFloat4(kForwardColor), ImGuiColorEditFlags_NoTooltip, ImVec2(font, font));
