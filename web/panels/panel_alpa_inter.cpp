@@ -377,8 +377,8 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   }
   const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
   const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
-  draw_schedule(tr("inter.gpipe"), gpipe, int(lat.size()), t_end, h, plan->boundaries);
-  draw_schedule(tr("inter.1f1b"), f1b, int(lat.size()), t_end, h, plan->boundaries);
+  draw_schedule(tr("inter.gpipe"), gpipe, int(plan->stages.size()), t_end, h, plan->boundaries);
+  draw_schedule(tr("inter.1f1b"), f1b, int(plan->stages.size()), t_end, h, plan->boundaries);
   ImGui::End();
 }
 
