@@ -20,6 +20,7 @@ cmake --build build -j2
 
 step "unit tests"
 ctest --test-dir build --output-on-failure
+tests/arch/check_includes.sh   # web/ includes no planner header, glpk.h, or imgui.h outside panels/platform
 
 step "sanitizers and fuzzing (clang: AddressSanitizer, UndefinedBehaviorSanitizer, libFuzzer)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOPAR_FUZZ=ON >/dev/null

@@ -18,6 +18,13 @@ Result<TrainingMemoryReport> memory_operation(const Graph& graph, const Cluster&
   return TrainingMemoryReport{graph.name(), cluster.num_devices(), options, r.value()};
 }
 
+std::vector<int> data_parallel_degrees(int devices, int64_t batch) {
+  std::vector<int> degrees;
+  for (int d = 1; d <= devices; ++d)
+    if (devices % d == 0 && (batch == 0 || d <= batch)) degrees.push_back(d);
+  return degrees;
+}
+
 Json TrainingMemoryReport::to_json() const {
   const MemoryReport& m = memory;
   const MemoryOptions& o = options;

@@ -1,7 +1,9 @@
 // `memory` (INTERFACES.md): training memory per GPU (ZeRO's model states, Korthikanti et al.'s
 // activations) for a model on a cluster with data and tensor parallelism, as a typed report.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cluster.h"
 #include "graph.h"
@@ -22,5 +24,9 @@ struct TrainingMemoryReport {
 
 // Per-device memory of `graph` trained on `cluster` as `options` say (see estimate_memory).
 Result<TrainingMemoryReport> memory_operation(const Graph& graph, const Cluster& cluster, const MemoryOptions& options);
+
+// The data-parallel degrees `devices` GPUs can be split into for `memory --dp`: the divisors of
+// the device count, each at most `batch` (a replica needs a sample; batch 0: no bound), ascending.
+std::vector<int> data_parallel_degrees(int devices, int64_t batch);
 
 }  // namespace autopar

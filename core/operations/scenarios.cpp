@@ -9,6 +9,7 @@
 
 #include "accuracy_operation.h"
 #include "alpa_operations.h"
+#include "beta_sweep.h"
 #include "compare.h"
 #include "cluster_spec.h"
 #include "device_mesh.h"
@@ -367,17 +368,15 @@ Status run_mcmc_vs_exhaustive(Json& r, std::vector<Bilingual>& f) {
 }
 
 Status run_beta_sweep(Json& r, std::vector<Bilingual>& f) {
-  Json sweep = Json::array();
-  for (const char* beta : {"1", "10", "50", "200", "500", "2000", "10000"}) {
-    double sum = 0;
-    for (int seed = 1; seed <= 5; ++seed) {
-      TRY_JSON(j, search_json("alexnet", "lecture:2x4", std::stod(beta), 2000, uint64_t(seed), "dp"));
-      sum += j["best_ms"].get<double>();
-    }
-    sweep.push_back(Json{{"beta", std::stod(beta)}, {"mean_best_ms", sum / 5}});
-    f.push_back(say("beta {0}: mean best {1}", "β {0}：平均最好 {1}", {beta, fmt("%.2f ms", sum / 5)}));
+  std::vector<double> best_ms;
+  for (size_t k = 0; k < beta_sweep_runs(); ++k) {
+    const BetaSweepRun run = beta_sweep_run(k);
+    TRY_JSON(j, search_json(kBetaSweepModel, kBetaSweepCluster, run.beta, kBetaSweepSteps, run.seed, kBetaSweepInit));
+    best_ms.push_back(j["best_ms"].get<double>());
   }
-  r["sweep"] = sweep;
+  BetaSweepResult sweep = beta_sweep_result(best_ms);
+  r["sweep"] = sweep.results["sweep"];
+  f.insert(f.end(), sweep.findings.begin(), sweep.findings.end());
   return Ok{};
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "test_inputs.h"
-#include "alpa_view.h"
+#include "pipeline_schedule.h"
 #include "cluster_spec.h"
 #include "inter_op.h"
 #include "models.h"
@@ -250,7 +250,7 @@ TEST_CASE("Alpa's automatic layer construction: N contiguous layers of balanced 
 TEST_CASE("pipeline schedule with send/recv boxes on the links' lanes, by hand") {
   // Two stages of 3 ms (forward 1, backward 2), one micro-batch, a boundary of 2 ms (1 each way):
   // fwd s0 [0,1], send [1,2], fwd s1 [2,3], bwd s1 [3,5], send back [5,6], bwd s0 [6,8].
-  auto sched = web::pipeline_schedule({3, 3}, 1, web::PipelineKind::gpipe, {2, 0});
+  auto sched = pipeline_schedule({3, 3}, 1, PipelineKind::gpipe, {2, 0});
   CHECK(sched.makespan_ms == doctest::Approx(8));
   int transfers = 0;
   for (const auto& b : sched.boxes) {
@@ -262,9 +262,9 @@ TEST_CASE("pipeline schedule with send/recv boxes on the links' lanes, by hand")
   }
   CHECK(transfers == 2);
   // Without sends, the schedule of before: 1 + 1 + 2 + 2 = 6.
-  CHECK(web::pipeline_schedule({3, 3}, 1, web::PipelineKind::gpipe).makespan_ms == doctest::Approx(6));
+  CHECK(pipeline_schedule({3, 3}, 1, PipelineKind::gpipe).makespan_ms == doctest::Approx(6));
   // 1F1B with 4 micro-batches: each link carries one transfer at a time.
-  auto f1b = web::pipeline_schedule({3, 3, 3}, 4, web::PipelineKind::one_f_one_b, {2.5, 2.5, 0});
+  auto f1b = pipeline_schedule({3, 3, 3}, 4, PipelineKind::one_f_one_b, {2.5, 2.5, 0});
   for (const auto& a : f1b.boxes)
     for (const auto& b : f1b.boxes)
       if (&a != &b && a.transfer && b.transfer && a.stage == b.stage) CHECK((a.end_ms <= b.start_ms + 1e-9 || b.end_ms <= a.start_ms + 1e-9));

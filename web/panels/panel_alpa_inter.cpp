@@ -354,22 +354,16 @@ void schedule_legend_item(const char* id, ImU32 color, const char* label) {
 // The GPipe and 1F1B schedules of the plan's stages as Gantt charts.
 void draw_inter_schedules(const AlpaInputs& in, const InterOpPlan& plan) {
   const float font = ImGui::GetFontSize();
-  // With boundaries priced, a stage's time includes its receiving, and sends sit on link lanes.
-  std::vector<double> lat, send;
-  for (const auto& s : plan.stages) {
-    lat.push_back(s.latency + (plan.boundaries ? s.recv_ms : 0));
-    send.push_back(plan.boundaries ? s.send_ms : 0);
-  }
-  const PipelineSchedule gpipe = pipeline_schedule(lat, in.microbatches, PipelineKind::gpipe, send);
-  const PipelineSchedule f1b = pipeline_schedule(lat, in.microbatches, PipelineKind::one_f_one_b, send);
+  const PipelineSchedule gpipe = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::gpipe);
+  const PipelineSchedule f1b = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::one_f_one_b);
   section_header(tr("inter.schedule"));
   schedule_legend_item("##fwd", kForwardColor, tr("inter.forward"));
   schedule_legend_item("##bwd", kBackwardColor, tr("inter.backward_legend"));
   if (plan.boundaries) schedule_legend_item("##send", kSendColor, tr("inter.send_legend"));
   const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
   const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
-  draw_schedule(tr("inter.gpipe"), gpipe, int(lat.size()), t_end, h, plan.boundaries);
-  draw_schedule(tr("inter.1f1b"), f1b, int(lat.size()), t_end, h, plan.boundaries);
+  draw_schedule(tr("inter.gpipe"), gpipe, int(plan.stages.size()), t_end, h, plan.boundaries);
+  draw_schedule(tr("inter.1f1b"), f1b, int(plan.stages.size()), t_end, h, plan.boundaries);
 }
 
 }  // namespace

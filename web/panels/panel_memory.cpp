@@ -1,5 +1,5 @@
 // The memory section of the Cluster panel: one GPU's training memory as `autopar memory` counts
-// it (core/model/memory_model.h) for the current model and cluster, as a stacked bar (parameters,
+// it (core/operations/memory_operation.h) for the current model and cluster, as a stacked bar (parameters,
 // gradients, optimizer state, activations) against the GPU's capacity, with the data-parallel
 // degree, ZeRO stage, optimizer, precision and recomputation as controls, and a clear mark when
 // it does not fit. Precision, ZeRO stage and recomputation are settings (getState's precision,
@@ -7,10 +7,12 @@
 // use (as --precision) and the FlexFlow strategy's ZeRO stage and recomputation. The
 // data-parallel degree and optimizer are the section's own.
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "format_units.h"
-#include "memory_model.h"
+#include "memory_operation.h"
 #include "panel_common.h"
 
 namespace autopar::web {
@@ -23,15 +25,38 @@ struct MemoryControls {
 
 MemoryControls g_controls;
 
+// The last estimate and what it was made for: the settings (model, cluster, precision) and the
+// options. Recomputed only when they change, not every frame.
+struct MemoryEstimate {
+  Settings settings;
+  MemoryOptions options;
+  std::optional<Result<TrainingMemoryReport>> report;
+};
+
+MemoryEstimate g_estimate;
+
+bool same_options(const MemoryOptions& a, const MemoryOptions& b) {
+  return a.data_parallel == b.data_parallel && a.tensor_parallel == b.tensor_parallel && a.zero_stage == b.zero_stage &&
+         a.optimizer == b.optimizer && a.precision == b.precision && a.remat == b.remat;
+}
+
+// The estimate for the current settings and options (memory_operation, as `autopar memory`).
+const Result<TrainingMemoryReport>& memory_estimate(const AppState& state, const MemoryOptions& o) {
+  MemoryEstimate& e = g_estimate;
+  if (!e.report || !(e.settings == state.settings) || !same_options(e.options, o)) {
+    e.settings = state.settings;
+    e.options = o;
+    e.report = memory_operation(state.graph, state.cluster, o);
+  }
+  return *e.report;
+}
+
 }  // namespace
 
 void draw_memory_section(AppState& state) {
   const int devices = state.cluster.num_devices();
   // Data-parallel degrees: divisors of the GPU count up to the batch (a replica needs a sample).
-  const int64_t batch = model_batch(state.graph);
-  std::vector<int> divisors;
-  for (int d = 1; d <= devices; ++d)
-    if (devices % d == 0 && (batch == 0 || d <= batch)) divisors.push_back(d);
+  const std::vector<int> divisors = data_parallel_degrees(devices, model_batch(state.graph));
   MemoryControls& c = g_controls;
   if (c.dp_index < 0 || c.dp_index >= int(divisors.size())) c.dp_index = int(divisors.size()) - 1;
   section_header(tr("memory_panel.section"));
@@ -71,12 +96,12 @@ void draw_memory_section(AppState& state) {
   o.optimizer = c.optimizer == 0 ? Optimizer::adam : Optimizer::sgd;
   o.precision = training_precision(state.graph);
   o.remat = state.settings.remat;
-  auto r = estimate_memory(state.graph, state.cluster, o);
+  const Result<TrainingMemoryReport>& r = memory_estimate(state, o);
   if (!r.ok()) {
     ImGui::TextWrapped("%s", r.error().message.c_str());
     return;
   }
-  const MemoryReport& m = r.value();
+  const MemoryReport& m = r.value().memory;
   // One stacked bar: the scale is the larger of the capacity and the total, so an overflow shows.
   const double scale = std::max(m.capacity_bytes, m.total_bytes);
   const ImVec2 origin = ImGui::GetCursorScreenPos();

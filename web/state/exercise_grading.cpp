@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "cluster_spec.h"
-#include "device_mesh.h"
+#include "alpa_operations.h"
 #include "flexflow_operations.h"
 #include "format_units.h"
 #include "models.h"

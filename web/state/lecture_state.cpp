@@ -8,16 +8,8 @@
 #include "cluster_spec.h"
 #include "models.h"
 #include "scenarios.h"
-#include "soap.h"
-#include "device_mesh.h"
-#include "engine_export.h"
-#include "intra_op.h"
-#include "simulator.h"
-#include "sharding_spec.h"
-#include "task_graph.h"
 
 #include <chrono>
-#include <cstdio>
 #include <tuple>
 
 namespace autopar::web {
@@ -182,11 +174,6 @@ std::string lecture_plan_status(const LectureState& lecture) {
   return plan_progress_text(lecture.plan.worker->progress(lecture.plan.request), lecture.plan.worker->connected());
 }
 
-const std::vector<std::string>& beta_sweep_betas() {
-  static const std::vector<std::string> betas = {"1", "10", "50", "200", "500", "2000", "10000"};
-  return betas;
-}
-
 namespace {
 // Searches of the sweep in flight at once: enough for a pool of workers to run side by side,
 // few enough that one worker's slices stay long.
@@ -198,11 +185,11 @@ void start_sweep_searches(BetaSweepJob& job) {
   for (size_t k = 0; k < job.requests.size(); ++k) in_flight += job.requests[k] && !job.ended[k] ? 1 : 0;
   for (size_t k = 0; k < job.requests.size() && in_flight < kSweepInFlight; ++k) {
     if (job.requests[k]) continue;
-    const double beta = std::stod(beta_sweep_betas()[k / kBetaSweepSeeds]);
-    const int seed = int(k % kBetaSweepSeeds) + 1;
-    // As the CLI's scenario: `search --model alexnet --cluster lecture:2x4 --beta B --steps 2000 --seed S --init dp`.
-    job.requests[k] = job.worker->start("search", Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}},
-                                        Json{{"beta", beta}, {"steps", 2000}, {"seed", seed}, {"init", "dp"}, {"partials", false}});
+    // As the CLI's scenario (beta_sweep.h): `search --model alexnet --cluster lecture:2x4 --beta B --steps 2000 --seed S --init dp`.
+    const BetaSweepRun run = beta_sweep_run(k);
+    job.requests[k] = job.worker->start("search", Json{{"model", kBetaSweepModel}, {"cluster", kBetaSweepCluster}},
+                                        Json{{"beta", run.beta}, {"steps", kBetaSweepSteps}, {"seed", run.seed}, {"init", kBetaSweepInit},
+                                             {"partials", false}});
     ++in_flight;
   }
 }
@@ -213,7 +200,7 @@ void beta_sweep_start(LectureState& lecture, std::shared_ptr<WorkerClient> worke
     for (size_t k = 0; k < lecture.sweep->requests.size(); ++k)
       if (lecture.sweep->requests[k] && !lecture.sweep->ended[k]) lecture.sweep->worker->cancel(lecture.sweep->requests[k]);
   auto job = std::make_shared<BetaSweepJob>();
-  const size_t n = beta_sweep_betas().size() * kBetaSweepSeeds;
+  const size_t n = beta_sweep_runs();
   job->worker = std::move(worker);
   job->requests.assign(n, 0);
   job->best_ms.assign(n, 0.0);
@@ -256,24 +243,13 @@ void beta_sweep_advance(LectureState& lecture, double budget_ms) {
     start_sweep_searches(job);
     return;
   }
-  // Done: the means in the CLI's order of summation (seed 1 to 5) and the findings in its words.
+  // Done: the means and findings as the CLI's scenario makes them.
   job.running = false;
-  job.mean_best_ms.clear();
-  for (size_t b = 0; b < beta_sweep_betas().size(); ++b) {
-    double sum = 0;
-    for (int s = 0; s < kBetaSweepSeeds; ++s) sum += job.best_ms[b * kBetaSweepSeeds + size_t(s)];
-    job.mean_best_ms.push_back(sum / kBetaSweepSeeds);
-  }
+  BetaSweepResult result = beta_sweep_result(job.best_ms);
+  job.mean_best_ms = std::move(result.mean_best_ms);
   lecture.computed_name = "beta-sweep";
-  lecture.findings.clear();
-  Json sweep = Json::array();
-  for (size_t i = 0; i < job.mean_best_ms.size(); ++i) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%.2f ms", job.mean_best_ms[i]);
-    lecture.findings.push_back(say("beta {0}: mean best {1}", "β {0}：平均最好 {1}", {beta_sweep_betas()[i], buf}));
-    sweep.push_back(Json{{"beta", std::stod(beta_sweep_betas()[i])}, {"mean_best_ms", job.mean_best_ms[i]}});
-  }
-  lecture.results = Json{{"sweep", sweep}};
+  lecture.findings = std::move(result.findings);
+  lecture.results = std::move(result.results);
 }
 
 void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed) {
@@ -281,6 +257,7 @@ void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, 
   compare.error.clear();
   compare.failure.reset();
   compare.output = Json();
+  compare.summary.reset();
   compare.flexflow = Json();
   compare.alpa = Json();
   compare.inputs = inputs;
@@ -328,6 +305,14 @@ void compare_advance(CompareState& compare, double budget_ms) {
   }
   if (compare_running(compare)) return;
   compare.output = compare_json(compare.title, compare.flexflow, compare.alpa);
+  auto summary = compare_summary_from_json(compare.output);
+  if (!summary.ok()) {
+    compare.failure = summary.error();
+    compare.error = summary.error().message;
+    compare.output = Json();
+    return;
+  }
+  compare.summary = std::move(summary.value());
   compare.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compare.started).count();
 }
 

@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "beta_sweep.h"
 #include "cluster.h"
 #include "compare.h"
+#include "compare_summary.h"
 #include "graph.h"
 #include "json_io.h"
 #include "language.h"
@@ -30,9 +32,9 @@ struct ScenarioInfo {
   Json page;   // {"setup": getState fields, "panel": the tab that shows it}; null when the CLI gives none
 };
 
-// The beta sweep of scenario beta-sweep run in the page: 7 betas x 5 seeds of 2,000-step MCMC
-// searches on AlexNet from data parallel, each the worker's "search" operation (the same job as
-// the CLI's), a few at a time so that a pool runs them side by side.
+// The beta sweep of scenario beta-sweep run in the page (its runs and findings: beta_sweep.h),
+// each search the worker's "search" operation (the same job as the CLI's), a few at a time so
+// that a pool runs them side by side.
 struct BetaSweepJob {
   std::shared_ptr<WorkerClient> worker;   // the page's worker client
   std::vector<int64_t> requests;          // per search (beta index * seeds + seed - 1): its job id, 0 before it starts
@@ -44,12 +46,6 @@ struct BetaSweepJob {
   std::vector<double> mean_best_ms;       // per beta, once the sweep is done
   bool running = false;
 };
-
-// The betas of the sweep, as the CLI's scenario writes them.
-const std::vector<std::string>& beta_sweep_betas();
-
-// Searches in the whole sweep (betas x seeds).
-constexpr int kBetaSweepSeeds = 5;
 
 // The plan of a planned scenario (gpt3-1024, scenarios.h's PlannedScenario) in the page's
 // worker: its findings come from the plan's report as the CLI's do.
@@ -102,6 +98,7 @@ int beta_sweep_done(const BetaSweepJob& job);
 // workers when the pool has them), and their halves merge into `autopar compare --json`.
 struct CompareState {
   Json output;                            // `autopar compare --json` output; null until computed
+  std::optional<CompareSummary> summary;  // the output read into typed rows (what the tab draws)
   std::string inputs;                     // "model on cluster, seed N" the output belongs to
   std::string title;                      // "model on cluster", as the report's "model"
   std::string error;                      // why computing failed; empty when it did not

@@ -4,7 +4,6 @@
 
 #include "app_state.h"
 #include "export_operation.h"
-#include "soap.h"
 
 namespace autopar::web {
 

@@ -1,7 +1,7 @@
 // The Alpa half as the page shows it (Zheng et al., OSDI 2022, sections 4 and 5): the intra-op
 // plan of the current model on the current logical mesh (recomputed whenever its inputs change),
 // the inter-op pipeline plan (computed on demand, a slice per frame: it takes a second of work
-// on large models), and the GPipe / 1F1B schedules of that pipeline as boxes for a Gantt chart.
+// on large models); the schedules of that pipeline are core's (pipeline_schedule.h).
 // No ImGui in here.
 #pragma once
 #include <chrono>
@@ -11,12 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "alpa_operations.h"
 #include "cluster.h"
-#include "device_mesh.h"
 #include "graph.h"
-#include "inter_op.h"
-#include "intra_op.h"
 #include "json_io.h"
+#include "pipeline_schedule.h"
 #include "result.h"
 #include "worker_client.h"
 
@@ -170,40 +169,5 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
 int shard_of_device(const std::vector<uint8_t>& dims, int r, int c, int rows, int cols);
 // How many distinct shards a tensor with sharding `dims` is cut into on a rows x cols mesh.
 int shard_count(const std::vector<uint8_t>& dims, int rows, int cols);
-
-// The two pipeline schedules of the lecture.
-enum class PipelineKind { gpipe, one_f_one_b };
-
-// One box of a pipeline schedule: stage `stage` runs the forward or backward pass of a
-// micro-batch from start_ms to end_ms.
-struct PipelineBox {
-  int stage = 0, microbatch = 0;
-  bool forward = true;
-  bool transfer = false;               // a send/recv on the link from stage `stage` to the next (forward) or back
-  double start_ms = 0, end_ms = 0;
-};
-
-// A schedule: its boxes, makespan and bubble fraction (idle share of stages x makespan).
-struct PipelineSchedule {
-  std::vector<PipelineBox> boxes;
-  double makespan_ms = 0;
-  double bubble_fraction = 0;
-};
-
-// Schedules `microbatches` micro-batches over stages with these per-micro-batch latencies
-// (forward + backward; the forward pass takes a third, the backward two thirds), a stage
-// running one box at a time, forward of stage s after stage s-1, backward after stage s+1.
-// With `send_ms` (per stage: its boundary to the next, forward + backward, per micro-batch),
-// each hand-over is a transfer box on the link's own lane (half the time each way), one at a
-// time per link, and the next stage waits for it.
-PipelineSchedule pipeline_schedule(const std::vector<double>& stage_latency_ms, int microbatches, PipelineKind kind,
-                                   const std::vector<double>& send_ms = {});
-
-// Where each stage's sub-mesh sits on a nodes x gpus cluster: per stage its first node and GPU
-// (first fit, node by node); stages that do not fit are placed at the next free devices.
-std::vector<std::pair<int, int>> place_submeshes(const std::vector<Submesh>& submeshes, int nodes, int gpus_per_node);
-// Where the plan's stages sit: at their device offsets (consecutive devices in pipeline order)
-// when the plan priced boundaries, else place_submeshes.
-std::vector<std::pair<int, int>> stage_places(const InterOpPlan& plan, int nodes, int gpus_per_node);
 
 }  // namespace autopar::web

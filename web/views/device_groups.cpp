@@ -1,7 +1,7 @@
 // Tensor-, data- and pipeline-parallel groups of a device. See device_groups.h.
 #include "device_groups.h"
 
-#include "device_mesh.h"
+#include "alpa_operations.h"
 
 namespace autopar::web {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "inter_op.h"
+#include "pipeline_schedule.h"
 
 namespace autopar::web {
 

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "flexflow_operations.h"
-#include "trace_export.h"
+#include "timeline_operation.h"
 
 namespace autopar::web {
 
@@ -12,22 +12,14 @@ void rebuild_flexflow(FlexflowView& view, const Graph& graph, const Cluster& clu
   const auto start = std::chrono::steady_clock::now();
   view.pending.reset();
   view.strategy = strategy;
-  view.task_graph = std::make_unique<TaskGraph>(graph, cluster, strategy);
-  simulate_full(*view.task_graph);
-  view.summary = summarize(*view.task_graph);
-  const DeviceMemory memory(graph, cluster, strategy);
-  view.gpu_memory_bytes.clear();
-  for (int d = 0; d < cluster.num_devices(); ++d) view.gpu_memory_bytes.push_back(memory.device(d).total_bytes);
-  view.lanes = build_timeline_lanes(*view.task_graph);
+  TimelineReport r = timeline_operation(graph, cluster, strategy);
+  view.task_graph = std::move(r.task_graph);
+  view.summary = r.summary;
+  view.gpu_memory_bytes = std::move(r.gpu_memory_bytes);
+  view.lanes = std::move(r.lanes);
+  view.memory_capacity_bytes = r.memory_capacity_bytes;
+  view.data_parallel_ms = r.data_parallel_ms;
   view.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  view.memory_capacity_bytes = cluster.gpu.memory_capacity_bytes();
-  const Strategy dp = data_parallel(graph, cluster.num_devices());
-  if (dp == strategy) {
-    view.data_parallel_ms = view.summary.makespan_ms;
-  } else {
-    TaskGraph reference(graph, cluster, dp);
-    view.data_parallel_ms = simulate_full(reference);
-  }
   ++view.revision;
 }
 
@@ -52,7 +44,7 @@ Json flexflow_result_json(const FlexflowView& view) {
 
 std::string flexflow_trace_text(const FlexflowView& view) {
   if (!view.task_graph) return "";
-  return perfetto_trace(*view.task_graph).dump();
+  return timeline_trace_text(*view.task_graph);
 }
 
 }  // namespace autopar::web

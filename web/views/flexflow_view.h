@@ -1,6 +1,6 @@
-// The FlexFlow strategy the page shows: the resolved strategy, its simulated task graph (the
-// same TaskGraph + simulate_full + summarize as `autopar simulate`, so the numbers are the
-// CLI's), the timeline lanes and the per-GPU memory. Rebuilt after every edit that changes it,
+// The FlexFlow strategy the page shows: the resolved strategy and what core's timeline
+// operation (timeline_operation.h: the CLI's simulation) made of it: its simulated task graph,
+// the timeline lanes and the per-GPU memory. Rebuilt after every edit that changes it,
 // when something reads it (ensure_flexflow in app_state.h): tens of microseconds for the
 // lecture's models, 15-40 ms for a 48-layer transformer on 32 GPUs. No ImGui in here.
 #pragma once
@@ -12,9 +12,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "json_io.h"
-#include "simulator.h"
-#include "soap.h"
-#include "timeline_layout.h"
+#include "timeline_operation.h"
 
 namespace autopar::web {
 
