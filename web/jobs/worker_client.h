@@ -2,8 +2,8 @@
 // in the browser's worker pool (web/jobs/worker_pool.js, through a post function the WASM build
 // connects), or, in the native build only (unit tests), in an in-process WorkerSession stepped a
 // slice per frame; keeps each job's last progress and its outcome until taken. The page's
-// module has no session (its operations would link GLPK and run on the drawing thread): there,
-// without a pool, a job fails at once with an error saying so. No ImGui.
+// module has no session (its operations would run on the drawing thread): there, without a
+// pool, a job fails at once with an error saying so. No ImGui.
 #pragma once
 #include <cstdint>
 #include <functional>
