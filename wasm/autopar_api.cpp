@@ -1,6 +1,8 @@
-// The page's flat JSON API to the core: any CLI command, JSON in, JSON out, so that the browser
-// computes exactly what the CLI prints (window.autopar.run(["simulate", "--model", ...])).
-// Returns a status instead of throwing: {"ok":true,"result":{...}} or {"ok":false,"error":{...}}.
+// The CLI as JSON in the worker module (linked into autopar-worker, never into the page): any
+// CLI command, JSON in, JSON out, so that the browser computes exactly what the CLI prints
+// (window.autopar.run(["simulate", "--model", ...]), a Promise the page's worker pool fulfils,
+// wasm/worker_loop.js). Returns a status instead of throwing: {"ok":true,"result":{...}} or
+// {"ok":false,"error":{...}}.
 #include <emscripten/emscripten.h>
 
 #include <string>

@@ -37,6 +37,32 @@ function autoparWarmupNext() {
                 '"},"request":{"microbatches":' + w[2] + '}}');
 }
 
+// A pool's split plan (web/jobs/worker_pool.js) passes the stage-cost shares from worker to
+// worker: each share's job sends its part down a MessageChannel port (forwards: job id -> port),
+// and the worker that merges them (gathers: its job id -> {parts, missing, head, tail}) starts
+// the DP once every part is in. The page's thread never holds the parts.
+var forwards = {};
+var gathers = {};
+
+// A result reply's part: the text of its "result" value.
+function autoparResultValue(text) { return text.slice(text.indexOf('"result":') + 9, -1); }
+
+function autoparGather(m) {
+  var g = { parts: [], missing: m.ports.length, head: m.head, tail: m.tail };
+  gathers[m.id] = g;
+  m.ports.forEach(function (port, k) {
+    g.parts.push(undefined);
+    port.onmessage = function (e) {
+      port.close();
+      if (gathers[m.id] !== g || g.parts[k] !== undefined) return;   // dropped (cancelled), or a second part
+      g.parts[k] = e.data;
+      if (--g.missing > 0) return;
+      delete gathers[m.id];
+      autoparHandle(g.head + g.parts.join(',') + g.tail);
+    };
+  });
+}
+
 function autoparPostReplies(lines) {
   if (!lines) return;
   var list = lines.split('\n');
@@ -48,6 +74,17 @@ function autoparPostReplies(lines) {
     if (id < 0) {                      // a warm-up's: the next one follows when it ended
       if (kind !== 'progress' && id === warmup.id) warmup.ended = true;
       continue;
+    }
+    if (kind !== 'progress' && forwards[id]) {   // a share's part goes to the merging worker
+      var port = forwards[id];
+      delete forwards[id];
+      if (kind === 'result') {
+        port.postMessage(autoparResultValue(line.slice(b + 1)));
+        port.close();
+        postMessage({ id: id, kind: 'forwarded', text: '' });
+        continue;
+      }
+      port.close();                    // an error goes to the page, which fails the job
     }
     postMessage({ id: id, kind: kind, text: line.slice(b + 1) });
   }
@@ -94,15 +131,40 @@ function autoparHandle(text) {
   autoparSchedule();
 }
 
-// A message is the JSON text {id, op, operation, inputs, request, units?} (or that object).
+// One CLI command (window.autopar.run): the words as a JSON array text, run to its end here
+// (wasm/autopar_api.cpp), its {ok, result | error} text posted back as a 'cli' reply. It holds
+// this worker for as long as the command takes; the page's thread never runs it.
+function autoparRunCli(id, wordsText) {
+  var size = lengthBytesUTF8(wordsText) + 1;
+  var p = _malloc(size);
+  stringToUTF8(wordsText, p, size);
+  var out = UTF8ToString(_autopar_run(p));
+  _free(p);
+  postMessage({ id: id, kind: 'cli', text: out });
+  autoparSchedule();   // the loop resumes a paused warm-up once nothing else runs
+}
+
+// Takes one message: the pool's own ({op: 'cli', id, words}: a CLI command; 'forward': send job
+// id's part down `port`; 'gather': merge the parts from `ports` into the DP job id; 'drop': forget
+// that gathering), else the session's message text.
+function autoparTake(data) {
+  var op = typeof data === 'object' && data !== null ? data.op : '';
+  if (op === 'cli') autoparRunCli(data.id, data.words);
+  else if (op === 'forward') forwards[data.id] = data.port;
+  else if (op === 'gather') autoparGather(data);
+  else if (op === 'drop') delete gathers[data.id];
+  else autoparHandle(typeof data === 'string' ? data : JSON.stringify(data));
+}
+
+// A message is the JSON text {id, op, operation, inputs, request, units?} (or that object), or
+// a CLI command {op: 'cli', id, words} (words: the JSON array's text).
 self.onmessage = function (e) {
-  var text = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
   if (autoparWorker.ready && warmup.id !== 0 && !warmup.paused) {
     warmup.paused = true;
     autoparHandle('{"id":' + warmup.id + ',"op":"pause"}');
   }
-  if (autoparWorker.ready) autoparHandle(text);
-  else autoparWorker.queue.push(text);
+  if (autoparWorker.ready) autoparTake(e.data);
+  else autoparWorker.queue.push(e.data);
 };
 
 Module['onRuntimeInitialized'] = function () {
@@ -110,7 +172,7 @@ Module['onRuntimeInitialized'] = function () {
   postMessage({ id: 0, kind: 'ready', text: '' });
   var queued = autoparWorker.queue;
   autoparWorker.queue = [];
-  for (var k = 0; k < queued.length; k++) autoparHandle(queued[k]);
+  for (var k = 0; k < queued.length; k++) autoparTake(queued[k]);
   autoparWarmupNext();
   if (queued.length && warmup.id !== 0) {   // the page's messages go first
     warmup.paused = true;

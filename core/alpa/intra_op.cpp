@@ -793,10 +793,9 @@ void apply_memory_choice(const Graph& g, IntraOpPlan& plan, const IntraOpOptions
   plan.collectives = count_collectives(g, plan, counted);
 }
 
-// One solve with every strategy's memory counted under a ZeRO stage and recomputation setting
-// (recomputed layers count no activations: the exact total is checked after the solve) and a
-// budget (0: none); the totals are those of that setting.
-Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options, int zero_stage, double budget) {
+}  // namespace
+
+IntraOpPlan intra_op_problem(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options, int zero_stage, double budget) {
   IntraOpPlan plan;
   plan.mesh = mesh;
   plan.layers = find_layers(g);   // once: every ZeRO and recomputation setting tried counts activations over them
@@ -843,6 +842,17 @@ Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const Int
         }
       p.edges.push_back(e);
     }
+  return plan;
+}
+
+namespace {
+
+// One solve with every strategy's memory counted under a ZeRO stage and recomputation setting
+// (recomputed layers count no activations: the exact total is checked after the solve) and a
+// budget (0: none); the totals are those of that setting.
+Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options, int zero_stage, double budget) {
+  IntraOpPlan plan = intra_op_problem(g, mesh, options, zero_stage, budget);
+  const IntraProblem& p = plan.problem;
   std::string solver = options.solver;
   // Asked to write the ILP, the automatic choice solves it too (the chain DP finds the same optimum).
   if (solver == "auto") solver = is_chain(p) && budget <= 0 && options.write_lp.empty() ? "dp" : "ilp";

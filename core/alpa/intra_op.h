@@ -173,6 +173,11 @@ struct MemoryChoice {
 // `plan` is plan_intra_op's for `g` (its layers are g's).
 MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options, int zero_stage, bool remat);
 
+// The problem plan_intra_op solves, unsolved (strategies and problem only): every strategy's
+// memory counted under `zero_stage` and options.remat against `budget` (0: none). For callers
+// that solve a chain themselves without the ILP (the page's exercise, which does not link GLPK).
+IntraOpPlan intra_op_problem(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options, int zero_stage, double budget);
+
 // Builds the problem and solves it.
 Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options);
 

@@ -1,6 +1,6 @@
 // Browser end-to-end test of the page's Alpa half and its exports (index.html +
-// build-wasm/web/autopar-web.*): window.autopar.run() runs CLI commands in the page with the
-// CLI's numbers; result().objective (intra-op plan of the current model on the current mesh)
+// build-wasm/web/autopar-web.*): window.autopar.run() runs CLI commands in the page's workers with
+// the CLI's numbers; result().objective (intra-op plan of the current model on the current mesh)
 // and result().total_latency (inter-op plan, after planning) equal `autopar intra` and
 // `autopar inter`; --reduce-scatter / --remat (setState intra, the tab's checkboxes) give the
 // CLI's objective, collective counts and memory; the per-op strategies show the Megatron split; exportPlan() gives the engine
@@ -23,7 +23,9 @@ function cliText(args) {
 
 async function alpaChecks(page) {
   const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);
-  const res = () => page.evaluate(() => window.autopar.result());
+  // result() once the intra-op plan of the current inputs has come from the workers (the page
+  // never solves it itself: until then it reads pending, intra_planning).
+  const res = () => page.evaluate(() => window.autopar.planned());
   const haveCli = existsSync(CLI);
 
   // run(): any CLI command in the page, with the CLI's numbers.

@@ -312,7 +312,10 @@ async function idleChecks(browser, base) {
   const page = await open(context, base + 'index.html');
   if (!page) return;
   const frames = async () => (await result(page)).frame_ms?.frames ?? -1;
-  await page.waitForTimeout(2500);   // the frames after the last input run out
+  // result() asks the workers for the intra-op plan of the current inputs, and its arrival draws
+  // the frames of a change: that plan first, then the frames after the last input run out.
+  await page.evaluate(() => window.autopar.planned());
+  await page.waitForTimeout(2500);
   const f0 = await frames();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');

@@ -6,6 +6,7 @@
 //  - the largest gap between animation frames while the worker plans (requestAnimationFrame
 //    timestamps in the page), and the page staying usable (a tab switch while planning);
 //  - a pool of 3 workers splitting the stage costs gives the same plan, bit for bit;
+//  - run() (a CLI command) answers in a worker while the page keeps drawing;
 //  - Cancel from the page ends the workers' job.
 // Timings are printed, never asserted (2 shared cores); the plans are checked exactly.
 // Run: node tests/e2e/worker.test.mjs   (exit status 0 when every check passes)
@@ -37,7 +38,7 @@ const stagesOf = (stages) => JSON.stringify((stages || []).map((s) => [s.layers,
 async function planChecks(page, label) {
   const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);
   await st({ model: MODEL, cluster: CLUSTER, mesh: '4x8', microbatches: MICRO, panel: 'inter' });
-  await page.evaluate(() => window.autopar.result());   // the intra-op plan of the mesh is computed before timing
+  await page.evaluate(() => window.autopar.planned());   // the intra-op plan of the mesh comes from the workers before timing
   await nextFrames(page);
   const ref = cli(['inter', '--model', MODEL, '--cluster', CLUSTER, '--microbatches', String(MICRO)]);
   const native = [nativeMs()];
@@ -79,7 +80,7 @@ async function main() {
 
     // Usable while planning: a larger plan (seconds), a tab switch and frames meanwhile, a screenshot.
     await st({ cluster: 'lecture:64x8', mesh: '64x8' });
-    await page.evaluate(() => window.autopar.result());
+    await page.evaluate(() => window.autopar.planned());
     await startGaps(page);
     await page.evaluate(() => { window.__plan = window.autopar.planInter(); });
     await page.waitForTimeout(300);
@@ -97,6 +98,26 @@ async function main() {
     check('the plan made while switching tabs is the CLI\'s', big.total_latency === ref64?.total_latency, `page ${big.total_latency}, CLI ${ref64?.total_latency}`);
     console.log(`     figures (24 layers on 64x8, tab switch while planning): max frame gap ${gaps.max.toFixed(0)} ms, ${gaps.over250} over 250 ms, ` +
                 `${gaps.frames} frames; screenshot ${SHOT}`);
+
+    // run(): a CLI command in a worker, a Promise of the CLI's JSON; the page's thread never runs
+    // it (its module has no CLI), so frames keep coming during a command of seconds.
+    await st({ panel: 'inter' });
+    const words = ['inter', '--model', MODEL, '--cluster', 'lecture:64x8', '--microbatches', String(MICRO)];
+    await startGaps(page);
+    const cmd = await page.evaluate(async (w) => {
+      const t0 = performance.now();
+      const p = window.autopar.run(w);
+      const promise = p instanceof Promise;
+      const r = await p;
+      return { promise, ms: performance.now() - t0, ok: r.ok, total_latency: r.result?.total_latency };
+    }, words);
+    const cmdGaps = await stopGaps(page);
+    check('run() returns a Promise of the CLI\'s JSON, computed in a worker', cmd.promise && cmd.ok === true &&
+          cmd.total_latency === ref64?.total_latency, `page ${cmd.total_latency}, CLI ${ref64?.total_latency}`);
+    check('frames keep coming while run() works', cmdGaps.frames >= Math.min(10, cmd.ms / 500),
+          `${cmdGaps.frames} frames in ${cmd.ms.toFixed(0)} ms, max gap ${cmdGaps.max.toFixed(0)} ms`);
+    console.log(`     figures (run(["inter", ... 64x8]) in a worker): ${cmd.ms.toFixed(0)} ms, max frame gap ${cmdGaps.max.toFixed(0)} ms, ` +
+                `${cmdGaps.over250} over 250 ms, ${cmdGaps.frames} frames`);
 
     // Cancel: the job ends in the workers (a new plan right after is not delayed by the old one).
     await st({ panel: 'inter' });

@@ -7,14 +7,23 @@ namespace autopar::web {
 
 void WorkerClient::send(const Json& message) {
   const std::string text = message.dump();
-  if (post_) post_(text);
-  else local_.message(text);
+  if (post_) return post_(text);
+#ifndef __EMSCRIPTEN__
+  local_.message(text);
+#else
+  if (message.value("op", std::string()) == "start")
+    receive(Json{{"id", message["id"]},
+                 {"error", error_to_json(make_error("no_workers", "this browser started no Web Workers, where the page computes; "
+                                                    "reload the page, or use a browser that allows them", ""))}}.dump());
+#endif
 }
 
 void WorkerClient::drain_local() {
+#ifndef __EMSCRIPTEN__
   // Errors found when a message was read (bad inputs) are replies of the local session too.
   if (!post_)
     for (const WorkerReply& r : local_.take_replies()) receive(r.text);
+#endif
 }
 
 int64_t WorkerClient::start(const std::string& operation, const Json& inputs, const Json& request, int64_t units) {
@@ -68,9 +77,13 @@ bool WorkerClient::receive(const std::string& text) {
 }
 
 void WorkerClient::step_local(double budget_ms) {
+#ifndef __EMSCRIPTEN__
   if (post_ || !local_.busy()) return;
   local_.step(budget_ms);
   for (const WorkerReply& r : local_.take_replies()) receive(r.text);
+#else
+  (void)budget_ms;
+#endif
 }
 
 JobProgress WorkerClient::progress(int64_t id) const {

@@ -1,7 +1,9 @@
 // The page's side of the worker protocol (core/operations/worker_session.h): starts operations
-// in the browser's worker pool (web/worker_pool.js, through a post function the WASM build
-// connects), or, where there is none (native unit tests), in an in-process WorkerSession stepped
-// a slice per frame; keeps each job's last progress and its outcome until taken. No ImGui.
+// in the browser's worker pool (web/jobs/worker_pool.js, through a post function the WASM build
+// connects), or, in the native build only (unit tests), in an in-process WorkerSession stepped a
+// slice per frame; keeps each job's last progress and its outcome until taken. The page's
+// module has no session (its operations would run on the drawing thread): there, without a
+// pool, a job fails at once with an error saying so. No ImGui.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -60,7 +62,9 @@ class WorkerClient {
   void send(const Json& message);
   void drain_local();
   Post post_;
+#ifndef __EMSCRIPTEN__
   WorkerSession local_;
+#endif
   int64_t next_id_ = 1;
   std::map<int64_t, Pending> jobs_;
 };

@@ -1,12 +1,15 @@
 // The page's pool of Web Workers (build-wasm/wasm/autopar-worker.js: the operations as
-// messages, core/operations/worker_session.h). Started at page load, so the first plan finds
-// warm workers. Sized by navigator.hardwareConcurrency: min(cores - 1, 4), at least 1 (the main
-// thread keeps a core for drawing); "?workers=N" in the page's URL overrides it (1 to 8).
+// messages, core/operations/worker_session.h, and the CLI's commands). Started at page load, so
+// the first plan finds warm workers (each warms its planner up while idle, wasm/worker_loop.js).
+// Sized by navigator.hardwareConcurrency: min(cores - 1, 4), at least 1 (the main thread keeps
+// a core for drawing); "?workers=N" in the page's URL overrides it (1 to 8).
 // The app posts {id, op, operation, inputs, request, units?} texts (op: start, cancel, pause, resume); replies come back as texts
 // {id, progress | result | error} through `deliver`. An "inter" plan on a pool of n > 1 workers
-// is split: each worker computes one share of the stage costs (the pairs p with p % n == k),
-// then one worker merges the parts (in pair order: bit for bit the table of one worker) and
-// runs the DP. No SharedArrayBuffer: plain messages, so any static server will do.
+// is split: each worker computes one share of the stage costs (the pairs p with p % n == k) and
+// sends its part down a MessageChannel to the worker that merges the parts (in pair order: bit
+// for bit the table of one worker) and runs the DP; the parts never pass through the page's
+// thread. run(words) runs one CLI command in a worker: a Promise of its {ok, result | error}.
+// No SharedArrayBuffer: plain messages, so any static server will do.
 (function () {
   'use strict';
 
@@ -29,7 +32,8 @@
     }
     var nextId = 1;
     var routes = {};        // worker job id -> {job, share}
-    var jobs = {};          // app id -> {workers: [[worker, id], ...], shares, parts, done, total, message}
+    var jobs = {};          // app id -> {workers: [[worker, id], ...], gather: [worker, id], shares, done, total, message}
+    var commands = {};      // worker id of a CLI command -> {worker, resolve}
     var load = workers.map(function () { return 0; });
 
     function send(w, id, operation, inputs, request, requestText, units) {
@@ -51,6 +55,15 @@
       job.workers.forEach(function (p) { delete routes[p[1]]; load[p[0]]--; });
       delete jobs[appId];
     }
+    // Ends job `appId` and stops its work in the workers (a gathering not yet started is dropped).
+    function stop(appId) {
+      var job = jobs[appId];
+      if (!job) return;
+      var list = job.workers.slice(), gather = job.gather;
+      end(appId);
+      list.forEach(function (p) { workers[p[0]].postMessage('{"id":' + p[1] + ',"op":"cancel"}'); });
+      if (gather) workers[gather[0]].postMessage({ op: 'drop', id: gather[1] });
+    }
     function start(job, w, operation, request, requestText, share) {
       var id = nextId++;
       routes[id] = { job: job, share: share };
@@ -61,6 +74,14 @@
     function onReply(w, e) {
       var r = e.data;
       if (r.kind === 'ready') return;
+      if (r.kind === 'cli') {
+        var command = commands[r.id];
+        if (!command) return;
+        delete commands[r.id];
+        load[w]--;
+        command.resolve(JSON.parse(r.text));
+        return;
+      }
       var route = routes[r.id];
       if (!route) return;                 // cancelled
       var job = route.job;
@@ -70,9 +91,7 @@
         return;
       }
       if (r.kind === 'error') {           // one share failed: the job fails
-        var cancel = job.workers.slice();
-        end(job.appId);
-        cancel.forEach(function (p) { workers[p[0]].postMessage('{"id":' + p[1] + ',"op":"cancel"}'); });
+        stop(job.appId);
         deliver(asApp(job.appId, r.text));
         return;
       }
@@ -85,16 +104,39 @@
         deliver(JSON.stringify({ id: job.appId, progress: { done: done, total: total, fraction: total ? done / total : 0, phase: 'stage costs' } }));
         return;
       }
-      // A share's part: kept as text (the merging worker parses it).
-      job.parts[route.share] = r.text.slice(r.text.indexOf('"result":') + 9, -1);
+      // 'forwarded': the share's part went to the merging worker, whose DP job replies from now on.
       delete routes[r.id];
       load[w]--;
       job.workers = job.workers.filter(function (p) { return p[1] !== r.id; });
-      if (job.parts.some(function (x) { return x === undefined; })) return;
-      var request = JSON.stringify(job.message.request || {});
-      var withParts = request.slice(0, -1) + (request.length > 2 ? ',' : '') + '"parts":[' + job.parts.join(',') + ']}';
-      job.parts = [];
-      start(job, leastLoaded(), 'inter', null, withParts, undefined);
+    }
+    // Splits an "inter" plan over the workers: share k on worker k, its part sent down a channel
+    // to the least loaded worker, which starts the DP (its job id known now) once all are in.
+    function split(entry) {
+      var m = entry.message, request = m.request || {};
+      var merger = leastLoaded(), gatherId = nextId++, ports = [];
+      for (var k = 0; k < workers.length; k++) {
+        var share = {};
+        for (var key in request) share[key] = request[key];
+        share.share_index = k;
+        share.share_count = workers.length;
+        entry.done.push(0);
+        entry.total.push(0);
+        var channel = new MessageChannel(), id = nextId++;
+        workers[k].postMessage({ op: 'forward', id: id, port: channel.port1 }, [channel.port1]);
+        ports.push(channel.port2);
+        routes[id] = { job: entry, share: k };
+        entry.workers.push([k, id]);
+        send(k, id, 'stage_costs', m.inputs, share, null, m.units);
+      }
+      var text = JSON.stringify(request);
+      var head = '{"id":' + gatherId + ',"op":"start","operation":"inter","inputs":' + JSON.stringify(m.inputs) + ',"request":' +
+                 text.slice(0, -1) + (text.length > 2 ? ',' : '') + '"parts":[';
+      var tail = ']}' + (m.units !== undefined ? ',"units":' + m.units : '') + '}';
+      routes[gatherId] = { job: entry, share: undefined };
+      entry.workers.push([merger, gatherId]);
+      entry.gather = [merger, gatherId];
+      load[merger]++;
+      workers[merger].postMessage({ op: 'gather', id: gatherId, ports: ports, head: head, tail: tail }, ports);
     }
     workers.forEach(function (worker, w) {
       worker.onmessage = function (e) { onReply(w, e); };
@@ -107,11 +149,7 @@
       post: function (text) {
         var m = JSON.parse(text);
         if (m.op === 'cancel') {
-          var job = jobs[m.id];
-          if (!job) return;
-          var list = job.workers.slice();
-          end(m.id);
-          list.forEach(function (p) { workers[p[0]].postMessage('{"id":' + p[1] + ',"op":"cancel"}'); });
+          stop(m.id);
           return;
         }
         if (m.op === 'pause' || m.op === 'resume') {   // to the worker(s) holding the job, with their ids
@@ -124,23 +162,21 @@
           });
           return;
         }
-        var entry = { appId: m.id, message: m, workers: [], parts: [], done: [], total: [] };
+        var entry = { appId: m.id, message: m, workers: [], gather: null, done: [], total: [] };
         jobs[m.id] = entry;
         var request = m.request || {};
-        if (m.operation === 'inter' && workers.length > 1 && !request.parts) {
-          for (var k = 0; k < workers.length; k++) {
-            var share = {};
-            for (var key in request) share[key] = request[key];
-            share.share_index = k;
-            share.share_count = workers.length;
-            entry.parts.push(undefined);
-            entry.done.push(0);
-            entry.total.push(0);
-            start(entry, k, 'stage_costs', share, null, k);
-          }
-          return;
-        }
+        if (m.operation === 'inter' && workers.length > 1 && !request.parts) return split(entry);
         start(entry, leastLoaded(), m.operation, request, null, undefined);
+      },
+      // Runs one CLI command (an array of words, without --json) in the least loaded worker: a
+      // Promise of {ok: true, result} or {ok: false, error}, the CLI's JSON.
+      run: function (words) {
+        var w = leastLoaded(), id = nextId++;
+        load[w]++;
+        return new Promise(function (resolve) {
+          commands[id] = { resolve: resolve };
+          workers[w].postMessage({ op: 'cli', id: id, words: JSON.stringify(words === undefined ? null : words) });
+        });
       }
     };
   }

@@ -169,7 +169,8 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_set_state(const char* json_text) {
   return out.c_str();
 }
 
-// The numbers the page shows, as a JSON object (window.autopar.result).
+// The numbers the page shows, as a JSON object (window.autopar.result); the intra-op plan of
+// new inputs is asked of the workers and reads pending (intra_planning) until it arrives.
 EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
   static std::string out;
   if (g_state) {
@@ -257,7 +258,8 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_inter_status() {
 
 // Which long jobs still run, taking the worker's replies first (as a frame would):
 // {"search","compare","accuracy","inter","intra"}: true while running (a paused search is not;
-// intra: the worker computes the intra-op plan of an edit, which result() would compute now).
+// intra: the worker computes the intra-op plan of the current inputs, which result() shows as
+// pending until then: the page never solves it itself).
 // window.autopar's runSearch(), compare() and studyAccuracy() wait on it.
 EMSCRIPTEN_KEEPALIVE const char* autopar_jobs_status() {
   static std::string out;

@@ -59,7 +59,11 @@ AlpaInputs alpa_inputs(const AppState& state) {
   return in;
 }
 
-void refresh_intra_plan(AppState& state) { refresh_intra_plan(state.alpa.intra, alpa_inputs(state), state.graph, state.cluster); }
+void refresh_intra_plan(AppState& state) {
+  const AlpaInputs in = alpa_inputs(state);
+  request_intra_plan(state.alpa.intra, in, state.alpa.inter.worker);
+  take_intra_plan(state.alpa.intra, in, state.graph, state.cluster);
+}
 
 Json result_to_json(const AppState& state) {
   Json j;

@@ -15,7 +15,9 @@ Json operation_inputs(const Settings& s);
 
 // The inputs of the Alpa plans in the current settings.
 AlpaInputs alpa_inputs(const AppState& state);
-// Recomputes the intra-op plan if the model, cluster, mesh or solver changed since the last one.
+// Asks the worker for the intra-op plan of the current inputs unless it has it or computes it,
+// and takes the plan once it arrived; until then result() shows it pending (intra_planning):
+// result() never solves the ILP on the page's thread.
 void refresh_intra_plan(AppState& state);
 
 }  // namespace autopar::web

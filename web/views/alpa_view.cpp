@@ -334,7 +334,7 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
   j["objective"] = nullptr;
   j["intra_ops"] = nullptr;
   j["intra_options"] = intra_options_json(view.intra);
-  j["intra_planning"] = intra_planning(view.intra);   // the worker computes the plan of an edit (result() itself computes it now)
+  j["intra_planning"] = intra_planning(view.intra);   // the worker computes the plan of these inputs: the fields above are null until it arrives
   j["intra_source"] = view.intra.from_worker ? "worker" : "page";   // where the plan shown was computed
   if (intra_ok) {
     const IntraOpPlan& p = *view.intra.plan;
