@@ -13,7 +13,7 @@ void WorkerClient::send(const Json& message) {
 #else
   if (message.value("op", std::string()) == "start")
     receive(Json{{"id", message["id"]},
-                 {"error", error_to_json(make_error("no_workers", "this browser started no Web Workers, where the page computes; "
+                 {"error", error_to_json(make_error("browser", "this browser started no Web Workers, where the page computes; "
                                                     "reload the page, or use a browser that allows them", ""))}}.dump());
 #endif
 }
