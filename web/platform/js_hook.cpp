@@ -71,6 +71,14 @@ std::string take_module_string(const char* name) {
   out.resize(size_t(length));
   return out;
 }
+
+// setState's and importModel's reply: {ok} or {ok:false, error} (the caller keeps the string).
+std::string status_reply(const autopar::Status& s) {
+  autopar::Json j;
+  j["ok"] = s.ok();
+  if (!s.ok()) j["error"] = autopar::error_to_json(s.error());
+  return j.dump();
+}
 }  // namespace
 
 InitialState js_hook_initial_state() {
@@ -162,10 +170,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_set_state(const char* json_text) {
   g_redraw_requested = true;
   autopar::Status s = autopar::web::apply_settings_json(*g_state, json_text ? json_text : "");
   autopar::web::js_hook_publish_if_changed(*g_state);
-  autopar::Json j;
-  j["ok"] = s.ok();
-  if (!s.ok()) j["error"] = autopar::error_to_json(s.error());
-  out = j.dump();
+  out = autopar::web::status_reply(s);
   return out.c_str();
 }
 
@@ -334,10 +339,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_import_model(const char* file_name, con
   g_redraw_requested = true;
   autopar::Status s = autopar::web::import_model_file(*g_state, file_name ? file_name : "", text ? text : "");
   autopar::web::js_hook_publish_if_changed(*g_state);
-  autopar::Json j;
-  j["ok"] = s.ok();
-  if (!s.ok()) j["error"] = autopar::error_to_json(s.error());
-  out = j.dump();
+  out = autopar::web::status_reply(s);
   return out.c_str();
 }
 
