@@ -12,35 +12,10 @@
 #include <cstdlib>
 #include <memory>
 
+#include "spec_builder.h"
+
 namespace autopar {
 namespace {
-
-// Appends ops named after their output; keeps the code below close to the reference models.
-class Builder {
- public:
-  explicit Builder(ModelSpec& spec) : spec_(spec) {}
-  std::string input(const std::string& name, Shape shape, DType dtype) {
-    spec_.inputs.push_back(Tensor{name, std::move(shape), dtype});
-    return name;
-  }
-  std::string op(OpKind kind, const std::string& name, std::vector<std::string> inputs,
-                 std::map<std::string, int64_t> attrs = {}, const std::string& activation = "none",
-                 const std::string& weight_from = "") {
-    OpSpec o;
-    o.name = name;
-    o.kind = kind;
-    o.inputs = std::move(inputs);
-    o.output = name;
-    o.attrs = std::move(attrs);
-    o.activation = activation;
-    o.weight_from = weight_from;
-    spec_.ops.push_back(std::move(o));
-    return name;
-  }
-
- private:
-  ModelSpec& spec_;
-};
 
 Error field_error(const std::string& code, const std::string& family, const std::string& key, const std::string& what) {
   return make_error(code, "a " + family + " config " + what, key);
@@ -499,10 +474,7 @@ Result<ModelSpec> transformer_model_spec(const TransformerArch& a, const Trainin
     return make_error("out_of_range", "seq " + std::to_string(s) + " is longer than the " + std::to_string(usable_positions) +
                                           " learned positions of model '" + a.name + "'; use seq=" + std::to_string(usable_positions) + " or less",
                       arg_path);
-  ModelSpec spec;
-  spec.name = a.name;
-  spec.dtype = *ft;
-  Builder m(spec);
+  SpecBuilder m(a.name, *ft);
   const int64_t h = a.hidden, head_dim = a.head_width();
   const bool gqa = a.kv_heads != a.heads;
   std::map<std::string, int64_t> attn{{"heads", a.heads}};
@@ -662,8 +634,8 @@ Result<ModelSpec> transformer_model_spec(const TransformerArch& a, const Trainin
     x = m.op(OpKind::linear, "pooler", {x}, {{"out_features", h}, {"bias", 1}}, "tanh");
     m.op(OpKind::loss, "loss", {x});
   }
-  spec.arch = std::make_shared<const TransformerArch>(a);
-  return spec;
+  m.spec().arch = std::make_shared<const TransformerArch>(a);
+  return m.take();
 }
 
 const std::map<std::string, TransformerArch>& transformer_presets() {

@@ -8,56 +8,27 @@
 
 #include "hf_config.h"
 #include "json_io.h"
+#include "spec_builder.h"
 
 namespace autopar {
 namespace {
 
-// Appends inputs and ops to a spec; each op's output tensor is named after the op.
-class SpecBuilder {
- public:
-  SpecBuilder(const std::string& name, const ModelParams& p) {
-    spec_.name = name;
-    spec_.dtype = *float_dtype_for_bytes(p.at("dtype_bytes"));
-  }
-  // Declares a model input; returns its tensor name.
-  std::string input(const std::string& name, Shape shape, std::optional<DType> dtype = std::nullopt) {
-    spec_.inputs.push_back(Tensor{name, std::move(shape), dtype.value_or(spec_.dtype)});
-    return name;
-  }
-  // Adds an op reading `inputs`; returns its output tensor name.
-  std::string op(OpKind kind, const std::string& name, std::vector<std::string> inputs,
-                 std::map<std::string, int64_t> attrs = {}, const std::string& activation = "none") {
-    OpSpec o;
-    o.name = name;
-    o.kind = kind;
-    o.inputs = std::move(inputs);
-    o.output = name;
-    o.attrs = std::move(attrs);
-    o.activation = activation;
-    spec_.ops.push_back(std::move(o));
-    return name;
-  }
-  // The last op reads op `table`'s embedding table as its weight (tied embeddings).
-  void take_last_weight_from(const std::string& table) { spec_.ops.back().weight_from = table; }
-  ModelSpec take() { return std::move(spec_); }
-
- private:
-  ModelSpec spec_;
-};
+// A builder for model `name`, whose floats are the params' dtype_bytes wide.
+SpecBuilder spec_builder(const std::string& name, const ModelParams& p) { return SpecBuilder(name, *float_dtype_for_bytes(p.at("dtype_bytes"))); }
 
 ModelParam dtype_param() { return {"dtype_bytes", 4, 2, 8, "bytes per float element (2, 4 or 8)"}; }
 
 constexpr int64_t kMaxSize = int64_t(1) << 30;
 
 ModelSpec build_conv1d(const ModelParams& p) {
-  SpecBuilder b("conv1d", p);
+  SpecBuilder b = spec_builder("conv1d", p);
   auto x = b.input("x", {p.at("n"), p.at("c_in"), p.at("L")});
   b.op(OpKind::conv1d, "conv", {x}, {{"out_channels", p.at("c_out")}, {"kernel", p.at("k")}, {"bias", 0}});
   return b.take();
 }
 
 ModelSpec build_mlp3(const ModelParams& p) {
-  SpecBuilder b("mlp3", p);
+  SpecBuilder b = spec_builder("mlp3", p);
   auto h = b.input("x", {p.at("batch"), p.at("hidden")});
   for (int i = 1; i <= 3; ++i)
     h = b.op(OpKind::linear, "fc" + std::to_string(i), {h}, {{"out_features", p.at("hidden")}}, i < 3 ? "relu" : "none");
@@ -65,7 +36,7 @@ ModelSpec build_mlp3(const ModelParams& p) {
 }
 
 ModelSpec build_elm(const ModelParams& p) {
-  SpecBuilder b("elm", p);
+  SpecBuilder b = spec_builder("elm", p);
   auto ids = b.input("ids", {p.at("batch")}, DType::i32);
   auto e = b.op(OpKind::embedding, "embed", {ids}, {{"num_embeddings", p.at("vocab")}, {"embedding_dim", p.at("dim")}});
   auto h = b.op(OpKind::linear, "linear1", {e}, {{"out_features", p.at("hidden")}}, "relu");
@@ -76,7 +47,7 @@ ModelSpec build_elm(const ModelParams& p) {
 ModelSpec build_alexnet(const ModelParams& p) {
   // Krizhevsky et al. 2012 in torchvision's single-tower form; ReLU and max-pooling fused into
   // the convolutions so that the graph has the 8 ops FlexFlow schedules (5 conv + 3 FC).
-  SpecBuilder b("alexnet", p);
+  SpecBuilder b = spec_builder("alexnet", p);
   int64_t img = p.at("image");
   auto h = b.input("image", {p.at("batch"), 3, img, img});
   h = b.op(OpKind::conv2d, "conv1", {h}, {{"out_channels", 64}, {"kernel", 11}, {"stride", 4}, {"padding", 2}, {"bias", 1}, {"pool_kernel", 3}, {"pool_stride", 2}}, "relu");
@@ -93,7 +64,7 @@ ModelSpec build_alexnet(const ModelParams& p) {
 ModelSpec build_dlrm(const ModelParams& p) {
   // Naumov et al. 2019: sparse features through embedding tables, dense features through a
   // bottom MLP, concatenated into a top MLP. Defaults: 8 tables of 1,000,000 x 64 (5.12e8 parameters, 2 GB in FP32).
-  SpecBuilder b("dlrm", p);
+  SpecBuilder b = spec_builder("dlrm", p);
   int64_t batch = p.at("batch"), dim = p.at("dim"), hidden = p.at("hidden");
   std::vector<std::string> features;
   for (int64_t t = 0; t < p.at("tables"); ++t) {
@@ -115,7 +86,7 @@ ModelSpec build_dlrm(const ModelParams& p) {
 }
 
 ModelSpec build_mlp(const ModelParams& p) {
-  SpecBuilder b("mlp", p);
+  SpecBuilder b = spec_builder("mlp", p);
   int64_t layers = p.at("layers");
   auto h = b.input("x", {p.at("batch"), p.at("in")});
   for (int64_t i = 1; i <= layers; ++i) {
@@ -159,7 +130,7 @@ void transformer_output(SpecBuilder& b, const ModelParams& p, std::string h) {
 }
 
 ModelSpec build_transformer(const ModelParams& p) {
-  SpecBuilder b("transformer", p);
+  SpecBuilder b = spec_builder("transformer", p);
   int64_t hidden = p.at("hidden"), heads = p.at("heads");
   auto h = transformer_input(b, p);
   for (int64_t i = 1; i <= p.at("layers"); ++i) {
@@ -186,7 +157,7 @@ ModelSpec build_bert(const ModelParams& p) {
   // embeddings summed and layer-normed before the layers; after them the MLM head, a Dense h -> h
   // with GELU, a LayerNorm, and the decoder: the word embeddings read transposed
   // (tie_word_embeddings) plus a bias, trained with the cross-entropy of the tokens.
-  SpecBuilder b("bert", p);
+  SpecBuilder b = spec_builder("bert", p);
   const int64_t hidden = p.at("hidden"), heads = p.at("heads"), vocab = p.at("vocab");
   const int64_t batch = p.at("batch"), seq = p.at("seq");
   const int64_t ffn = p.at("ffn") > 0 ? p.at("ffn") : 4 * hidden;   // BertConfig(intermediate_size=hidden_size * 4) in the tests
@@ -219,8 +190,7 @@ ModelSpec build_bert(const ModelParams& p) {
   if (vocab > 0) {
     x = b.op(OpKind::linear, "transform", {x}, {{"out_features", hidden}}, "gelu");
     x = b.op(OpKind::layernorm, "transform_ln", {x});
-    b.op(OpKind::linear, "decoder", {x}, {{"out_features", vocab}});
-    b.take_last_weight_from("word_embeddings");
+    b.op(OpKind::linear, "decoder", {x}, {{"out_features", vocab}}, "none", "word_embeddings");
     x = "decoder";
   }
   b.op(OpKind::loss, "loss", {x});
@@ -229,7 +199,7 @@ ModelSpec build_bert(const ModelParams& p) {
 
 ModelSpec build_transformer_chain(const ModelParams& p) {
   // Lecture 5.5: one layer as a 5-op chain, no residuals or norms (Megatron-LM's split).
-  SpecBuilder b("transformer-chain", p);
+  SpecBuilder b = spec_builder("transformer-chain", p);
   int64_t hidden = p.at("hidden");
   auto h = b.input("x", {p.at("batch"), p.at("seq"), hidden});
   h = b.op(OpKind::linear, "qkv", {h}, {{"out_features", 3 * hidden}});
@@ -243,7 +213,7 @@ ModelSpec build_transformer_chain(const ModelParams& p) {
 ModelSpec build_wide_resnet(const ModelParams& p) {
   // Zagoruyko & Komodakis 2016 (wide residual networks) on ImageNet-sized images: early stages
   // have large activations and small weights, late stages the reverse (lecture 6.3).
-  SpecBuilder b("wide-resnet", p);
+  SpecBuilder b = spec_builder("wide-resnet", p);
   int64_t w = p.at("width");
   auto h = b.input("image", {p.at("batch"), 3, p.at("image"), p.at("image")});
   h = b.op(OpKind::conv2d, "stem", {h}, {{"out_channels", 64}, {"kernel", 7}, {"stride", 2}, {"padding", 3}, {"pool_kernel", 3}, {"pool_stride", 2}}, "relu");
@@ -273,7 +243,7 @@ ModelSpec build_wide_resnet(const ModelParams& p) {
 
 ModelSpec build_moe(const ModelParams& p) {
   // GShard-style: transformer blocks whose feed-forward layer is a mixture of experts.
-  SpecBuilder b("moe", p);
+  SpecBuilder b = spec_builder("moe", p);
   int64_t hidden = p.at("hidden"), heads = p.at("heads");
   auto h = transformer_input(b, p);
   for (int64_t i = 1; i <= p.at("layers"); ++i) {
