@@ -149,3 +149,14 @@ export const startGaps = (page) => page.evaluate(() => {
   requestAnimationFrame(tick);
 });
 export const stopGaps = (page) => page.evaluate(() => { window.__gaps.on = false; return window.__gaps; });
+
+// Waits until `pred(result())` holds (polling), or `timeoutMs` passes; returns the last result().
+export async function waitForResult(page, pred, timeoutMs) {
+  const t0 = Date.now();
+  let r = await page.evaluate(() => window.autopar.result());
+  while (!pred(r) && Date.now() - t0 < timeoutMs) {
+    await page.waitForTimeout(50);
+    r = await page.evaluate(() => window.autopar.result());
+  }
+  return r;
+}

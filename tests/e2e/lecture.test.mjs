@@ -7,22 +7,12 @@
 // of the Lecture tab, two exercises and Compare go to build-wasm/screenshots/.
 // Run: node tests/e2e/lecture.test.mjs   (exit status 0 when every check passes)
 import path from 'node:path';
-import { root, shotDir, CLI, cli, results, check, nextFrames, settlePointer, runTest, withBrowser, openApp } from './harness.mjs';
+import { root, shotDir, CLI, cli, results, check, nextFrames, settlePointer, runTest, withBrowser, openApp, waitForResult } from './harness.mjs';
 
 
 
 
 
-// Waits until `pred(result())` holds (polling), or `timeoutMs` passes; returns the last result().
-async function waitForResult(page, pred, timeoutMs) {
-  const t0 = Date.now();
-  let r = await page.evaluate(() => window.autopar.result());
-  while (!pred(r) && Date.now() - t0 < timeoutMs) {
-    await page.waitForTimeout(50);
-    r = await page.evaluate(() => window.autopar.result());
-  }
-  return r;
-}
 
 // A click Dear ImGui sees: hover for a frame, press for a frame, release.
 async function clickAt(page, x, y) {

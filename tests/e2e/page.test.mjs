@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root, shotDir, READY_TIMEOUT_MS, CLI, cli, check, startServer, nextFrames, settlePointer, launchChromium, runTest } from './harness.mjs';
+import { root, shotDir, READY_TIMEOUT_MS, CLI, cli, check, startServer, nextFrames, settlePointer, launchChromium, runTest, waitForResult } from './harness.mjs';
 
 
 
@@ -46,16 +46,6 @@ async function measurePng(page, png) {
   }, png.toString('base64'));
 }
 
-// Waits until `pred(result())` holds in the page (polling), or `timeoutMs` passes; returns the last result().
-async function waitForResult(page, pred, timeoutMs) {
-  const t0 = Date.now();
-  let r = await page.evaluate(() => window.autopar.result());
-  while (!pred(r) && Date.now() - t0 < timeoutMs) {
-    await page.waitForTimeout(50);
-    r = await page.evaluate(() => window.autopar.result());
-  }
-  return r;
-}
 
 // Starts counting animation frames in the page (window.__frames: timestamps).
 const startFrameCounter = (page) => page.evaluate(() => {
