@@ -66,7 +66,8 @@ void SearchJob::work(BudgetMeter& meter) {
       trace_.record(search_->result());
     }
     const bool spent = meter.count(batch);
-    if (search_->charge_time(compute_ms() + meter.elapsed_ms())) trace_.record(search_->result());
+    // Only a search with a wall-clock budget needs the clock here.
+    if (request_.budget_ms > 0 && search_->charge_time(compute_ms() + meter.elapsed_ms())) trace_.record(search_->result());
     if (spent) break;
   }
   if (search_->result().finished) finish_report(compute_ms() + meter.elapsed_ms());
