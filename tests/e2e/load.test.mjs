@@ -47,14 +47,17 @@ async function frameSplit(page, framesBefore) {
 }
 
 // Runs `job` (a function of the page returning a Promise) with the frame gaps recorded.
+// The replies' cost (window.autopar.replies) is counted from the job's start.
 async function measured(page, job) {
   const f0 = await page.evaluate(() => window.autopar.result().frame_ms?.frames || 0);
+  await page.evaluate(() => window.autopar.replies(true));
   await startGaps(page);
   const t0 = Date.now();
   const out = await page.evaluate(job);
   const ms = Date.now() - t0;
   const gaps = await stopGaps(page);
-  return { out, ms, gaps, frames: await frameSplit(page, f0) };
+  const replies = await page.evaluate(() => window.autopar.replies());
+  return { out, ms, gaps, replies, frames: await frameSplit(page, f0) };
 }
 
 const stagesOf = (stages) => JSON.stringify((stages || []).map((s) => [s.layers, s.submesh, s.latency, s.logical_mesh]));
@@ -78,31 +81,34 @@ async function measure(page, label) {
   const ref = cli(['inter', '--model', MODEL, '--cluster', CLUSTER, '--microbatches', String(MICRO)]);
   check(`${label}: the page's plan is the CLI's`, plan.out.total_latency === ref?.total_latency && stagesOf(plan.out.stages) === stagesOf(ref?.stages),
         `page ${plan.out.total_latency}, CLI ${ref?.total_latency}`);
-  figures.plan = { page: plan.out.ms, native: Math.min(...native), gaps: plan.gaps, frames: plan.frames };
+  figures.plan = { page: plan.out.ms, native: Math.min(...native), gaps: plan.gaps, frames: plan.frames, replies: plan.replies };
 
   await st({ model: CMP_MODEL, cluster: CMP_CLUSTER, mesh: '2x4', seed: 1, panel: 'compare' });
   await nextFrames(page);
   const cmp = await measured(page, async () => { const r = await window.autopar.compare(); return !!r.compare?.report; });
   check(`${label}: compare ends with its report`, cmp.out === true);
-  figures.compare = { ms: cmp.ms, gaps: cmp.gaps, frames: cmp.frames };
+  figures.compare = { ms: cmp.ms, gaps: cmp.gaps, frames: cmp.frames, replies: cmp.replies };
 
   await st({ model: MODEL, cluster: CLUSTER, mesh: '4x8', seed: 2, beta: 300, panel: 'search', search: { running: false, steps: 400 } });
   await nextFrames(page);
   const search = await measured(page, async () => { const r = await window.autopar.runSearch(); return r.search.finished === true; });
   check(`${label}: the search finishes`, search.out === true);
-  figures.search = { ms: search.ms, gaps: search.gaps, frames: search.frames };
+  figures.search = { ms: search.ms, gaps: search.gaps, frames: search.frames, replies: search.replies };
   figures.loadAfter = os.loadavg()[0];
 
   const p = figures.plan;
   const ratio = p.page / p.native;
   const phase = (name, f) => `${name}: max frame gap ${f.gaps.max.toFixed(0)} ms (${f.gaps.over250} over 250 ms, ${f.gaps.frames} frames); ` +
-    `worst app frame: own work ${f.frames.work.toFixed(0)} ms, whole ${f.frames.whole.toFixed(0)} ms (${f.frames.n} app frames)`;
+    `worst app frame: own work ${f.frames.work.toFixed(0)} ms, whole ${f.frames.whole.toFixed(0)} ms (${f.frames.n} app frames); ` +
+    `${f.replies.count} worker replies taken, longest ${f.replies.max_ms.toFixed(1)} ms (largest ${f.replies.max_bytes} bytes), ${f.replies.total_ms.toFixed(0)} ms in all`;
   console.log(`     figures (${label}; load average ${figures.load.toFixed(1)} -> ${figures.loadAfter.toFixed(1)}): ` +
               `Plan ${MODEL} on ${CLUSTER}: page ${p.page.toFixed(0)} ms vs native ${native.map((x) => x.toFixed(0)).join(' / ')} ms: ` +
               `${ratio.toFixed(2)}x\n       ${phase('planning', p)}\n       ${phase('comparing', figures.compare)}\n       ${phase('searching', figures.search)}`);
   check(`${label}: page Plan within ${RATIO_TARGET}x native (${ratio.toFixed(2)}x)`, ratio <= RATIO_TARGET);
   for (const [name, f] of [['planning', p], ['comparing', figures.compare], ['searching', figures.search]]) {
     check(`${label}, ${name}: no frame's own work over ${APP_WORK_MS} ms (${f.frames.work.toFixed(0)} ms)`, f.frames.work <= APP_WORK_MS);
+    check(`${label}, ${name}: no worker reply took this thread over ${APP_WORK_MS} ms (${f.replies.max_ms.toFixed(1)} ms)`,
+          f.replies.count >= 1 && f.replies.max_ms <= APP_WORK_MS);
     check(`${label}, ${name}: no frame gap over ${GL_GAP_MS} ms (${f.gaps.max.toFixed(0)} ms; target ${GAP_TARGET_MS} ms: ` +
           `${f.gaps.max <= GAP_TARGET_MS ? 'held' : 'missed, the rest of the frame is the software WebGL'})`, f.gaps.frames >= 2 && f.gaps.max <= GL_GAP_MS);
   }
