@@ -716,23 +716,33 @@ std::vector<Scenario> scenarios() {
   return s;
 }
 
-// The page's set-up and the numbers its tab shows, per scenario (kept beside the commands above:
-// a set-up that differs from the scenario's own inputs would teach a wrong number).
-void attach_page_setups(std::vector<Scenario>& all) {
-  auto set = [&](const std::string& name, Json setup, const std::string& panel,
-                 std::function<Json(const Json&, const std::vector<std::string>&)> shows) {
-    for (auto& s : all)
+// The scenarios' page set-ups, set by name.
+class PageSetups {
+ public:
+  using Shows = std::function<Json(const Json&, const std::vector<std::string>&)>;
+  explicit PageSetups(std::vector<Scenario>& all) : all_(all) {}
+  // Scenario `name` sets the page up with `setup`, opens `panel` and shows `shows(result, findings)`.
+  void set(const std::string& name, Json setup, const std::string& panel, Shows shows) {
+    for (auto& s : all_)
       if (s.name == name) {
-        s.page = Json{{"setup", std::move(setup)}, {"panel", panel}};
-        s.shows = std::move(shows);
+        s.page = Json{{"setup", setup}, {"panel", panel}};
+        s.shows = shows;
       }
-  };
-  // The findings the page computes itself (its Lecture tab runs the same command).
-  auto with_findings = [](Json list, const std::vector<std::string>& f) {
-    list.push_back(shown("scenario.findings", f));
-    return list;
-  };
-  set("conv1d-splits", {{"model", "conv1d"}, {"cluster", "lecture:1x4"}, {"mesh", "1x4"}, {"strategy", "dp"}}, "model",
+  }
+
+ private:
+  std::vector<Scenario>& all_;
+};
+
+// The findings the page computes itself (its Lecture tab runs the same command), after `list`.
+Json with_findings(Json list, const std::vector<std::string>& f) {
+  list.push_back(shown("scenario.findings", f));
+  return list;
+}
+
+// Lecture parts 2-4 (FlexFlow): SOAP, the simulator, MCMC.
+void attach_flexflow_page_setups(PageSetups& p) {
+  p.set("conv1d-splits", {{"model", "conv1d"}, {"cluster", "lecture:1x4"}, {"mesh", "1x4"}, {"strategy", "dp"}}, "model",
       [=](const Json& r, const std::vector<std::string>& f) {
         // The model's weights are what a sample split replicates on every device.
         Json l = Json::array();
@@ -740,22 +750,22 @@ void attach_page_setups(std::vector<Scenario>& all) {
           if (x["degrees"]["sample"] == 4) l.push_back(shown("total_param_elements", x["weight_elements_per_device"]));
         return with_findings(l, f);
       });
-  set("space-sizes", {{"model", "dlrm"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "model",
+  p.set("space-sizes", {{"model", "dlrm"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "model",
       [=](const Json& r, const std::vector<std::string>& f) {
         return with_findings(Json::array({shown("space.strategies", r["dlrm"]["strategies"]),
                                           shown("space.log10_strategies", r["dlrm"]["log10_strategies"])}), f);
       });
-  set("alexnet-strategies", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "expert"}}, "strategy",
+  p.set("alexnet-strategies", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "expert"}}, "strategy",
       [=](const Json& r, const std::vector<std::string>& f) {
         Json l = Json::array();
         for (const char* k : {"makespan_ms", "compute_ms", "activation_transfer_ms", "param_sync_ms"}) l.push_back(shown(k, r["expert"][k]));
         return with_findings(l, f);
       });
-  set("task-graph", {{"model", "elm"}, {"cluster", "lecture:1x2"}, {"mesh", "1x2"}, {"strategy", "mp;embed=1x1@0;linear1=2x1@0;linear2=1x1@1"}},
+  p.set("task-graph", {{"model", "elm"}, {"cluster", "lecture:1x2"}, {"mesh", "1x2"}, {"strategy", "mp;embed=1x1@0;linear1=2x1@0;linear2=1x1@1"}},
       "strategy", [=](const Json& r, const std::vector<std::string>& f) {
         return with_findings(Json::array({shown("makespan_ms", r["simulate"]["makespan_ms"]), shown("tasks", r["tasks"].size())}), f);
       });
-  set("simulator-accuracy", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}, {"accuracy", {{"samples", 300}}}},
+  p.set("simulator-accuracy", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}, {"accuracy", {{"samples", 300}}}},
       "accuracy", [](const Json& r, const std::vector<std::string>&) {
         Json l = Json::array();
         for (const char* kind : {"ideal", "calibrated"})
@@ -763,39 +773,43 @@ void attach_page_setups(std::vector<Scenario>& all) {
             l.push_back(shown(std::string("accuracy.") + kind + "." + k, r[std::string("alexnet_") + kind][k]));
         return l;
       });
-  set("simulator-speed", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "expert"}}, "strategy",
+  p.set("simulator-speed", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "expert"}}, "strategy",
       [](const Json& r, const std::vector<std::string>&) { return Json::array({shown("makespan_ms", r["alexnet"]["simulated_ms"])}); });
   for (const char* m : {"alexnet", "dlrm"})
-    set(std::string("mcmc-") + m,
+    p.set(std::string("mcmc-") + m,
         {{"model", m}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"strategy", "dp"}, {"beta", 500}, {"seed", 1},
          {"search", {{"steps", 3000}, {"init", "dp"}}}},
         "search", [](const Json& r, const std::vector<std::string>&) {
           return Json::array({shown("makespan_ms", r["dp"]["makespan_ms"]), shown("search.best_ms", r["search"]["best_ms"]),
                               shown("search.init_ms", r["search"]["init_ms"]), shown("search.step", r["search"]["steps"])});
         });
-  set("mcmc-vs-exhaustive",
+  p.set("mcmc-vs-exhaustive",
       {{"model", "mlp3"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}, {"beta", 500}, {"seed", 1}, {"search", {{"steps", 1500}, {"init", "random"}}}},
       "search", [](const Json& r, const std::vector<std::string>&) {
         return Json::array({shown("search.best_ms", r["mcmc"][0]["best_ms"])});
       });
-  set("beta-sweep", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"beta", 500}}, "lecture",
+  p.set("beta-sweep", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"beta", 500}}, "lecture",
       [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
-  set("resharding-table", {{"model", "mlp:layers=2,batch=1024,in=1024,hidden=1024,out=1024"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}},
+}
+
+// Lecture parts 5-6 (Alpa): resharding, the intra-op pass, the inter-op pass.
+void attach_alpa_page_setups(PageSetups& p) {
+  p.set("resharding-table", {{"model", "mlp:layers=2,batch=1024,in=1024,hidden=1024,out=1024"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}},
       "intra", [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
-  set("linear-nine", {{"model", "mlp:layers=1,batch=8192,in=4096,hidden=4096,out=4096"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "intra",
+  p.set("linear-nine", {{"model", "mlp:layers=1,batch=8192,in=4096,hidden=4096,out=4096"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "intra",
       [=](const Json& r, const std::vector<std::string>& f) {
         const Json& op = r["plan"]["ops"][0];
         return with_findings(Json::array({shown("objective", r["plan"]["objective"]), shown("intra_ops.0.strategy", op["strategy"]),
                                           shown("intra_ops.0.input_specs", op["input_specs"])}), f);
       });
-  set("megatron", {{"model", "transformer-chain"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}}, "intra",
+  p.set("megatron", {{"model", "transformer-chain"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}}, "intra",
       [=](const Json& r, const std::vector<std::string>& f) {
         const Json& one = r["one_node"];
         Json l = Json::array({shown("objective", one["objective"]), shown("resharding_cost", one["resharding_cost"])});
         for (size_t k = 0; k < one["ops"].size(); ++k) l.push_back(shown("intra_ops." + std::to_string(k) + ".strategy", one["ops"][k]["strategy"]));
         return with_findings(l, f);
       });
-  set("gpt-pipeline", {{"model", "transformer:layers=24"}, {"cluster", "lecture:4x8"}, {"mesh", "4x8"}, {"microbatches", 32}}, "inter",
+  p.set("gpt-pipeline", {{"model", "transformer:layers=24"}, {"cluster", "lecture:4x8"}, {"mesh", "4x8"}, {"microbatches", 32}}, "inter",
       [](const Json& r, const std::vector<std::string>&) {
         const Json& plan = r["plan"];
         Json l = Json::array({shown("total_latency", plan["total_latency"]), shown("stages.length", plan["stages"].size())});
@@ -805,25 +819,38 @@ void attach_page_setups(std::vector<Scenario>& all) {
         return l;
       });
   // The boundary it prices is one of the inter-op tab's (the same 24-layer transformer's activations).
-  set("cross-mesh-resharding", {{"model", "transformer:layers=24"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "inter",
+  p.set("cross-mesh-resharding", {{"model", "transformer:layers=24"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}}, "inter",
       [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
-  set("wide-resnet", {{"model", "wide-resnet"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}}, "intra",
+  p.set("wide-resnet", {{"model", "wide-resnet"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"}}, "intra",
       [](const Json& r, const std::vector<std::string>&) {
         const Json& ops = r["intra_1x8"]["ops"];
         const size_t late = ops.size() - 6;
         return Json::array({shown("objective", r["intra_1x8"]["objective"]), shown("intra_ops.1.strategy", ops[1]["strategy"]),
                             shown("intra_ops." + std::to_string(late) + ".strategy", ops[late]["strategy"])});
       });
+}
+
+// The lecture's wider views: GPT-3 at scale, the published runs, the two planners side by side.
+void attach_overview_page_setups(PageSetups& p) {
   // The page shows the scenario's text with its defaults: with GPT-3 on 1,024 GPUs set up, its
   // result() (which also simulates the FlexFlow strategy over every device) takes seconds and can
   // run out of memory, and planning takes minutes over frames.
-  set("gpt3-1024", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
+  p.set("gpt3-1024", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
   // The table and its chart are drawn in the Lecture tab itself (no set-up of other tabs).
-  set("published-runs", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
-  set("flexflow-vs-alpa", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}}, "compare",
+  p.set("published-runs", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
+  p.set("flexflow-vs-alpa", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}}, "compare",
       [](const Json& r, const std::vector<std::string>&) {
         return Json::array({shown("compare.flexflow_ms", r["alexnet"]["flexflow_ms"]), shown("compare.alpa_ms", r["alexnet"]["alpa_ms"])});
       });
+}
+
+// The page's set-up and the numbers its tab shows, per scenario (kept beside the commands above:
+// a set-up that differs from the scenario's own inputs would teach a wrong number).
+void attach_page_setups(std::vector<Scenario>& all) {
+  PageSetups p(all);
+  attach_flexflow_page_setups(p);
+  attach_alpa_page_setups(p);
+  attach_overview_page_setups(p);
 }
 
 

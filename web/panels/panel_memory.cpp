@@ -53,15 +53,12 @@ const Result<TrainingMemoryReport>& memory_estimate(const AppState& state, const
 
 }  // namespace
 
-void draw_memory_section(AppState& state) {
+namespace {
+
+// The section's controls: the data x tensor split, ZeRO, the optimizer, the precision and
+// recomputation. The settings among them go through apply_settings (undo, links).
+void draw_memory_controls(AppState& state, const std::vector<int>& divisors, MemoryControls& c) {
   const int devices = state.cluster.num_devices();
-  // Data-parallel degrees: divisors of the GPU count up to the batch (a replica needs a sample).
-  const std::vector<int> divisors = data_parallel_degrees(devices, model_batch(state.graph));
-  MemoryControls& c = g_controls;
-  if (c.dp_index < 0 || c.dp_index >= int(divisors.size())) c.dp_index = int(divisors.size()) - 1;
-  section_header(tr("memory_panel.section"));
-  ImGui::SameLine();
-  help_marker(tr("memory_panel.help"));
   const std::string dp_label = std::to_string(divisors[size_t(c.dp_index)]) + " x " +
                                std::to_string(devices / divisors[size_t(c.dp_index)]) + tr("memory_panel.data_tensor");
   ImGui::SetNextItemWidth(180);
@@ -88,21 +85,23 @@ void draw_memory_section(AppState& state) {
   ImGui::Checkbox(tr_id("memory_panel.recompute").c_str(), &next.remat);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("memory_panel.remat_tip"));
   if (!(next == state.settings)) apply_settings(state, next);
+}
 
+// The estimate's inputs as the controls and the settings set them.
+MemoryOptions memory_options(const AppState& state, const std::vector<int>& divisors, const MemoryControls& c) {
   MemoryOptions o;
   o.data_parallel = divisors[size_t(c.dp_index)];
-  o.tensor_parallel = devices / o.data_parallel;
+  o.tensor_parallel = state.cluster.num_devices() / o.data_parallel;
   o.zero_stage = state.settings.zero;
   o.optimizer = c.optimizer == 0 ? Optimizer::adam : Optimizer::sgd;
   o.precision = training_precision(state.graph);
   o.remat = state.settings.remat;
-  const Result<TrainingMemoryReport>& r = memory_estimate(state, o);
-  if (!r.ok()) {
-    ImGui::TextWrapped("%s", r.error().message.c_str());
-    return;
-  }
-  const MemoryReport& m = r.value().memory;
-  // One stacked bar: the scale is the larger of the capacity and the total, so an overflow shows.
+  return o;
+}
+
+// One stacked bar of a device's memory with its legend; the scale is the larger of the capacity
+// and the total, so an overflow shows past the capacity line.
+void draw_memory_bar(const MemoryReport& m) {
   const double scale = std::max(m.capacity_bytes, m.total_bytes);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(200.0f, ImGui::GetContentRegionAvail().x - 10), height = 26;
@@ -129,6 +128,28 @@ void draw_memory_section(AppState& state) {
     ImGui::SameLine();
   }
   ImGui::NewLine();
+}
+
+}  // namespace
+
+void draw_memory_section(AppState& state) {
+  // Data-parallel degrees: divisors of the GPU count up to the batch (a replica needs a sample).
+  const std::vector<int> divisors = data_parallel_degrees(state.cluster.num_devices(), model_batch(state.graph));
+  MemoryControls& c = g_controls;
+  if (c.dp_index < 0 || c.dp_index >= int(divisors.size())) c.dp_index = int(divisors.size()) - 1;
+  section_header(tr("memory_panel.section"));
+  ImGui::SameLine();
+  help_marker(tr("memory_panel.help"));
+  draw_memory_controls(state, divisors, c);
+
+  const MemoryOptions o = memory_options(state, divisors, c);
+  const Result<TrainingMemoryReport>& r = memory_estimate(state, o);
+  if (!r.ok()) {
+    ImGui::TextWrapped("%s", r.error().message.c_str());
+    return;
+  }
+  const MemoryReport& m = r.value().memory;
+  draw_memory_bar(m);
   if (m.fits) {
     ImGui::Text(tr("memory_panel.fits"), format_bytes(m.total_bytes).c_str(), format_bytes(m.capacity_bytes).c_str());
   } else {
