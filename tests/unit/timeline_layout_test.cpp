@@ -9,6 +9,7 @@
 #include "models.h"
 #include "rng.h"
 #include "simulator.h"
+#include "strategy_argument.h"
 #include "timeline_layout.h"
 
 using namespace autopar;

@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "scenarios.h"
 #include "search_job.h"
+#include "strategy_argument.h"
 #include "strategy_text.h"
 
 using namespace autopar;

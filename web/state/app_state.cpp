@@ -212,7 +212,7 @@ void commit_settings(AppState& state, const Settings& prev, const Settings& next
   }
   if (in.graph) state.graph = std::move(*in.graph);
   if (in.cluster) state.cluster = std::move(*in.cluster);
-  if (inputs_changed) state.space = count_space(state.graph, state.cluster.num_devices());
+  if (inputs_changed) state.space = space_operation(state.graph, state.cluster).size;
   const bool strategy_changed = resolved.text != prev.strategy || next.zero != prev.zero || next.remat != prev.remat;
   state.settings = next;
   state.settings.strategy = resolved.text;
