@@ -9,7 +9,6 @@
 #include <cstdlib>
 
 #include "cluster_spec.h"
-#include "device_mesh.h"
 #include "exercise_grading.h"
 #include "operation_requests.h"
 #include "page_strings.h"
@@ -343,13 +342,6 @@ std::string builtin_spec_string(const BuiltinModel& model, const ModelParams& va
 
 std::string preset_spec_string(const std::string& preset, int nodes, int gpus_per_node) {
   return preset + ":" + std::to_string(nodes) + "x" + std::to_string(gpus_per_node);
-}
-
-std::vector<std::string> mesh_shapes(int devices) {
-  std::vector<std::string> out;
-  for (int r = 1; r <= devices; ++r)
-    if (devices % r == 0) out.push_back(std::to_string(r) + "x" + std::to_string(devices / r));
-  return out;
 }
 
 }  // namespace autopar::web

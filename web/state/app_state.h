@@ -203,9 +203,6 @@ std::string builtin_spec_string(const BuiltinModel& model, const ModelParams& va
 // "PRESET:NxG" for a preset name and a shape.
 std::string preset_spec_string(const std::string& preset, int nodes, int gpus_per_node);
 
-// Every mesh shape "RxC" with R*C == devices, R ascending.
-std::vector<std::string> mesh_shapes(int devices);
-
 }  // namespace autopar::web
 
 // What works on the state, by what it holds: the getState/setState JSON, the work done a slice
