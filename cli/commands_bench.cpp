@@ -13,6 +13,8 @@
 #include "mcmc.h"
 #include "models.h"
 #include "simulator.h"
+#include "soap.h"
+#include "strategy_argument.h"
 
 namespace autopar::cli {
 namespace {

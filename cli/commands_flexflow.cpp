@@ -8,6 +8,7 @@
 #include "models.h"
 #include "operation_requests.h"
 #include "search_operation.h"
+#include "strategy_argument.h"
 
 namespace autopar::cli {
 namespace {

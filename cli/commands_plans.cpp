@@ -9,6 +9,7 @@
 #include "export_operation.h"
 #include "models.h"
 #include "operation_requests.h"
+#include "strategy_argument.h"
 
 namespace autopar::cli {
 namespace {

@@ -49,25 +49,11 @@ double replicated_penalty(const DeviceMesh& mesh) {
   return std::round(sum);
 }
 
-Result<std::pair<int, int>> parse_mesh_shape(const std::string& text, const std::string& arg_path) {
-  size_t x = text.find('x');
-  auto number = [](const std::string& s, int& out) {
-    if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) return false;
-    out = std::atoi(s.c_str());
-    return out >= 1;
-  };
-  int r = 0, c = 0;
-  if (x == std::string::npos || !number(text.substr(0, x), r) || !number(text.substr(x + 1), c))
-    return make_error("bad_value", "mesh '" + text + "' must be RxC with R, C >= 1, e.g. 2x4", arg_path);
-  return std::make_pair(r, c);
-}
-
 namespace {
 
 std::string shapes_for(int n) {
   std::string s;
-  for (int r = 1; r <= n; ++r)
-    if (n % r == 0) s += (s.empty() ? "" : ", ") + std::to_string(r) + "x" + std::to_string(n / r);
+  for (const std::string& shape : mesh_shapes(n)) s += (s.empty() ? "" : ", ") + shape;
   return s;
 }
 

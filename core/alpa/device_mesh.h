@@ -50,9 +50,6 @@ double all_to_all_cost(const MeshAxis& a, double bytes);
 // with Alpa's formula also on an axis of one device. 0 on a cluster mesh, which has no such term.
 double replicated_penalty(const DeviceMesh& mesh);
 
-// Parses "RxC" (both at least 1).
-Result<std::pair<int, int>> parse_mesh_shape(const std::string& text, const std::string& arg_path = "--mesh");
-
 // The mesh over a cluster's devices, numbered node by node: an axis whose devices all sit in
 // one node pays the intra-node link, otherwise the inter-node link. R * C must equal the
 // cluster's device count.

@@ -12,7 +12,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "memory_model.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar {
 

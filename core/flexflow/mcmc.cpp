@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "soap.h"
+
 namespace autopar {
 
 double search_cost(double makespan_ms, const DeviceMemory& memory) {

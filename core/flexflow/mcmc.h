@@ -14,7 +14,7 @@
 #include "device_memory.h"
 #include "rng.h"
 #include "simulator.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar {
 

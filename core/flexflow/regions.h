@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "graph.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar {
 

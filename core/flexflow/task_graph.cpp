@@ -13,8 +13,6 @@
 
 namespace autopar {
 
-const char* task_kind_name(TaskKind k) { return task_kind_traits(k).name; }
-
 int DeviceTopology::num_devices() const {
   return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + nodes * (nodes - 1);
 }

@@ -14,7 +14,7 @@
 #include "graph.h"
 #include "regions.h"
 #include "small_vector.h"
-#include "soap.h"
+#include "strategy.h"
 #include "task_kind.h"
 
 namespace autopar {

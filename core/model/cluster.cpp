@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace autopar {
 namespace {
@@ -207,6 +208,26 @@ Status validate_cluster(const Cluster& c) {
   for (const Check& k : checks)
     if (auto s = check_number(k.value, k.lo, k.hi, k.path, k.what, k.unit, k.zero_ok); !s.ok()) return s;
   return Ok{};
+}
+
+Result<std::pair<int, int>> parse_mesh_shape(const std::string& text, const std::string& arg_path) {
+  size_t x = text.find('x');
+  auto number = [](const std::string& s, int& out) {
+    if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::atoi(s.c_str());
+    return out >= 1;
+  };
+  int r = 0, c = 0;
+  if (x == std::string::npos || !number(text.substr(0, x), r) || !number(text.substr(x + 1), c))
+    return make_error("bad_value", "mesh '" + text + "' must be RxC with R, C >= 1, e.g. 2x4", arg_path);
+  return std::make_pair(r, c);
+}
+
+std::vector<std::string> mesh_shapes(int devices) {
+  std::vector<std::string> out;
+  for (int r = 1; r <= devices; ++r)
+    if (devices % r == 0) out.push_back(std::to_string(r) + "x" + std::to_string(devices / r));
+  return out;
 }
 
 }  // namespace autopar

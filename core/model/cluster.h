@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "result.h"
@@ -114,5 +115,12 @@ const std::vector<ClusterPreset>& cluster_presets();
 
 // Checks every number is finite, positive and within bounds; errors name the JSON path.
 Status validate_cluster(const Cluster& c);
+
+// A logical device mesh's shape over a cluster's devices is "RxC": R rows of C devices (Alpa's
+// 2-D mesh; the planner's mesh with its links is core/alpa/device_mesh.h).
+// Parses "RxC" (both whole numbers, at least 1); errors name `arg_path`.
+Result<std::pair<int, int>> parse_mesh_shape(const std::string& text, const std::string& arg_path = "--mesh");
+// Every mesh shape "RxC" with R*C == devices, R ascending.
+std::vector<std::string> mesh_shapes(int devices);
 
 }  // namespace autopar

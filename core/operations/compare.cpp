@@ -9,6 +9,7 @@
 #include "device_mesh.h"
 #include "engine_export.h"
 #include "sharding_spec.h"
+#include "soap.h"
 
 namespace autopar {
 namespace {

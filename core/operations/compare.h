@@ -21,7 +21,7 @@
 #include "mcmc.h"
 #include "result.h"
 #include "simulator.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar {
 

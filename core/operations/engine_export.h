@@ -11,7 +11,7 @@
 #include "graph.h"
 #include "inter_op.h"
 #include "intra_op.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar {
 

@@ -8,6 +8,7 @@
 #include "intra_op.h"
 #include "mcmc.h"
 #include "simulator.h"
+#include "soap.h"
 #include "trace_export.h"
 
 namespace autopar {

@@ -9,7 +9,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "json_io.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar {
 

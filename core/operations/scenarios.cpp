@@ -21,6 +21,7 @@
 #include "report_text.h"
 #include "search_operation.h"
 #include "sharding_spec.h"
+#include "strategy_argument.h"
 
 namespace autopar {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "flexflow_operations.h"
 #include "report_text.h"
-#include "soap.h"
+#include "strategy_argument.h"
 
 namespace autopar {
 

@@ -2,6 +2,7 @@
 #include "timeline_operation.h"
 
 #include "device_memory.h"
+#include "soap.h"
 #include "trace_export.h"
 
 namespace autopar {

@@ -10,7 +10,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "simulator.h"
-#include "soap.h"
+#include "strategy.h"
 #include "task_graph.h"
 #include "timeline_layout.h"
 

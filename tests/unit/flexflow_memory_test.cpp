@@ -10,6 +10,7 @@
 #include "memory_model.h"
 #include "models.h"
 #include "simulator.h"
+#include "soap.h"
 
 using namespace autopar;
 using autopar::test::model;

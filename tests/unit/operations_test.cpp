@@ -12,6 +12,7 @@
 #include "models.h"
 #include "search_operation.h"
 #include "simulator_fixtures.h"
+#include "strategy_argument.h"
 
 using namespace autopar;
 

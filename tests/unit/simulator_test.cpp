@@ -11,6 +11,8 @@
 #include "rng.h"
 #include "simulator.h"
 #include "simulator_fixtures.h"
+#include "soap.h"
+#include "strategy_argument.h"
 
 using namespace autopar;
 using autopar::test::round_cluster;

@@ -1,4 +1,4 @@
-// Unit tests of the timeline layout (core/flexflow/timeline_layout.h): lanes built from a simulated task
+// Unit tests of the timeline layout (core/operations/timeline_layout.h): lanes built from a simulated task
 // graph, the binary search for the first visible span, folding of narrow spans with counts,
 // visibility at the edges of the range, no overlap within a lane, and exact boxes when zoomed in.
 #include <doctest/doctest.h>
@@ -9,6 +9,7 @@
 #include "models.h"
 #include "rng.h"
 #include "simulator.h"
+#include "strategy_argument.h"
 #include "timeline_layout.h"
 
 using namespace autopar;

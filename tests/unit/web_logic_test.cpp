@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "scenarios.h"
 #include "search_job.h"
+#include "strategy_argument.h"
 #include "strategy_text.h"
 
 using namespace autopar;
@@ -247,7 +248,7 @@ TEST_CASE("the page's search pauses, single-steps and resumes in the worker, wit
 
 TEST_CASE("the page's accuracy study in the worker equals the core's accuracy_study; its samples arrive as partials") {
   Inputs in = alexnet_2x4();
-  AccuracyJob job;
+  web::AccuracyJob job;   // the page's, not core's (accuracy_operation.h)
   accuracy_start(job, std::make_shared<WorkerClient>(), Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}}, 60, 5);
   int slices = 0;
   size_t last = 0;

@@ -11,6 +11,7 @@
 #include "models.h"
 #include "simulator.h"
 #include "simulator_fixtures.h"
+#include "soap.h"
 
 using namespace autopar;
 using autopar::test::round_cluster;

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "accuracy.h"
+#include "accuracy_operation.h"
 #include "json_io.h"
 #include "request_fields.h"
 #include "result.h"

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "app_state.h"
-#include "task_graph.h"
+#include "task_kind.h"
 #include "imgui.h"
 #include "page_strings.h"
 #include "panels.h"

@@ -14,6 +14,7 @@
 #include "panel_common.h"
 #include "panels.h"
 #include "plot_canvas.h"
+#include "strategy_argument.h"
 #include "strategy_text.h"
 
 namespace autopar::web {

@@ -1,6 +1,6 @@
 // The Timeline panel (FlexFlow section 5): a Gantt chart of the simulated iteration with one
 // lane per GPU and per link that carries tasks. The boxes come from the pure layout step in
-// core/flexflow/timeline_layout.h (binary search for the first visible span, narrow spans folded into
+// core/operations/timeline_layout.h (binary search for the first visible span, narrow spans folded into
 // one box with a count); this file only paints them and handles the mouse: wheel zooms around
 // the cursor, dragging pans, double-click or the Fit button shows the whole iteration, hovering
 // shows the task.

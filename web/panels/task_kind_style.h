@@ -1,6 +1,6 @@
 // How the page shows each task kind: its label (a key of the string tables, page_strings.h) and
 // its colour in the timeline, the breakdown and the legends. One row per kind, beside core's
-// traits (core/flexflow/task_kind.h: names, tags, breakdown buckets), which know nothing of the page.
+// traits (core/model/task_kind.h: names, tags, breakdown buckets), which know nothing of the page.
 #pragma once
 #include <array>
 

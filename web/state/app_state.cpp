@@ -9,7 +9,6 @@
 #include <cstdlib>
 
 #include "cluster_spec.h"
-#include "device_mesh.h"
 #include "exercise_grading.h"
 #include "operation_requests.h"
 #include "page_strings.h"
@@ -212,7 +211,7 @@ void commit_settings(AppState& state, const Settings& prev, const Settings& next
   }
   if (in.graph) state.graph = std::move(*in.graph);
   if (in.cluster) state.cluster = std::move(*in.cluster);
-  if (inputs_changed) state.space = count_space(state.graph, state.cluster.num_devices());
+  if (inputs_changed) state.space = space_operation(state.graph, state.cluster).size;
   const bool strategy_changed = resolved.text != prev.strategy || next.zero != prev.zero || next.remat != prev.remat;
   state.settings = next;
   state.settings.strategy = resolved.text;
@@ -343,13 +342,6 @@ std::string builtin_spec_string(const BuiltinModel& model, const ModelParams& va
 
 std::string preset_spec_string(const std::string& preset, int nodes, int gpus_per_node) {
   return preset + ":" + std::to_string(nodes) + "x" + std::to_string(gpus_per_node);
-}
-
-std::vector<std::string> mesh_shapes(int devices) {
-  std::vector<std::string> out;
-  for (int r = 1; r <= devices; ++r)
-    if (devices % r == 0) out.push_back(std::to_string(r) + "x" + std::to_string(devices / r));
-  return out;
 }
 
 }  // namespace autopar::web

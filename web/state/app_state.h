@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cluster.h"
+#include "flexflow_operations.h"
 #include "graph.h"
 #include "json_io.h"
 #include "models.h"
@@ -25,7 +26,7 @@
 #include "alpa_view.h"
 #include "panel_table.h"
 #include "plan_export.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar::web {
 
@@ -129,7 +130,7 @@ struct AppState {
   Graph graph;
   Cluster cluster;
   Notice notice;
-  SpaceSize space;                   // the SOAP strategy space of graph on cluster (updated with them)
+  SpaceSize space;                   // the SOAP strategy space of graph on cluster (space_operation, updated with them)
   FlexflowView flexflow;             // the current strategy, simulated (built after init; after an edit, by ensure_flexflow)
   SearchRun search;                  // the MCMC search, if one was started
   AccuracyJob accuracy;              // the accuracy study, if one was started
@@ -201,9 +202,6 @@ std::string builtin_spec_string(const BuiltinModel& model, const ModelParams& va
 
 // "PRESET:NxG" for a preset name and a shape.
 std::string preset_spec_string(const std::string& preset, int nodes, int gpus_per_node);
-
-// Every mesh shape "RxC" with R*C == devices, R ascending.
-std::vector<std::string> mesh_shapes(int devices);
 
 }  // namespace autopar::web
 

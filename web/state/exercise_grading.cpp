@@ -12,6 +12,7 @@
 #include "format_units.h"
 #include "models.h"
 #include "page_strings.h"
+#include "strategy_argument.h"
 
 namespace autopar::web {
 namespace {

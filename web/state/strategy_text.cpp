@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "strategy_argument.h"
+
 namespace autopar::web {
 namespace {
 

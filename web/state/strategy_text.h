@@ -11,7 +11,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "result.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar::web {
 

@@ -10,6 +10,7 @@
 #include "device_mesh.h"
 #include "page_strings.h"
 #include "simulator.h"
+#include "soap.h"
 #include "strategy_text.h"
 #include "task_graph.h"
 

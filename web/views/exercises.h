@@ -11,7 +11,7 @@
 #include "inter_op.h"
 #include "intra_op.h"
 #include "json_io.h"
-#include "soap.h"
+#include "strategy.h"
 
 namespace autopar::web {
 

@@ -2,6 +2,8 @@
 // name the CLI and traces print, the tag in task names, what the part numbers of a task mean and
 // the sum of the simulator's breakdown its duration goes to. Every switch over task kinds reads
 // this table instead (the page's label and colour per kind: web/panels/task_kind_style.h).
+// A plain value of a simulated timeline, carried by the results a front end draws (timeline
+// boxes, breakdowns), so it lives with the other value types rather than with the task graph.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -60,7 +62,7 @@ static_assert(int(TaskKind::recompute) + 1 == kTaskKindCount, "kTaskKindCount: a
 constexpr const TaskKindTraits& task_kind_traits(TaskKind kind) { return kTaskKindTable[size_t(kind)]; }
 
 // "forward", "backward", "transfer", "sync" or "recompute".
-const char* task_kind_name(TaskKind k);
+constexpr const char* task_kind_name(TaskKind k) { return task_kind_traits(k).name; }
 
 // The tag of a task of kind `kind` in its pass (`forward_pass` false: the backward pass).
 constexpr const char* task_kind_tag(TaskKind kind, bool forward_pass) {
