@@ -149,26 +149,54 @@ Json intra_plan_json(const Graph& g, const IntraOpPlan& plan) {
               {"ops", ops}};
 }
 
-Result<IntraSetup> intra_setup(const Cluster& cluster, const std::string& mesh_text, const std::string& alpa_costs, const std::string& solver,
-                               bool reduce_scatter, bool remat, const std::string& path) {
-  auto shape = parse_mesh_shape(mesh_text, path);
+IntraOpOptions intra_options(const IntraRequest& request, const Cluster& cluster) {
+  IntraOpOptions o;
+  o.solver = request.solver;
+  o.reduce_scatter = request.reduce_scatter;
+  o.remat = request.remat;
+  o.zero_stage = request.zero_stage;
+  o.optimizer = request.optimizer;
+  o.memory_budget_bytes = request.memory_budget_bytes.value_or(0);
+  o.force_batch_axis = request.force_data_parallel ? 0 : request.force_batch_axis;
+  if (request.alpa_costs.empty()) {
+    // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
+    o.capacity_bytes = cluster.gpu.memory_capacity_bytes();
+    o.gpu = cluster.gpu;
+  }
+  return o;
+}
+
+Result<IntraSetup> intra_setup(const Cluster& cluster, const IntraRequest& request, const std::function<std::string(const std::string&)>& path) {
+  const std::string mesh_text =
+      request.mesh.empty() && request.alpa_costs.empty() ? std::to_string(cluster.nodes) + "x" + std::to_string(cluster.gpus_per_node) : request.mesh;
+  auto shape = parse_mesh_shape(mesh_text, path("mesh"));
   if (!shape.ok()) return shape.error();
   // The cluster's links, or --alpha/--beta on the same shape (Alpa's conventions).
-  const size_t bar = alpa_costs.find('|');
-  auto mesh = alpa_costs.empty() ? mesh_from_cluster(shape.value().first, shape.value().second, cluster, path)
-                                 : mesh_from_costs(shape.value().first, shape.value().second, alpa_costs.substr(0, bar),
-                                                   bar == std::string::npos ? "" : alpa_costs.substr(bar + 1));
+  const std::string& costs = request.alpa_costs;
+  const size_t bar = costs.find('|');
+  auto mesh = costs.empty() ? mesh_from_cluster(shape.value().first, shape.value().second, cluster, path("mesh"))
+                            : mesh_from_costs(shape.value().first, shape.value().second, costs.substr(0, bar),
+                                              bar == std::string::npos ? "" : costs.substr(bar + 1));
   if (!mesh.ok()) return mesh.error();
-  IntraSetup setup{mesh.value(), IntraOpOptions{}};
-  setup.options.solver = solver;
-  setup.options.reduce_scatter = reduce_scatter;
-  setup.options.remat = remat;
-  if (alpa_costs.empty()) {
-    // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
-    setup.options.capacity_bytes = cluster.gpu.memory_capacity_bytes();
-    setup.options.gpu = cluster.gpu;
+  return IntraSetup{request.force_data_parallel ? flattened_mesh(mesh.value()) : mesh.value(), intra_options(request, cluster)};
+}
+
+std::vector<IntraOpChoice> intra_op_choices(const Graph& g, const IntraOpPlan& plan) {
+  std::vector<IntraOpChoice> out;
+  for (size_t v = 0; v < g.ops.size() && v < plan.strategies.size(); ++v) {
+    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
+    IntraOpChoice c{g.ops[v].name(), s.name, spec_to_string(s.output), {}, s.cost()};
+    for (const ShardingSpec& spec : s.inputs) c.input_specs.push_back(spec_to_string(spec));
+    out.push_back(std::move(c));
   }
-  return setup;
+  return out;
+}
+
+Json to_json(const std::vector<IntraOpChoice>& choices) {
+  Json ops = Json::array();
+  for (const IntraOpChoice& c : choices)
+    ops.push_back(Json{{"name", c.name}, {"strategy", c.strategy}, {"output_spec", c.output_spec}, {"input_specs", c.input_specs}, {"cost", c.cost}});
+  return ops;
 }
 
 Json intra_plan_message(const Graph& g, const IntraOpPlan& plan) {
