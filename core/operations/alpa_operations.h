@@ -46,7 +46,7 @@ Json intra_plan_json(const Graph& g, const IntraOpPlan& plan);
 // The same plan as `intra` prints it without --json.
 std::string intra_plan_text(const Graph& g, const IntraOpPlan& plan);
 
-// `intra`: the plan on one mesh.
+// `intra`: the plan on one mesh (intra_operation.cpp, apart: it solves, the page only reads plans).
 struct IntraReport {
   IntraOpPlan plan;
   Json json;                              // intra_plan_json (the graph's names are needed to write it)
