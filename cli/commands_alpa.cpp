@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "alpa_operations.h"
 #include "models.h"
+#include "operation_requests.h"
 
 namespace autopar::cli {
 namespace {
@@ -75,58 +76,82 @@ Result<Output> reshard_command(const Args& a) {
   return output_of(reshard_operation(from.value(), to.value(), shape.value(), dtype, mesh.value()));
 }
 
+// The words of `intra` onto its request (operation_requests.h), checked by its validate.
+Result<IntraRequest> intra_request_of(const Args& a) {
+  IntraRequest r;
+  r.mesh = a.get("mesh").value_or("");
+  r.solver = a.get("solver").value_or("auto");
+  r.reduce_scatter = a.has("reduce-scatter");
+  r.remat = a.has("remat");
+  if (a.get("zero")) {
+    auto zero = whole_option(a, "zero", -1);
+    if (!zero.ok()) return zero.error();
+    // Checked before narrowing to int, as the worker does.
+    if (auto st = check_bound(zero.value(), kZeroStageBound, "--zero"); !st.ok()) return st.error();
+    r.zero_stage = int(zero.value());
+  }
+  auto optimizer = optimizer_option(a);
+  if (!optimizer.ok()) return optimizer.error();
+  r.optimizer = optimizer.value();
+  if (auto b = a.get("memory-budget-bytes")) {
+    char* end = nullptr;
+    const double bytes = std::strtod(b->c_str(), &end);
+    // Text that is no number is refused as a bad budget (validate's words).
+    r.memory_budget_bytes = b->empty() || *end ? -1 : bytes;
+  }
+  if (auto f = a.get("force-batch-axis")) {
+    if (auto st = check_force_batch_axis(*f, *f == "0" || *f == "1", cli_field_path()); !st.ok()) return st.error();
+    r.force_batch_axis = *f == "1";
+  }
+  r.force_data_parallel = a.has("force-data-parallel");
+  if (auto st = validate(r, cli_field_path()); !st.ok()) return st.error();
+  return r;
+}
+
 Result<Output> intra_command(const Args& a) {
   auto g = model_option(a);
   if (!g.ok()) return g.error();
+  auto request = intra_request_of(a);
+  if (!request.ok()) return request.error();
+  IntraRequest& r = request.value();
+  const bool unitless = a.get("alpha") || a.get("beta");
+  if (r.force_data_parallel && a.has("all-meshes"))
+    return make_error("bad_argument", "--force-data-parallel flattens the mesh, so every mesh shape gives the same plan; leave out --all-meshes", "--force-data-parallel");
+  // On a cluster the GPU's memory is the budget and its peak prices recomputation; --alpha/--beta
+  // price a unitless mesh instead (no cluster).
+  Cluster cluster;
+  // Priced by --alpha/--beta: no memory budget from a GPU (also with --all-meshes, which still
+  // takes its device count from the cluster).
+  if (unitless) r.alpa_costs = a.get("alpha").value_or("") + "|" + a.get("beta").value_or("");
+  if (unitless && !a.has("all-meshes")) {
+    if (!a.get("alpha") || !a.get("beta"))
+      return make_error("missing_argument", "give both --alpha a0,a1 and --beta b0,b1 (per-axis latency and per-byte cost)", a.get("alpha") ? "--beta" : "--alpha");
+    if (a.get("cluster")) return make_error("bad_argument", "give either --cluster or --alpha/--beta, not both", "--cluster");
+    if (r.mesh.empty()) return make_error("missing_argument", "give the mesh shape with --mesh RxC", "--mesh");
+  } else {
+    auto c = cluster_option(a);
+    if (!c.ok()) return c.error();
+    cluster = c.value();
+  }
   IntraOpOptions o;
-  o.solver = a.get("solver").value_or("auto");
-  if (o.solver != "auto" && o.solver != "ilp" && o.solver != "dp" && o.solver != "exhaustive")
-    return make_error("bad_value", "--solver must be ilp, dp or exhaustive, not '" + o.solver + "'", "--solver");
-  o.write_lp = a.get("write-lp").value_or("");
-  o.reduce_scatter = a.has("reduce-scatter");
-  o.remat = a.has("remat");
-  auto zero = zero_option(a, o.zero_stage);
-  if (!zero.ok()) return zero.error();
-  o.zero_stage = zero.value();
-  auto optimizer = optimizer_option(a);
-  if (!optimizer.ok()) return optimizer.error();
-  o.optimizer = optimizer.value();
-  // On a cluster the GPU's memory is the budget and its peak prices recomputation.
-  if (!a.get("alpha") && !a.get("beta")) {
-    auto c = cluster_option(a);
-    if (!c.ok()) return c.error();
-    o.capacity_bytes = c.value().gpu.memory_capacity_bytes();
-    o.gpu = c.value().gpu;
-  }
-  if (auto b = a.get("memory-budget-bytes")) {
-    char* end = nullptr;
-    o.memory_budget_bytes = std::strtod(b->c_str(), &end);
-    if (b->empty() || *end || !(o.memory_budget_bytes > 0) || o.memory_budget_bytes > 1e18)
-      return make_error("bad_value", "--memory-budget-bytes needs a positive number of bytes per device", "--memory-budget-bytes");
-  }
-  // Alpa's force_batch_dim_to_mesh_dim and force_data_parallel (its AutoShardingOption).
-  if (auto f = a.get("force-batch-axis")) {
-    if (*f != "0" && *f != "1") return make_error("bad_value", "--force-batch-axis must be 0 or 1 (the mesh axis every activation's batch is split along), not '" + *f + "'", "--force-batch-axis");
-    if (a.has("force-data-parallel")) return make_error("bad_argument", "--force-data-parallel already pins the batch to axis 0 of the flattened mesh; give one of the two", "--force-batch-axis");
-    o.force_batch_axis = std::stoi(*f);
-  }
-  const bool force_dp = a.has("force-data-parallel");
-  if (force_dp) {
-    if (a.has("all-meshes")) return make_error("bad_argument", "--force-data-parallel flattens the mesh, so every mesh shape gives the same plan; leave out --all-meshes", "--force-data-parallel");
-    o.force_batch_axis = 0;
-  }
+  DeviceMesh mesh;
   if (a.has("all-meshes")) {
-    auto c = cluster_option(a);
-    if (!c.ok()) return c.error();
-    auto r = intra_all_meshes_operation(g.value(), c.value(), o);
-    if (!r.ok()) return r.error();
-    return output_of(r.value());
+    o = intra_options(r, cluster);
+  } else {
+    auto setup = intra_setup(cluster, r, cli_field_path());
+    if (!setup.ok()) return setup.error();
+    o = setup.value().options;
+    mesh = setup.value().mesh;
   }
-  auto mesh = mesh_of(a, "lecture:2x4");
-  if (!mesh.ok()) return mesh.error();
-  auto r = intra_operation(g.value(), force_dp ? flattened_mesh(mesh.value()) : mesh.value(), o);
-  if (!r.ok()) return r.error();
-  return output_of(r.value());
+  o.write_lp = a.get("write-lp").value_or("");
+  if (a.has("all-meshes")) {
+    auto report = intra_all_meshes_operation(g.value(), cluster, o);
+    if (!report.ok()) return report.error();
+    return output_of(report.value());
+  }
+  auto report = intra_operation(g.value(), mesh, o);
+  if (!report.ok()) return report.error();
+  return output_of(report.value());
 }
 
 }  // namespace

@@ -28,30 +28,34 @@ Result<Output> simulate_command(const Args& a) {
   if (!c.ok()) return c.error();
   auto s = load_strategy(a.get("strategy").value_or("dp"), g.value(), c.value());
   if (!s.ok()) return s.error();
+  // The words onto the request, then its one check (operation_requests.h).
   auto optimizer = optimizer_option(a);
   if (!optimizer.ok()) return optimizer.error();
   SimulateRequest request;
   request.strategy = s.value();
-  // --zero N sets every op's ZeRO stage, --remat turns recomputation on (both also in strategy files).
-  auto zero = zero_option(a, -1);
-  if (!zero.ok()) return zero.error();
-  if (zero.value() >= 0)
-    for (OpConfig& oc : request.strategy.ops) oc.zero = zero.value();
-  if (a.has("remat")) request.strategy.remat = true;
   request.optimizer = optimizer.value();
+  if (a.get("zero")) {
+    auto zero = whole_option(a, "zero", -1);
+    if (!zero.ok()) return zero.error();
+    // Checked before narrowing to int, as the worker does.
+    if (auto st = check_bound(zero.value(), kZeroStageBound, "--zero"); !st.ok()) return st.error();
+    request.zero_stage = int(zero.value());
+  }
+  request.remat = a.has("remat");
   // Each picks the cost model: --fine replaced --calibrated without a word.
-  if (a.has("calibrated") && a.get("fine"))
-    return make_error("bad_argument", "--calibrated and --fine SEED choose different cost models (the calibrated simulator, the finer execution model); give one",
-                      "--calibrated");
+  if (auto st = check_cost_model_choice(a.has("calibrated"), a.get("fine").has_value(), cli_field_path()); !st.ok()) return st.error();
   if (a.has("calibrated")) request.cost.mode = CostMode::calibrated;
   if (a.get("fine")) {
-    auto seed = int_option(a, "fine", 0, kSeedBound);
+    auto seed = whole_option(a, "fine", 0);
     if (!seed.ok()) return seed.error();
+    auto checked = seed_from_whole(seed.value(), "--fine");
+    if (!checked.ok()) return checked.error();
     request.cost.mode = CostMode::fine;
-    request.cost.jitter_seed = uint64_t(seed.value());
+    request.cost.jitter_seed = checked.value();
   }
   request.trace = a.get("trace").has_value();
   request.task_graph = a.get("taskgraph").has_value();
+  if (auto st = validate(request, cli_field_path()); !st.ok()) return st.error();
   const SimulateReport r = simulate_operation(g.value(), c.value(), request);
   if (auto path = a.get("trace"))
     if (auto st = write_file(*path, r.trace->dump() + "\n", "--trace"); !st.ok()) return st.error();

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "glpk.h"
+#include "json_io.h"
 #include "worker_session.h"
 
 namespace {
@@ -36,6 +38,13 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_worker_message(const char* json) {
 EMSCRIPTEN_KEEPALIVE const char* autopar_worker_step(double budget_ms) {
   g_session.step(budget_ms);
   return take_replies();
+}
+
+// What this worker runs with, as JSON {"glpk": VERSION}: the page's About box shows it (the
+// page itself does not link GLPK; the intra-op ILP is solved here).
+EMSCRIPTEN_KEEPALIVE const char* autopar_worker_about() {
+  static const std::string about = autopar::Json{{"glpk", glp_version()}}.dump();
+  return about.c_str();
 }
 
 // 1 while a job runs.

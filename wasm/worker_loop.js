@@ -169,7 +169,7 @@ self.onmessage = function (e) {
 
 Module['onRuntimeInitialized'] = function () {
   autoparWorker.ready = true;
-  postMessage({ id: 0, kind: 'ready', text: '' });
+  postMessage({ id: 0, kind: 'ready', text: UTF8ToString(_autopar_worker_about()) });   // {glpk: VERSION}
   var queued = autoparWorker.queue;
   autoparWorker.queue = [];
   for (var k = 0; k < queued.length; k++) autoparTake(queued[k]);

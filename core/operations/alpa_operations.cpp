@@ -149,26 +149,54 @@ Json intra_plan_json(const Graph& g, const IntraOpPlan& plan) {
               {"ops", ops}};
 }
 
-Result<IntraSetup> intra_setup(const Cluster& cluster, const std::string& mesh_text, const std::string& alpa_costs, const std::string& solver,
-                               bool reduce_scatter, bool remat, const std::string& path) {
-  auto shape = parse_mesh_shape(mesh_text, path);
+IntraOpOptions intra_options(const IntraRequest& request, const Cluster& cluster) {
+  IntraOpOptions o;
+  o.solver = request.solver;
+  o.reduce_scatter = request.reduce_scatter;
+  o.remat = request.remat;
+  o.zero_stage = request.zero_stage;
+  o.optimizer = request.optimizer;
+  o.memory_budget_bytes = request.memory_budget_bytes.value_or(0);
+  o.force_batch_axis = request.force_data_parallel ? 0 : request.force_batch_axis;
+  if (request.alpa_costs.empty()) {
+    // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
+    o.capacity_bytes = cluster.gpu.memory_capacity_bytes();
+    o.gpu = cluster.gpu;
+  }
+  return o;
+}
+
+Result<IntraSetup> intra_setup(const Cluster& cluster, const IntraRequest& request, const std::function<std::string(const std::string&)>& path) {
+  const std::string mesh_text =
+      request.mesh.empty() && request.alpa_costs.empty() ? std::to_string(cluster.nodes) + "x" + std::to_string(cluster.gpus_per_node) : request.mesh;
+  auto shape = parse_mesh_shape(mesh_text, path("mesh"));
   if (!shape.ok()) return shape.error();
   // The cluster's links, or --alpha/--beta on the same shape (Alpa's conventions).
-  const size_t bar = alpa_costs.find('|');
-  auto mesh = alpa_costs.empty() ? mesh_from_cluster(shape.value().first, shape.value().second, cluster, path)
-                                 : mesh_from_costs(shape.value().first, shape.value().second, alpa_costs.substr(0, bar),
-                                                   bar == std::string::npos ? "" : alpa_costs.substr(bar + 1));
+  const std::string& costs = request.alpa_costs;
+  const size_t bar = costs.find('|');
+  auto mesh = costs.empty() ? mesh_from_cluster(shape.value().first, shape.value().second, cluster, path("mesh"))
+                            : mesh_from_costs(shape.value().first, shape.value().second, costs.substr(0, bar),
+                                              bar == std::string::npos ? "" : costs.substr(bar + 1));
   if (!mesh.ok()) return mesh.error();
-  IntraSetup setup{mesh.value(), IntraOpOptions{}};
-  setup.options.solver = solver;
-  setup.options.reduce_scatter = reduce_scatter;
-  setup.options.remat = remat;
-  if (alpa_costs.empty()) {
-    // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.
-    setup.options.capacity_bytes = cluster.gpu.memory_capacity_bytes();
-    setup.options.gpu = cluster.gpu;
+  return IntraSetup{request.force_data_parallel ? flattened_mesh(mesh.value()) : mesh.value(), intra_options(request, cluster)};
+}
+
+std::vector<IntraOpChoice> intra_op_choices(const Graph& g, const IntraOpPlan& plan) {
+  std::vector<IntraOpChoice> out;
+  for (size_t v = 0; v < g.ops.size() && v < plan.strategies.size(); ++v) {
+    const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
+    IntraOpChoice c{g.ops[v].name(), s.name, spec_to_string(s.output), {}, s.cost()};
+    for (const ShardingSpec& spec : s.inputs) c.input_specs.push_back(spec_to_string(spec));
+    out.push_back(std::move(c));
   }
-  return setup;
+  return out;
+}
+
+Json to_json(const std::vector<IntraOpChoice>& choices) {
+  Json ops = Json::array();
+  for (const IntraOpChoice& c : choices)
+    ops.push_back(Json{{"name", c.name}, {"strategy", c.strategy}, {"output_spec", c.output_spec}, {"input_specs", c.input_specs}, {"cost", c.cost}});
+  return ops;
 }
 
 Json intra_plan_message(const Graph& g, const IntraOpPlan& plan) {
@@ -316,56 +344,6 @@ std::string intra_plan_text(const Graph& g, const IntraOpPlan& plan) {
     for (const ShardingSpec& in : s.inputs) ins += (ins.empty() ? "" : " ") + spec_to_string(in);
     t << pad(g.ops[v].name(), 12) << pad(s.name, 24) << pad(ins, 26) << pad(spec_to_string(s.output), 10) << pad(fmt("%.4g", s.cost()), 10, true) << "\n";
   }
-  return t.str();
-}
-
-Result<IntraReport> intra_operation(const Graph& graph, const DeviceMesh& mesh, const IntraOpOptions& options) {
-  auto plan = plan_intra_op(graph, mesh, options);
-  if (!plan.ok()) return plan.error();
-  return IntraReport{plan.value(), intra_plan_json(graph, plan.value()), intra_plan_text(graph, plan.value())};
-}
-
-Result<IntraAllMeshesReport> intra_all_meshes_operation(const Graph& graph, const Cluster& cluster, const IntraOpOptions& options) {
-  const int n = cluster.num_devices();
-  IntraAllMeshesReport r;
-  r.best_objective = 1e300;
-  for (int rows = 1; rows <= n; ++rows) {
-    if (n % rows) continue;
-    auto mesh = mesh_from_cluster(rows, n / rows, cluster);
-    if (!mesh.ok()) return mesh.error();
-    auto plan = intra_operation(graph, mesh.value(), options);
-    if (!plan.ok()) return plan.error();
-    const IntraOpPlan& p = plan.value().plan;
-    std::string heavy;
-    for (size_t v = 0; v < graph.ops.size() && heavy.size() < 60; ++v) {
-      const OpStrategy& s = p.strategies[v][size_t(p.solution.choice[v])];
-      if (s.name.rfind("follow", 0) != 0) heavy += (heavy.empty() ? "" : ", ") + s.name;
-    }
-    if (p.objective < r.best_objective) {
-      r.best_objective = p.objective;
-      r.best_mesh = mesh.value().shape_string();
-    }
-    r.heavy.push_back(heavy);
-    r.meshes.push_back(std::move(plan.value()));
-  }
-  return r;
-}
-
-Json IntraAllMeshesReport::to_json() const {
-  Json list = Json::array();
-  for (const auto& m : meshes) list.push_back(m.json);
-  return Json{{"meshes", list}, {"best_mesh", best_mesh}, {"best_objective", best_objective}};
-}
-
-std::string IntraAllMeshesReport::to_text() const {
-  std::ostringstream t;
-  t << pad("mesh", 8) << pad("objective", 12, true) << pad("comm", 12, true) << pad("reshard", 12, true) << "  heavy ops\n";
-  for (size_t k = 0; k < meshes.size(); ++k) {
-    const IntraOpPlan& p = meshes[k].plan;
-    t << pad(p.mesh.shape_string(), 8) << pad(fmt("%.4g", p.objective), 12, true) << pad(fmt("%.4g", p.communication_cost), 12, true)
-      << pad(fmt("%.4g", p.resharding_cost), 12, true) << "  " << heavy[k] << "\n";
-  }
-  t << "best: " << best_mesh << "\n";
   return t.str();
 }
 

@@ -112,7 +112,12 @@ std::string SpaceReport::to_text() const {
   return t.str();
 }
 
-SimulateReport simulate_operation(const Graph& graph, const Cluster& cluster, const SimulateRequest& request) {
+SimulateReport simulate_operation(const Graph& graph, const Cluster& cluster, const SimulateRequest& given) {
+  // --zero N sets every op's ZeRO stage, --remat turns recomputation on (both also in strategy files).
+  SimulateRequest request = given;
+  if (request.zero_stage >= 0)
+    for (OpConfig& oc : request.strategy.ops) oc.zero = request.zero_stage;
+  if (request.remat) request.strategy.remat = true;
   TaskGraph tg(graph, cluster, request.strategy, request.cost);
   const double makespan = simulate_full(tg);
   SimulateReport r;

@@ -42,6 +42,8 @@ SpaceReport space_operation(const Graph& graph, const Cluster& cluster);
 // What `simulate` runs: a strategy under a cost model, and what to keep besides the summary.
 struct SimulateRequest {
   Strategy strategy;
+  int zero_stage = -1;              // 0-3: every op's ZeRO stage (--zero); -1: the strategy's own
+  bool remat = false;               // recomputation on (--remat); else as the strategy says
   CostSettings cost;                // ideal, calibrated or fine (with its jitter seed)
   bool trace = false;               // keep the Perfetto trace (report.trace)
   bool task_graph = false;          // keep the task list (report.task_graph)

@@ -274,6 +274,53 @@ Json inter_plan_to_json(const InterOpPlan& p) {
               {"stages", stages}};
 }
 
+InterPlanMessage inter_plan_message(const InterReport& report) {
+  InterPlanMessage m;
+  m.report = report.to_json();
+  m.elapsed_ms = report.elapsed_ms;
+  m.plan = report.plan;
+  m.layer_numbers = report.layer_numbers;
+  m.layer_ops = report.layer_ops;
+  return m;
+}
+
+Json to_json(const InterPlanMessage& m) {
+  Json numbers = Json::array(), ops = Json::array();
+  for (const auto& [a, b] : m.layer_numbers) numbers.push_back(Json::array({a, b}));
+  for (const auto& [a, b] : m.layer_ops) ops.push_back(Json::array({a, b}));
+  return Json{{"report", m.report}, {"plan", inter_plan_to_json(m.plan)}, {"layer_numbers", numbers}, {"layer_ops", ops}};
+}
+
+Result<InterPlanMessage> inter_plan_message_from_json(const Json& j) {
+  if (!j.is_object() || !j.contains("plan")) return make_error(ErrorCode::missing_field, "an inter-op plan message needs 'plan'", "plan");
+  InterPlanMessage m;
+  auto plan = inter_plan_from_json(j["plan"]);
+  if (!plan.ok()) return plan.error();
+  m.plan = std::move(plan.value());
+  if (!j.contains("report") || !j["report"].is_object()) return make_error(ErrorCode::missing_field, "an inter-op plan message needs its 'report' object", "report");
+  m.report = j["report"];
+  if (m.report.contains("elapsed_ms")) {
+    if (!m.report["elapsed_ms"].is_number()) return make_error(ErrorCode::wrong_type, "report.elapsed_ms must be a number", "report.elapsed_ms");
+    m.elapsed_ms = m.report["elapsed_ms"].get<double>();
+  }
+  for (const char* key : {"layer_numbers", "layer_ops"}) {
+    if (!j.contains(key)) continue;
+    const Json& list = j[key];
+    if (!list.is_array()) return make_error(ErrorCode::wrong_type, std::string(key) + " must be an array of pairs", key);
+    for (size_t k = 0; k < list.size(); ++k) {
+      const Json& n = list[k];
+      const std::string at = std::string(key) + "[" + std::to_string(k) + "]";
+      const bool numbers = key[6] == 'n';   // layer_numbers: two whole numbers; layer_ops: two names
+      const bool ok = n.is_array() && n.size() == 2 &&
+                      (numbers ? n[0].is_number_integer() && n[1].is_number_integer() : n[0].is_string() && n[1].is_string());
+      if (!ok) return make_error(ErrorCode::wrong_type, at + (numbers ? " must be two whole numbers" : " must be two op names"), at);
+      if (numbers) m.layer_numbers.push_back({n[0].get<int>(), n[1].get<int>()});
+      else m.layer_ops.push_back({n[0].get<std::string>(), n[1].get<std::string>()});
+    }
+  }
+  return m;
+}
+
 Result<InterOpPlan> inter_plan_from_json(const Json& j) {
   auto bad = [](const std::string& path) { return make_error(ErrorCode::bad_value, "a pipeline plan's field " + path + " is missing or of the wrong type", path); };
   auto num = [](const Json& o, const char* k, double& out) {

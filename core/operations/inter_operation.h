@@ -81,6 +81,22 @@ Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const 
 Json inter_plan_to_json(const InterOpPlan& plan);
 Result<InterOpPlan> inter_plan_from_json(const Json& j);
 
+// An inter-op plan as a worker sends it (its "inter" result): the CLI's JSON report, the plan to
+// the bit, and per layer its numbers in the model and its first and last op.
+struct InterPlanMessage {
+  Json report;                         // `autopar inter --json`
+  double elapsed_ms = 0;               // the report's elapsed_ms: the planning's own work
+  InterOpPlan plan;
+  std::vector<std::pair<int, int>> layer_numbers;                 // per layer: its first and last layer in the model's numbering
+  std::vector<std::pair<std::string, std::string>> layer_ops;     // per layer: names of its first and last op
+};
+// The message of a report.
+InterPlanMessage inter_plan_message(const InterReport& report);
+// {report, plan (inter_plan_to_json), layer_numbers: [[a, b]...], layer_ops: [[first, last]...]}.
+Json to_json(const InterPlanMessage& m);
+// Reads to_json's object back; errors name the field ("plan.stages[0].latency", "layer_ops[2]").
+Result<InterPlanMessage> inter_plan_message_from_json(const Json& j);
+
 // One share of the stage costs (StageCostBuilder with a share): a unit is an intra-op solve or a
 // pair's stage sums; the report is the share's part of the table, for merge_stage_cost_parts.
 class StageCostJob : public Job<StageCostPart> {

@@ -290,4 +290,141 @@ Status validate(const ExportRequest& r, const FieldPath& path) {
   return check_seed(r.seed, path);
 }
 
+// ---- intra ----
+
+Status check_force_batch_axis(const std::string& typed, bool ok, const FieldPath& path) {
+  if (ok) return Ok{};
+  return make_error(ErrorCode::bad_value,
+                    path("force_batch_axis") + " must be 0 or 1 (the mesh axis every activation's batch is split along), not '" + typed + "'",
+                    path("force_batch_axis"));
+}
+
+Result<IntraRequest> intra_request_from_json(const Json& j, const FieldPath& path) {
+  if (auto st = check_object(j, path); !st.ok()) return st.error();
+  const Json& o = object_or_empty(j);
+  IntraRequest r;
+  int64_t zero = r.zero_stage, axis = r.force_batch_axis;
+  double budget = 0;
+  auto read_string = [](const Json& v, const std::string& p) { return string_from_json(v, p, "a string"); };
+  Status st = read_field(o, "mesh", path, r.mesh, read_string);
+  if (st.ok()) st = read_field(o, "solver", path, r.solver, read_string);
+  if (st.ok()) st = read_field(o, "reduce_scatter", path, r.reduce_scatter, read_bool);
+  if (st.ok()) st = read_field(o, "remat", path, r.remat, read_bool);
+  if (st.ok()) st = read_field(o, "alpa_costs", path, r.alpa_costs, read_string);
+  if (st.ok()) st = read_field(o, "zero", path, zero, read_whole);
+  if (st.ok()) st = read_field(o, "optimizer", path, r.optimizer, read_optimizer);
+  if (st.ok()) st = read_field(o, "memory_budget_bytes", path, budget, read_number);
+  if (st.ok()) st = read_field(o, "force_batch_axis", path, axis, read_whole);
+  if (st.ok()) st = read_field(o, "force_data_parallel", path, r.force_data_parallel, read_bool);
+  if (!st.ok()) return st.error();
+  // Checked before narrowing to int.
+  if (o.contains("zero"))
+    if (auto b = check_bound(zero, kZeroStageBound, path("zero")); !b.ok()) return b.error();
+  if (auto b = check_force_batch_axis(std::to_string(axis), axis >= -1 && axis <= 1, path); !b.ok()) return b.error();
+  r.zero_stage = int(zero);
+  r.force_batch_axis = int(axis);
+  if (o.contains("memory_budget_bytes")) r.memory_budget_bytes = budget;
+  if (auto v = validate(r, path); !v.ok()) return v.error();
+  return r;
+}
+
+Json request_to_json(const IntraRequest& r) {
+  Json j{{"mesh", r.mesh},         {"solver", r.solver},  {"reduce_scatter", r.reduce_scatter}, {"remat", r.remat},
+         {"alpa_costs", r.alpa_costs}, {"optimizer", optimizer_word(r.optimizer)}, {"force_batch_axis", r.force_batch_axis},
+         {"force_data_parallel", r.force_data_parallel}};
+  if (r.zero_stage >= 0) j["zero"] = r.zero_stage;
+  if (r.memory_budget_bytes) j["memory_budget_bytes"] = *r.memory_budget_bytes;
+  return j;
+}
+
+Status validate(const IntraRequest& r, const FieldPath& path) {
+  if (r.solver != "auto" && r.solver != "ilp" && r.solver != "dp" && r.solver != "exhaustive")
+    return make_error(ErrorCode::bad_value, path("solver") + " must be auto, ilp, dp or exhaustive, not '" + r.solver + "'", path("solver"));
+  // -1: the planner chooses (the field left out).
+  if (r.zero_stage != -1)
+    if (auto st = check_bound(int64_t(r.zero_stage), kZeroStageBound, path("zero")); !st.ok()) return st;
+  if (r.memory_budget_bytes && !(*r.memory_budget_bytes > 0 && *r.memory_budget_bytes <= 1e18))
+    return make_error(ErrorCode::bad_value, path("memory_budget_bytes") + " needs a positive number of bytes per device", path("memory_budget_bytes"));
+  // Alpa's force_batch_dim_to_mesh_dim and force_data_parallel (its AutoShardingOption).
+  if (auto st = check_force_batch_axis(std::to_string(r.force_batch_axis), r.force_batch_axis >= -1 && r.force_batch_axis <= 1, path); !st.ok())
+    return st;
+  if (r.force_data_parallel && r.force_batch_axis != -1)
+    return make_error(ErrorCode::bad_argument,
+                      path("force_data_parallel") + " already pins the batch to axis 0 of the flattened mesh; give one of the two", path("force_batch_axis"));
+  return Ok{};
+}
+
+// ---- simulate ----
+
+Status check_cost_model_choice(bool calibrated, bool fine, const FieldPath& path) {
+  if (!calibrated || !fine) return Ok{};
+  return make_error(ErrorCode::bad_argument,
+                    path("calibrated") + " and " + path("fine") +
+                        " SEED choose different cost models (the calibrated simulator, the finer execution model); give one",
+                    path("calibrated"));
+}
+
+Result<SimulateRequest> simulate_request_from_json(const Json& j, const Graph& graph, const Cluster& cluster, const FieldPath& path) {
+  if (auto st = check_object(j, path); !st.ok()) return st.error();
+  const Json& o = object_or_empty(j);
+  SimulateRequest r;
+  int64_t zero = r.zero_stage, fine_seed = 0;
+  bool calibrated = false;
+  Status st = read_field(o, "zero", path, zero, read_whole);
+  if (st.ok()) st = read_field(o, "remat", path, r.remat, read_bool);
+  if (st.ok()) st = read_field(o, "optimizer", path, r.optimizer, read_optimizer);
+  if (st.ok()) st = read_field(o, "calibrated", path, calibrated, read_bool);
+  if (st.ok()) st = read_field(o, "fine", path, fine_seed, read_whole);
+  if (st.ok()) st = read_field(o, "trace", path, r.trace, read_bool);
+  if (st.ok()) st = read_field(o, "task_graph", path, r.task_graph, read_bool);
+  if (!st.ok()) return st.error();
+  if (auto c = check_cost_model_choice(calibrated, o.contains("fine"), path); !c.ok()) return c.error();
+  if (o.contains("zero"))
+    if (auto b = check_bound(zero, kZeroStageBound, path("zero")); !b.ok()) return b.error();
+  r.zero_stage = int(zero);
+  if (calibrated) r.cost.mode = CostMode::calibrated;
+  if (o.contains("fine")) {
+    auto seed = seed_from_whole(fine_seed, path("fine"));
+    if (!seed.ok()) return seed.error();
+    r.cost.mode = CostMode::fine;
+    r.cost.jitter_seed = seed.value();
+  }
+  // The strategy: a name (as --strategy) or its JSON; data parallel when absent.
+  const Json strategy = o.contains("strategy") ? o["strategy"] : Json("dp");
+  if (strategy.is_object()) {
+    auto s = strategy_from_json(strategy, graph, cluster.num_devices());
+    if (!s.ok()) {
+      Error e = s.error();
+      e.path = e.path.empty() ? path("strategy") : path("strategy") + "." + e.path;
+      return e;
+    }
+    r.strategy = s.value();
+  } else {
+    auto text = string_from_json(strategy, path("strategy"), "dp, expert, mp, random:SEED or the strategy's JSON");
+    if (!text.ok()) return text.error();
+    auto s = load_strategy(text.value(), graph, cluster, path("strategy"));
+    if (!s.ok()) return s.error();
+    r.strategy = s.value();
+  }
+  if (auto v = validate(r, path); !v.ok()) return v.error();
+  return r;
+}
+
+Json request_to_json(const SimulateRequest& r, const Graph& graph) {
+  Json j{{"strategy", strategy_to_json(graph, r.strategy)}, {"remat", r.remat},         {"optimizer", optimizer_word(r.optimizer)},
+         {"calibrated", r.cost.mode == CostMode::calibrated}, {"trace", r.trace}, {"task_graph", r.task_graph}};
+  if (r.zero_stage >= 0) j["zero"] = r.zero_stage;
+  if (r.cost.mode == CostMode::fine) j["fine"] = r.cost.jitter_seed;
+  return j;
+}
+
+Status validate(const SimulateRequest& r, const FieldPath& path) {
+  if (r.zero_stage != -1)
+    if (auto st = check_bound(int64_t(r.zero_stage), kZeroStageBound, path("zero")); !st.ok()) return st;
+  if (r.cost.mode == CostMode::fine)
+    if (auto st = check_bound(r.cost.jitter_seed > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(r.cost.jitter_seed), kSeedBound, path("fine")); !st.ok())
+      return st;
+  return Ok{};
+}
+
 }  // namespace autopar

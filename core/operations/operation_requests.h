@@ -1,5 +1,5 @@
 // The typed requests of the operations the CLI, the worker and the page all start (search,
-// inter, accuracy, compare, memory, export): for each, reading it from JSON, writing it back,
+// inter, accuracy, compare, memory, export, intra, simulate): for each, reading it from JSON, writing it back,
 // and validate, the one place its bounds are checked. The CLI maps its words onto a request and
 // calls validate with cli_field_path(); the worker reads it with *_request_from_json and
 // json_field_path("request"); the page fills it from its settings and validates it with its
@@ -8,8 +8,10 @@
 // a field missing from the JSON keeps its default.
 #pragma once
 #include "accuracy_operation.h"
+#include "alpa_operations.h"
 #include "compare.h"
 #include "export_operation.h"
+#include "flexflow_operations.h"
 #include "inter_operation.h"
 #include "json_io.h"
 #include "memory_model.h"
@@ -58,5 +60,30 @@ Result<ExportRequest> export_request_from_json(const Json& j, const FieldPath& p
 Json request_to_json(const ExportRequest& r);
 // Checks: format (check_export_format), seed, device_type only with dtensor.
 Status validate(const ExportRequest& r, const FieldPath& path);
+
+// `intra` (the model and cluster come from the inputs; the CLI's --alpha a0,a1 --beta b0,b1 are
+// alpa_costs "a0,a1|b0,b1"): {mesh, solver, reduce_scatter, remat, alpa_costs, zero, optimizer,
+// memory_budget_bytes, force_batch_axis, force_data_parallel}.
+Result<IntraRequest> intra_request_from_json(const Json& j, const FieldPath& path);
+Json request_to_json(const IntraRequest& r);
+// Checks: solver (auto, ilp, dp, exhaustive), zero (-1 or kZeroStageBound), memory_budget_bytes
+// (positive, at most 1e18), force_batch_axis (-1, 0, 1), force_data_parallel not with
+// force_batch_axis.
+Status validate(const IntraRequest& r, const FieldPath& path);
+
+// The force_batch_axis refusal for a value typed as `typed` when !ok (the CLI takes only 0 or 1;
+// -1, the default, is Alpa's own choice).
+Status check_force_batch_axis(const std::string& typed, bool ok, const FieldPath& path);
+
+// `simulate` (the strategy is resolved against the inputs' model and cluster): {strategy: "dp",
+// "expert", "mp", "random:SEED" or the strategy's JSON (strategy_to_json), zero, remat,
+// optimizer, calibrated, fine (the finer execution model's jitter seed), trace, task_graph}.
+Result<SimulateRequest> simulate_request_from_json(const Json& j, const Graph& graph, const Cluster& cluster, const FieldPath& path);
+Json request_to_json(const SimulateRequest& r, const Graph& graph);
+// Checks: zero (-1 or kZeroStageBound), the fine model's seed (kSeedBound).
+Status validate(const SimulateRequest& r, const FieldPath& path);
+// The calibrated simulator and the finer execution model are two cost models: both asked for
+// is bad_argument, named by `path` ("calibrated", "fine").
+Status check_cost_model_choice(bool calibrated, bool fine, const FieldPath& path);
 
 }  // namespace autopar

@@ -10,6 +10,8 @@
 #include "alpa_operations.h"
 #include "cluster_spec.h"
 #include "compare.h"
+#include "export_operation.h"
+#include "flexflow_operations.h"
 #include "inter_operation.h"
 #include "memory_model.h"
 #include "models.h"
@@ -147,28 +149,24 @@ class CompareHalfOperation : public RunningOperation {
   const char* key_;
 };
 
-// The intra-op plan as an operation: one unit of work (the solve), its result
-// intra_plan_message (the plan exactly, as the page reads it back).
-class IntraOperation : public RunningOperation {
+// An operation done in one unit of work (the intra-op plan, an export): `run` computes its
+// result on the first step.
+class SingleStepOperation : public RunningOperation {
  public:
-  IntraOperation(Graph graph, IntraSetup setup) : graph_(std::move(graph)), setup_(std::move(setup)) {}
+  SingleStepOperation(const char* phase, std::function<Result<Json>()> run) : phase_(phase), run_(std::move(run)) {}
   bool step(const StepBudget&) override {
-    if (!outcome_) {
-      auto plan = plan_intra_op(graph_, setup_.mesh, setup_.options);
-      if (plan.ok()) outcome_.emplace(intra_plan_message(graph_, plan.value()));
-      else outcome_.emplace(plan.error());
-    }
+    if (!outcome_) outcome_.emplace(run_());
     return true;
   }
-  JobProgress progress() const override { return JobProgress{outcome_ ? 1 : 0, 1, "intra-op plan"}; }
+  JobProgress progress() const override { return JobProgress{outcome_ ? 1 : 0, 1, phase_}; }
   void cancel() override {
     if (!outcome_) outcome_.emplace(cancelled_error());
   }
   Result<Json> result() const override { return *outcome_; }
 
  private:
-  Graph graph_;
-  IntraSetup setup_;
+  const char* phase_;
+  std::function<Result<Json>()> run_;
   std::optional<Result<Json>> outcome_;
 };
 
@@ -181,15 +179,6 @@ Result<CompareRequest> compare_request(const Json& request, Graph graph, Cluster
   return r;
 }
 
-// What the page needs of an inter-op report: the CLI's JSON, the plan to the bit, the layers.
-Json inter_result_json(const InterReport& report) {
-  Json numbers = Json::array(), ops = Json::array();
-  for (const auto& [a, b] : report.layer_numbers) numbers.push_back(Json::array({a, b}));
-  for (const auto& [a, b] : report.layer_ops) ops.push_back(Json::array({a, b}));
-  return Json{{"report", report.to_json()}, {"plan", inter_plan_to_json(report.plan)}, {"layer_numbers", numbers}, {"layer_ops", ops}};
-}
-
-
 using Started = Result<std::unique_ptr<RunningOperation>>;
 
 // "compare_flexflow" or "compare_alpa": one half of compare.
@@ -201,23 +190,43 @@ Started start_compare_half(const std::string& operation, const Json& req, Graph 
   return std::unique_ptr<RunningOperation>(std::make_unique<CompareHalfOperation<CompareAlpaJob>>(std::move(cr.value()), "alpa"));
 }
 
-// "intra": request {mesh, solver, reduce_scatter, remat, alpa_costs}, as the page's IntraOpView (intra_setup).
+// "intra": request IntraRequest (intra_request_from_json), as the page's IntraOpView sends it.
 Started start_intra(const Json& req, Graph graph, const Cluster& cluster) {
-  for (const char* key : {"mesh", "solver", "alpa_costs"})
-    if (req.contains(key)) {
-      if (auto v = string_from_json(req[key], kRequestPath(key), "a string"); !v.ok()) return v.error();
-    }
-  for (const char* key : {"reduce_scatter", "remat"})
-    if (req.contains(key)) {
-      if (auto v = bool_from_json(req[key], kRequestPath(key)); !v.ok()) return v.error();
-    }
-  const std::string solver = req.value("solver", std::string("auto"));
-  if (solver != "auto" && solver != "ilp" && solver != "dp" && solver != "exhaustive")
-    return make_error(ErrorCode::bad_value, "request.solver must be auto, ilp, dp or exhaustive", "request.solver");
-  auto setup = intra_setup(cluster, req.value("mesh", std::string()), req.value("alpa_costs", std::string()), solver, req.value("reduce_scatter", false),
-                           req.value("remat", false), "request.mesh");
+  auto ir = intra_request_from_json(req, kRequestPath);
+  if (!ir.ok()) return ir.error();
+  auto setup = intra_setup(cluster, ir.value(), kRequestPath);
   if (!setup.ok()) return setup.error();
-  return std::unique_ptr<RunningOperation>(std::make_unique<IntraOperation>(std::move(graph), std::move(setup.value())));
+  // The plan exactly, as the page reads it back (intra_plan_message).
+  return std::unique_ptr<RunningOperation>(
+      std::make_unique<SingleStepOperation>("intra-op plan", [graph = std::move(graph), setup = std::move(setup.value())]() -> Result<Json> {
+        auto plan = plan_intra_op(graph, setup.mesh, setup.options);
+        if (!plan.ok()) return plan.error();
+        return intra_plan_message(graph, plan.value());
+      }));
+}
+
+// "simulate": `autopar simulate` (request SimulateRequest, simulate_request_from_json); its
+// result is the CLI's JSON.
+Started start_simulate(const Json& req, Graph graph, Cluster cluster) {
+  auto sr = simulate_request_from_json(req, graph, cluster, kRequestPath);
+  if (!sr.ok()) return sr.error();
+  return std::unique_ptr<RunningOperation>(std::make_unique<SingleStepOperation>(
+      "simulate", [graph = std::move(graph), cluster = std::move(cluster), request = std::move(sr.value())]() -> Result<Json> {
+        return simulate_operation(graph, cluster, request).to_json();
+      }));
+}
+
+// "export": `autopar export` (request: ExportRequest, export_request_from_json); its result is
+// {format, text}, the file's text.
+Started start_export(const Json& req, Graph graph, Cluster cluster) {
+  auto er = export_request_from_json(req, kRequestPath);
+  if (!er.ok()) return er.error();
+  return std::unique_ptr<RunningOperation>(std::make_unique<SingleStepOperation>(
+      "export", [graph = std::move(graph), cluster = std::move(cluster), request = std::move(er.value())]() -> Result<Json> {
+        auto report = export_operation(graph, cluster, request);
+        if (!report.ok()) return report.error();
+        return Json{{"format", report.value().format}, {"text", report.value().text}};
+      }));
 }
 
 // "accuracy": both simulators' summaries; the samples themselves go out as partials.
@@ -285,7 +294,7 @@ Started start_inter(const std::string& operation, const Json& req, Graph graph, 
     op->start(ir.value(), index.value(), count.value());
     return std::unique_ptr<RunningOperation>(std::move(op));
   }
-  auto op = make_operation<InterJob>(std::move(graph), std::move(cluster), [](const InterReport& report, const InterJob&) { return inter_result_json(report); });
+  auto op = make_operation<InterJob>(std::move(graph), std::move(cluster), [](const InterReport& report, const InterJob&) { return to_json(inter_plan_message(report)); });
   if (req.contains("parts")) {
     auto parts = stage_cost_parts(req["parts"]);
     if (!parts.ok()) return parts.error();
@@ -302,9 +311,9 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
   if (!request.is_null() && !request.is_object()) return make_error(ErrorCode::wrong_type, "request must be an object", "request");
   const Json req = request.is_null() ? Json::object() : request;
   if (operation != "inter" && operation != "stage_costs" && operation != "search" && operation != "compare_flexflow" && operation != "compare_alpa" &&
-      operation != "accuracy" && operation != "intra")
+      operation != "accuracy" && operation != "intra" && operation != "export" && operation != "simulate")
     return make_error(ErrorCode::bad_value,
-                      "unknown operation '" + operation + "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow, compare_alpa and intra",
+                      "unknown operation '" + operation + "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow, compare_alpa, intra, export and simulate",
                       "operation");
   auto graph = graph_from_inputs(inputs);
   if (!graph.ok()) return graph.error();
@@ -313,6 +322,8 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
   if (operation == "compare_flexflow" || operation == "compare_alpa")
     return start_compare_half(operation, req, std::move(graph.value()), std::move(cluster.value()));
   if (operation == "intra") return start_intra(req, std::move(graph.value()), cluster.value());
+  if (operation == "simulate") return start_simulate(req, std::move(graph.value()), std::move(cluster.value()));
+  if (operation == "export") return start_export(req, std::move(graph.value()), std::move(cluster.value()));
   if (operation == "accuracy") return start_accuracy(req, std::move(graph.value()), std::move(cluster.value()));
   if (operation == "search") return start_search(req, std::move(graph.value()), std::move(cluster.value()));
   return start_inter(operation, req, std::move(graph.value()), std::move(cluster.value()));

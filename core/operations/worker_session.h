@@ -16,8 +16,12 @@
 // (request {beta, steps, budget_ms, seed, init, full_sim, optimizer, memory_moves, partials}: `autopar search`), "accuracy"
 // (request {samples, seed}: `autopar accuracy`, both simulators), "compare_flexflow" and
 // "compare_alpa" (request {title, seed, steps, microbatches}: the two halves of `autopar
-// compare`, which a page runs side by side and merges), "intra" (request {mesh, solver,
-// reduce_scatter, remat, alpa_costs}: the intra-op plan, as intra_plan_message). Jobs are stepped in start order, each
+// compare`, which a page runs side by side and merges), "intra" (request IntraRequest
+// {mesh, solver, reduce_scatter, remat, alpa_costs, ...}: the intra-op plan, as
+// intra_plan_message), "simulate" (request SimulateRequest {strategy, zero, remat, optimizer,
+// calibrated, fine}: `autopar simulate`'s JSON), "export" (request ExportRequest {format, seed,
+// title, device_type}: `autopar export`, result {format, text}; the page's Export menu, so that
+// its ILP runs here). Jobs are stepped in start order, each
 // a share of the step's time, so a cancel between two steps stops a job before its next step.
 #pragma once
 #include <map>

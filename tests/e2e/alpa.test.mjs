@@ -185,22 +185,27 @@ async function alpaChecks(page) {
   check('re-planning with the same inputs gives the same total latency', again.total_latency === planned.total_latency);
 
   // Exports.
-  const meg = await page.evaluate(() => window.autopar.exportPlan('megatron'));
+  // exportPlan is a Promise: the engine formats are planned in a worker, the frames go on meanwhile.
+  check('exportPlan returns a Promise', await page.evaluate(() => window.autopar.exportPlan('megatron') instanceof Promise));
+  // The About box's GLPK version comes from the workers (the page links no GLPK).
+  const glpk = await page.evaluate(() => window.autopar.result().glpk);
+  check('the workers reported their GLPK version (the About box shows it)', /^\d+\.\d+$/.test(String(glpk)), String(glpk));
+  const meg = await page.evaluate(async () => await window.autopar.exportPlan('megatron'));
   check('exportPlan("megatron") contains --tensor-model-parallel-size', /--tensor-model-parallel-size/.test(meg), meg.slice(0, 200));
   const megRef = cliText(['export', '--format', 'megatron', '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4']);
   if (megRef !== null) check('exportPlan("megatron") equals `autopar export --format megatron`', meg === megRef);
   for (const f of ['dtensor', 'jax', 'torchtitan']) {
-    const text = await page.evaluate((x) => window.autopar.exportPlan(x), f);
+    const text = await page.evaluate(async (x) => await window.autopar.exportPlan(x), f);
     const ref = cliText(['export', '--format', f, '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4']);
     check(`exportPlan("${f}") equals the CLI's export`, text.length > 0 && (ref === null || text === ref), `${text.length} chars`);
   }
-  const strategyText = await page.evaluate(() => window.autopar.exportPlan('strategy'));
+  const strategyText = await page.evaluate(async () => await window.autopar.exportPlan('strategy'));
   const stratOk = (() => { try { return typeof JSON.parse(strategyText) === 'object'; } catch { return false; } })();
   check('exportPlan("strategy") is the strategy JSON', stratOk && strategyText === JSON.stringify((JSON.parse(strategyText)), null, 2) + '\n');
-  const trace = await page.evaluate(() => window.autopar.exportPlan('perfetto'));
+  const trace = await page.evaluate(async () => await window.autopar.exportPlan('perfetto'));
   check('exportPlan("perfetto") is the timeline trace', trace === (await page.evaluate(() => window.autopar.exportTrace())));
-  const unknown = await page.evaluate(() => { try { window.autopar.exportPlan('nope'); return 'no error'; } catch (e) { return String(e); } });
-  check('exportPlan of an unknown format throws a readable error', /format/.test(unknown), unknown);
+  const unknown = await page.evaluate(async () => { try { await window.autopar.exportPlan('nope'); return 'no error'; } catch (e) { return String(e); } });
+  check('exportPlan of an unknown format rejects with a readable error', /format/.test(unknown), unknown);
   void haveCli;
 
   // The Export menu through the UI: Export > Megatron-LM flags opens a read-only text window.

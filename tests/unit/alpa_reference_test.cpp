@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "json_io.h"
 #include "models.h"
+#include "request_fields.h"
 
 using namespace autopar;
 using autopar::test::model;
@@ -400,7 +401,12 @@ TEST_CASE("Alpa's test_mlp and test_bert cases through `autopar intra` and the p
     if (!k.force.empty()) continue;
     // The page (and its worker) set the same problem up with intra_setup: the same objective.
     const std::string devices = std::to_string(std::stoi(k.mesh) * std::stoi(k.mesh.substr(k.mesh.find('x') + 1)));
-    auto setup = intra_setup(load_cluster("lecture:1x" + devices).value(), k.mesh, k.alpha + "|" + k.beta, "auto", k.reduce_scatter, k.remat);
+    IntraRequest request;
+    request.mesh = k.mesh;
+    request.alpa_costs = k.alpha + "|" + k.beta;
+    request.reduce_scatter = k.reduce_scatter;
+    request.remat = k.remat;
+    auto setup = intra_setup(load_cluster("lecture:1x" + devices).value(), request, json_field_path(""));
     REQUIRE(setup.ok());
     auto page = plan_intra_op(model(k.model), setup.value().mesh, setup.value().options);
     REQUIRE(page.ok());

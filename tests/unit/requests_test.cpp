@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include "app_state.h"
+#include "cluster_spec.h"
+#include "models.h"
 #include "commands.h"
 #include "operation_requests.h"
 #include "worker_session.h"
@@ -281,4 +283,92 @@ TEST_CASE("bounds hold at both edges, in validate and as typed on the CLI") {
   REQUIRE(web::init_app_state(state).ok());
   CHECK(web::apply_settings_object(state, Json{{"seed", kSeedBound.hi}, {"microbatches", kMicrobatchesBound.hi}, {"accuracy", {{"samples", 2}}}}).ok());
   CHECK(state.settings.seed == kSeedBound.hi);
+}
+
+TEST_CASE("intra: a bad solver, ZeRO stage, memory budget or batch axis is refused alike by the CLI and the worker") {
+  const std::vector<std::string> intra = {"intra", "--model", "alexnet", "--cluster", "lecture:2x4", "--mesh", "2x4"};
+  check_same({from_cli(with(intra, {"--solver", "greedy"})), from_worker("intra", Json{{"solver", "greedy"}})}, {"--solver", "request.solver"});
+  CHECK(words_of(from_worker("intra", Json{{"solver", "greedy"}})) == "FIELD must be auto, ilp, dp or exhaustive, not 'greedy'");
+  check_same({from_cli(with(intra, {"--zero", "4"})), from_worker("intra", Json{{"zero", 4}})}, {"--zero", "request.zero"});
+  check_same({from_cli(with(intra, {"--memory-budget-bytes", "-5"})), from_worker("intra", Json{{"memory_budget_bytes", -5}})},
+             {"--memory-budget-bytes", "request.memory_budget_bytes"});
+  check_same({from_cli(with(intra, {"--force-batch-axis", "2"})), from_worker("intra", Json{{"force_batch_axis", 2}})},
+             {"--force-batch-axis", "request.force_batch_axis"});
+  // Two fields in conflict: the message names both, each front end its own way.
+  const Refusal both_cli = from_cli(with(intra, {"--force-batch-axis", "1", "--force-data-parallel"}));
+  const Refusal both_worker = from_worker("intra", Json{{"force_batch_axis", 1}, {"force_data_parallel", true}});
+  CHECK(both_cli.code == "bad_argument");
+  CHECK(both_worker.code == "bad_argument");
+  CHECK(both_cli.path == "--force-batch-axis");
+  CHECK(both_worker.path == "request.force_batch_axis");
+  CHECK(both_cli.message.rfind("--force-data-parallel already pins the batch", 0) == 0);
+  CHECK(both_worker.message.rfind("request.force_data_parallel already pins the batch", 0) == 0);
+  check_same({from_cli(with(intra, {"--optimizer", "rmsprop"})), from_worker("intra", Json{{"optimizer", "rmsprop"}})},
+             {"--optimizer", "request.optimizer"});
+  // A mesh that does not fit the cluster: the same check (mesh_from_cluster) names each front end's field.
+  check_same({from_cli({"intra", "--model", "alexnet", "--cluster", "lecture:2x4", "--mesh", "3x3"}), from_worker("intra", Json{{"mesh", "3x3"}})},
+             {"--mesh", "request.mesh"});
+}
+
+TEST_CASE("simulate: a bad ZeRO stage, fine seed or two cost models are refused alike by the CLI and the worker") {
+  const std::vector<std::string> simulate = {"simulate", "--model", "alexnet", "--cluster", "lecture:2x4", "--strategy", "dp"};
+  check_same({from_cli(with(simulate, {"--zero", "4"})), from_worker("simulate", Json{{"zero", 4}})}, {"--zero", "request.zero"});
+  check_same({from_cli(with(simulate, {"--fine", "-1"})), from_worker("simulate", Json{{"fine", -1}})}, {"--fine", "request.fine"});
+  const Refusal two_cli = from_cli(with(simulate, {"--fine", "1", "--calibrated"}));
+  const Refusal two_worker = from_worker("simulate", Json{{"fine", 1}, {"calibrated", true}});
+  CHECK(two_cli.code == "bad_argument");
+  CHECK(two_worker.code == "bad_argument");
+  CHECK(two_cli.path == "--calibrated");
+  CHECK(two_worker.path == "request.calibrated");
+  CHECK(two_cli.message == "--calibrated and --fine SEED choose different cost models (the calibrated simulator, the finer execution model); give one");
+  CHECK(two_worker.message ==
+        "request.calibrated and request.fine SEED choose different cost models (the calibrated simulator, the finer execution model); give one");
+  check_same({from_cli(with(simulate, {"--optimizer", "rmsprop"})), from_worker("simulate", Json{{"optimizer", "rmsprop"}})},
+             {"--optimizer", "request.optimizer"});
+  check_same({from_cli({"simulate", "--model", "alexnet", "--cluster", "lecture:2x4", "--strategy", "greedy"}),
+              from_worker("simulate", Json{{"strategy", "greedy"}})},
+             {"--strategy", "request.strategy"});
+}
+
+TEST_CASE("intra and simulate requests survive to_json -> from_json; the worker's simulate is the CLI's") {
+  const FieldPath path = json_field_path("request");
+  IntraRequest i;
+  i.mesh = "4x2";
+  i.solver = "ilp";
+  i.reduce_scatter = true;
+  i.remat = true;
+  i.alpa_costs = "1,1|1,0.1";
+  i.zero_stage = 2;
+  i.optimizer = Optimizer::sgd;
+  i.memory_budget_bytes = 1e9;
+  i.force_batch_axis = 1;
+  auto i2 = intra_request_from_json(request_to_json(i), path);
+  REQUIRE(i2.ok());
+  CHECK(request_to_json(i2.value()) == request_to_json(i));
+  CHECK(i2.value().memory_budget_bytes == 1e9);
+  CHECK_FALSE(intra_request_from_json(Json::object(), path).value().memory_budget_bytes.has_value());   // absent: the GPU's memory
+
+  const Graph g = load_model("alexnet").value();
+  const Cluster c = load_cluster("lecture:2x4").value();
+  SimulateRequest s;
+  s.strategy = load_strategy("expert", g, c).value();
+  s.zero_stage = 1;
+  s.remat = true;
+  s.optimizer = Optimizer::sgd;
+  s.cost.mode = CostMode::fine;
+  s.cost.jitter_seed = 7;
+  auto s2 = simulate_request_from_json(request_to_json(s, g), g, c, path);
+  REQUIRE(s2.ok());
+  CHECK(request_to_json(s2.value(), g) == request_to_json(s, g));
+
+  // The worker's simulate (a strategy by name, --zero, --remat, --calibrated) prints what the CLI prints.
+  auto cli = cli::run_command({"simulate", "--model", "alexnet", "--cluster", "lecture:2x4", "--strategy", "expert", "--zero", "2", "--remat",
+                               "--calibrated", "--json"});
+  REQUIRE(cli.ok());
+  auto op = start_operation("simulate", Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}},
+                            Json{{"strategy", "expert"}, {"zero", 2}, {"remat", true}, {"calibrated", true}});
+  REQUIRE(op.ok());
+  while (!op.value()->step(StepBudget::time(1e9))) {}
+  REQUIRE(op.value()->result().ok());
+  CHECK(op.value()->result().value() == cli.value().json);
 }

@@ -11,6 +11,7 @@
 #include "app_state.h"
 #include "cluster_spec.h"
 #include "models.h"
+#include "request_fields.h"
 #include "compare.h"
 #include "scenarios.h"
 #include "search_job.h"
@@ -405,9 +406,15 @@ TEST_CASE("the intra-op plan of an edit, computed in the worker and read back, s
     in.reduce_scatter = c.reduce_scatter;
     in.remat = c.remat;
     in.alpa_costs = c.alpa_costs;
+    // The reference: the same problem solved here, on the test's thread, straight from core.
     IntraOpView sync;
-    refresh_intra_plan(sync, in, g, cl);
-    REQUIRE(sync.plan.has_value());
+    auto setup = intra_setup(cl, intra_request(in), json_field_path(""));
+    REQUIRE(setup.ok());
+    auto direct = plan_intra_op(g, setup.value().mesh, setup.value().options);
+    REQUIRE(direct.ok());
+    sync.key = intra_key(in);
+    sync.plan = direct.value();
+    sync.ops = intra_op_choices(g, direct.value());
     IntraOpView async;
     auto worker = std::make_shared<WorkerClient>();
     request_intra_plan(async, in, worker);
@@ -419,25 +426,31 @@ TEST_CASE("the intra-op plan of an edit, computed in the worker and read back, s
     REQUIRE(take_intra_plan(async, in, g, cl));
     CHECK_FALSE(intra_planning(async));
     REQUIRE(async.plan.has_value());
-    CHECK(async.from_worker);
-    CHECK_FALSE(sync.from_worker);
     AlpaView a, b;
     a.intra = sync;
     b.intra = async;
-    Json ja = alpa_result_json(a, in, g), jb = alpa_result_json(b, in, g);
-    for (Json* j : {&ja, &jb}) {
-      j->erase("intra_solve_ms");   // wall clock
-      j->erase("intra_source");
-    }
+    Json ja = alpa_result_json(a, in), jb = alpa_result_json(b, in);
+    for (Json* j : {&ja, &jb}) j->erase("intra_solve_ms");   // wall clock
     CHECK(ja.dump() == jb.dump());
+    CHECK(jb["intra_source"] == "worker");
+    // The spec strings of each op are the plan's own (independently: spec_to_string of the choice).
+    REQUIRE(jb["intra_ops"].size() == g.ops.size());
+    for (size_t v = 0; v < g.ops.size(); ++v) {
+      const OpStrategy& s = direct.value().strategies[v][size_t(direct.value().solution.choice[v])];
+      CHECK(jb["intra_ops"][v]["output_spec"] == spec_to_string(s.output));
+      CHECK(jb["intra_ops"][v]["input_specs"].size() == s.inputs.size());
+    }
     Json pa = intra_plan_json(g, *sync.plan), pb = intra_plan_json(g, *async.plan);
     for (Json* j : {&pa, &pb}) j->erase("solve_ms");
     CHECK(pa.dump() == pb.dump());
-    // result()'s way while the worker plans other inputs: computed now, the worker's job dropped.
+    // New inputs while the worker plans others: the old job is dropped, the new one awaited.
     in.mesh = std::string(c.mesh) == "1x8" ? "2x4" : "1x8";
     request_intra_plan(async, in, worker);
-    CHECK(intra_planning(async));
-    refresh_intra_plan(async, in, g, cl);
+    in.solver = std::string(c.solver) == "ilp" ? "auto" : "ilp";
+    request_intra_plan(async, in, worker);
+    CHECK(worker->pending() == 1);
+    worker->step_local(0);
+    REQUIRE(take_intra_plan(async, in, g, cl));
     CHECK_FALSE(intra_planning(async));
     CHECK(async.key == intra_key(in));
     CHECK(worker->pending() == 0);

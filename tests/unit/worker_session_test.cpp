@@ -9,6 +9,7 @@
 #include <map>
 
 #include "cluster_spec.h"
+#include "export_operation.h"
 #include "inter_operation.h"
 #include "models.h"
 #include "search_operation.h"
@@ -251,4 +252,32 @@ TEST_CASE("a paused job is not stepped; resume with units does that many and pau
   replies = s.take_replies();
   REQUIRE(replies.size() == 2);   // the pause's progress, then the bad units
   CHECK(Json::parse(replies[1].text)["error"]["path"] == "units");
+}
+
+TEST_CASE("the worker's export is `autopar export`'s text; a bad request is refused before any planning") {
+  const Graph g = load_model("transformer:layers=2").value();
+  const Cluster c = load_cluster("lecture:2x4").value();
+  for (const char* format : {"jax", "megatron"}) {
+    CAPTURE(format);
+    ExportRequest r;
+    r.format = format;
+    r.title = "transformer:layers=2 on lecture:2x4";
+    const auto direct = export_operation(g, c, r);
+    REQUIRE(direct.ok());
+    WorkerSession s;
+    s.message(start_message(1, "export", "transformer:layers=2", "lecture:2x4", Json{{"format", format}, {"title", r.title}}).dump());
+    auto out = run_session(s);
+    REQUIRE(out.size() == 1);   // one unit of work: the result at once
+    REQUIRE(out[0].contains("result"));
+    CHECK(out[0]["result"]["format"] == format);
+    CHECK(out[0]["result"]["text"] == direct.value().text);
+  }
+  WorkerSession s;
+  s.message(start_message(2, "export", "transformer:layers=2", "lecture:2x4", Json{{"format", "pdf"}}).dump());
+  s.message(start_message(3, "export", "transformer:layers=2", "lecture:2x4", Json{{"format", "jax"}, {"device_type", "cpu"}}).dump());
+  auto out = run_session(s);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0]["error"]["path"] == "request.format");
+  CHECK(out[1]["error"]["code"] == "bad_argument");
+  CHECK(out[1]["error"]["path"] == "request.device_type");
 }

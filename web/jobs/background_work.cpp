@@ -18,7 +18,7 @@ bool has_background_work(const AppState& state) {
          (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
          (compare_shown && state.compare.compute_pending) || (compare_running(state.compare) && in_process) ||
          (state.alpa.inter.job.has_value() && in_process) || (lecture_planning(state.lecture) && in_process) ||
-         (intra_planning(state.alpa.intra) && in_process);
+         (intra_planning(state.alpa.intra) && in_process) || (export_pending(state.export_view.job) && in_process);
 }
 
 void advance_background_work(AppState& state, double budget_ms) {

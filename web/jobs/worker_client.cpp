@@ -55,6 +55,12 @@ bool WorkerClient::receive(const std::string& text) {
   auto parsed = parse_json_text(text, "the worker's reply");
   if (!parsed.ok() || !parsed.value().is_object()) return false;
   const Json& j = parsed.value();
+  // The pool's word that a worker started (wasm/worker_loop.js): what it runs with.
+  if (j.contains("ready") && j["ready"].is_object()) {
+    const Json& r = j["ready"];
+    if (r.contains("glpk") && r["glpk"].is_string()) glpk_version_ = r["glpk"].get<std::string>();
+    return true;
+  }
   if (!j.contains("id") || !j["id"].is_number_integer()) return false;
   auto it = jobs_.find(j["id"].get<int64_t>());
   if (it == jobs_.end() || it->second.outcome) return false;

@@ -35,8 +35,9 @@ class WorkerClient {
   void pause(int64_t id);
   // Resumes job `id`; with `units` >= 1 for that many units of work only.
   void resume(int64_t id, int64_t units = -1);
-  // Takes one reply text {id, progress | result | error}; replies to unknown ids are ignored.
-  // True when it ended a job (its result or error arrived).
+  // Takes one reply text {id, progress | result | error}, or the pool's {id: 0, ready: {glpk}}
+  // once a worker started; replies to unknown ids are ignored. True when it ended a job (its
+  // result or error arrived) or brought the workers' versions.
   bool receive(const std::string& text);
   // In-process only: steps the session for about `budget_ms` and takes its replies.
   void step_local(double budget_ms);
@@ -51,6 +52,9 @@ class WorkerClient {
   std::optional<Result<Json>> take(int64_t id);
   // Jobs started and not yet taken or cancelled.
   size_t pending() const { return jobs_.size(); }
+  // The GLPK version the workers reported when they started ({"id":0,"ready":{"glpk":V}},
+  // worker_pool.js); empty before, and in-process (the page itself links no GLPK).
+  const std::string& glpk_version() const { return glpk_version_; }
 
  private:
   struct Pending {
@@ -67,6 +71,7 @@ class WorkerClient {
 #endif
   int64_t next_id_ = 1;
   std::map<int64_t, Pending> jobs_;
+  std::string glpk_version_;
 };
 
 }  // namespace autopar::web

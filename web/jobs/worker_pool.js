@@ -4,7 +4,8 @@
 // Sized by navigator.hardwareConcurrency: min(cores - 1, 4), at least 1 (the main thread keeps
 // a core for drawing); "?workers=N" in the page's URL overrides it (1 to 8).
 // The app posts {id, op, operation, inputs, request, units?} texts (op: start, cancel, pause, resume); replies come back as texts
-// {id, progress | result | error} through `deliver`. An "inter" plan on a pool of n > 1 workers
+// {id, progress | result | error} through `deliver`; the first worker to start also delivers
+// {id: 0, ready: {glpk: VERSION}} (the page links no GLPK: its About box shows the workers'). An "inter" plan on a pool of n > 1 workers
 // is split: each worker computes one share of the stage costs (the pairs p with p % n == k) and
 // sends its part down a MessageChannel to the worker that merges the parts (in pair order: bit
 // for bit the table of one worker) and runs the DP; the parts never pass through the page's
@@ -35,6 +36,7 @@
     var jobs = {};          // app id -> {workers: [[worker, id], ...], gather: [worker, id], shares, done, total, message}
     var commands = {};      // worker id of a CLI command -> {worker, resolve}
     var load = workers.map(function () { return 0; });
+    var reportedReady = false;
 
     function send(w, id, operation, inputs, request, requestText, units) {
       load[w]++;
@@ -73,7 +75,13 @@
 
     function onReply(w, e) {
       var r = e.data;
-      if (r.kind === 'ready') return;
+      if (r.kind === 'ready') {             // once: what the workers run with ({glpk}, the About box's)
+        if (!reportedReady && r.text) {
+          reportedReady = true;
+          deliver('{"id":0,"ready":' + r.text + '}');
+        }
+        return;
+      }
       if (r.kind === 'cli') {
         var command = commands[r.id];
         if (!command) return;

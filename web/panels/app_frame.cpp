@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "cluster.h"
-#include "glpk.h"
 #include "imgui_internal.h"
 #include "js_hook.h"
 #include "keyboard_shortcuts.h"
@@ -243,7 +242,10 @@ void draw_about_window(AppState& state) {
     ImGui::TextDisabled("%s", tr("about.line3"));
     ImGui::Separator();
     ImGui::Text("Dear ImGui %s (MIT)", ImGui::GetVersion());
-    ImGui::Text(tr("about.glpk"), glp_version());
+    // The intra-op ILP is solved in the workers, which report their GLPK; the page links none.
+    const std::string& glpk = state.alpa.inter.worker->glpk_version();
+    if (glpk.empty()) ImGui::TextDisabled("%s", tr("about.glpk_pending"));
+    else ImGui::Text(tr("about.glpk"), glpk.c_str());
     ImGui::Text("nlohmann/json (MIT)");
     ImGui::Separator();
     ImGui::TextUnformatted(tr("about.license"));

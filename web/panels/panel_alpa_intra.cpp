@@ -11,7 +11,6 @@
 #include "imgui.h"
 #include "panel_common.h"
 #include "panels.h"
-#include "sharding_spec.h"
 
 namespace autopar::web {
 namespace {
@@ -28,10 +27,9 @@ ImU32 shard_color(int i, int n) {
 
 }  // namespace
 
-void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell) {
-  const int n = shard_count(spec.dims, rows, cols);
+void draw_spec_grid(const std::string& label, const std::vector<uint8_t>& dims, int rows, int cols, float cell) {
+  const int n = shard_count(dims, rows, cols);
   ImGui::BeginGroup();
-  const std::string label = spec_to_string(spec);
   // The label sits left of the grid, centred on it, so a table row is one grid tall (more ops
   // fit on a short screen than with the label above).
   const float grid_h = float(rows) * cell, text_h = ImGui::GetTextLineHeight();
@@ -44,7 +42,7 @@ void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) {
-      const int shard = shard_of_device(spec.dims, r, c, rows, cols);
+      const int shard = shard_of_device(dims, r, c, rows, cols);
       const ImVec2 a(p.x + float(c) * cell, p.y + float(r) * cell);
       // Square corners: a rounded rectangle is about six times the vertices, and a table in
       // view holds a thousand of these squares.
@@ -59,7 +57,7 @@ void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell) {
       std::string line;
       for (int c = 0; c < cols; ++c) {
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%sdev %d: shard %d", c ? ",  " : "", r * cols + c, shard_of_device(spec.dims, r, c, rows, cols));
+        std::snprintf(buf, sizeof buf, "%sdev %d: shard %d", c ? ",  " : "", r * cols + c, shard_of_device(dims, r, c, rows, cols));
         line += buf;
       }
       ImGui::TextDisabled("%s", line.c_str());
@@ -207,6 +205,7 @@ void draw_op_row(AppState& state, const IntraOpPlan& plan, size_t v, float cell)
   const Graph& g = state.graph;
   const int rows = plan.mesh.rows(), cols = plan.mesh.cols();
   const OpStrategy& s = plan.strategies[v][size_t(plan.solution.choice[v])];
+  const IntraOpChoice& choice = state.alpa.intra.ops[v];   // its specs as text
   ImGui::PushID(int(v));
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
@@ -221,7 +220,7 @@ void draw_op_row(AppState& state, const IntraOpPlan& plan, size_t v, float cell)
   ImGui::TableNextColumn();
   for (size_t i = 0; i < s.inputs.size(); ++i) {
     if (i) ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
-    draw_spec_grid(s.inputs[i], rows, cols, cell);
+    draw_spec_grid(choice.input_specs[i], s.inputs[i].dims, rows, cols, cell);
     if (i + 1 == g.ops[v].inputs.size() && i + 1 < s.inputs.size()) {
       // Between the data inputs and the parameters.
       ImGui::SameLine(0, ImGui::GetFontSize() * 0.9f);
@@ -229,7 +228,7 @@ void draw_op_row(AppState& state, const IntraOpPlan& plan, size_t v, float cell)
     }
   }
   ImGui::TableNextColumn();
-  draw_spec_grid(s.output, rows, cols, cell);
+  draw_spec_grid(choice.output_spec, s.output.dims, rows, cols, cell);
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(plan.mesh.unitless ? format_number(s.cost()).c_str() : format_ms(s.cost()).c_str());
   if (ImGui::IsItemHovered())
@@ -250,7 +249,7 @@ void draw_ops_table(AppState& state, const IntraOpPlan& plan, float height) {
   if (!open) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   const Graph& g = state.graph;
-  const size_t ops = std::min(g.ops.size(), plan.strategies.size());
+  const size_t ops = std::min(g.ops.size(), state.alpa.intra.ops.size());
   float name_w = ImGui::CalcTextSize(tr("ex3.col_op")).x, algo_w = ImGui::CalcTextSize(tr("intra.col_algorithm")).x;
   for (size_t v = 0; v < ops; ++v) {
     name_w = std::max(name_w, ImGui::CalcTextSize(g.ops[v].name().c_str()).x);
@@ -294,11 +293,17 @@ void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) 
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  const std::vector<ShardingSpec> specs = all_specs(t.shape, plan.mesh);
-  const ShardingSpec& chosen = plan.strategies[size_t(op)][size_t(plan.solution.choice[size_t(op)])].output;
+  // The table of every pair (`autopar reshard --table`), computed once per plan and tensor.
+  IntraOpView& view = state.alpa.intra;
+  const std::string table_key = view.key + "|" + std::to_string(op);
+  if (view.reshard_table_key != table_key) {
+    view.reshard_table = reshard_table_operation(t.shape, dtype_bytes(t.dtype), plan.mesh);
+    view.reshard_table_key = table_key;
+  }
+  const std::vector<std::string>& specs = view.reshard_table->specs;
+  const std::string& chosen = view.ops[size_t(op)].output_spec;
   ImGui::TextDisabled(tr("intra.reshard_note"), shape_to_string(t.shape).c_str(),
-                      format_bytes(double(num_elements(t.shape)) * dtype_bytes(t.dtype)).c_str(), specs.size(),
-                      spec_to_string(chosen).c_str());
+                      format_bytes(double(num_elements(t.shape)) * dtype_bytes(t.dtype)).c_str(), specs.size(), chosen.c_str());
   const int n = int(specs.size());
   if (n == 0 || n > 48) return;
   std::vector<double> cost(size_t(n) * size_t(n));
@@ -306,7 +311,7 @@ void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) 
   double max_cost = 0;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
-      ReshardPlan p = reshard(specs[size_t(i)], specs[size_t(j)], t.shape, dtype_bytes(t.dtype), plan.mesh);
+      const ReshardPlan& p = view.reshard_table->plans[size_t(i * n + j)];
       cost[size_t(i * n + j)] = p.cost;
       std::string& h = how[size_t(i * n + j)];
       for (const ReshardStep& st : p.steps) {
@@ -323,14 +328,14 @@ void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) 
   if (!ImGui::BeginTable("##reshard", n + 1, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn(tr("intra.from_to"));
-  for (const auto& s : specs) ImGui::TableSetupColumn(spec_to_string(s).c_str());
+  for (const auto& s : specs) ImGui::TableSetupColumn(s.c_str());
   ImGui::TableHeadersRow();
   for (int i = 0; i < n; ++i) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     const bool is_chosen = specs[size_t(i)] == chosen;
     if (is_chosen) ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, IM_COL32(60, 90, 140, 255));
-    ImGui::TextUnformatted(spec_to_string(specs[size_t(i)]).c_str());
+    ImGui::TextUnformatted(specs[size_t(i)].c_str());
     for (int j = 0; j < n; ++j) {
       ImGui::TableNextColumn();
       const double c = cost[size_t(i * n + j)];
@@ -344,7 +349,7 @@ void draw_reshard_table(AppState& state, const IntraOpPlan& plan, float height) 
       else if (c == 0) ImGui::TextDisabled("0");
       else ImGui::TextUnformatted(plan.mesh.unitless ? format_number(c, 3).c_str() : format_ms(c).c_str());
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s -> %s: %s", spec_to_string(specs[size_t(i)]).c_str(), spec_to_string(specs[size_t(j)]).c_str(),
+        ImGui::SetTooltip("%s -> %s: %s", specs[size_t(i)].c_str(), specs[size_t(j)].c_str(),
                           how[size_t(i * n + j)].c_str());
     }
   }

@@ -6,7 +6,6 @@
 #pragma once
 #include "app_state.h"
 #include "imgui.h"
-#include "sharding_spec.h"
 #include "timeline_layout.h"
 
 namespace autopar::web {
@@ -125,8 +124,9 @@ void draw_intra_panel(AppState& state, const PanelRect& rect);
 // latencies, and the GPipe and 1F1B schedules as Gantt charts with their bubble fractions.
 void draw_inter_panel(AppState& state, const PanelRect& rect);
 
-// A sharding spec drawn as its label beside a rows x cols device grid (colour = shard held).
-void draw_spec_grid(const ShardingSpec& spec, int rows, int cols, float cell);
+// A sharding spec drawn as its label (e.g. "S0R") beside a rows x cols device grid (colour =
+// shard held); `dims` holds the mesh axes of each tensor dimension (ShardingSpec::dims).
+void draw_spec_grid(const std::string& label, const std::vector<uint8_t>& dims, int rows, int cols, float cell);
 
 // The Export menu of the menu bar (trace, strategy, engine plans); opens the export window.
 void draw_export_menu(AppState& state);

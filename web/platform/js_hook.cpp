@@ -6,6 +6,7 @@
 #include <emscripten.h>
 
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -310,16 +311,45 @@ EMSCRIPTEN_KEEPALIVE void autopar_worker_reply(const char* text) {
   else autopar::web::g_progress_frame_requested = true;
 }
 
-// The text of one Export menu format (window.autopar.exportPlan): {"ok":true,"text":...} or
-// {"ok":false,"error":{...}}.
+// Exports started by window.autopar.exportPlan, by their id, until their outcome is taken.
+static std::map<int64_t, autopar::web::ExportJob> g_exports;
+static int64_t g_next_export = 1;
+
+// The reply of an export that ended: {"ok":true,"text":...} or {"ok":false,"error":{...}}.
+static autopar::Json export_outcome_json(const autopar::Result<std::string>& text) {
+  autopar::Json j{{"ok", text.ok()}};
+  if (text.ok()) j["text"] = text.value();
+  else j["error"] = autopar::error_to_json(text.error());
+  return j;
+}
+
+// Starts one Export menu format (window.autopar.exportPlan; the engine formats are planned by a
+// worker): {"ok":true,"id":N} to wait on with autopar_export_status, or its outcome at once
+// (perfetto, strategy, an unknown format).
 EMSCRIPTEN_KEEPALIVE const char* autopar_export_plan(const char* format) {
   static std::string out;
   if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
-  auto text = autopar::web::export_plan_text(*g_state, format ? format : "");
-  autopar::Json j;
-  j["ok"] = text.ok();
-  if (text.ok()) j["text"] = text.value();
-  else j["error"] = autopar::error_to_json(text.error());
+  autopar::web::ExportJob job = autopar::web::start_export(*g_state, format ? format : "");
+  if (job.outcome) {
+    out = export_outcome_json(*job.outcome).dump();
+    return out.c_str();
+  }
+  const int64_t id = g_next_export++;
+  g_exports[id] = std::move(job);
+  out = autopar::Json{{"ok", true}, {"id", id}}.dump();
+  return out.c_str();
+}
+
+// Export `id_text`'s state: {"pending":true} while the worker plans it, else its outcome (as
+// autopar_export_plan's) with "pending":false, once (the export is then forgotten).
+EMSCRIPTEN_KEEPALIVE const char* autopar_export_status(const char* id_text) {
+  static std::string out;
+  auto it = g_state && id_text ? g_exports.find(std::atoll(id_text)) : g_exports.end();
+  if (it == g_exports.end()) return R"({"pending":false,"ok":false,"error":{"code":"not_found","message":"no such export","path":"id"}})";
+  if (!autopar::web::take_export(*g_state, it->second)) return R"({"pending":true})";
+  autopar::Json j = export_outcome_json(*it->second.outcome);
+  j["pending"] = false;
+  g_exports.erase(it);
   out = j.dump();
   return out.c_str();
 }

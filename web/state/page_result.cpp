@@ -84,13 +84,16 @@ Json result_to_json(const AppState& state) {
                        {"t1_ms", state.timeline.t1_ms},
                        {"fit", state.timeline.fit},
                        {"lanes", state.flexflow.lanes.devices.size()}};
-  j.update(alpa_result_json(state.alpa, alpa_inputs(state), state.graph));
+  j.update(alpa_result_json(state.alpa, alpa_inputs(state)));
   j["search"] = search_result_json(state.search, state.settings.search.running);
   j["accuracy"] = accuracy_result_json(state.accuracy);
   j["scenario"] = lecture_result_json(state.lecture);
   j["compare"] = compare_result_json(state.compare);
   j["exercise"] = exercise_result_json(state);
   j["frame_ms"] = frame_stats_json(state.frame_stats);
+  // The About box's GLPK version, as the workers reported it (null before: the page links none).
+  const std::string& glpk = state.alpa.inter.worker->glpk_version();
+  j["glpk"] = glpk.empty() ? Json(nullptr) : Json(glpk);
   Json tabs = Json::array();
   for (size_t t = 0; t < state.ui.tabs.size(); ++t)
     tabs.push_back(Json{{"x", state.ui.tabs[t][0]}, {"y", state.ui.tabs[t][1]}, {"w", state.ui.tabs[t][2]}, {"h", state.ui.tabs[t][3]}});

@@ -1,9 +1,11 @@
 // The Export menu's files (see plan_export.h): engine plans through the operation behind
-// `autopar export` (core/operations/export_operation.h), so the page and the CLI print the same text.
+// `autopar export` (core/operations/export_operation.h), run by a worker, so the page and the CLI
+// print the same text.
 #include "plan_export.h"
 
 #include "app_state.h"
-#include "export_operation.h"
+#include "operation_requests.h"
+#include "page_result.h"
 
 namespace autopar::web {
 
@@ -19,24 +21,61 @@ const std::vector<ExportFormat>& export_formats() {
   return formats;
 }
 
-Result<std::string> export_plan_text(AppState& state, const std::string& format) {
+namespace {
+
+bool engine_format(const std::string& format) { return format == "dtensor" || format == "jax" || format == "megatron" || format == "torchtitan"; }
+
+// The page's own formats, from the views it holds.
+Result<std::string> page_export_text(AppState& state, const std::string& format) {
   ensure_flexflow(state);
   if (format == "perfetto") return flexflow_trace_text(state.flexflow);
-  if (format == "strategy") {
-    if (!state.flexflow.task_graph) return make_error("not_ready", "no strategy is loaded yet", "strategy");
-    return strategy_to_json(state.graph, state.flexflow.strategy).dump(2) + "\n";
+  if (!state.flexflow.task_graph) return make_error("not_ready", "no strategy is loaded yet", "strategy");
+  return strategy_to_json(state.graph, state.flexflow.strategy).dump(2) + "\n";
+}
+
+// The worker's result {format, text}: the file's text.
+Result<std::string> export_text_of(const Json& result) {
+  if (!result.is_object() || !result.contains("text")) return make_error(ErrorCode::missing_field, "the worker's export has no 'text'", "result.text");
+  return string_from_json(result["text"], "result.text", "the file's text");
+}
+
+}  // namespace
+
+ExportJob start_export(AppState& state, const std::string& format) {
+  ExportJob job;
+  job.format = format;
+  if (format == "perfetto" || format == "strategy") {
+    job.outcome = page_export_text(state, format);
+    return job;
   }
-  if (format != "dtensor" && format != "jax" && format != "megatron" && format != "torchtitan")
-    return make_error("bad_value", "export format must be perfetto, strategy, dtensor, jax, megatron or torchtitan, not '" + format + "'",
-                      "format");
-  // The same operation as `autopar export`, on the graph and cluster the page holds; the files
+  if (!engine_format(format)) {
+    job.outcome = Result<std::string>(make_error(
+        "bad_value", "export format must be perfetto, strategy, dtensor, jax, megatron or torchtitan, not '" + format + "'", "format"));
+    return job;
+  }
+  // The same operation as `autopar export`, on the model and cluster the page holds; the files
   // name their inputs as the user knows them.
   ExportRequest request;
   request.format = format;
   request.title = state.settings.model + " on " + (state.settings.custom_cluster ? state.settings.cluster + " (edited)" : state.settings.cluster);
-  auto r = export_operation(state.graph, state.cluster, request);
-  if (!r.ok()) return r.error();
-  return r.value().text;
+  job.request = state.alpa.inter.worker->start("export", operation_inputs(state.settings), request_to_json(request));
+  return job;
+}
+
+bool take_export(AppState& state, ExportJob& job) {
+  if (job.outcome) return true;
+  if (!job.request) return false;
+  auto reply = state.alpa.inter.worker->take(job.request);
+  if (!reply) return false;
+  job.request = 0;
+  if (reply->ok()) job.outcome = export_text_of(reply->value());
+  else job.outcome = Result<std::string>(reply->error());
+  return true;
+}
+
+void cancel_export(AppState& state, ExportJob& job) {
+  if (job.request) state.alpa.inter.worker->cancel(job.request);
+  job.request = 0;
 }
 
 }  // namespace autopar::web

@@ -386,6 +386,8 @@ const std::vector<StringEntry> kStringsEn = {
     {"notice.exported", "Exported {0}: {1} characters."},
     {"export.title", "Export: {0}"},
     {"export.download", "Download"},
+    {"export.planning", "Planning in a worker... (the Download button comes alive when it replies)"},
+    {"about.glpk_pending", "GLPK (GPL-3.0), compiled to WebAssembly: its version comes from the workers once they start"},
     {"notice.copied_file", "Copied {0} to the clipboard."},
     {"export.note", "%zu characters; the CLI prints the same with `autopar export --format %s`"},
     {"menu.export", "Export"},

@@ -386,6 +386,8 @@ const std::vector<StringEntry> kStringsZh = {
     {"notice.exported", "已导出 {0}：{1} 个字符。"},
     {"export.title", "导出：{0}"},
     {"export.download", "下载"},
+    {"export.planning", "正在后台线程中规划……（完成后即可下载）"},
+    {"about.glpk_pending", "GLPK（GPL-3.0），编译为 WebAssembly：后台线程启动后报告其版本"},
     {"notice.copied_file", "已把 {0} 复制到剪贴板。"},
     {"export.note", "%zu 个字符；命令行 `autopar export --format %s` 打印相同的内容"},
     {"menu.export", "导出"},

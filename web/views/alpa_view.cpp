@@ -10,6 +10,7 @@
 
 #include "alpa_operations.h"
 #include "inter_operation.h"
+#include "operation_requests.h"
 #include "page_strings.h"
 #include "pipeline_schedule.h"
 
@@ -112,6 +113,7 @@ void set_intra_plan(IntraOpView& view, const std::string& key, Result<IntraOpPla
   view.key = key;
   view.plan.reset();
   view.error.reset();
+  view.ops.clear();
   if (plan.ok()) view.plan = std::move(plan.value());
   else view.error = plan.error();
   if (view.reshard_op >= int(ops)) view.reshard_op = -1;
@@ -119,15 +121,14 @@ void set_intra_plan(IntraOpView& view, const std::string& key, Result<IntraOpPla
 
 }  // namespace
 
-void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
-  const std::string key = intra_key(in);
-  if (key == view.key) return;
-  if (view.request && view.pending_key == key && take_intra_plan(view, in, graph, cluster)) return;
-  drop_intra_request(view);
-  auto setup = intra_setup(cluster, in.mesh, in.alpa_costs, in.solver, in.reduce_scatter, in.remat);
-  if (!setup.ok()) return set_intra_plan(view, key, setup.error(), graph.ops.size());
-  set_intra_plan(view, key, plan_intra_op(graph, setup.value().mesh, setup.value().options), graph.ops.size());
-  view.from_worker = false;
+IntraRequest intra_request(const AlpaInputs& in) {
+  IntraRequest r;
+  r.mesh = in.mesh;
+  r.solver = in.solver;
+  r.reduce_scatter = in.reduce_scatter;
+  r.remat = in.remat;
+  r.alpa_costs = in.alpa_costs;
+  return r;
 }
 
 void request_intra_plan(IntraOpView& view, const AlpaInputs& in, std::shared_ptr<WorkerClient> worker) {
@@ -136,8 +137,7 @@ void request_intra_plan(IntraOpView& view, const AlpaInputs& in, std::shared_ptr
   drop_intra_request(view);
   view.worker = std::move(worker);
   view.pending_key = key;
-  view.request = view.worker->start("intra", worker_inputs(in), Json{{"mesh", in.mesh}, {"solver", in.solver}, {"reduce_scatter", in.reduce_scatter},
-                                                                        {"remat", in.remat}, {"alpa_costs", in.alpa_costs}});
+  view.request = view.worker->start("intra", worker_inputs(in), request_to_json(intra_request(in)));
 }
 
 bool take_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
@@ -158,13 +158,14 @@ bool take_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph
     set_intra_plan(view, key, e, graph.ops.size());
     return true;
   }
-  auto setup = intra_setup(cluster, in.mesh, in.alpa_costs, in.solver, in.reduce_scatter, in.remat);
+  // The page names the request's fields as its state does ("mesh").
+  auto setup = intra_setup(cluster, intra_request(in), json_field_path(""));
   if (!setup.ok()) {
     set_intra_plan(view, key, setup.error(), graph.ops.size());
     return true;
   }
   set_intra_plan(view, key, intra_plan_from_message(outcome->value(), graph, setup.value().mesh), graph.ops.size());
-  view.from_worker = true;
+  if (view.plan) view.ops = intra_op_choices(graph, *view.plan);
   return true;
 }
 
@@ -190,22 +191,18 @@ Json worker_inputs(const AlpaInputs& in) {
   return j;
 }
 
-// Reads the worker's `inter` result (worker_session.cpp's inter_result_json) into the view.
+// Reads the worker's `inter` result (an InterPlanMessage) into the view.
 Status apply_inter_result(InterOpView& view, const Json& r) {
-  if (!r.is_object() || !r.contains("plan")) return make_error(ErrorCode::bad_value, "the worker's plan has no 'plan'", "result");
-  auto plan = inter_plan_from_json(r["plan"]);
-  if (!plan.ok()) return plan.error();
-  view.plan = std::move(plan.value());
-  view.report = r.contains("report") ? r["report"] : Json();
-  if (r.contains("layer_numbers") && r["layer_numbers"].is_array())
-    for (const Json& n : r["layer_numbers"])
-      if (n.is_array() && n.size() == 2 && n[0].is_number_integer() && n[1].is_number_integer()) view.layer_numbers.push_back({n[0].get<int>(), n[1].get<int>()});
-  if (r.contains("layer_ops") && r["layer_ops"].is_array())
-    for (const Json& n : r["layer_ops"])
-      if (n.is_array() && n.size() == 2 && n[0].is_string() && n[1].is_string()) {
-        view.layer_first_op.push_back(n[0].get<std::string>());
-        view.layer_last_op.push_back(n[1].get<std::string>());
-      }
+  auto m = inter_plan_message_from_json(r);
+  if (!m.ok()) return m.error();
+  view.plan = std::move(m.value().plan);
+  view.report = std::move(m.value().report);
+  view.work_ms = m.value().elapsed_ms;
+  view.layer_numbers = std::move(m.value().layer_numbers);
+  for (const auto& [first, last] : m.value().layer_ops) {
+    view.layer_first_op.push_back(first);
+    view.layer_last_op.push_back(last);
+  }
   return Ok{};
 }
 
@@ -216,6 +213,7 @@ void finish_job(InterOpView& view, const Result<Json>& outcome) {
   view.plan.reset();
   view.error.reset();
   view.report = Json();
+  view.work_ms = 0;
   view.layer_first_op.clear();
   view.layer_last_op.clear();
   view.layer_numbers.clear();
@@ -228,8 +226,7 @@ void finish_job(InterOpView& view, const Result<Json>& outcome) {
     view.error = outcome.error();
   }
   job.timing.elapsed_ms = ms_since(job.started);
-  if (!view.report.is_null() && view.report.contains("elapsed_ms") && view.report["elapsed_ms"].is_number())
-    job.timing.work_ms = view.report["elapsed_ms"].get<double>();
+  if (view.plan) job.timing.work_ms = view.work_ms;
   view.timing = job.timing;
   view.job.reset();
   view.pending = false;
@@ -328,14 +325,13 @@ const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs&
   return view.plan && view.key == inter_key(in) ? &*view.plan : nullptr;
 }
 
-Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& graph) {
+Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
   Json j;
   const bool intra_ok = view.intra.plan && view.intra.key == intra_key(in);
   j["objective"] = nullptr;
   j["intra_ops"] = nullptr;
   j["intra_options"] = intra_options_json(view.intra);
   j["intra_planning"] = intra_planning(view.intra);   // the worker computes the plan of these inputs: the fields above are null until it arrives
-  j["intra_source"] = view.intra.from_worker ? "worker" : "page";   // where the plan shown was computed
   if (intra_ok) {
     const IntraOpPlan& p = *view.intra.plan;
     j["objective"] = p.objective;
@@ -350,18 +346,8 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& g
                             {"all-to-all", p.collectives.all_to_all}};
     j["intra_solver"] = p.solution.solver;
     j["intra_solve_ms"] = p.solve_ms;
-    Json ops = Json::array();
-    for (size_t v = 0; v < graph.ops.size() && v < p.strategies.size(); ++v) {
-      const OpStrategy& s = p.strategies[v][size_t(p.solution.choice[v])];
-      Json inputs = Json::array();
-      for (const ShardingSpec& spec : s.inputs) inputs.push_back(spec_to_string(spec));
-      ops.push_back(Json{{"name", graph.ops[v].name()},
-                         {"strategy", s.name},
-                         {"output_spec", spec_to_string(s.output)},
-                         {"input_specs", inputs},
-                         {"cost", s.cost()}});
-    }
-    j["intra_ops"] = ops;
+    j["intra_ops"] = to_json(view.intra.ops);
+    j["intra_source"] = "worker";   // where the plan shown was computed: the page never solves it
   } else if (view.intra.error && view.intra.key == intra_key(in)) {
     j["intra_error"] = error_to_json(*view.intra.error);
   }

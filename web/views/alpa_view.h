@@ -30,13 +30,15 @@ struct IntraOpView {
   double alpha[2] = {1, 1}, beta[2] = {1, 1};   // per mesh axis, when alpa_costs
   std::string key;                     // inputs the plan (or error) was computed for
   std::optional<IntraOpPlan> plan;     // set when planning succeeded
+  std::vector<IntraOpChoice> ops;      // the plan's choice per op, its specs as text (with plan)
   std::optional<Error> error;          // set when planning failed
   int reshard_op = -1;                 // op whose output tensor the resharding table shows (-1: first heavy op)
+  std::optional<ReshardTableReport> reshard_table;   // that tensor's table on the plan's mesh
+  std::string reshard_table_key;       // key + "|" + op it was computed for
   // The plan being computed in the page's worker ("intra", worker_session.h), if any.
   std::shared_ptr<WorkerClient> worker;
   int64_t request = 0;                 // its job id; 0: none
   std::string pending_key;             // the inputs it plans for (intra_key)
-  bool from_worker = false;            // the plan shown came from the worker (else computed on this thread)
 };
 
 // How long a planning took: wall time from start to end, the computing inside it (the worker's
@@ -63,6 +65,7 @@ struct InterOpView {
   std::optional<InterOpPlan> plan;     // set when planning succeeded
   std::optional<Error> error;          // set when planning failed
   Json report;                         // the plan's `autopar inter --json` report (null when none)
+  double work_ms = 0;                  // the report's elapsed_ms: the planning's own work
   std::vector<std::string> layer_first_op, layer_last_op;   // per layer: names of its first and last op
   std::vector<std::pair<int, int>> layer_numbers;           // per layer: its first and last layer in the model's numbering
   std::optional<InterOpJob> job;       // the planning in progress, if any
@@ -109,12 +112,10 @@ std::string intra_key(const AlpaInputs& in);
 // The key the inter-op plan is valid for.
 std::string inter_key(const AlpaInputs& in);
 
-// Recomputes the intra-op plan of `graph` on the `mesh` ("RxC") of `cluster` when the key
-// changed, now, on this thread (result() of the JS API: its numbers are always the current
-// inputs'). A plan of the worker for these inputs is taken when it arrived, else cancelled.
-void refresh_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
-// The frames' way: starts the plan for these inputs in `worker` when neither the plan shown nor
-// the one being computed is for them (the panel shows "planning..." until it arrives).
+// The intra-op request of these inputs (what the worker plans; the page never solves it).
+IntraRequest intra_request(const AlpaInputs& in);
+// Starts the plan for these inputs in `worker` when neither the plan shown nor the one being
+// computed is for them (the panel and result() show it pending until it arrives).
 void request_intra_plan(IntraOpView& view, const AlpaInputs& in, std::shared_ptr<WorkerClient> worker);
 // Takes the worker's plan once it arrived (the mesh is rebuilt here from the same inputs, the
 // plan read back exactly: intra_plan_from_message); a plan for other inputs than `in` is
@@ -162,7 +163,7 @@ const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs&
 // result() fields of the Alpa half: objective, communication_cost, resharding_cost, solver,
 // collectives {all-reduce, all-gather, reduce-scatter, all-to-all}, intra_options,
 // intra_ops [{name, strategy, output_spec, input_specs, cost}], total_latency, t_max, stages.
-Json alpa_result_json(const AlpaView& view, const AlpaInputs& in, const Graph& graph);
+Json alpa_result_json(const AlpaView& view, const AlpaInputs& in);
 
 // Which shard of a tensor with sharding `dims` (one axis mask per dimension) mesh device (r, c)
 // holds, numbered 0 .. shards-1 in row-major order over the tensor's dimensions.
