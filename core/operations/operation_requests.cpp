@@ -1,6 +1,8 @@
 // The operations' typed requests. See operation_requests.h.
 #include "operation_requests.h"
 
+#include "strategy_argument.h"
+
 namespace autopar {
 namespace {
 

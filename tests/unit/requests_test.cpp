@@ -9,6 +9,7 @@
 #include "models.h"
 #include "commands.h"
 #include "operation_requests.h"
+#include "strategy_argument.h"
 #include "worker_session.h"
 
 using namespace autopar;
