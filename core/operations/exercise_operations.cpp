@@ -89,6 +89,8 @@ void lay_out_move(const TaskGraph& tg, DeltaMove& m) {
 
 }  // namespace
 
+bool DeltaMove::matches_full() const { return std::fabs(full_ms - new_ms) <= 1e-9 * std::max(1.0, full_ms); }
+
 DeltaMove delta_move(const Graph& graph, const Cluster& cluster, const Strategy& strategy, int op) {
   DeltaMove m;
   m.op = op;

@@ -61,6 +61,8 @@ struct DeltaMove {
   int kept = 0;                   // tasks with the same slot and the same start and end
   double old_ms = 0, new_ms = 0;
   double full_ms = 0;             // full re-simulation of the new strategy (equals new_ms)
+  // True when the delta simulation's makespan is the full re-simulation's (to 1e-9 relative).
+  bool matches_full() const;
   std::vector<int> changed_slots; // task slots that are new or have new times
   // One box of the timeline after the move: its lane (GPU or link), times and whether it changed.
   struct Box {

@@ -42,6 +42,8 @@ TEST_CASE("exercise 1: a 64 x 1024 by 1024 x 1024 Linear split 4 ways by sample 
 TEST_CASE("exercise 2: the acceptance probability for given costs and beta") {
   // 100 ms -> 110 ms with beta 0.1 per ms: exp(0.1 x (100 - 110)) = exp(-1) = 0.3678794412.
   CHECK(acceptance_probability(100, 110, 0.1) == doctest::Approx(0.3678794412).epsilon(1e-9));
+  // The lecture's second case, beta 1 per ms: exp(-10) = 4.539992976e-5, almost never accepted.
+  CHECK(acceptance_probability(100, 110, 1.0) == doctest::Approx(4.539992976e-5).epsilon(1e-9));
   // An improvement is always accepted (exp of a positive number, capped at 1).
   CHECK(acceptance_probability(110, 100, 0.1) == 1.0);
   // beta 0 is a random walk: every move accepted.
@@ -104,6 +106,7 @@ TEST_CASE("exercise 3: every op's delta move gives the makespan of a full re-sim
     Strategy moved = dp;
     moved.ops[size_t(m.op)] = m.config;
     CHECK(m.new_ms == doctest::Approx(full_makespan(g, c, moved)).epsilon(1e-12));
+    CHECK(m.matches_full());
     CHECK(m.kept + int(m.changed_slots.size()) == m.tasks);
     CHECK(m.kept_before_earliest <= m.kept);
     CHECK(m.recomputed > 0);

@@ -1,10 +1,8 @@
 // Grading the exercises (see exercise_grading.h).
 #include "exercise_grading.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <limits>
+#include <utility>
 
 #include "exercise_operations.h"
 #include "format_units.h"
