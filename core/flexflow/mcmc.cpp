@@ -8,6 +8,11 @@
 
 namespace autopar {
 
+double acceptance_probability(double current, double proposed, double rate) {
+  const double p = std::exp(rate * (current - proposed));
+  return p > 1.0 ? 1.0 : p;   // not std::min: a NaN must stay NaN (the draw then never accepts)
+}
+
 double search_cost(double makespan_ms, const DeviceMemory& memory) {
   if (memory.fits() || memory.capacity_bytes() <= 0) return makespan_ms;
   return makespan_ms * 2.0 * memory.peak_bytes() / memory.capacity_bytes();
@@ -115,7 +120,7 @@ int64_t McmcSearch::step(int64_t n) {
       }
       const double cost = search_cost(makespan, memory_);
       bool accept = cost <= current_cost_;
-      if (!accept) accept = rng_.uniform() < std::exp(scale * (current_cost_ - cost));
+      if (!accept) accept = rng_.uniform() < acceptance_probability(current_cost_, cost, scale);
       if (accept) {
         ++result_.accepted;
         if (delta_) delta_->compact_if_scattered();
@@ -144,7 +149,7 @@ int64_t McmcSearch::step(int64_t n) {
     const double cost = search_cost(makespan, memory_);
     // Metropolis-Hastings: always accept an improvement, a worse one with exp(-beta * delta / cost(S0)).
     bool accept = cost <= current_cost_;
-    if (!accept) accept = rng_.uniform() < std::exp(scale * (current_cost_ - cost));
+    if (!accept) accept = rng_.uniform() < acceptance_probability(current_cost_, cost, scale);
     if (accept) {
       ++result_.accepted;
       if (delta_) delta_->compact_if_scattered();

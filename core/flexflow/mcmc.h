@@ -39,6 +39,12 @@ struct SearchOptions {
 // that need less (FlexFlow's later versions also fold memory into the simulated cost).
 double search_cost(double makespan_ms, const DeviceMemory& memory);
 
+// Metropolis-Hastings' acceptance probability of a move from a strategy costing `current` to one
+// costing `proposed`: min(1, exp(rate * (current - proposed))), where `rate` is beta per unit of
+// cost (the search's beta / cost(S0)). The one place the formula is written: the search draws
+// against it and lecture exercise 2 asks for it. A NaN rate gives NaN (never accepted).
+double acceptance_probability(double current, double proposed, double rate);
+
 // The state and result of a search.
 struct SearchResult {
   double init_ms = 0;

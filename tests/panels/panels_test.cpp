@@ -15,6 +15,7 @@
 
 #include "app_state.h"
 #include "background_work.h"
+#include "exercise_grading.h"
 #include "imgui.h"
 #include "imgui_internal.h"
 #include "native_hooks.h"
@@ -237,6 +238,26 @@ TEST_CASE("every panel draws inside its own window, for alexnet and a transforme
     CHECK(native_hook_calls().downloads.empty());
     CHECK(native_hook_calls().copy_link == 0);
     CHECK(native_hook_calls().pick_model_file == 0);
+  }
+}
+
+TEST_CASE("the Exercises panel draws every exercise with its answer, tables and timeline shown") {
+  AppState state;
+  load(state, "alexnet", false);
+  for (int n = 1; n <= kExerciseCount; ++n) {
+    INFO("exercise ", n);
+    state.exercises.shown = n;
+    refresh_exercise_data(state);
+    CHECK(!exercise_parts(state, n).empty());
+    reveal_exercise(state);
+    show_panel(state, "exercises");
+    // Exercise 5's last row and exercise 6's whole walk are drawn too.
+    state.exercises.ex5_rows_shown = int(state.exercises.ex5.dp.best.size());
+    state.exercises.ex6_steps_shown = 1 << 20;
+    show_panel(state, "exercises");
+    check_panel_window(kExercisesWindow, last_layout().exercises);
+    INFO("notice: ", state.notice.text);
+    CHECK(state.notice.level == NoticeLevel::info);
   }
 }
 

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "device_mesh.h"
 #include "exercise_grading.h"
 #include "exercises.h"
 #include "format_units.h"
@@ -124,11 +123,12 @@ void exercise1(AppState& state) {
   degree_combo(tr_id("ex1.s").c_str(), ex.ex1_sample_degree, 8);
   ImGui::SameLine();
   degree_combo(tr_id("ex1.p").c_str(), ex.ex1_param_degree, 8);
-  if (ex.ex1_batch % ex.ex1_sample_degree || ex.ex1_out % ex.ex1_param_degree) {
+  const auto split = linear_split_numbers(ex.ex1_batch, ex.ex1_in, ex.ex1_out, ex.ex1_sample_degree, ex.ex1_param_degree);
+  if (!split.ok()) {
     ImGui::TextColored(kWrong, "%s", tr("ex1.must_divide"));
     return;
   }
-  const LinearSplitNumbers n = linear_split_numbers(ex.ex1_batch, ex.ex1_in, ex.ex1_out, ex.ex1_sample_degree, ex.ex1_param_degree);
+  const LinearSplitNumbers& n = split.value();
   ImGui::TextDisabled(tr("ex1.total_gpus"), ex.ex1_sample_degree * ex.ex1_param_degree);
   ImGui::Spacing();
   if (!answers_and_verdicts(state)) return;
@@ -162,16 +162,15 @@ void exercise2(AppState& state) {
   }
   ImGui::Spacing();
   if (!answers_and_verdicts(state)) return;
-  const double p = exercise2_expected(ex);
-  const double scale = ex.ex2_normalize ? ex.ex2_initial_ms : 1.0;
-  const double in_seconds = acceptance_probability(ex.ex2_current_ms / 1000, ex.ex2_proposed_ms / 1000, ex.ex2_beta, ex.ex2_normalize ? ex.ex2_initial_ms / 1000 : 1.0);
+  const AcceptanceInputs inputs = acceptance_inputs(ex);
+  const AcceptanceOdds odds = acceptance_odds(inputs, ex.ex2_beta);
   char text[900];
   std::snprintf(text, sizeof text, tr("ex2.explanation"),
                 format_number(ex.ex2_beta, 4).c_str(), format_number(ex.ex2_current_ms, 6).c_str(), format_number(ex.ex2_proposed_ms, 6).c_str(),
-                ex.ex2_normalize ? (" / " + format_number(scale, 6)).c_str() : "",
-                format_number(p, 4).c_str(),
+                ex.ex2_normalize ? (" / " + format_number(odds.scale_ms, 6)).c_str() : "",
+                format_number(odds.in_ms, 4).c_str(),
                 tr(ex.ex2_proposed_ms <= ex.ex2_current_ms ? "ex2.improvement" : "ex2.worse"),
-                format_number(in_seconds, 4).c_str(),
+                format_number(odds.in_s, 4).c_str(),
                 tr(ex.ex2_normalize ? "ex2.same_probability" : "ex2.raw_difference"),
                 tr(ex.ex2_normalize ? "ex2.unitless" : "ex2.tick"));
   explanation(text);
@@ -180,17 +179,14 @@ void exercise2(AppState& state) {
   if (ImGui::BeginTable("##ex2", 3, flags)) {
     for (const char* h : {"ex2.col_beta", "ex2.col_ms", "ex2.col_s"}) ImGui::TableSetupColumn(tr(h));
     ImGui::TableHeadersRow();
-    std::vector<double> betas = {0.1, 1.0};   // the lecture's two cases, then the reader's beta
-    if (ex.ex2_beta != 0.1 && ex.ex2_beta != 1.0) betas.push_back(ex.ex2_beta);
-    for (double b : betas) {
+    for (const AcceptanceOdds& row : acceptance_table(inputs)) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::Text("%g%s", b, b == ex.ex2_beta ? tr("ex2.yours") : "");
+      ImGui::Text("%g%s", row.beta, row.beta == ex.ex2_beta ? tr("ex2.yours") : "");
       ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(format_number(acceptance_probability(ex.ex2_current_ms, ex.ex2_proposed_ms, b, scale), 4).c_str());
+      ImGui::TextUnformatted(format_number(row.in_ms, 4).c_str());
       ImGui::TableSetColumnIndex(2);
-      ImGui::TextUnformatted(format_number(acceptance_probability(ex.ex2_current_ms / 1000, ex.ex2_proposed_ms / 1000, b,
-                                                                  ex.ex2_normalize ? ex.ex2_initial_ms / 1000 : 1.0), 4).c_str());
+      ImGui::TextUnformatted(format_number(row.in_s, 4).c_str());
     }
     ImGui::EndTable();
   }
@@ -230,7 +226,7 @@ void exercise3(AppState& state) {
   ExercisesState& ex = state.exercises;
   refresh_exercise_data(state);
   question(tr("ex3.question"));
-  if (!state.flexflow.task_graph || ex.ex3_moves.size() != state.graph.ops.size()) return;
+  if (!state.flexflow.task_graph || ex.ex3.moves.size() != state.graph.ops.size()) return;
   ImGui::TextDisabled(tr("ex3.inputs"), state.settings.model.c_str(),
                       state.settings.cluster.c_str(), state.settings.strategy.c_str());
   const bool show = answers_and_verdicts(state);
@@ -247,16 +243,16 @@ void exercise3(AppState& state) {
       ImGui::TableSetupColumn(tr(h));
     }
     ImGui::TableHeadersRow();
-    for (size_t i = 0; i < ex.ex3_moves.size(); ++i) {
-      const DeltaMove& m = ex.ex3_moves[i];
+    for (size_t i = 0; i < ex.ex3.moves.size(); ++i) {
+      const DeltaMove& m = ex.ex3.moves[i];
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
       if (ImGui::Selectable((state.graph.ops[i].name() + "##ex3op").c_str(), ex.ex3_op == int(i), ImGuiSelectableFlags_SpanAllColumns))
         ex.ex3_op = int(i);
       ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(m.move.c_str());
+      ImGui::TextUnformatted(move_text(m).c_str());
       ImGui::TableSetColumnIndex(2);
-      ImGui::TextUnformatted(i < ex.ex3_first_start_ms.size() ? format_ms(ex.ex3_first_start_ms[i]).c_str() : "");
+      ImGui::TextUnformatted(i < ex.ex3.first_start_ms.size() ? format_ms(ex.ex3.first_start_ms[i]).c_str() : "");
       ImGui::TableSetColumnIndex(3);
       ImGui::Text("%d", m.tasks);
       if (!show) continue;
@@ -267,15 +263,15 @@ void exercise3(AppState& state) {
       ImGui::TableSetColumnIndex(6);
       ImGui::Text("%s -> %s", format_ms(m.old_ms).c_str(), format_ms(m.new_ms).c_str());
       ImGui::TableSetColumnIndex(7);
-      ImGui::Text("%s%s", format_ms(m.full_ms).c_str(), tr(std::fabs(m.full_ms - m.new_ms) <= 1e-9 * std::max(1.0, m.full_ms) ? "ex3.same" : "ex3.differs"));
+      ImGui::Text("%s%s", format_ms(m.full_ms).c_str(), tr(m.matches_full() ? "ex3.same" : "ex3.differs"));
     }
     ImGui::EndTable();
   }
-  if (show && ex.ex3_op >= 0 && ex.ex3_op < int(ex.ex3_moves.size())) {
-    const DeltaMove& m = ex.ex3_moves[size_t(ex.ex3_op)];
+  if (show && ex.ex3_op >= 0 && ex.ex3_op < int(ex.ex3.moves.size())) {
+    const DeltaMove& m = ex.ex3.moves[size_t(ex.ex3_op)];
     ImGui::Spacing();
     ImGui::TextWrapped(tr("ex3.timeline_after"),
-                state.graph.ops[size_t(m.op)].name().c_str(), m.move.c_str(), m.kept_before_earliest, m.tasks,
+                state.graph.ops[size_t(m.op)].name().c_str(), move_text(m).c_str(), m.kept_before_earliest, m.tasks,
                 format_ms(m.earliest_changed_ms).c_str());
     draw_delta_timeline(m);
   }
@@ -284,10 +280,9 @@ void exercise3(AppState& state) {
 void exercise4(AppState& state) {
   ExercisesState& ex = state.exercises;
   question(tr("ex4.question"));
-  auto mesh = mesh_from_cluster(2, 4, state.cluster);
+  const auto mesh = exercise4_mesh(state.cluster);
   if (!mesh.ok()) {
-    ImGui::TextWrapped(tr("ex4.needs_8"),
-                       mesh.error().message.c_str());
+    ImGui::TextWrapped(tr("ex4.needs_8"), mesh.error().message.c_str());
     return;
   }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
@@ -301,27 +296,27 @@ void exercise4(AppState& state) {
   ex.ex4_rows = std::clamp(ex.ex4_rows, 2, 1 << 20);
   ex.ex4_cols = std::clamp(ex.ex4_cols, 4, 1 << 20);
   ex.ex4_dtype_bytes = std::clamp(ex.ex4_dtype_bytes, 1, 8);
-  const double bytes = double(ex.ex4_rows) * ex.ex4_cols * ex.ex4_dtype_bytes;
-  const MeshAxis& a0 = mesh.value().axis[0];
-  const MeshAxis& a1 = mesh.value().axis[1];
+  const ReshardExercise r4 = reshard_exercise(mesh.value(), ex.ex4_rows, ex.ex4_cols, ex.ex4_dtype_bytes);
+  const auto& a0 = r4.axis[0];
+  const auto& a1 = r4.axis[1];
   ImGui::TextDisabled(tr("ex4.axes"), a0.size,
                       tr(a0.crosses_nodes ? "ex4.across" : "ex4.inside"), format_ms(a0.beta).c_str(), a1.size,
-                      tr(a1.crosses_nodes ? "ex4.across" : "ex4.inside"), format_ms(a1.beta).c_str(), format_bytes(bytes).c_str());
-  const ReshardOrder slow_first = reshard_order(mesh.value(), 0, bytes);
-  const ReshardOrder fast_first = reshard_order(mesh.value(), 1, bytes);
+                      tr(a1.crosses_nodes ? "ex4.across" : "ex4.inside"), format_ms(a1.beta).c_str(), format_bytes(r4.tensor_bytes).c_str());
   if (!answers_and_verdicts(state)) return;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex4", 5, flags)) {
     for (const char* h : {"ex4.col_order", "ex4.col_step1", "ex4.col_step2", "ex4.col_bytes", "ex4.col_time"}) ImGui::TableSetupColumn(tr(h));
     ImGui::TableHeadersRow();
-    for (const ReshardOrder* r : {&slow_first, &fast_first}) {
+    for (const ReshardOrder* r : {&r4.axis0_first, &r4.axis1_first}) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(tr(r == &slow_first ? "ex4.axis0_first" : "ex4.axis1_first"));
+      ImGui::TextUnformatted(tr(r->first_axis == 0 ? "ex4.axis0_first" : "ex4.axis1_first"));
       ImGui::TableSetColumnIndex(1);
-      ImGui::Text(tr("ex4.gather_on"), r->first_axis_name.c_str(), format_bytes(r->first_bytes).c_str(), format_ms(r->first_ms).c_str());
+      ImGui::Text(tr("ex4.gather_on"), axis_name(r->first_axis, r4.axis[r->first_axis].crosses_nodes).c_str(), format_bytes(r->first_bytes).c_str(),
+                  format_ms(r->first_ms).c_str());
       ImGui::TableSetColumnIndex(2);
-      ImGui::Text(tr("ex4.gather_on"), r->second_axis_name.c_str(), format_bytes(r->second_bytes).c_str(), format_ms(r->second_ms).c_str());
+      ImGui::Text(tr("ex4.gather_on"), axis_name(r->second_axis, r4.axis[r->second_axis].crosses_nodes).c_str(), format_bytes(r->second_bytes).c_str(),
+                  format_ms(r->second_ms).c_str());
       ImGui::TableSetColumnIndex(3);
       ImGui::Text("%s / %s", format_bytes(r->slow_axis_bytes).c_str(), format_bytes(r->fast_axis_bytes).c_str());
       ImGui::TableSetColumnIndex(4);
@@ -335,36 +330,33 @@ void exercise4(AppState& state) {
 // The inputs of DP row v: cost[v][j] of each strategy j of op v, and the resharding cost R[i][j]
 // from each strategy i of op v-1 (with its best[v-1][i]): all a reader needs to fill the row.
 void draw_dp_row_inputs(const ExercisesState& ex, int v) {
-  const IntraProblem& p = ex.ex5_problem;
-  const IntraProblem::Edge* edge = nullptr;
-  for (const auto& e : p.edges)
-    if (e.u == v - 1 && e.v == v) edge = &e;
-  const int kp = p.choices(v - 1), k = p.choices(v);
-  ImGui::TextWrapped(tr("ex5.row_inputs"), ex.ex5_ops[size_t(v)].c_str());
+  const ChainDpExercise& p = ex.ex5;
+  const int kp = int(p.cost[size_t(v - 1)].size()), k = int(p.cost[size_t(v)].size());
+  ImGui::TextWrapped(tr("ex5.row_inputs"), ex.ex5.ops[size_t(v)].c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
   const float h = ImGui::GetTextLineHeightWithSpacing() * float(kp + 3) + ImGui::GetStyle().ScrollbarSize;
   if (ImGui::BeginTable("##ex5_inputs", k + 2, flags, ImVec2(0, h))) {
     ImGui::TableSetupScrollFreeze(2, 0);
-    ImGui::TableSetupColumn((ex.ex5_ops[size_t(v - 1)] + " i").c_str());
+    ImGui::TableSetupColumn((ex.ex5.ops[size_t(v - 1)] + " i").c_str());
     ImGui::TableSetupColumn("best[i]");
-    for (int j = 0; j < k; ++j) ImGui::TableSetupColumn(ex.ex5_strategy_names[size_t(v)][size_t(j)].c_str());
+    for (int j = 0; j < k; ++j) ImGui::TableSetupColumn(ex.ex5.strategy_names[size_t(v)][size_t(j)].c_str());
     ImGui::TableHeadersRow();
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
     ImGui::TextColored(kAccentText, "cost[j]");
     for (int j = 0; j < k; ++j) {
       ImGui::TableSetColumnIndex(j + 2);
-      ImGui::TextColored(kAccentText, "%.3f", p.node_cost[size_t(v)][size_t(j)]);
+      ImGui::TextColored(kAccentText, "%.3f", p.cost[size_t(v)][size_t(j)]);
     }
     for (int i = 0; i < kp; ++i) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(ex.ex5_strategy_names[size_t(v - 1)][size_t(i)].c_str());
+      ImGui::TextUnformatted(ex.ex5.strategy_names[size_t(v - 1)][size_t(i)].c_str());
       ImGui::TableSetColumnIndex(1);
-      ImGui::Text("%.3f", ex.ex5_dp.best[size_t(v - 1)][size_t(i)]);
+      ImGui::Text("%.3f", ex.ex5.dp.best[size_t(v - 1)][size_t(i)]);
       for (int j = 0; j < k; ++j) {
         ImGui::TableSetColumnIndex(j + 2);
-        ImGui::Text("%.3f", edge ? edge->cost[size_t(i * k + j)] : 0.0);
+        ImGui::Text("%.3f", p.reshard[size_t(v)][size_t(i * k + j)]);
       }
     }
     ImGui::EndTable();
@@ -379,7 +371,7 @@ void exercise5(AppState& state) {
     ImGui::TextColored(kWrong, "%s", ex.ex5_error.c_str());
     return;
   }
-  const int rows = int(ex.ex5_dp.best.size());
+  const int rows = int(ex.ex5.dp.best.size());
   if (rows == 0) return;
   ImGui::TextDisabled(tr("ex5.inputs"), state.settings.mesh.c_str(), state.settings.cluster.c_str());
   const bool row_done = ex.ex5_rows_shown >= rows || exercise_solved_or_revealed(ex, 5);
@@ -392,7 +384,7 @@ void exercise5(AppState& state) {
   if (ImGui::Button(tr_id("ex.restart").c_str())) ex.ex5_rows_shown = 1;
   refresh_exercise_data(state);   // a new row is a new question
   size_t width = 0;
-  for (const auto& r : ex.ex5_dp.best) width = std::max(width, r.size());
+  for (const auto& r : ex.ex5.dp.best) width = std::max(width, r.size());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex5", int(width) + 1, flags)) {
     ImGui::TableSetupColumn(tr("ex5.col_op"));
@@ -401,21 +393,21 @@ void exercise5(AppState& state) {
     for (int v = 0; v < rows; ++v) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(ex.ex5_ops[size_t(v)].c_str());
-      for (size_t j = 0; j < ex.ex5_dp.best[size_t(v)].size(); ++j) {
+      ImGui::TextUnformatted(ex.ex5.ops[size_t(v)].c_str());
+      for (size_t j = 0; j < ex.ex5.dp.best[size_t(v)].size(); ++j) {
         ImGui::TableSetColumnIndex(int(j) + 1);
-        const bool chosen = v < int(ex.ex5_dp.choice.size()) && ex.ex5_dp.choice[size_t(v)] == int(j) && ex.ex5_rows_shown == rows;
+        const bool chosen = v < int(ex.ex5.dp.choice.size()) && ex.ex5.dp.choice[size_t(v)] == int(j) && ex.ex5_rows_shown == rows;
         if (v < ex.ex5_rows_shown) {
           if (chosen) ImGui::PushStyleColor(ImGuiCol_Text, kRight);
-          ImGui::Text("%.3f", ex.ex5_dp.best[size_t(v)][j]);
+          ImGui::Text("%.3f", ex.ex5.dp.best[size_t(v)][j]);
           if (chosen) ImGui::PopStyleColor();
-          ImGui::TextDisabled("%s", ex.ex5_strategy_names[size_t(v)][j].c_str());
+          ImGui::TextDisabled("%s", ex.ex5.strategy_names[size_t(v)][j].c_str());
           if (ImGui::IsItemHovered() && v > 0)
-            ImGui::SetTooltip(tr("ex5.from"), ex.ex5_ops[size_t(v - 1)].c_str(), ex.ex5_dp.from[size_t(v)][j],
-                              ex.ex5_strategy_names[size_t(v - 1)][size_t(ex.ex5_dp.from[size_t(v)][j])].c_str());
+            ImGui::SetTooltip(tr("ex5.from"), ex.ex5.ops[size_t(v - 1)].c_str(), ex.ex5.dp.from[size_t(v)][j],
+                              ex.ex5.strategy_names[size_t(v - 1)][size_t(ex.ex5.dp.from[size_t(v)][j])].c_str());
         } else {
           ImGui::TextDisabled("?");
-          ImGui::TextDisabled("%s", ex.ex5_strategy_names[size_t(v)][j].c_str());
+          ImGui::TextDisabled("%s", ex.ex5.strategy_names[size_t(v)][j].c_str());
         }
       }
     }
@@ -427,7 +419,7 @@ void exercise5(AppState& state) {
     ImGui::Spacing();
     if (!answers_and_verdicts(state)) return;
   } else {
-    ImGui::TextColored(kRight, tr("ex5.objective"), format_ms(ex.ex5_dp.objective).c_str());
+    ImGui::TextColored(kRight, tr("ex5.objective"), format_ms(ex.ex5.dp.objective).c_str());
   }
   explanation(tr("ex5.explanation"));
 }
@@ -444,9 +436,8 @@ void exercise6(AppState& state) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
   ImGui::InputInt(tr_id("ex6.microbatches").c_str(), &ex.ex6_microbatches, 0);
   ex.ex6_microbatches = std::clamp(ex.ex6_microbatches, 1, 1024);
-  const StageCostTable table = small_stage_table(ex.ex6_layer_ms);
-  const auto steps = tmax_walk(table, ex.ex6_microbatches);
-  auto core = solve_inter_op(table, ex.ex6_microbatches);
+  const TmaxExercise walk = tmax_exercise(ex.ex6_layer_ms, ex.ex6_microbatches);
+  const auto& steps = walk.steps;
   const int n = int(steps.size());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   // The inputs: every possible stage (a run of layers) on 1 GPU and on 2 GPUs.
@@ -454,16 +445,15 @@ void exercise6(AppState& state) {
   if (ImGui::BeginTable("##ex6_costs", 3, flags | ImGuiTableFlags_SizingFixedFit)) {
     for (const char* h : {"ex6.col_stage", "ex6.col_1gpu", "ex6.col_2gpu"}) ImGui::TableSetupColumn(tr(h));
     ImGui::TableHeadersRow();
-    for (int first = 0; first < 4; ++first)
-      for (int last = first; last < 4; ++last) {
-        ImGui::TableNextRow();
-        ImGui::TableSetColumnIndex(0);
-        ImGui::Text(first == last ? "L%d" : "L%d-L%d", first + 1, last + 1);
-        for (size_t m = 0; m < table.submeshes.size() && m < 2; ++m) {
-          ImGui::TableSetColumnIndex(table.submeshes[m].devices() == 1 ? 1 : 2);
-          ImGui::Text("%.3f", table.latency[table.index(first, last, int(m))]);
-        }
-      }
+    for (const auto& l : walk.latencies) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::Text(l.first == l.last ? "L%d" : "L%d-L%d", l.first + 1, l.last + 1);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::Text("%.3f", l.one_gpu_ms);
+      ImGui::TableSetColumnIndex(2);
+      ImGui::Text("%.3f", l.two_gpus_ms);
+    }
     ImGui::EndTable();
   }
   const bool show = answers_and_verdicts(state);
@@ -491,7 +481,7 @@ void exercise6(AppState& state) {
       ImGui::TableSetColumnIndex(2);
       if (std::isfinite(s.total_ms)) ImGui::Text("%.3f", s.total_ms);
       ImGui::TableSetColumnIndex(3);
-      ImGui::TextUnformatted(s.stages.c_str());
+      ImGui::TextUnformatted(stages_text(s).c_str());
       ImGui::TableSetColumnIndex(4);
       if (s.stopped) {
         ImGui::TextColored(kWrong, tr("ex6.stop"), (ex.ex6_microbatches - 1) * s.t_max, running);
@@ -502,11 +492,9 @@ void exercise6(AppState& state) {
     }
     ImGui::EndTable();
   }
-  if (core.ok()) {
+  if (walk.core_solved) {
     // The core gives the walk's plan but skips runs of candidates with a bound (core/inter_op.h).
-    const int tried = core.value().t_max_tried, candidates = core.value().t_max_candidates;
-    ImGui::TextWrapped(tr("ex6.core"),
-                       core.value().total_latency, core.value().t_max, candidates, tried);
+    ImGui::TextWrapped(tr("ex6.core"), walk.core.total_latency, walk.core.t_max, walk.core.t_max_candidates, walk.core.t_max_tried);
   }
   explanation(tr("ex6.explanation"));
 }
@@ -519,26 +507,28 @@ void exercise7(AppState& state) {
     ImGui::TextColored(kWrong, "%s", ex.ex7_error.c_str());
     return;
   }
+  if (!ex.ex7) return;
+  const DlrmExercise& dlrm = *ex.ex7;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex7", 3, flags)) {
     for (const char* h : {"", "ex7.col_dp", "ex7.col_expert"}) ImGui::TableSetupColumn(*h ? tr(h) : "");
     ImGui::TableHeadersRow();
-    auto row = [&](const char* label, const char* key, bool bytes) {
+    auto row = [&](const char* label, double SimSummary::*field, bool bytes) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
       ImGui::TextUnformatted(tr(label));
-      const double a = ex.ex7_dp.value(key, 0.0), b = ex.ex7_expert.value(key, 0.0);
+      const double a = dlrm.data_parallel.*field, b = dlrm.expert.*field;
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted((bytes ? format_bytes(a) : format_ms(a)).c_str());
       ImGui::TableSetColumnIndex(2);
       ImGui::TextUnformatted((bytes ? format_bytes(b) : format_ms(b)).c_str());
     };
-    row("ex7.row_iteration", "makespan_ms", false);
-    row("ex7.row_compute", "compute_ms", false);
-    row("ex7.row_activations", "activation_transfer_ms", false);
-    row("ex7.row_sync", "param_sync_ms", false);
-    row("ex7.row_sync_bytes", "param_sync_bytes", true);
-    row("ex7.row_activation_bytes", "activation_bytes", true);
+    row("ex7.row_iteration", &SimSummary::makespan_ms, false);
+    row("ex7.row_compute", &SimSummary::compute_ms, false);
+    row("ex7.row_activations", &SimSummary::activation_transfer_ms, false);
+    row("ex7.row_sync", &SimSummary::param_sync_ms, false);
+    row("ex7.row_sync_bytes", &SimSummary::param_sync_bytes, true);
+    row("ex7.row_activation_bytes", &SimSummary::activation_bytes, true);
     ImGui::EndTable();
   }
   if (!answers_and_verdicts(state)) return;
@@ -549,7 +539,7 @@ void exercise8(AppState& state) {
   question(tr("ex8.question"));
   if (!state.flexflow.task_graph) return;
   const SimSummary& s = state.flexflow.summary;
-  const double additive = s.compute_ms + s.activation_transfer_ms + s.param_sync_ms;
+  const double additive = additive_cost_ms(s);
   ImGui::TextDisabled(tr("ex8.inputs"), state.settings.model.c_str(), state.settings.cluster.c_str(), state.settings.strategy.c_str());
   ImGui::TextWrapped(tr("ex8.sum"), format_ms(s.compute_ms).c_str(),
               format_ms(s.activation_transfer_ms).c_str(), format_ms(s.param_sync_ms).c_str());

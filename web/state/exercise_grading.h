@@ -1,8 +1,8 @@
 // Grading the exercises of lecture 15, section 11 (the Exercises tab): each exercise's answer
 // parts, what makes each right, a hint for a wrong try, and the answer. Check grades every part
 // and counts the try; the answer is revealed on request or after the second wrong try, never
-// before. The data an exercise is graded on (delta moves, the chain DP, DLRM simulations) is
-// computed here, once per input change. No ImGui.
+// before. The data an exercise is graded on (delta moves, the chain DP, DLRM simulations) comes
+// from core/operations (exercise_operations.h), fetched here once per input change. No ImGui.
 #pragma once
 #include <string>
 #include <vector>
