@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "cluster_spec.h"
+#include "strategy_argument.h"
 #include "flexflow_operations.h"
 #include "intra_op.h"
 #include "mcmc.h"

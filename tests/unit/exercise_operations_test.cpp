@@ -14,6 +14,7 @@
 
 #include "cluster_spec.h"
 #include "exercise_operations.h"
+#include "strategy_argument.h"
 #include "mcmc.h"
 #include "simulator.h"
 #include "soap.h"
