@@ -13,12 +13,12 @@
 
 namespace autopar {
 
-// A scenario: what it shows and how to compute it. `run` fills the results and findings; the
-// title, explanation and findings are in both languages with the same numbers.
+// A scenario: what it shows (its runner, which fills the results and findings, is in
+// scenario_runs.cpp: scenario_operation); the title, explanation and findings are in both
+// languages with the same numbers.
 struct Scenario {
   std::string name, section;
   Bilingual title, explanation;
-  std::function<Status(Json& results, std::vector<Bilingual>& findings)> run;
   // {"setup": getState fields, "panel": the tab that shows it}; the page applies the set-up over
   // its defaults, so a scenario is demonstrated with exactly the inputs its commands use.
   Json page = Json();
@@ -52,6 +52,17 @@ struct ScenarioReport {
   Json to_json() const;
   std::string to_text() const;
 };
+// A scenario's numbers as the page's worker sends them (the "scenario" operation): its results
+// and findings in both languages, read back exactly.
+struct ScenarioNumbers {
+  Json results;
+  std::vector<Bilingual> findings;
+};
+// {"results": ..., "findings": [{"en": ..., "zh": ...}, ...]}.
+Json scenario_numbers_to_json(const ScenarioReport& report);
+// Reads scenario_numbers_to_json's JSON; a missing or mistyped field is an error at its path.
+Result<ScenarioNumbers> scenario_numbers_from_json(const Json& j);
+
 // A scenario whose numbers are one pipeline plan (gpt3-1024): `autopar inter` on these inputs,
 // then its findings made from that plan's report. The page plans it in its worker (the same
 // report) and makes the findings with the same function, so they equal the CLI's.
@@ -64,7 +75,9 @@ struct PlannedScenario {
 // The planned scenario called `name`, or nullptr when `name` computes otherwise.
 const PlannedScenario* planned_scenario(const std::string& name);
 
-// Runs scenario `name`; an unknown name is the error "unknown_scenario" at `path`.
+// The names of the scenarios that have a runner (scenario_runs.cpp), which are those of scenario_catalogue().
+std::vector<std::string> scenario_runner_names();
+// Runs scenario `name` (scenario_runs.cpp); an unknown name is the error "unknown_scenario" at `path`.
 Result<ScenarioReport> scenario_operation(const std::string& name, const std::string& path, Language language = Language::en);
 
 }  // namespace autopar

@@ -17,6 +17,7 @@
 #include "models.h"
 #include "operation_requests.h"
 #include "report_text.h"
+#include "scenarios.h"
 #include "search_operation.h"
 
 namespace autopar {
@@ -229,6 +230,19 @@ Started start_export(const Json& req, Graph graph, Cluster cluster) {
       }));
 }
 
+// "scenario": `autopar scenario NAME` (request {"name"}); its result is the scenario's numbers
+// (scenario_numbers_to_json), which the page's Lecture tab shows. Needs no inputs.
+Started start_scenario(const Json& req) {
+  if (!req.contains("name")) return make_error(ErrorCode::missing_field, "request.name is missing: give the scenario's name", "request.name");
+  auto name = string_from_json(req["name"], "request.name", "a scenario's name");
+  if (!name.ok()) return name.error();
+  return std::unique_ptr<RunningOperation>(std::make_unique<SingleStepOperation>("scenario", [name = name.value()]() -> Result<Json> {
+    auto report = scenario_operation(name, "request.name");
+    if (!report.ok()) return report.error();
+    return scenario_numbers_to_json(report.value());
+  }));
+}
+
 // "accuracy": both simulators' summaries; the samples themselves go out as partials.
 Started start_accuracy(const Json& req, Graph graph, Cluster cluster) {
   auto ar = accuracy_request_from_json(req, kRequestPath);
@@ -311,10 +325,12 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
   if (!request.is_null() && !request.is_object()) return make_error(ErrorCode::wrong_type, "request must be an object", "request");
   const Json req = request.is_null() ? Json::object() : request;
   if (operation != "inter" && operation != "stage_costs" && operation != "search" && operation != "compare_flexflow" && operation != "compare_alpa" &&
-      operation != "accuracy" && operation != "intra" && operation != "export" && operation != "simulate")
+      operation != "accuracy" && operation != "intra" && operation != "export" && operation != "simulate" && operation != "scenario")
     return make_error(ErrorCode::bad_value,
-                      "unknown operation '" + operation + "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow, compare_alpa, intra, export and simulate",
+                      "unknown operation '" + operation +
+                          "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow, compare_alpa, intra, export, simulate and scenario",
                       "operation");
+  if (operation == "scenario") return start_scenario(req);
   auto graph = graph_from_inputs(inputs);
   if (!graph.ok()) return graph.error();
   auto cluster = cluster_from_inputs(inputs);

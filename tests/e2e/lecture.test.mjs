@@ -66,7 +66,7 @@ async function lectureChecks(page, consoleErrors) {
   // task-graph: the Fig. 5 strategy, whose makespan equals the scenario's simulate result.
   await st({ scenario: 'task-graph' });
   s = await state();
-  let r = await waitForResult(page, (x) => x.scenario?.name === 'task-graph', 10_000);
+  let r = await waitForResult(page, (x) => x.scenario?.name === 'task-graph' && !!x.scenario.findings, 10_000);
   const tgRef = cli(['scenario', 'task-graph']);
   check('task-graph sets up elm on lecture:1x2 with the Fig. 5 strategy',
         s.model === 'elm' && s.cluster === 'lecture:1x2' && /linear1=2x1@0/.test(s.strategy) &&
@@ -78,7 +78,7 @@ async function lectureChecks(page, consoleErrors) {
 
   // A light scenario's numbers equal the native CLI's (computed when it opens).
   await st({ scenario: 'alexnet-strategies' });
-  r = await waitForResult(page, (x) => x.scenario?.name === 'alexnet-strategies', 10_000);
+  r = await waitForResult(page, (x) => x.scenario?.name === 'alexnet-strategies' && !!x.scenario.findings, 10_000);
   const ref = cli(['scenario', 'alexnet-strategies']);
   check('alexnet-strategies findings equal `autopar scenario alexnet-strategies --json`',
         !!r.scenario && (!ref || JSON.stringify(r.scenario.findings) === JSON.stringify(ref.findings)),

@@ -5,6 +5,7 @@
 // errors that keep their code and path.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -12,6 +13,7 @@
 #include "export_operation.h"
 #include "inter_operation.h"
 #include "models.h"
+#include "scenarios.h"
 #include "search_operation.h"
 #include "worker_session.h"
 
@@ -43,6 +45,20 @@ std::vector<Json> run_session(WorkerSession& s, double budget_ms = 0) {
     if (!s.busy()) break;
     s.step(budget_ms);
   }
+  return out;
+}
+
+// `j` without its wall-clock fields (solve_ms, elapsed_ms), at any depth.
+Json without_wall_clock(const Json& j) {
+  if (j.is_array()) {
+    Json out = Json::array();
+    for (const Json& v : j) out.push_back(without_wall_clock(v));
+    return out;
+  }
+  if (!j.is_object()) return j;
+  Json out = Json::object();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "solve_ms" && it.key() != "elapsed_ms") out[it.key()] = without_wall_clock(it.value());
   return out;
 }
 
@@ -280,4 +296,55 @@ TEST_CASE("the worker's export is `autopar export`'s text; a bad request is refu
   CHECK(out[0]["error"]["path"] == "request.format");
   CHECK(out[1]["error"]["code"] == "bad_argument");
   CHECK(out[1]["error"]["path"] == "request.device_type");
+}
+
+TEST_CASE("the worker's scenario is `autopar scenario`'s numbers in both languages; a bad name keeps its code and path") {
+  for (const char* name : {"linear-nine", "task-graph"}) {
+    CAPTURE(name);
+    const auto direct = scenario_operation(name, "scenario");
+    REQUIRE(direct.ok());
+    WorkerSession s;
+    // No model or cluster: a scenario names its own inputs.
+    s.message(Json{{"id", 1}, {"op", "start"}, {"operation", "scenario"}, {"inputs", Json::object()}, {"request", Json{{"name", name}}}}.dump());
+    auto out = run_session(s);
+    REQUIRE(out.size() == 1);
+    REQUIRE(out[0].contains("result"));
+    auto numbers = scenario_numbers_from_json(out[0]["result"]);
+    REQUIRE(numbers.ok());
+    // The same numbers but wall-clock ones (an ILP's solve_ms differs run to run).
+    CHECK(without_wall_clock(numbers.value().results) == without_wall_clock(direct.value().results));
+    REQUIRE(numbers.value().findings.size() == direct.value().findings.size());
+    REQUIRE(!numbers.value().findings.empty());
+    for (size_t k = 0; k < numbers.value().findings.size(); ++k) {
+      CHECK(numbers.value().findings[k].en == direct.value().findings[k].en);
+      CHECK(numbers.value().findings[k].zh == direct.value().findings[k].zh);
+    }
+  }
+  WorkerSession s;
+  s.message(Json{{"id", 2}, {"op", "start"}, {"operation", "scenario"}, {"inputs", Json::object()}, {"request", Json{{"name", "nope"}}}}.dump());
+  s.message(Json{{"id", 3}, {"op", "start"}, {"operation", "scenario"}, {"inputs", Json::object()}, {"request", Json::object()}}.dump());
+  s.message(Json{{"id", 4}, {"op", "start"}, {"operation", "scenario"}, {"inputs", Json::object()}, {"request", Json{{"name", 7}}}}.dump());
+  std::map<int, Json> out;
+  for (const Json& r : run_session(s)) out[r["id"].get<int>()] = r;
+  REQUIRE(out.size() == 3);
+  CHECK(out[2]["error"]["code"] == "unknown_scenario");
+  CHECK(out[2]["error"]["path"] == "request.name");
+  CHECK(out[3]["error"]["code"] == "missing_field");
+  CHECK(out[3]["error"]["path"] == "request.name");
+  CHECK(out[4]["error"]["path"] == "request.name");
+}
+
+TEST_CASE("a scenario's numbers read back refuse a malformed finding at its path; every listed scenario has a runner") {
+  auto bad = scenario_numbers_from_json(Json{{"results", Json::object()}, {"findings", Json::array({Json{{"en", "a"}}})}});
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().path == "findings[0]");
+  CHECK(!scenario_numbers_from_json(Json::array()).ok());
+  // The texts (scenarios.cpp) and the runners (scenario_runs.cpp) are two tables: the same names.
+  std::vector<std::string> listed;
+  for (const Scenario& sc : scenario_catalogue()) listed.push_back(sc.name);
+  std::vector<std::string> runners = scenario_runner_names();
+  std::sort(listed.begin(), listed.end());
+  std::sort(runners.begin(), runners.end());
+  CHECK(listed == runners);
+  CHECK(listed.size() == 19);
 }

@@ -120,16 +120,13 @@ void draw_published_runs_plot(const Json& rows) {
 void draw_findings(AppState& state, const ScenarioInfo& info) {
   LectureState& lecture = state.lecture;
   const bool light = scenario_is_light(info.name);
-  // Computing happens on the frame after the request, so "Computing..." is drawn first.
+  // The numbers are computed in the worker; "Computing..." shows until they arrive.
   if (lecture.compute_pending) {
-    if (lecture.pending_drawn) {
-      compute_scenario(lecture, info.name);
-      lecture.compute_pending = false;
-      lecture.pending_drawn = false;
-    } else {
-      lecture.pending_drawn = true;
-    }
+    compute_scenario(lecture, info.name, state.alpa.inter.worker);
+    lecture.compute_pending = false;
   }
+  if (lecture_planning(lecture) && lecture.plan.name == info.name && !planned_scenario(info.name))
+    lecture_plan_advance(lecture, 25.0);   // in-process only; in a worker, takes the result
   section_header(tr("lecture.numbers"));
   if (light) {
     if (ImGui::Button(tr_id("lecture.compute").c_str())) lecture.compute_pending = true;
@@ -173,7 +170,7 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
     const std::string demo = scenario_demo_panel(info.name);
     ImGui::TextWrapped(tr("lecture.tab_works"), tab_title(panel_tab(demo)));
   }
-  if (lecture.compute_pending) {
+  if (lecture.compute_pending || (lecture_planning(lecture) && lecture.plan.name == info.name && !planned_scenario(info.name))) {
     ImGui::TextDisabled("%s", tr("lecture.computing"));
     return;
   }

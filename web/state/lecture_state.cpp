@@ -102,34 +102,28 @@ void show_scenario_demo(AppState& state) {
     lecture_plan_start(state.lecture, name, state.alpa.inter.worker);
   // A light scenario's findings (the Lecture tab's numbers) are computed now, not when that tab is drawn next.
   if (scenario_is_light(name) && state.lecture.computed_name != name) {
-    compute_scenario(state.lecture, name);
+    compute_scenario(state.lecture, name, state.alpa.inter.worker);
     state.lecture.compute_pending = false;
   }
 }
 
-void compute_scenario(LectureState& lecture, const std::string& name) {
-  lecture.findings.clear();
-  lecture.results = Json();
-  lecture.error.clear();
-  lecture.computed_name = name;
-  auto r = scenario_operation(name, "scenario");
-  if (!r.ok()) {
-    lecture.error = r.error().message;
-    return;
-  }
-  lecture.findings = r.value().findings;
-  lecture.results = r.value().results;
+void compute_scenario(LectureState& lecture, const std::string& name, std::shared_ptr<WorkerClient> worker) {
+  lecture_plan_start(lecture, name, std::move(worker));
 }
 
 void lecture_plan_start(LectureState& lecture, const std::string& name, std::shared_ptr<WorkerClient> worker) {
-  const PlannedScenario* p = planned_scenario(name);
-  if (!p || !worker) return;
+  if (!worker) return;
   lecture_plan_cancel(lecture);
   lecture.plan.name = name;
   lecture.plan.worker = std::move(worker);
   lecture.plan.started = std::chrono::steady_clock::now();
-  lecture.plan.request = lecture.plan.worker->start("inter", Json{{"model", p->model}, {"cluster", p->cluster}},
-                                                     Json{{"microbatches", p->microbatches}});
+  // A planned scenario is its pipeline plan; any other runs whole in the worker (`autopar scenario`),
+  // so the page's thread never plans (nor links the solver).
+  if (const PlannedScenario* p = planned_scenario(name))
+    lecture.plan.request = lecture.plan.worker->start("inter", Json{{"model", p->model}, {"cluster", p->cluster}},
+                                                       Json{{"microbatches", p->microbatches}});
+  else
+    lecture.plan.request = lecture.plan.worker->start("scenario", Json::object(), Json{{"name", name}});
 }
 
 bool lecture_plan_advance(LectureState& lecture, double budget_ms) {
@@ -143,11 +137,20 @@ bool lecture_plan_advance(LectureState& lecture, double budget_ms) {
   lecture.results = Json();
   lecture.error.clear();
   lecture.computed_name = plan.name;
+  const PlannedScenario* planned = planned_scenario(plan.name);
   if (!outcome->ok()) {
     lecture.error = outcome->error().message;
+  } else if (!planned) {
+    auto numbers = scenario_numbers_from_json(outcome->value());
+    if (!numbers.ok()) {
+      lecture.error = numbers.error().message;
+    } else {
+      lecture.results = std::move(numbers.value().results);
+      lecture.findings = std::move(numbers.value().findings);
+    }
   } else if (const Json& r = outcome->value(); !r.contains("report")) {
     lecture.error = "the worker's plan has no report";
-  } else if (auto st = planned_scenario(plan.name)->findings(r["report"], lecture.results, lecture.findings); !st.ok()) {
+  } else if (auto st = planned->findings(r["report"], lecture.results, lecture.findings); !st.ok()) {
     lecture.error = st.error().message;
   }
   plan.name.clear();

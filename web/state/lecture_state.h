@@ -47,8 +47,9 @@ struct BetaSweepJob {
   bool running = false;
 };
 
-// The plan of a planned scenario (gpt3-1024, scenarios.h's PlannedScenario) in the page's
-// worker: its findings come from the plan's report as the CLI's do.
+// A scenario computed in the page's worker: a planned scenario's plan (gpt3-1024, scenarios.h's
+// PlannedScenario; its findings come from the plan's report as the CLI's do), or any other
+// scenario run whole there (the worker's "scenario" operation, `autopar scenario NAME`).
 struct LecturePlan {
   std::string name;                         // the scenario being planned (empty: none)
   int64_t request = 0;                      // the worker's job id
@@ -64,19 +65,18 @@ struct LectureState {
   Json results;                           // the scenario's `results` object
   std::string error;                      // why computing failed; empty when it did not
   bool compute_pending = false;           // true: compute the shown scenario on the next frame
-  bool pending_drawn = false;             // the pending request was shown ("Computing...") once
   std::shared_ptr<BetaSweepJob> sweep;    // the beta sweep, while it runs or once it ran
   LecturePlan plan;                       // a planned scenario's plan in the worker
 };
 
-// Starts planning scenario `name` (a planned scenario) on `worker`, replacing a plan in progress.
+// Starts computing scenario `name` on `worker` (a planned scenario: its plan), replacing one in progress.
 void lecture_plan_start(LectureState& lecture, const std::string& name, std::shared_ptr<WorkerClient> worker);
 // In-process, works on it for about `budget_ms`; takes the worker's result once there and makes
 // the findings (computed_name, findings, results or error). Returns true when it ended now.
 bool lecture_plan_advance(LectureState& lecture, double budget_ms);
 // Stops the plan in progress.
 void lecture_plan_cancel(LectureState& lecture);
-// True while a planned scenario is being planned.
+// True while a scenario is being computed (planned) in the worker.
 bool lecture_planning(const LectureState& lecture);
 // Its progress in [0, 1] (the stage costs to 0.9, the DP the rest) and a status line.
 double lecture_plan_progress(const LectureState& lecture);
@@ -140,8 +140,8 @@ std::string scenario_demo_panel(const std::string& name);
 // numbers appear without further clicks (window.autopar.showScenario).
 void show_scenario_demo(AppState& state);
 
-// Runs scenario `name` (the scenario operation) and stores its findings in `lecture`.
-void compute_scenario(LectureState& lecture, const std::string& name);
+// Starts scenario `name` in `worker` (the "scenario" operation); lecture_plan_advance stores its findings.
+void compute_scenario(LectureState& lecture, const std::string& name, std::shared_ptr<WorkerClient> worker);
 
 // Starts the comparison of the model and cluster `worker_inputs` (worker_session.h) on
 // `worker`, replacing one in progress; `inputs` names them for the tab ("model on cluster, seed
