@@ -11,6 +11,7 @@
 #include "intra_op.h"
 #include "commands.h"
 #include "mcmc.h"
+#include "model_on_cluster.h"
 #include "models.h"
 #include "simulator.h"
 #include "soap.h"
@@ -37,22 +38,9 @@ double rate(double min_seconds, Fn fn) {
   return double(calls) / elapsed;
 }
 
-struct Setup {
-  Graph graph;
-  Cluster cluster;
-};
-
-Result<Setup> setup(const std::string& model, const std::string& cluster) {
-  auto g = load_model(model);
-  if (!g.ok()) return g.error();
-  auto c = load_cluster(cluster);
-  if (!c.ok()) return c.error();
-  return Setup{g.value(), c.value()};
-}
-
 // Full simulations per second (task graph built and simulated) and simulations per second of
 // an already built graph, for one named strategy.
-Json simulate_rates(const Setup& s, const std::string& strategy, double seconds, std::ostringstream& t) {
+Json simulate_rates(const ModelOnCluster& s, const std::string& strategy, double seconds, std::ostringstream& t) {
   Strategy st = load_strategy(strategy, s.graph, s.cluster).value();
   double fresh = rate(seconds, [&] { TaskGraph tg(s.graph, s.cluster, st); simulate_full(tg); });
   TaskGraph built(s.graph, s.cluster, st);
@@ -71,7 +59,7 @@ Json simulate_rates(const Setup& s, const std::string& strategy, double seconds,
 
 // Single-op moves: delta simulation (with undo, as MCMC rejects) against building and
 // simulating each moved strategy from scratch.
-Json delta_rates(const Setup& s, double seconds, std::ostringstream& t) {
+Json delta_rates(const ModelOnCluster& s, double seconds, std::ostringstream& t) {
   const int n = s.cluster.num_devices();
   std::vector<std::vector<OpConfig>> space;
   for (const Op& op : s.graph.ops) space.push_back(enumerate_configs(op, n));
@@ -141,8 +129,8 @@ Json delta_rates(const Setup& s, double seconds, std::ostringstream& t) {
 // Full simulation of AlexNet and DLRM on lecture:2x4, per named strategy.
 Result<Json> bench_simulation(double seconds, std::ostringstream& t) {
   t << "full simulation, AlexNet on lecture:2x4 (targets: at most 20 us; dp build+simulate at most 2x simulate only)\n";
-  auto alex = setup("alexnet", "lecture:2x4");
-  auto dlrm = setup("dlrm", "lecture:2x4");
+  auto alex = load_model_on_cluster("alexnet", "lecture:2x4");
+  auto dlrm = load_model_on_cluster("dlrm", "lecture:2x4");
   if (!alex.ok() || !dlrm.ok()) return make_error("internal", "built-in models failed to load", "");
   Json sim = Json::object();
   for (const char* st : {"dp", "expert", "random:1"}) sim["alexnet_2x4"].push_back(simulate_rates(alex.value(), st, seconds, t));
@@ -157,7 +145,7 @@ Json bench_delta(double seconds, std::ostringstream& t) {
   t << "delta vs full simulation per cluster size, single-op moves and the whole search (targets: at least 3x on DLRM 16x8 moves and the 4x8 search)\n";
   Json delta = Json::object();
   for (const char* c : {"lecture:2x4", "lecture:4x8", "lecture:16x8"}) {
-    auto s = setup("dlrm", c);
+    auto s = load_model_on_cluster("dlrm", c);
     t << " DLRM " << c << ":\n";
     delta[std::string("dlrm_") + c] = delta_rates(s.value(), seconds, t);
   }
@@ -170,7 +158,7 @@ Json bench_mcmc(std::ostringstream& t) {
   t << "MCMC proposals per second (target: at least 20,000 on AlexNet 2x4)\n";
   Json mcmc = Json::object();
   for (const char* m : {"alexnet", "dlrm"}) {
-    auto s = setup(m, "lecture:2x4");
+    auto s = load_model_on_cluster(m, "lecture:2x4");
     SearchOptions o;
     o.steps = 20000;
     o.stop_when_stalled = false;
@@ -191,7 +179,7 @@ Json bench_scaling(double seconds, std::ostringstream& t) {
   t << "evaluation cost vs devices (AlexNet, random strategies) and ops (transformer layers, 2x4)\n";
   Json scaling = Json::array();
   for (const char* c : {"lecture:1x8", "lecture:4x8", "lecture:16x8"}) {
-    auto s = setup("alexnet", c);
+    auto s = load_model_on_cluster("alexnet", c);
     Strategy st = random_strategy(s.value().graph, s.value().cluster.num_devices(), 5);
     TaskGraph built(s.value().graph, s.value().cluster, st);
     double r = rate(seconds, [&] { TaskGraph tg(s.value().graph, s.value().cluster, st); simulate_full(tg); });
@@ -203,7 +191,7 @@ Json bench_scaling(double seconds, std::ostringstream& t) {
   }
   for (int layers : {2, 8, 32}) {
     std::string m = "transformer:layers=" + std::to_string(layers);
-    auto s = setup(m, "lecture:2x4");
+    auto s = load_model_on_cluster(m, "lecture:2x4");
     Strategy st = random_strategy(s.value().graph, 8, 5);
     TaskGraph built(s.value().graph, s.value().cluster, st);
     double r = rate(seconds, [&] { TaskGraph tg(s.value().graph, s.value().cluster, st); simulate_full(tg); });
@@ -222,7 +210,7 @@ Result<Json> bench_alpa(double seconds, std::ostringstream& t) {
   t << "Alpa planning (targets: chain <= 20 ms, 24-layer ILP <= 2 s, 4x8 inter-op plan <= 5 s)\n";
   Json alpa = Json::object();
   {
-    auto s = setup("transformer-chain", "lecture:2x4");
+    auto s = load_model_on_cluster("transformer-chain", "lecture:2x4");
     DeviceMesh mesh = mesh_from_cluster(2, 4, s.value().cluster).value();
     double per_s = rate(seconds, [&] { plan_intra_op(s.value().graph, mesh, IntraOpOptions{}); });
     char line[160];
@@ -232,7 +220,7 @@ Result<Json> bench_alpa(double seconds, std::ostringstream& t) {
   }
   Json growth = Json::array();
   for (int layers : {1, 4, 12, 24, 48}) {
-    auto s = setup("transformer:layers=" + std::to_string(layers), "lecture:2x4");
+    auto s = load_model_on_cluster("transformer:layers=" + std::to_string(layers), "lecture:2x4");
     DeviceMesh mesh = mesh_from_cluster(2, 4, s.value().cluster).value();
     auto start = Clock::now();
     auto plan = plan_intra_op(s.value().graph, mesh, [] { IntraOpOptions o; o.solver = "ilp"; return o; }());
@@ -247,7 +235,7 @@ Result<Json> bench_alpa(double seconds, std::ostringstream& t) {
   }
   alpa["ilp_growth"] = growth;
   {
-    auto s = setup("transformer:layers=24", "lecture:4x8");
+    auto s = load_model_on_cluster("transformer:layers=24", "lecture:4x8");
     auto start = Clock::now();
     Graph micro = microbatch_graph(s.value().graph, 32).value();
     InterOpOptions o;

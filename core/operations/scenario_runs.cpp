@@ -19,6 +19,7 @@
 #include "flexflow_operations.h"
 #include "inter_op.h"
 #include "inter_operation.h"
+#include "model_on_cluster.h"
 #include "models.h"
 #include "report_text.h"
 #include "search_operation.h"
@@ -30,20 +31,8 @@ namespace autopar {
 namespace {
 
 // What each scenario reads: an operation's report as JSON (what the CLI command in the
-// scenario's explanation prints with --json), for spec strings of a model and a cluster.
-
-struct Inputs {
-  Graph graph;
-  Cluster cluster;
-};
-
-Result<Inputs> inputs(const std::string& model, const std::string& cluster) {
-  auto g = load_model(model);
-  if (!g.ok()) return g.error();
-  auto c = load_cluster(cluster);
-  if (!c.ok()) return c.error();
-  return Inputs{std::move(g.value()), std::move(c.value())};
-}
+// scenario's explanation prints with --json), for spec strings of a model and a cluster
+// (load_model_on_cluster).
 
 // `conv1d --gpus N`.
 Result<Json> conv1d_json(int gpus) {
@@ -56,7 +45,7 @@ Result<Json> conv1d_json(int gpus) {
 
 // `space --model M --cluster C`.
 Result<Json> space_json(const std::string& model, const std::string& cluster) {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   return space_operation(in.value().graph, in.value().cluster).to_json();
 }
@@ -64,7 +53,7 @@ Result<Json> space_json(const std::string& model, const std::string& cluster) {
 // `simulate --model M --cluster C --strategy S` (S a named strategy, or a strategy file's JSON
 // text); `task_graph` receives what --taskgraph writes.
 Result<Json> simulate_json(const std::string& model, const std::string& cluster, const std::string& strategy, Json* task_graph = nullptr) {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   SimulateRequest request;
   if (!strategy.empty() && strategy[0] == '{') {
@@ -86,7 +75,7 @@ Result<Json> simulate_json(const std::string& model, const std::string& cluster,
 
 // `search --model M --cluster C --beta B --steps N --seed S --init I`.
 Result<Json> search_json(const std::string& model, const std::string& cluster, double beta, int64_t steps, uint64_t seed, const std::string& init) {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   SearchRequest request;
   request.beta = beta;
@@ -101,7 +90,7 @@ Result<Json> search_json(const std::string& model, const std::string& cluster, d
 
 // `exhaustive --model M --cluster C`.
 Result<Json> exhaustive_json(const std::string& model, const std::string& cluster) {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   auto r = exhaustive_operation(in.value().graph, in.value().cluster);
   if (!r.ok()) return r.error();
@@ -110,7 +99,7 @@ Result<Json> exhaustive_json(const std::string& model, const std::string& cluste
 
 // `accuracy --model M --cluster C --samples N --seed S [--calibrated]`.
 Result<Json> accuracy_json(const std::string& model, const std::string& cluster, int samples, uint64_t seed, bool calibrated) {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   AccuracyRequest request;
   request.samples = samples;
@@ -133,7 +122,7 @@ Result<Json> reshard_table_json(const std::string& cluster, int rows, int cols, 
 
 // `intra --model M --cluster C --mesh RxC [--solver S]`.
 Result<Json> intra_json(const std::string& model, const std::string& cluster, int rows, int cols, const std::string& solver = "auto") {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   auto mesh = mesh_from_cluster(rows, cols, in.value().cluster);
   if (!mesh.ok()) return mesh.error();
@@ -149,7 +138,7 @@ Result<Json> intra_json(const std::string& model, const std::string& cluster, in
 
 // `intra --model M --cluster C --all-meshes`.
 Result<Json> intra_all_meshes_json(const std::string& model, const std::string& cluster) {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   IntraOpOptions o;
   o.capacity_bytes = in.value().cluster.gpu.memory_capacity_bytes();
@@ -161,7 +150,7 @@ Result<Json> intra_all_meshes_json(const std::string& model, const std::string& 
 
 // `inter --model M --cluster C --microbatches B --mode MODE`.
 Result<Json> inter_json(const std::string& model, const std::string& cluster, int microbatches, const std::string& mode) {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   InterRequest request;
   request.microbatches = microbatches;
@@ -174,7 +163,7 @@ Result<Json> inter_json(const std::string& model, const std::string& cluster, in
 
 // `compare --model M --cluster C --seed S`.
 Result<Json> compare_json(const std::string& model, const std::string& cluster, uint64_t seed) {
-  auto in = inputs(model, cluster);
+  auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   CompareRequest request;
   request.title = model + " on " + cluster;
