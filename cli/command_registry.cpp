@@ -9,7 +9,7 @@ namespace autopar::cli {
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> all = [] {
     std::vector<Command> v = input_commands();
-    for (auto* group : {&flexflow_commands, &alpa_commands, &inter_commands, &plan_commands, &memory_commands, &scenario_commands, &bench_commands})
+    for (auto* group : {&flexflow_commands, &alpa_commands, &inter_commands, &schedule_commands, &plan_commands, &memory_commands, &scenario_commands, &bench_commands})
       for (auto& c : (*group)()) v.push_back(std::move(c));
     return v;
   }();
