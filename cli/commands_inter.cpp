@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "commands.h"
+#include "pipeline_schedules.h"
 #include "inter_operation.h"
 #include "memory_model.h"
 #include "operation_requests.h"
@@ -53,6 +54,13 @@ Result<InterRequest> inter_request_of_words(const Args& a, bool search) {
     return make_error("bad_value", "--mode must be alpa, intra-only or inter-only", "--mode");
   request.boundaries = !a.has("ignore-boundaries");
   request.brute_force = a.has("brute-force");
+  if (auto sched = a.get("schedule")) {
+    if (*sched != "auto" && !parse_schedule_kind(*sched).ok())
+      return make_error(ErrorCode::bad_value, parse_schedule_kind(*sched).error().message + ", or auto (the fastest that fits)", "--schedule");
+    if (request.plan && request.plan->schedule)
+      return make_error(ErrorCode::bad_argument, "the plan names its schedule; give schedule= in --plan or --schedule, not both", "--schedule");
+    request.schedule = *sched;
+  }
   return request;
 }
 
@@ -170,8 +178,10 @@ Result<Output> validate_command(const Args& a) {
 std::vector<Command> inter_commands() {
   return {
       {"inter", "Alpa's inter-op plan: pipeline stages on sub-meshes (or the price of a given t,p,d plan)",
-       "--model M --cluster C --microbatches B|auto [--plan t=8,p=8,d=16[,mbs=2][,v=2][,remat=0]] [--overlap on|off] [--precision fp32|tf32|mixed]",
-       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer", "plan", "overlap"},
+       "--model M --cluster C --microbatches B|auto [--plan t=8,p=8,d=16[,mbs=2][,v=2][,remat=0][,schedule=NAME]] [--schedule NAME|auto] "
+       "[--overlap on|off] [--precision fp32|tf32|mixed]",
+       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer", "plan", "overlap",
+         "schedule"},
         {"brute-force", "ignore-boundaries"}},
        inter_command},
       {"validate", "predictions against published training runs (Megatron-LM, BLOOM, Alpa): each plan priced, and autopar's own",

@@ -135,6 +135,9 @@ void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   logical_mesh.assign(size, "");
   zero_stage.assign(size, 0);
   remat.assign(size, 0);
+  state_bytes.assign(size, 0);
+  activation_room_bytes.assign(size, 0);
+  activation_bytes.assign(size, 0);
   has_boundaries = false;
   cut_bytes.assign(size_t(l), 0);
   recv_allgather_ms.assign(size, 0);
@@ -964,6 +967,9 @@ Result<StageCostTable> merge_stage_cost_parts(const std::vector<StageCostPart>& 
       out.logical_mesh[i] = t.logical_mesh[i];
       out.zero_stage[i] = t.zero_stage[i];
       out.remat[i] = t.remat[i];
+      out.state_bytes[i] = t.state_bytes[i];
+      out.activation_room_bytes[i] = t.activation_room_bytes[i];
+      out.activation_bytes[i] = t.activation_bytes[i];
       out.recv_allgather_ms[i] = t.recv_allgather_ms[i];
       out.recv_replicas[i] = t.recv_replicas[i];
     }
@@ -981,7 +987,8 @@ Json stage_cost_part_to_json(const StageCostPart& part) {
   for (size_t i = 0; i < part.set_by.size() && i < t.latency.size(); ++i) {
     if (part.set_by[i] < 0) continue;
     entries.push_back(Json::array({i, exact_number(t.latency[i]), t.max_succ_stages[i], t.logical_mesh[i], t.zero_stage[i], int(t.remat[i]),
-                                   exact_number(t.recv_allgather_ms[i]), t.recv_replicas[i], part.set_by[i]}));
+                                   exact_number(t.recv_allgather_ms[i]), t.recv_replicas[i], part.set_by[i], exact_number(t.state_bytes[i]),
+                                   exact_number(t.activation_room_bytes[i]), exact_number(t.activation_bytes[i])}));
   }
   return Json{{"layers", t.layers},
               {"nodes", t.nodes},
@@ -993,7 +1000,8 @@ Json stage_cost_part_to_json(const StageCostPart& part) {
               {"inter_link", Json::array({exact_number(t.inter_link.latency_us), exact_number(t.inter_link.bandwidth_gb_per_s)})},
               {"units", part.units},
               {"reused", part.reused},
-              // [index, latency, max_succ_stages, logical_mesh, zero_stage, remat, recv_allgather_ms, recv_replicas, set_by]
+              // [index, latency, max_succ_stages, logical_mesh, zero_stage, remat, recv_allgather_ms, recv_replicas, set_by,
+              //  state_bytes, activation_room_bytes, activation_bytes]
               {"entries", entries}};
 }
 
@@ -1032,12 +1040,15 @@ Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
   for (size_t k = 0; k < j["entries"].size(); ++k) {
     const Json& e = j["entries"][k];
     const std::string path = "entries[" + std::to_string(k) + "]";
-    if (!e.is_array() || e.size() != 9 || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
+    if (!e.is_array() || e.size() != 12 || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
         !e[4].is_number_integer() || !e[5].is_number_integer() || !e[7].is_number_integer() || !e[8].is_number_integer())
-      return bad("entries [index, latency, max_succ, mesh, zero, remat, allgather_ms, replicas, set_by]", path);
+      return bad("entries [index, latency, max_succ, mesh, zero, remat, allgather_ms, replicas, set_by, state, room, activation bytes]", path);
     const size_t i = e[0].get<size_t>();
     if (i >= t.latency.size()) return bad("entry indices inside the table", path);
     if (!read_exact_number(e[1], t.latency[i]) || !read_exact_number(e[6], t.recv_allgather_ms[i])) return bad("numbers for latencies", path);
+    if (!read_exact_number(e[9], t.state_bytes[i]) || !read_exact_number(e[10], t.activation_room_bytes[i]) ||
+        !read_exact_number(e[11], t.activation_bytes[i]))
+      return bad("numbers for memory", path);
     t.max_succ_stages[i] = e[2].get<int>();
     t.logical_mesh[i] = e[3].get<std::string>();
     t.zero_stage[i] = e[4].get<int>();

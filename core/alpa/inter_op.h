@@ -42,6 +42,11 @@ struct StageCostTable {
   std::vector<std::string> logical_mesh; // same indexing; the best logical mesh, e.g. "2x4"
   std::vector<int> zero_stage;           // same indexing; the ZeRO stage the stage runs with (0 from a stage-cost file)
   std::vector<char> remat;               // same indexing; whether it recomputes its activations
+  // Same indexing, known when the table comes from a model (0 from a stage-cost file): the
+  // bytes per GPU of the stage's model states under its ZeRO stage, what its memory leaves for
+  // activations after them, and one micro-batch's activations (what a schedule holds per
+  // micro-batch in flight). A schedule's memory check reads them (pipeline_schedules.h).
+  std::vector<double> state_bytes, activation_room_bytes, activation_bytes;
   // Boundaries (known when the table comes from a model; a stage-cost file has none):
   bool has_boundaries = false;
   std::vector<double> cut_bytes;         // [i]: bytes crossing forward from layer i to layer i + 1, one micro-batch

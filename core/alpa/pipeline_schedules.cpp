@@ -1,6 +1,8 @@
 // Pipeline schedules: orders and one simulator. See pipeline_schedules.h.
 #include "pipeline_schedules.h"
 
+#include "graph.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -281,6 +283,12 @@ Status validate_schedule_input(const ScheduleInput& in) {
     if (in.weight_ms[s] > in.backward_ms[s])
       return make_error(ErrorCode::out_of_range,
                         "W is the weight-gradient part of the backward pass B, so it cannot take longer than B", "weight_ms[" + std::to_string(s) + "]");
+  if (!in.boundary_send_ms.empty() && in.boundary_send_ms.size() != S)
+    return make_error(ErrorCode::bad_value, "boundary_send_ms needs one time per stage (" + std::to_string(S) + "), got " +
+                                                std::to_string(in.boundary_send_ms.size()), "boundary_send_ms");
+  for (size_t s = 0; s < in.boundary_send_ms.size(); ++s)
+    if (!std::isfinite(in.boundary_send_ms[s]) || in.boundary_send_ms[s] < 0)
+      return make_error(ErrorCode::out_of_range, "a send time must be a finite number >= 0", "boundary_send_ms[" + std::to_string(s) + "]");
   if (!std::isfinite(in.send_ms) || in.send_ms < 0)
     return make_error(ErrorCode::out_of_range, "the send time must be a finite number >= 0", "send_ms");
   if (!std::isfinite(in.send_bytes) || in.send_bytes < 0)
@@ -415,10 +423,11 @@ class Timeline {
     if (from_device == to_device) return end;
     ++out_.sends;
     out_.p2p_bytes += in_.send_bytes;
-    if (!(in_.send_ms > 0)) return end;
+    const double send = s.stage < int(in_.boundary_send_ms.size()) ? in_.boundary_send_ms[size_t(std::min(s.stage, to))] : in_.send_ms;
+    if (!(send > 0)) return end;
     double& lane = lane_free_[size_t(from_device) * size_t(in_.devices) + size_t(to_device)];
     const double start = std::max(end, lane);
-    lane = start + in_.send_ms;
+    lane = start + send;
     SchedulePass p;
     p.kind = PassKind::send;
     p.device = from_device;
@@ -485,6 +494,7 @@ struct ZbvPolicy {
   int down_leg_reserve = 1;            // chunks of room the down leg's forwards leave for the up leg
   bool free_when_full = true;          // with no room for a forward, a deferred W before waiting or a forward
   bool alternate = false;              // after its first B a device runs no two forwards in a row (1F1B's rhythm)
+  bool eager_w = false;                // each W right after its B (nothing deferred)
 };
 std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy) {
   const int P = in.devices, M = in.microbatches;
@@ -570,6 +580,14 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
     else { s.pending.pop_front(); --s.inflight; }
     t.place(best_step, t.ready(best_step));
     orders[size_t(best_d)].push_back(best_step);
+    if (policy.eager_w && best_step.kind == PassKind::backward) {
+      // W at once: the V placement with whole backwards (what a small W is best spent on).
+      const Step w = s.pending.back();
+      s.pending.pop_back();
+      --s.inflight;
+      t.place(w, t.ready(w));
+      orders[size_t(best_d)].push_back(w);
+    }
   }
   // A rule that stalls before every pass is placed (memory held by passes that wait on each
   // other) gives no schedule.
@@ -587,13 +605,18 @@ Orders zb_v_orders(const ScheduleInput& in) {
   std::pair<Orders, double> best{{}, std::numeric_limits<double>::infinity()};
   for (bool up : {true, false})
     for (bool gaps : {true, false})
-      for (bool up_b : {true, false})
-        for (int reserve : {1, 2})
-          for (bool free_full : {true, false})
-            for (bool alternate : {false, true}) {
-              auto o = zb_v_orders(in, ZbvPolicy{up, gaps, up_b, reserve, free_full, alternate});
-              if (o.second < best.second) best = std::move(o);
-            }
+      for (bool free_full : {true, false})
+        for (bool eager : {false, true})
+          for (int reserve : {1, 2}) {
+          ZbvPolicy policy;
+          policy.down_leg_reserve = reserve;
+          policy.up_leg_first = up;
+          policy.w_only_in_gaps = gaps;
+          policy.free_when_full = free_full;
+          policy.eager_w = eager;
+          auto o = zb_v_orders(in, policy);
+          if (o.second < best.second) best = std::move(o);
+        }
   return best.first;
 }
 
@@ -658,6 +681,46 @@ Result<ScheduleResult> simulate_schedule(const ScheduleInput& in) {
   }
   out.bubble_fraction = out.makespan_ms > 0 ? idle / (double(in.devices) * out.makespan_ms) : 0;
   return out;
+}
+
+double plan_weight_share(const Graph& g) {
+  double weight = 0, backward = 0;
+  for (const Op& op : g.ops) {
+    backward += op.backward_flops;
+    if (!op.params.empty()) weight += op.forward_flops;   // dW = X^T dY: a forward's multiply-adds
+  }
+  return backward > 0 ? std::min(1.0, weight / backward) : 0.5;
+}
+
+Result<ScheduleInput> plan_schedule_input(const PlanPipeline& plan, ScheduleKind kind, int interleave) {
+  const int P = int(plan.stage_ms.size());
+  if (P < 1) return make_error(ErrorCode::bad_value, "a plan needs at least one stage", "stages");
+  if (plan.boundary_ms.size() != plan.stage_ms.size())
+    return make_error(ErrorCode::bad_value, "a plan needs one boundary time per stage (0 for the last)", "boundary_ms");
+  if (!(plan.weight_share >= 0 && plan.weight_share <= 1))
+    return make_error(ErrorCode::out_of_range, "the weight-gradient share of the backward is from 0 to 1", "weight_share");
+  ScheduleInput in;
+  in.kind = kind;
+  in.devices = P;
+  in.microbatches = plan.microbatches;
+  in.interleave = interleave;
+  const int S = stage_count(kind, P, interleave);
+  const int chunks = schedule_chunks_per_device(kind, interleave);
+  for (int s = 0; s < S; ++s) {
+    // DualPipe's stage s is the plan's stage s in both directions; a chunk is a share of its device's stage.
+    const int d = kind == ScheduleKind::dualpipe ? s : stage_device(kind, P, interleave, s);
+    const double t = plan.stage_ms[size_t(d)] / (kind == ScheduleKind::dualpipe ? 1 : chunks);
+    in.forward_ms.push_back(t / 3);
+    in.backward_ms.push_back(t * 2 / 3);
+    in.weight_ms.push_back(t * 2 / 3 * plan.weight_share);
+    // A hand-over leaves the device over its stage's boundary link (half of it each way); the
+    // last device's has none in the plan, so interleaving's wrap back to device 0 takes the
+    // plan's slowest boundary.
+    const double own = plan.boundary_ms[size_t(d)];
+    in.boundary_send_ms.push_back((d == P - 1 ? *std::max_element(plan.boundary_ms.begin(), plan.boundary_ms.end()) : own) / 2);
+  }
+  if (Status v = validate_schedule_input(in); !v.ok()) return v.error();
+  return in;
 }
 
 double published_bubble(ScheduleKind kind, int p, int v, double f, double b, double w) {

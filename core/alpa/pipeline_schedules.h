@@ -19,6 +19,8 @@
 
 namespace autopar {
 
+struct Graph;
+
 // The schedules. Names as `--schedule` spells them: gpipe, 1f1b, interleaved, zb-h1, zb-v,
 // dualpipe, dualpipev.
 enum class ScheduleKind { gpipe, one_f_one_b, interleaved, zb_h1, zb_v, dualpipe, dualpipe_v };
@@ -48,6 +50,9 @@ struct ScheduleInput {
   std::vector<double> forward_ms, backward_ms, weight_ms;   // per stage; weight_ms[s] <= backward_ms[s]
   double send_ms = 0;                   // one point-to-point transfer between devices, either way
   double send_bytes = 0;                // its size (the p2p volume counts it)
+  // Per stage: its hand-over to the next stage (and the gradient's back), one way, in place of
+  // send_ms (empty: send_ms everywhere).
+  std::vector<double> boundary_send_ms;
 };
 
 // Stages of the model the schedule runs on `devices` ranks: devices x chunks per device.
@@ -107,6 +112,25 @@ struct ScheduleResult {
 
 // Builds the schedule's order and simulates it; errors are validate_schedule_input's.
 Result<ScheduleResult> simulate_schedule(const ScheduleInput& in);
+
+// A pipeline plan (Alpa's inter-op plan, a given Megatron-style plan) run under a schedule.
+// Per plan stage, in pipeline order: its time per micro-batch (forward and backward, the cost
+// model's stage latency with its receiving) and its boundary to the next (a send forward and
+// the gradient back). The forward takes a third of a stage's time and the backward two thirds
+// (as pipeline_schedule.h draws it); W is `weight_share` of the backward (the weight-gradient
+// FLOPs' share of the backward FLOPs, plan_weight_share). Devices keep their plan stage's time:
+// a device holding c chunks runs each in 1/c of it; DualPipe's device d runs stage d forward
+// and stage p-1-d in reverse, each in that stage's time.
+struct PlanPipeline {
+  std::vector<double> stage_ms, boundary_ms;
+  double weight_share = 0.5;
+  int microbatches = 1;
+};
+// The weight-gradient FLOPs' share of the backward FLOPs of a model: each op with parameters
+// computes dW in its forward's multiply-adds; 0.5 for a model without backward FLOPs.
+double plan_weight_share(const Graph& g);
+// The schedule's input for a plan; errors are validate_schedule_input's.
+Result<ScheduleInput> plan_schedule_input(const PlanPipeline& plan, ScheduleKind kind, int interleave);
 
 // The published bubble (idle time per device) of a schedule on uniform stages with no sends, in
 // the units of f, b and w (each device's share: DeepSeek-V3 Table 2's B is the whole backward,

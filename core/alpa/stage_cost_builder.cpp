@@ -348,6 +348,9 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         table.max_succ_stages[idx] = amem > 0 || best_r ? std::min(best_succ, int(1e6)) : -1;
         table.zero_stage[idx] = best_z;
         table.remat[idx] = best_r;
+        table.state_bytes[idx] = states[best_z];
+        table.activation_room_bytes[idx] = capacity - states[best_z] - (best_r ? largest : 0);
+        table.activation_bytes[idx] = best_r ? kept : amem;
         table.logical_mesh[idx] = mesh.shape_string();
         set_by_[idx] = int(pair_);
         if (f > 0) {

@@ -58,13 +58,14 @@ std::string GivenPlan::text() const {
   return "t=" + std::to_string(tensor) + ",p=" + std::to_string(pipeline) + ",d=" + std::to_string(data) +
          (micro_batch_size > 0 ? ",mbs=" + std::to_string(micro_batch_size) : "") +
          (first_stage_layers > 0 ? ",first=" + std::to_string(first_stage_layers) : "") +
-         (last_stage_layers > 0 ? ",last=" + std::to_string(last_stage_layers) : "") + (interleave > 1 ? ",v=" + std::to_string(interleave) : "") + (remat ? "" : ",remat=0");
+         (last_stage_layers > 0 ? ",last=" + std::to_string(last_stage_layers) : "") + (interleave > 1 ? ",v=" + std::to_string(interleave) : "") + (remat ? "" : ",remat=0") +
+         (schedule ? std::string(",schedule=") + schedule_name(*schedule) : "");
 }
 
 Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path) {
   GivenPlan g;
   const std::string usage = "; write --plan t=8,p=8,d=16 (tensor, pipeline and data-parallel sizes; optional mbs=2 micro-batch size, "
-                            "v=2 interleaving, remat=0)";
+                            "v=2 interleaving, remat=0, schedule=zb-h1)";
   size_t start = 0;
   std::vector<std::string> seen;
   while (start <= text.size()) {
@@ -73,6 +74,15 @@ Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& a
     start = comma + 1;
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "schedule") {
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) return make_error("bad_value", "plan gives 'schedule' twice" + usage, arg_path);
+      seen.push_back(key);
+      auto kind = parse_schedule_kind(value, arg_path);
+      if (!kind.ok()) return kind.error();
+      g.schedule = kind.value();
+      if (comma >= text.size()) break;
+      continue;
+    }
     int* target = key == "t" ? &g.tensor : key == "p" ? &g.pipeline : key == "d" ? &g.data : key == "v" ? &g.interleave
                   : key == "mbs" ? &g.micro_batch_size : key == "first" ? &g.first_stage_layers : key == "last" ? &g.last_stage_layers : nullptr;
     if (key != "remat" && !target) return make_error("bad_value", "plan item '" + item + "' is unknown" + usage, arg_path);
@@ -163,6 +173,7 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
   report_.boundaries = request.boundaries;
   report_.brute_force = request.brute_force;
   report_.model_name = graph.name();
+  report_.weight_share = plan_weight_share(graph);
   auto micro = microbatch_inputs(graph, request);
   if (!micro.ok()) {
     finish(micro.error());
@@ -421,6 +432,7 @@ void InterJob::price_given_plan(BudgetMeter& meter) {
   auto plan = evaluate_inter_op_plan(t, request_.microbatches, stages, m, request_.boundaries, g.interleave);
   if (!plan.ok()) return finish(plan.error());
   report_.plan = plan.value();
+  if (Status sc = price_schedules(); !sc.ok()) return finish(sc.error());
   report_.elapsed_ms = setup_ms_ + compute_ms() + meter.elapsed_ms();
   finish(report_);
 }
@@ -443,8 +455,94 @@ void InterJob::solve(BudgetMeter& meter) {
     report_.plan = plan.value();
   }
   if (request_.brute_force) report_.dp_ms += meter.elapsed_ms() - start_ms;
+  if (Status sc = price_schedules(); !sc.ok()) return finish(sc.error());
   report_.elapsed_ms = setup_ms_ + compute_ms() + meter.elapsed_ms();
   finish(report_);
+}
+
+Status InterJob::price_schedules() {
+  const std::optional<ScheduleKind> given = request_.plan ? request_.plan->schedule : std::nullopt;
+  if (request_.schedule.empty() && !given) return Ok{};
+  std::vector<ScheduleKind> kinds;
+  if (given) kinds = {*given};
+  else if (request_.schedule == "auto") kinds = all_schedule_kinds();
+  else {
+    auto k = parse_schedule_kind(request_.schedule, "--schedule");
+    if (!k.ok()) return make_error(k.error().code, k.error().message + ", or auto", "--schedule");
+    kinds = {k.value()};
+  }
+  const InterOpPlan& plan = report_.plan;
+  const StageCostTable& t = report_.table;
+  PlanPipeline pp;
+  pp.microbatches = report_.microbatches;
+  pp.weight_share = report_.weight_share;
+  for (const PipelineStage& st : plan.stages) {
+    pp.stage_ms.push_back(st.latency + (plan.boundaries ? st.recv_ms : 0));
+    pp.boundary_ms.push_back(plan.boundaries ? st.send_ms : 0);
+  }
+  const int v = request_.plan && request_.plan->interleave > 1 ? request_.plan->interleave : 2;
+  report_.schedules.clear();
+  for (ScheduleKind kind : kinds) {
+    PlanScheduleRow row;
+    row.kind = kind;
+    row.interleave = kind == ScheduleKind::interleaved ? v : 1;
+    const int chunks = schedule_chunks_per_device(kind, v);
+    for (size_t k = 0; k < plan.stages.size() && row.why.empty(); ++k) {
+      const auto [first, last] = report_.stage_layers(plan.stages[k]);
+      if (chunks > 1 && (plan.stages[k].last - plan.stages[k].first + 1) % chunks != 0)
+        row.why = "stage " + std::to_string(k + 1) + "'s layers " + std::to_string(first) + "-" + std::to_string(last) + " do not split into " +
+                  std::to_string(chunks) + " chunks";
+    }
+    Result<ScheduleResult> r = make_error(ErrorCode::infeasible, row.why);
+    if (row.why.empty()) {
+      auto in = plan_schedule_input(pp, kind, v);
+      r = in.ok() ? simulate_schedule(in.value()) : Result<ScheduleResult>(in.error());
+      if (!r.ok()) row.why = r.error().message;
+    }
+    if (r.ok()) {
+      row.total_ms = r.value().makespan_ms;
+      row.bubble_fraction = r.value().bubble_fraction;
+      row.peak_inflight = r.value().peak_inflight;
+      row.fits = true;
+      // Each stage's activations in flight against the memory its model states leave (DualPipe
+      // keeps a second copy of them: DeepSeek-V3 Table 2's 2x parameters).
+      for (size_t k = 0; k < plan.stages.size() && row.fits; ++k) {
+        const PipelineStage& st = plan.stages[k];
+        size_t m = 0;
+        while (m + 1 < t.submeshes.size() && !(t.submeshes[m] == st.submesh)) ++m;
+        const size_t idx = t.index(st.first, st.last, int(m));
+        const double peak = row.peak_inflight[k];
+        const double act = idx < t.activation_bytes.size() ? t.activation_bytes[idx] : 0;
+        if (act > 0) {
+          const double room = t.activation_room_bytes[idx] - (kind == ScheduleKind::dualpipe ? t.state_bytes[idx] : 0);
+          if (peak * act > room * (1 + 1e-12)) {
+            row.fits = false;
+            row.why = "stage " + std::to_string(k + 1) + " holds " + fmt("%.3g", peak) + " micro-batches of activations (" + si(peak * act) +
+                      "B per GPU) where " + si(std::max(0.0, room)) + "B are free" +
+                      (kind == ScheduleKind::dualpipe ? " after a second copy of its model states" : "");
+          }
+        } else if (idx < t.max_succ_stages.size() && t.max_succ_stages[idx] >= 0 && peak > t.max_succ_stages[idx] + 1 + 1e-9) {
+          row.fits = false;
+          row.why = "stage " + std::to_string(k + 1) + " holds " + fmt("%.3g", peak) + " micro-batches of activations; its memory allows " +
+                    std::to_string(t.max_succ_stages[idx] + 1);
+        }
+      }
+    }
+    report_.schedules.push_back(row);
+  }
+  int best = -1;
+  for (size_t i = 0; i < report_.schedules.size(); ++i)
+    if (report_.schedules[i].fits && (best < 0 || report_.schedules[i].total_ms < report_.schedules[size_t(best)].total_ms)) best = int(i);
+  if (best < 0) {
+    const PlanScheduleRow& row = report_.schedules.front();
+    if (kinds.size() == 1)
+      return make_error(ErrorCode::infeasible, std::string("the plan cannot run under ") + schedule_name(row.kind) + ": " + row.why,
+                        given ? "--plan" : "--schedule");
+    return make_error(ErrorCode::infeasible, "no pipeline schedule fits this plan's memory: " + row.why, "--schedule");
+  }
+  report_.chosen_schedule = best;
+  report_.plan.total_latency = report_.schedules[size_t(best)].total_ms;
+  return Ok{};
 }
 
 JobProgress InterJob::progress() const {
@@ -541,6 +639,23 @@ Json InterReport::to_json() const {
   if (given)
     out["plan"] = Json{{"tensor", given->tensor}, {"pipeline", given->pipeline}, {"data", given->data}, {"interleave", given->interleave},
                        {"remat", given->remat}, {"text", given->text()}};
+  if (!schedules.empty()) {
+    Json rows = Json::array();
+    for (const PlanScheduleRow& r : schedules) {
+      Json row{{"schedule", schedule_name(r.kind)}, {"fits", r.fits}};
+      if (r.kind == ScheduleKind::interleaved) row["v"] = r.interleave;
+      if (r.total_ms > 0) {
+        row["total_latency"] = r.total_ms;
+        row["bubble_fraction"] = r.bubble_fraction;
+        row["peak_inflight"] = r.peak_inflight;
+      }
+      if (!r.why.empty()) row["why"] = r.why;
+      rows.push_back(row);
+    }
+    out["schedule"] = schedule_name(schedules[size_t(chosen_schedule)].kind);
+    out["weight_share"] = weight_share;
+    out["schedules"] = rows;
+  }
   return out;
 }
 
@@ -575,6 +690,15 @@ std::string InterReport::to_text() const {
       << pad(fmt("%.4g", st.latency), 11, true) << (table.has_boundaries ? "  " + pad(bnd, 36) : "") << "  " << ops;
     const auto [zero, remat] = stage_memory_setting(st);
     t << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat ? "  recomputed" : "") << "\n";
+  }
+  if (!schedules.empty()) {
+    t << "pipeline schedules on these stages (W = " << fmt("%.2f", weight_share) << " of each backward):\n";
+    for (size_t i = 0; i < schedules.size(); ++i) {
+      const PlanScheduleRow& r = schedules[i];
+      t << (int(i) == chosen_schedule ? "* " : "  ") << pad(schedule_name(r.kind), 12)
+        << (r.total_ms > 0 ? pad(fmt("%.4g", r.total_ms) + unit, 14, true) + "  bubble " + pad(fmt("%.1f%%", 100 * r.bubble_fraction), 6, true) : pad("-", 14, true))
+        << (r.fits ? "" : "  does not fit: " + r.why) << "\n";
+    }
   }
   if (!microbatch_search.empty()) {
     t << "micro-batches searched:";

@@ -13,6 +13,7 @@
 #include "graph.h"
 #include "inter_op.h"
 #include "job.h"
+#include "pipeline_schedules.h"
 
 namespace autopar {
 
@@ -26,10 +27,12 @@ struct GivenPlan {
   // Layers of the first and last stage (0: an equal share), as Megatron-LM's
   // --decoder-first/last-pipeline-num-layers; the stages between split the rest equally.
   int first_stage_layers = 0, last_stage_layers = 0;
-  // "t=8,p=8,d=16,mbs=2,v=2" (defaults left out).
+  // The pipeline schedule it runs (none: the DP's closed form, 1F1B's or interleaving's).
+  std::optional<ScheduleKind> schedule;
+  // "t=8,p=8,d=16,mbs=2,v=2,schedule=zb-h1" (defaults left out).
   std::string text() const;
 };
-// Parses "t=8,p=8,d=16[,mbs=2][,v=2][,first=5,last=5][,remat=0]" (any order; t, p, d default to 1); errors name `arg_path`.
+// Parses "t=8,p=8,d=16[,mbs=2][,v=2][,first=5,last=5][,remat=0][,schedule=zb-h1]" (any order; t, p, d default to 1); errors name `arg_path`.
 Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path = "--plan");
 
 // What the pass is started with.
@@ -39,6 +42,21 @@ struct InterRequest {
   bool boundaries = true;              // price the boundaries between stages (false: --ignore-boundaries, as Alpa's DP)
   bool brute_force = false;            // every slicing instead of the DP (small tables only)
   std::optional<GivenPlan> plan;       // price this plan instead of searching (from a model only)
+  // The pipeline schedule (`inter --schedule`): empty keeps the DP's closed form (1F1B); a
+  // name simulates the plan under that schedule; "auto" simulates every schedule on the plan
+  // and keeps the fastest whose activations fit each stage's memory.
+  std::string schedule;
+};
+
+// One schedule simulated on a plan's stages (pipeline_schedules.h).
+struct PlanScheduleRow {
+  ScheduleKind kind = ScheduleKind::one_f_one_b;
+  int interleave = 1;
+  double total_ms = 0;                 // its makespan per iteration (0 when it cannot run)
+  double bubble_fraction = 0;
+  std::vector<double> peak_inflight;   // per stage
+  bool fits = false;                   // it can run and every stage's activations fit
+  std::string why;                     // when not: which stage, how many bytes, or what rule
 };
 
 // What `inter` reports.
@@ -59,6 +77,9 @@ struct InterReport {
   double dp_ms = 0;                    // of which in the DP
   std::optional<GivenPlan> given;      // the plan priced, when one was given
   std::vector<std::pair<int, double>> microbatch_search;   // (B, total) per candidate, when B was searched
+  double weight_share = 0.5;           // the backward's weight-gradient share (plan_weight_share)
+  std::vector<PlanScheduleRow> schedules;   // the schedules simulated on the plan (InterRequest::schedule)
+  int chosen_schedule = -1;            // the row whose makespan is the plan's total (-1: the DP's closed form)
   // A stage's first and last layer as printed: the model's numbering, or the file's own.
   std::pair<int, int> stage_layers(const PipelineStage& stage) const;
   // The ZeRO stage and recomputation a stage's memory needed (memory_model.h's accounting).
@@ -136,6 +157,7 @@ class InterJob : public Job<InterReport> {
  private:
   void solve(BudgetMeter& meter);
   void price_given_plan(BudgetMeter& meter);   // the given plan's equal stages, priced (no DP)
+  Status price_schedules();            // the schedules asked for, simulated on the plan found
   void take_layers(const StageCostBuilder& builder);   // the report's layer fields
   InterRequest request_;
   InterReport report_;                 // filled as the phases finish

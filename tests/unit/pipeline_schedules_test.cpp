@@ -260,3 +260,34 @@ TEST_CASE("the schedule report: JSON fields, the text Gantt and the trace") {
   req.w = 3;
   CHECK(run_schedule_request(req).error().path == "--w");
 }
+
+TEST_CASE("a plan under a schedule: chunks keep their device's time, sends take the plan's boundaries") {
+  PlanPipeline pp;
+  pp.stage_ms = {3, 6, 3, 3};
+  pp.boundary_ms = {1, 1, 2, 0};
+  pp.microbatches = 8;
+  pp.weight_share = 0.5;
+  auto in = plan_schedule_input(pp, ScheduleKind::zb_v, 1);
+  REQUIRE(in.ok());
+  // 8 chunks: device 1 holds chunks 1 and 6, each half of its 6 ms: F 1, B 2, W 1.
+  CHECK(in.value().forward_ms[1] == 1);
+  CHECK(in.value().forward_ms[6] == 1);
+  CHECK(in.value().backward_ms[6] == 2);
+  CHECK(in.value().weight_ms[6] == 1);
+  CHECK(in.value().boundary_send_ms[1] == 0.5);
+  // Device 3's own boundary is none, but interleaving wraps back to device 0 over the slowest one.
+  auto inter = plan_schedule_input(pp, ScheduleKind::interleaved, 2);
+  REQUIRE(inter.ok());
+  CHECK(inter.value().boundary_send_ms[3] == 1);
+  // The 1F1B simulation of uniform stages with no boundaries is the DP's closed form:
+  // sum(t) + (B - 1) max(t).
+  PlanPipeline even;
+  even.stage_ms = {2, 2, 2};
+  even.boundary_ms = {0, 0, 0};
+  even.microbatches = 5;
+  auto one = simulate_schedule(plan_schedule_input(even, ScheduleKind::one_f_one_b, 1).value());
+  REQUIRE(one.ok());
+  CHECK(one.value().makespan_ms == doctest::Approx(6 + 4 * 2));
+  pp.weight_share = 1.5;
+  CHECK(plan_schedule_input(pp, ScheduleKind::one_f_one_b, 1).error().path == "weight_share");
+}
