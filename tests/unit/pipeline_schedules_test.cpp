@@ -119,8 +119,8 @@ TEST_CASE("uniform stages, no sends: the bubble is the published closed form, ex
   // The closed forms (DeepSeek-V3 Table 2; Narayanan et al. SC'21 for interleaving) assume the
   // backward's input half takes as long as F and W no longer than F: b = f + w, w <= f.
   const std::pair<double, double> fw[] = {{1, 1}, {1, 0.5}, {2, 1.4}, {1, 0}, {3, 0.25}};
-  for (auto [f, w] : fw) {
-    const double b = f + w;
+  for (const auto& times : fw) {
+    const double f = times.first, w = times.second, b = f + w;   // plain names: CAPTURE's lambda cannot take bindings (C++17)
     for (int P : {2, 4, 8, 16})
       for (int M : {2 * P, 4 * P, 8 * P}) {
         for (ScheduleKind kind : all_schedule_kinds()) {
