@@ -54,13 +54,8 @@ Result<InterRequest> inter_request_of_words(const Args& a, bool search) {
     return make_error("bad_value", "--mode must be alpa, intra-only or inter-only", "--mode");
   request.boundaries = !a.has("ignore-boundaries");
   request.brute_force = a.has("brute-force");
-  if (auto sched = a.get("schedule")) {
-    if (*sched != "auto" && !parse_schedule_kind(*sched).ok())
-      return make_error(ErrorCode::bad_value, parse_schedule_kind(*sched).error().message + ", or auto (the fastest that fits)", "--schedule");
-    if (request.plan && request.plan->schedule)
-      return make_error(ErrorCode::bad_argument, "the plan names its schedule; give schedule= in --plan or --schedule, not both", "--schedule");
-    request.schedule = *sched;
-  }
+  // Checked with the request's other fields (validate).
+  if (auto sched = a.get("schedule")) request.schedule = *sched;
   return request;
 }
 

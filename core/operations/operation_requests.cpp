@@ -127,6 +127,12 @@ Result<InterRequest> inter_request_from_json(const Json& j, const FieldPath& pat
     if (!plan.ok()) return plan.error();
     r.plan = plan.value();
   }
+  // The pipeline schedule (`inter --schedule`): a name or "auto".
+  if (o.contains("schedule")) {
+    auto text = string_from_json(o["schedule"], path("schedule"), "a schedule name such as \"zb-h1\", or \"auto\"");
+    if (!text.ok()) return text.error();
+    r.schedule = text.value();
+  }
   if (auto v = validate(r, path); !v.ok()) return v.error();
   return r;
 }
@@ -135,6 +141,7 @@ Json request_to_json(const InterRequest& r) {
   Json j{{"microbatches", r.microbatches}, {"ignore_boundaries", !r.boundaries}, {"optimizer", optimizer_word(r.options.optimizer)}};
   if (r.options.zero_stage >= 0) j["zero"] = r.options.zero_stage;
   if (r.plan) j["plan"] = r.plan->text();
+  if (!r.schedule.empty()) j["schedule"] = r.schedule;
   return j;
 }
 
@@ -143,6 +150,12 @@ Status validate(const InterRequest& r, const FieldPath& path) {
   // -1: each stage's ZeRO stage is chosen by the planner (the field left out).
   if (r.options.zero_stage != -1)
     if (auto st = check_bound(int64_t(r.options.zero_stage), kZeroStageBound, path("zero")); !st.ok()) return st;
+  if (!r.schedule.empty() && r.schedule != "auto") {
+    auto kind = parse_schedule_kind(r.schedule, path("schedule"));
+    if (!kind.ok()) return make_error(kind.error().code, kind.error().message + ", or auto (the fastest that fits)", path("schedule"));
+  }
+  if (!r.schedule.empty() && r.plan && r.plan->schedule)
+    return make_error(ErrorCode::bad_argument, "the plan names its schedule already; give the schedule once: in the plan (schedule=) or on its own, not both", path("schedule"));
   return Ok{};
 }
 
