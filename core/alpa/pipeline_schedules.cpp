@@ -692,11 +692,22 @@ double plan_weight_share(const Graph& g) {
   return backward > 0 ? std::min(1.0, weight / backward) : 0.5;
 }
 
+double plan_forward_share(const Graph& g) {
+  double forward = 0, backward = 0;
+  for (const Op& op : g.ops) {
+    forward += op.forward_flops;
+    backward += op.backward_flops;
+  }
+  return forward > 0 && backward > 0 ? forward / (forward + backward) : 1.0 / 3;
+}
+
 Result<ScheduleInput> plan_schedule_input(const PlanPipeline& plan, ScheduleKind kind, int interleave) {
   const int P = int(plan.stage_ms.size());
   if (P < 1) return make_error(ErrorCode::bad_value, "a plan needs at least one stage", "stages");
   if (plan.boundary_ms.size() != plan.stage_ms.size())
     return make_error(ErrorCode::bad_value, "a plan needs one boundary time per stage (0 for the last)", "boundary_ms");
+  if (!(plan.forward_share > 0 && plan.forward_share < 1))
+    return make_error(ErrorCode::out_of_range, "the forward's share of a stage's time is between 0 and 1", "forward_share");
   if (!(plan.weight_share >= 0 && plan.weight_share <= 1))
     return make_error(ErrorCode::out_of_range, "the weight-gradient share of the backward is from 0 to 1", "weight_share");
   ScheduleInput in;
@@ -710,9 +721,10 @@ Result<ScheduleInput> plan_schedule_input(const PlanPipeline& plan, ScheduleKind
     // DualPipe's stage s is the plan's stage s in both directions; a chunk is a share of its device's stage.
     const int d = kind == ScheduleKind::dualpipe ? s : stage_device(kind, P, interleave, s);
     const double t = plan.stage_ms[size_t(d)] / (kind == ScheduleKind::dualpipe ? 1 : chunks);
-    in.forward_ms.push_back(t / 3);
-    in.backward_ms.push_back(t * 2 / 3);
-    in.weight_ms.push_back(t * 2 / 3 * plan.weight_share);
+    const double backward = t * (1 - plan.forward_share);
+    in.forward_ms.push_back(t * plan.forward_share);
+    in.backward_ms.push_back(backward);
+    in.weight_ms.push_back(backward * plan.weight_share);
     // A hand-over leaves the device over its stage's boundary link (half of it each way); the
     // last device's has none in the plan, so interleaving's wrap back to device 0 takes the
     // plan's slowest boundary.

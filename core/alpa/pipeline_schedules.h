@@ -116,16 +116,19 @@ Result<ScheduleResult> simulate_schedule(const ScheduleInput& in);
 // A pipeline plan (Alpa's inter-op plan, a given Megatron-style plan) run under a schedule.
 // Per plan stage, in pipeline order: its time per micro-batch (forward and backward, the cost
 // model's stage latency with its receiving) and its boundary to the next (a send forward and
-// the gradient back). The forward takes a third of a stage's time and the backward two thirds
-// (as pipeline_schedule.h draws it); W is `weight_share` of the backward (the weight-gradient
-// FLOPs' share of the backward FLOPs, plan_weight_share). Devices keep their plan stage's time:
+// the gradient back). The forward takes `forward_share` of a stage's time (the model's forward
+// FLOPs' share, about a third) and the backward the rest; W is `weight_share` of the backward
+// (the weight-gradient FLOPs' share of the backward FLOPs). Devices keep their plan stage's time:
 // a device holding c chunks runs each in 1/c of it; DualPipe's device d runs stage d forward
 // and stage p-1-d in reverse, each in that stage's time.
 struct PlanPipeline {
   std::vector<double> stage_ms, boundary_ms;
-  double weight_share = 0.5;
+  double forward_share = 1.0 / 3;       // of a stage's time (plan_forward_share)
+  double weight_share = 0.5;            // of its backward (plan_weight_share)
   int microbatches = 1;
 };
+// The forward FLOPs' share of a model's forward and backward FLOPs (1/3 without FLOPs).
+double plan_forward_share(const Graph& g);
 // The weight-gradient FLOPs' share of the backward FLOPs of a model: each op with parameters
 // computes dW in its forward's multiply-adds; 0.5 for a model without backward FLOPs.
 double plan_weight_share(const Graph& g);

@@ -173,6 +173,7 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
   report_.boundaries = request.boundaries;
   report_.brute_force = request.brute_force;
   report_.model_name = graph.name();
+  report_.forward_share = plan_forward_share(graph);
   report_.weight_share = plan_weight_share(graph);
   auto micro = microbatch_inputs(graph, request);
   if (!micro.ok()) {
@@ -475,6 +476,7 @@ Status InterJob::price_schedules() {
   const StageCostTable& t = report_.table;
   PlanPipeline pp;
   pp.microbatches = report_.microbatches;
+  pp.forward_share = report_.forward_share;
   pp.weight_share = report_.weight_share;
   for (const PipelineStage& st : plan.stages) {
     pp.stage_ms.push_back(st.latency + (plan.boundaries ? st.recv_ms : 0));
@@ -653,6 +655,7 @@ Json InterReport::to_json() const {
       rows.push_back(row);
     }
     out["schedule"] = schedule_name(schedules[size_t(chosen_schedule)].kind);
+    out["forward_share"] = forward_share;
     out["weight_share"] = weight_share;
     out["schedules"] = rows;
   }
@@ -692,7 +695,8 @@ std::string InterReport::to_text() const {
     t << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat ? "  recomputed" : "") << "\n";
   }
   if (!schedules.empty()) {
-    t << "pipeline schedules on these stages (W = " << fmt("%.2f", weight_share) << " of each backward):\n";
+    t << "pipeline schedules on these stages (F = " << fmt("%.2f", forward_share) << " of a stage's time, W = " << fmt("%.2f", weight_share)
+      << " of its backward, from the model's FLOPs):\n";
     for (size_t i = 0; i < schedules.size(); ++i) {
       const PlanScheduleRow& r = schedules[i];
       t << (int(i) == chosen_schedule ? "* " : "  ") << pad(schedule_name(r.kind), 12)

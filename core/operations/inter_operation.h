@@ -77,6 +77,7 @@ struct InterReport {
   double dp_ms = 0;                    // of which in the DP
   std::optional<GivenPlan> given;      // the plan priced, when one was given
   std::vector<std::pair<int, double>> microbatch_search;   // (B, total) per candidate, when B was searched
+  double forward_share = 1.0 / 3;      // the forward's share of a stage's time (plan_forward_share)
   double weight_share = 0.5;           // the backward's weight-gradient share (plan_weight_share)
   std::vector<PlanScheduleRow> schedules;   // the schedules simulated on the plan (InterRequest::schedule)
   int chosen_schedule = -1;            // the row whose makespan is the plan's total (-1: the DP's closed form)
