@@ -1,6 +1,7 @@
 // The playground's theme and font. See ui_style.h.
 #include "ui_style.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "imgui.h"
