@@ -128,10 +128,13 @@ namespace {
 // English / 中文 in the menu bar: the page's language, switched at once with nothing else
 // changed. "中文" is drawn from a tiny font embedded in the page (ui_style.cpp), so it reads
 // right before the CJK font has arrived.
+// On a phone the bar has room for one of them only: the other language's name, which switches.
 void draw_language_switch(AppState& state) {
   const float css = 1.0f / std::max(1.0f, ui_scale_of_frame);
+  const bool narrow = narrow_page();
   for (const auto& [code, label] : {std::pair{"en", "English"}, std::pair{"zh", "中文"}}) {
     const bool current = state.settings.lang == code;
+    if (narrow && current) continue;
     if (ImGui::MenuItem(label, nullptr, current) && !current) {
       Settings next = state.settings;
       next.lang = code;
@@ -201,11 +204,15 @@ float draw_menu_bar(AppState& state) {
     if (ImGui::MenuItem(tr("menu.shortcuts"), "?", shortcuts_window_open())) toggle_shortcuts_window();
     if (ImGui::MenuItem(tr("menu.welcome"), nullptr, state.show_welcome)) state.show_welcome = !state.show_welcome;
     ImGui::MenuItem(tr("menu.about"), nullptr, &state.show_about);
+    if (narrow_page() && ImGui::MenuItem(tr("menu.copy_link"))) js_hook_copy_link();
     ImGui::EndMenu();
   }
-  // The share link of the current state, copied to the clipboard by the page (index.html).
-  if (ImGui::Button(tr_id("menu.copy_link").c_str())) js_hook_copy_link();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("menu.copy_link_tip"));
+  // The share link of the current state, copied to the clipboard by the page (index.html). A
+  // phone's bar is too narrow for it next to the menus and the language: it is in Help there.
+  if (!narrow_page()) {
+    if (ImGui::Button(tr_id("menu.copy_link").c_str())) js_hook_copy_link();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("menu.copy_link_tip"));
+  }
   draw_language_switch(state);
 
   // Summary on the right: what is loaded.

@@ -12,7 +12,7 @@
 // Single keys (digits, Space, F, I, ?) are shortcuts only when the reader is not typing: never
 // while a text field has the keyboard, and not either while a typed number is plainly meant for
 // a field (KeyGuard): right after a click that hit no widget (a near miss of a field) for as long
-// as the pointer stays near that click, and within a second of a key that went into a field or
+// as the pointer stays near that click, and within 1.5 s of a key that went into a field or
 // was itself held back (the rest of a number typed after Enter or a miss). A held-back key says
 // so in the notice bar, once per burst, so the reader learns why nothing happened.
 #include "keyboard_shortcuts.h"
@@ -37,8 +37,9 @@ bool g_focus_window = false;   // bring the window to the front on the frame aft
 
 // Keys typed within this long of a key that went into a text field (or was held back) are still
 // typing: "256" after Enter, or the rest of a number after a miss. A person presses a shortcut
-// after a pause; typing runs at 5-10 keys a second.
-constexpr double kTypingBurstSeconds = 1.0;
+// after a pause; typing runs at 5-10 keys a second. Measured between the frames that take the
+// keys, which a slow renderer spaces out (one key a frame at 2-4 frames a second).
+constexpr double kTypingBurstSeconds = 1.5;
 // A missed click stops holding keys back once the pointer moved this many font heights away
 // from it (the reader turned to something else), or after this long without a held-back key
 // (a touch screen's finger leaves no pointer to move).
@@ -182,6 +183,7 @@ bool keys_are_typing() {
   if (k.click_pending) {
     k.click_pending = false;
     k.missed = !last_press_hit_widget();
+    k.held.clear();   // a new click starts a new burst
     k.miss_pos = k.click_pos;
     k.miss_time = now;
   }
@@ -197,8 +199,9 @@ bool keys_are_typing() {
   }
   if (k.missed && now - std::max(k.miss_time, k.last_typing_time) > kMissTimeoutSeconds) k.missed = false;
   if (io.WantTextInput && !io.InputQueueCharacters.empty()) k.last_typing_time = now;
-  if (now - k.last_typing_time > kTypingBurstSeconds) k.held.clear();
-  return io.WantTextInput || k.missed || now - k.last_typing_time <= kTypingBurstSeconds;
+  const bool typing = io.WantTextInput || k.missed || now - k.last_typing_time <= kTypingBurstSeconds;
+  if (!typing) k.held.clear();   // the burst is over: the next held-back key starts a new one
+  return typing;
 }
 
 // The printable keys typed this frame that would have been shortcuts, held back: the burst's
@@ -230,6 +233,7 @@ void handle_shortcuts(AppState& state) {
     g_window_open = false;
     g_guard.missed = false;   // Esc: "I meant no field", the shortcuts work again
     g_guard.last_typing_time = -1e9;
+    g_guard.held.clear();
     return;
   }
   if (typing) {

@@ -7,7 +7,7 @@ namespace autopar::web {
 
 // Acts on this frame's shortcut keys; does nothing while a text field has keyboard focus, and
 // holds single keys back (saying so in the notice) while the reader is typing: right after a
-// click that hit no widget, while the pointer stays near it, and within a second of a key that
+// click that hit no widget, while the pointer stays near it, and within 1.5 s of a key that
 // went into a field. Esc ends the holding back. Call once per frame before the panels are drawn.
 void handle_shortcuts(AppState& state);
 

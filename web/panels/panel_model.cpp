@@ -143,11 +143,14 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
   if (!choice.model || choice.model->params.empty()) return;
   section_header(tr("model_panel.parameters"));
   const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
-  if (!ImGui::BeginTable("##params", 4, flags)) return;
+  // On a phone the meaning column would be a letter wide (a word per letter, down the page): the
+  // meaning goes into the parameter name's tooltip instead.
+  const bool narrow = narrow_page();
+  if (!ImGui::BeginTable("##params", narrow ? 3 : 4, flags)) return;
   ImGui::TableSetupColumn(tr("model_panel.col_parameter"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
   ImGui::TableSetupColumn(tr("model_panel.col_value"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 9.0f);
   ImGui::TableSetupColumn(tr("model_panel.col_range"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
-  ImGui::TableSetupColumn(tr("model_panel.col_meaning"), ImGuiTableColumnFlags_WidthStretch);
+  if (!narrow) ImGui::TableSetupColumn(tr("model_panel.col_meaning"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   for (const auto& p : choice.model->params) {
     ImGui::PushID(p.key.c_str());
@@ -155,6 +158,7 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
     ImGui::TableSetColumnIndex(0);
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(p.key.c_str());
+    if (narrow && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.doc.c_str());
     ImGui::TableSetColumnIndex(1);
     ImGui::SetNextItemWidth(-FLT_MIN);
     int64_t value = choice.values.at(p.key);
@@ -178,9 +182,11 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
     ImGui::TableSetColumnIndex(2);
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("%s .. %s", format_bound(p.min_value).c_str(), format_bound(p.max_value).c_str());
-    ImGui::TableSetColumnIndex(3);
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextWrapped("%s", p.doc.c_str());   // wraps on a narrow panel rather than being cut off
+    if (!narrow) {
+      ImGui::TableSetColumnIndex(3);
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextWrapped("%s", p.doc.c_str());   // wraps on a narrow panel rather than being cut off
+    }
     ImGui::PopID();
   }
   ImGui::EndTable();

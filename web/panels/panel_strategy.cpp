@@ -375,8 +375,8 @@ void draw_does_not_fit_banner(AppState& state) {
   ImGui::TextUnformatted(text.c_str());
   ImGui::PopStyleColor();
   ImGui::PopTextWrapPos();
-  ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 2 * pad));
-  ImGui::Dummy(ImVec2(wrap_w + 2 * pad, 0));
+  ImGui::SetCursorScreenPos(p);   // the box as one item: the layout moves past it, note_place sees it
+  ImGui::Dummy(ImVec2(wrap_w + 2 * pad, size.y + 2 * pad));
   note_place(state, "does_not_fit");
 }
 

@@ -78,6 +78,22 @@ struct MainLoop {
   std::string cjk_checked_model;   // the model whose names were last checked for CJK characters
 };
 
+// Keyboard input, held in order and given to Dear ImGui only once every pointer event that came
+// before it has been seen by a frame of its own: pointer input is queued a step per frame
+// (index.html), keys arrived at once, so keys typed right after a click on a field reached the
+// field focused before the click. Dear ImGui 1.86 also reads key state once per frame, so a key
+// pressed and released between two frames (a quick tap, any scripted press) would never read as
+// pressed: a key's release waits for the frame after its press.
+struct KeyEvent {
+  bool is_char = false;
+  int key = 0, scancode = 0, action = 0, mods = 0;   // a key's change (GLFW's)
+  unsigned codepoint = 0;                            // a typed character
+  double pointer_events_before = 0;                  // the page's pointer events queued when it came
+};
+std::deque<KeyEvent> g_keys;
+// Pointer events taken by the frames drawn so far (index.html numbers them as it queues them).
+double g_pointer_events_seen = 0;
+
 // The theme and font at `scale` (ui_style.h), the font atlas uploaded to WebGL.
 void apply_style_and_font(float scale) {
   apply_ui_style(scale);
@@ -188,22 +204,6 @@ void scroll_callback(GLFWwindow* window, double dx, double dy) {
   };
   ImGui_ImplGlfw_ScrollCallback(window, notches(dx), notches(dy));
 }
-
-// Keyboard input, held in order and given to Dear ImGui only once every pointer event that came
-// before it has been seen by a frame of its own: pointer input is queued a step per frame
-// (index.html), keys arrived at once, so keys typed right after a click on a field reached the
-// field focused before the click. Dear ImGui 1.86 also reads key state once per frame, so a key
-// pressed and released between two frames (a quick tap, any scripted press) would never read as
-// pressed: a key's release waits for the frame after its press.
-struct KeyEvent {
-  bool is_char = false;
-  int key = 0, scancode = 0, action = 0, mods = 0;   // a key's change (GLFW's)
-  unsigned codepoint = 0;                            // a typed character
-  double pointer_events_before = 0;                  // the page's pointer events queued when it came
-};
-std::deque<KeyEvent> g_keys;
-// Pointer events taken by the frames drawn so far (index.html numbers them as it queues them).
-double g_pointer_events_seen = 0;
 
 // The pointer events the page has queued so far (index.html), or 0 without a queue.
 EM_JS(double, pointer_events_queued, (), {
