@@ -181,8 +181,9 @@ const std::vector<ClusterPreset>& cluster_presets() {
 Status validate_cluster(const Cluster& c) {
   if (c.nodes < 1 || c.nodes > kMaxDevices)
     return make_error("out_of_range", "nodes is " + std::to_string(c.nodes) + "; it must be between 1 and " + std::to_string(kMaxDevices), "nodes");
-  if (c.gpus_per_node < 1 || c.gpus_per_node > 64)
-    return make_error("out_of_range", "gpus_per_node is " + std::to_string(c.gpus_per_node) + "; it must be between 1 and 64", "gpus_per_node");
+  if (c.gpus_per_node < 1 || c.gpus_per_node > kMaxGpusPerNode)
+    return make_error("out_of_range", "gpus_per_node is " + std::to_string(c.gpus_per_node) + "; it must be between 1 and " +
+                                          std::to_string(kMaxGpusPerNode), "gpus_per_node");
   if (int64_t(c.nodes) * c.gpus_per_node > kMaxDevices)
     return make_error("too_large", "the cluster has " + std::to_string(int64_t(c.nodes) * c.gpus_per_node) +
                                        " GPUs; at most " + std::to_string(kMaxDevices) + " are supported", "nodes");

@@ -109,6 +109,8 @@ struct ClusterPreset {
 
 // Largest cluster accepted (keeps per-device tables bounded).
 constexpr int kMaxDevices = 4096;
+// Most GPUs one node may hold (an NVLink domain; validate_cluster checks it, the page clamps to it).
+constexpr int kMaxGpusPerNode = 64;
 
 // The presets, in a fixed order: lecture, p100, k80, v100, a100, h100.
 const std::vector<ClusterPreset>& cluster_presets();

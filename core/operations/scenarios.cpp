@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "number_text.h"
 #include "report_text.h"
 
 namespace autopar {
@@ -14,12 +15,12 @@ Status gpt3_findings(const Json& j, Json& r, std::vector<Bilingual>& f) {
   for (const auto& st : j["stages"]) gpus += st["submesh"][0].get<int>() * st["submesh"][1].get<int>();
   r["gpus_used"] = gpus;
   f.push_back(say("{0} stages on {1} GPUs, total {2} per iteration of 64 micro-batches", "{0} 级，共 {1} 块卡，每次迭代（64 个 micro-batch）总计 {2}",
-                  {std::to_string(j["stages"].size()), std::to_string(gpus), fmt("%.4g ms", j["total_latency"].get<double>())}));
+                  {std::to_string(j["stages"].size()), std::to_string(gpus), format_ms(j["total_latency"].get<double>())}));
   for (const auto& st : j["stages"])
     f.push_back(say("layers {0}-{1} on ({2},{3}) as {4}: {5}", "第 {0}-{1} 层，子网格 ({2},{3})，逻辑网格 {4}：{5}",
                     {std::to_string(st["layers"][0].get<int>()), std::to_string(st["layers"][1].get<int>()),
                      std::to_string(st["submesh"][0].get<int>()), std::to_string(st["submesh"][1].get<int>()),
-                     st["logical_mesh"].get<std::string>(), fmt("%.4g ms", st["latency"].get<double>())}));
+                     st["logical_mesh"].get<std::string>(), format_ms(st["latency"].get<double>())}));
   f.push_back(say("{0} intra-op solves reused from identical layers; the DP tried {1} of {2} t_max candidates",
                   "{0} 次算子内求解从相同的层复用；动态规划尝试了 {2} 个 t_max 候选中的 {1} 个",
                   {std::to_string(j["reused_solves"].get<int>()), std::to_string(j["t_max_tried"].get<int>()),

@@ -44,7 +44,10 @@ Result<Graph> graph_from_inputs(const Json& inputs) {
   std::string model = inputs["model"].get<std::string>();
   if (inputs.contains("model_json")) {
     if (!inputs["model_json"].is_string()) return make_error(ErrorCode::wrong_type, "inputs.model_json must be the model file's text", "inputs.model_json");
-    auto g = load_model_json(inputs["model_json"].get<std::string>(), model);
+    // The page's imported file by its name, with the overrides typed after it ("NAME.json:batch=16").
+    const ModelFileSpec spec = split_model_file_spec(model);
+    auto g = spec.is_file ? load_model_json(inputs["model_json"].get<std::string>(), spec.file, spec.overrides, "inputs.model")
+                          : load_model_json(inputs["model_json"].get<std::string>(), model);
     if (!g.ok()) {
       Error e = g.error();
       e.path = e.path.empty() ? "inputs.model_json" : "inputs.model_json." + e.path;

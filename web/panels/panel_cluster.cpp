@@ -14,9 +14,11 @@
 #include "device_groups.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "input_bounds.h"
 #include "json_io.h"
 #include "panel_common.h"
 #include "panels.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
@@ -117,25 +119,27 @@ void draw_cluster_form(AppState& state) {
   ImGui::SetNextItemWidth(half);
   bool shape_changed = ImGui::InputInt("##nodes", &nodes, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue);
   shape_changed |= ImGui::IsItemDeactivatedAfterEdit();
+  note_place(state, "nodes");
   ImGui::SameLine();
   ImGui::TextUnformatted("x");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(half);
   shape_changed |= ImGui::InputInt("##gpus", &gpus, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue);
   shape_changed |= ImGui::IsItemDeactivatedAfterEdit();
-  // Values outside 1 .. kMaxDevices are clamped, and the notice says so.
-  std::string clamped;
-  for (auto [value, what] : {std::pair<int*, const char*>{&nodes, "nodes"}, std::pair<int*, const char*>{&gpus, "GPUs per node"}}) {
-    const int typed = *value;
-    *value = std::clamp(*value, 1, kMaxDevices);
-    if (typed != *value)
-      clamped += std::string(clamped.empty() ? "" : "; ") + what + " " + std::to_string(typed) + " is outside 1 .. " +
-                 std::to_string(kMaxDevices) + ": used " + std::to_string(*value);
+  note_place(state, "gpus");
+  // Values outside the core's bounds (validate_cluster: GPUs per node up to kMaxGpusPerNode,
+  // nodes x GPUs up to kMaxDevices) are clamped into them, and the notice says so with the
+  // cluster that results; a shape the core still refuses shows its error instead.
+  if (shape_changed) {
+    const ClampedShape shape = clamp_cluster_shape(nodes, gpus);
+    if (shape.nodes != c.nodes || shape.gpus_per_node != c.gpus_per_node) {
+      apply_shape(state, shape.nodes, shape.gpus_per_node);
+      if (shape.clamped && state.cluster.nodes == shape.nodes && state.cluster.gpus_per_node == shape.gpus_per_node)
+        notify_info(state, shape.notice);
+    } else if (shape.clamped) {
+      notify_info(state, shape.notice);
+    }
   }
-  if (shape_changed && (nodes != c.nodes || gpus != c.gpus_per_node)) apply_shape(state, nodes, gpus);
-  if (shape_changed && !clamped.empty())
-    notify_info(state, clamped + " (" + std::to_string(state.cluster.nodes) + " x " + std::to_string(state.cluster.gpus_per_node) + " = " +
-                           std::to_string(state.cluster.num_devices()) + " GPUs).");
 
   form_label(tr("cluster_panel.mesh"), tr("cluster_panel.mesh_tip"));
   if (ImGui::BeginCombo("##mesh", state.settings.mesh.c_str())) {

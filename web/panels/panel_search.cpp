@@ -11,11 +11,13 @@
 
 #include "format_units.h"
 #include "imgui.h"
+#include "input_bounds.h"
 #include "panel_common.h"
 #include "panels.h"
 #include "plot_canvas.h"
 #include "strategy_argument.h"
 #include "strategy_text.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
@@ -33,30 +35,41 @@ void draw_settings(AppState& state) {
   ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
 
   form_label(tr("search_panel.beta"), tr("search_panel.beta_tip"));
-  float beta = float(state.settings.beta);
-  if (ImGui::SliderFloat("##beta", &beta, 1.0f, 100000.0f, "%.0f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
+  // The slider spans setState's and the CLI's whole bound (kBetaBound, 0 .. 1e9: logarithmic, so
+  // the lecture's 1 .. 100,000 still take most of it). A value typed past either end (Ctrl+click
+  // types one) is clamped there, and the notice says so.
+  double beta = state.settings.beta;
+  const double beta_lo = kBetaBound.lo, beta_hi = kBetaBound.hi;
+  // Plain digits, never "1e+09" (%g's way past a million).
+  const char* beta_format = beta == std::floor(beta) ? "%.0f" : "%.2f";
+  if (ImGui::SliderScalar("##beta", ImGuiDataType_Double, &beta, &beta_lo, &beta_hi, beta_format, ImGuiSliderFlags_Logarithmic)) {
+    const ClampedNumber c = clamp_to_bound(beta, kBetaBound, "beta");
     Settings next = state.settings;
-    next.beta = std::round(double(beta));
-    apply_search(state, next, "");
+    next.beta = c.value;
+    apply_search(state, next, c.notice);
   }
+  note_place(state, "beta");
 
   form_label(tr("search_panel.steps"), tr("search_panel.steps_tip"));
   int64_t steps = state.settings.search.steps;
   const int64_t step_small = 100, step_big = 1000;
   if (ImGui::InputScalar("##steps", ImGuiDataType_S64, &steps, &step_small, &step_big, "%lld")) {
+    const ClampedWhole c = clamp_to_bound(steps, kSearchStepsBound, "search.steps");
     Settings next = state.settings;
-    next.search.steps = std::clamp<int64_t>(steps, 1, kMaxSearchSteps);
-    apply_search(state, next, "");
+    next.search.steps = c.value;
+    apply_search(state, next, c.notice);
   }
+  note_place(state, "steps");
 
   form_label(tr("search_panel.budget"), tr("search_panel.budget_tip"));
   double budget = state.settings.search.budget_ms;
   ImGui::SetNextItemWidth(-font * 2.0f);
   if (ImGui::InputDouble("##budget", &budget, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
     if (budget != state.settings.search.budget_ms) {
+      const ClampedNumber c = clamp_to_bound(budget, kBudgetMsBound, "search.budget_ms");
       Settings next = state.settings;
-      next.search.budget_ms = std::clamp(budget, 0.0, 1e9);
-      apply_search(state, next, "");
+      next.search.budget_ms = c.value;
+      apply_search(state, next, c.notice);
     }
   }
   ImGui::SameLine();
@@ -78,9 +91,10 @@ void draw_settings(AppState& state) {
   int64_t seed = state.settings.seed;
   const int64_t one = 1, ten = 10;
   if (ImGui::InputScalar("##seed", ImGuiDataType_S64, &seed, &one, &ten, "%lld")) {
+    const ClampedWhole c = clamp_to_bound(seed, kSeedBound, "seed");
     Settings next = state.settings;
-    next.seed = std::max<int64_t>(0, seed);
-    apply_search(state, next, "");
+    next.seed = c.value;
+    apply_search(state, next, c.notice);
   }
   ImGui::EndTable();
 }
@@ -234,7 +248,11 @@ std::string describe_config(const Op& op, const OpConfig& c) {
   return (dims.empty() ? "whole" : dims) + " @ " + format_devices(c.devices);
 }
 
-void draw_best_strategy(const AppState& state) {
+// The best strategy's table: its own scroll region filling the rest of the panel, or, when the
+// panel is stacked on a phone (`in_page`), every row in the page's own scroll, so a swipe
+// anywhere moves the one scroll the reader sees (a nested scroll region catches the swipe and
+// stops at its end).
+void draw_best_strategy(AppState& state, bool in_page) {
   const SearchRun& run = state.search;
   const Graph& g = state.graph;
   if (!search_state(run)) {
@@ -244,12 +262,13 @@ void draw_best_strategy(const AppState& state) {
   const SearchResult& r = *search_state(run);
   auto init = load_strategy(run.view.init, g, state.cluster, "search.init");
   const float font = ImGui::GetFontSize();
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("##best", 3, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
-  ImGui::TableSetupScrollFreeze(0, 1);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit |
+                                (in_page ? ImGuiTableFlags_None : ImGuiTableFlags_ScrollY);
+  if (!ImGui::BeginTable("##best", 3, flags, ImVec2(0, in_page ? 0.0f : ImGui::GetContentRegionAvail().y))) return;
+  if (!in_page) ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn(tr("ex3.col_op"), ImGuiTableColumnFlags_WidthFixed, font * 7.0f);
-  ImGui::TableSetupColumn(tr("search_panel.col_best"), ImGuiTableColumnFlags_WidthFixed, font * 19.0f);
+  // On a phone the columns share its width, the strategy texts wrapping within them.
+  ImGui::TableSetupColumn(tr("search_panel.col_best"), ImGuiTableColumnFlags_WidthFixed, in_page ? font * 9.0f : font * 19.0f);
   ImGui::TableSetupColumn(tr("search_panel.col_initial"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < g.ops.size() && i < r.best.ops.size(); ++i) {
@@ -259,14 +278,17 @@ void draw_best_strategy(const AppState& state) {
     ImGui::TableSetColumnIndex(1);
     const std::string text = describe_config(g.ops[i], r.best.ops[i]);
     const bool changed = init.ok() && init.value().ops[i] != r.best.ops[i];
+    ImGui::PushTextWrapPos(0.0f);
     if (changed)
       ImGui::TextColored(kAccentText, "%s", text.c_str());
     else
       ImGui::TextUnformatted(text.c_str());
     ImGui::TableSetColumnIndex(2);
-    if (init.ok()) ImGui::TextDisabled("%s", changed ? describe_config(g.ops[i], init.value().ops[i]).c_str() : "(unchanged)");
+    if (init.ok()) ImGui::TextDisabled("%s", changed ? describe_config(g.ops[i], init.value().ops[i]).c_str() : tr("search_panel.unchanged"));
+    ImGui::PopTextWrapPos();
   }
   ImGui::EndTable();
+  note_place(state, "search_table");
 }
 
 }  // namespace
@@ -277,8 +299,13 @@ void draw_search_panel(AppState& state, const PanelRect& rect) {
     return;
   }
   const float font = ImGui::GetFontSize();
-  const float left_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.34f, font * 24.0f, font * 30.0f);
-  ImGui::BeginChild("##search_left", ImVec2(left_w, 0), false);
+  // Wide: settings and progress on the left, chart and table on the right. On a phone the two
+  // columns stack in one scroll (a 24-font left column left the right one off screen).
+  const bool stacked = narrow_page();
+  if (!stacked) {
+    const float left_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.34f, font * 24.0f, font * 30.0f);
+    ImGui::BeginChild("##search_left", ImVec2(left_w, 0), false);
+  }
   section_header(tr("search_panel.settings"));
   draw_settings(state);
   ImGui::Spacing();
@@ -289,23 +316,28 @@ void draw_search_panel(AppState& state, const PanelRect& rect) {
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", tr("search_panel.explain"));
   ImGui::PopTextWrapPos();
-  ImGui::EndChild();
-  ImGui::SameLine(0, font);
-
-  ImGui::BeginChild("##search_right", ImVec2(0, 0), false);
+  if (!stacked) {
+    ImGui::EndChild();
+    ImGui::SameLine(0, font);
+    ImGui::BeginChild("##search_right", ImVec2(0, 0), false);
+  } else {
+    ImGui::Spacing();
+  }
   static bool log_y = false;   // widget scratch: a view option only
   legend_item(kBestColor, tr("search_panel.best"), true);
   ImGui::SameLine(0, font);
   legend_item(kCurrentColor, tr("search_panel.current_chain"), true);
   ImGui::SameLine(0, font);
   legend_item(kInitColor, tr("search_panel.initial"), true);
-  ImGui::SameLine(0, font * 2);
+  if (!stacked) ImGui::SameLine(0, font * 2);
   ImGui::Checkbox(tr_id("search_panel.log_scale").c_str(), &log_y);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  draw_plot(state, ImVec2(avail.x, std::max(font * 12, avail.y * 0.58f)), log_y);
+  const float plot_h = stacked ? font * 16 : std::max(font * 12, avail.y * 0.58f);
+  draw_plot(state, ImVec2(avail.x, plot_h), log_y);
+  note_place(state, "search_plot");
   section_header(tr("search_panel.best_found"));
-  draw_best_strategy(state);
-  ImGui::EndChild();
+  draw_best_strategy(state, stacked);
+  if (!stacked) ImGui::EndChild();
   ImGui::End();
 }
 

@@ -114,6 +114,11 @@ struct UiProbe {
   float scroll_y_sum = 0;                   // sum of every window's vertical scroll (touch-scrolling tests)
   bool welcome_open = false;                // the first-visit welcome is shown
   std::map<std::string, std::array<float, 4>> languages;   // the language switch's items by code ("en", "zh")
+  // Input fields and panels by name ("spec", "beta", "nodes", "search_table", ...) where the last
+  // frame that showed them drew them: the input tests click next to them and swipe to them.
+  std::map<std::string, std::array<float, 4>> places;
+  bool keys_held_back = false;              // single keys are typing, not shortcuts (keyboard_shortcuts.h)
+  float display_w = 0, display_h = 0;       // the page's size in CSS pixels
 };
 
 // Frames FrameStats keeps.

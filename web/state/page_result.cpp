@@ -99,7 +99,15 @@ Json result_to_json(const AppState& state) {
     tabs.push_back(Json{{"x", state.ui.tabs[t][0]}, {"y", state.ui.tabs[t][1]}, {"w", state.ui.tabs[t][2]}, {"h", state.ui.tabs[t][3]}});
   Json languages = Json::object();   // where the menu bar's language switch draws each language
   for (const auto& [code, r] : state.ui.languages) languages[code] = Json{{"x", r[0]}, {"y", r[1]}, {"w", r[2]}, {"h", r[3]}};
-  j["ui"] = Json{{"tabs", tabs}, {"scroll_y_sum", state.ui.scroll_y_sum}, {"welcome", state.show_welcome}, {"languages", languages}};
+  Json places = Json::object();   // fields and panels the input tests click next to or swipe to
+  for (const auto& [name, r] : state.ui.places) places[name] = Json{{"x", r[0]}, {"y", r[1]}, {"w", r[2]}, {"h", r[3]}};
+  j["ui"] = Json{{"tabs", tabs},
+                 {"scroll_y_sum", state.ui.scroll_y_sum},
+                 {"welcome", state.show_welcome},
+                 {"languages", languages},
+                 {"places", places},
+                 {"keys_held_back", state.ui.keys_held_back},
+                 {"display", Json{{"w", state.ui.display_w}, {"h", state.ui.display_h}}}};
   j["notice"] = Json{{"level", state.notice.level == NoticeLevel::error ? "error" : "info"}, {"text", state.notice.text},
                      {"code", state.notice.code}, {"path", state.notice.path}};
   return j;

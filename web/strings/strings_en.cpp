@@ -429,7 +429,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"model_panel.imported_file", "(imported file)"},
     {"model_panel.custom", "(custom)"},
     {"model_panel.spec", "Spec"},
-    {"model_panel.spec_tip", "The model argument as on the CLI: NAME[:key=value,...], e.g. mlp:layers=6,hidden=2048. Press Enter to apply."},
+    {"model_panel.spec_tip", "The model argument as on the CLI: NAME[:key=value,...], e.g. mlp:layers=6,hidden=2048; for an imported file FILE.json:key=value,..., e.g. llama-3-8b.json:batch=16,seq=2048. Press Enter to apply."},
     {"model_panel.import", "Import model JSON..."},
     {"model_panel.import_tip", "A model file as `autopar model --model NAME --json` writes it (format autopar-model). Key: I"},
     {"model_panel.drop", "or drop a .json file anywhere on the page"},
@@ -684,6 +684,22 @@ const std::vector<StringEntry> kStringsEn = {
     {"notice.one_model_at_a_time", "Importing {0} (one model at a time)."},
     {"notice.copied_link", "Copied the link ({0} characters): it reopens exactly this state."},
     {"notice.copy_refused", "The browser did not allow copying; the link is in the address bar."},
+    // issue 40 (input, phone, units): held-back keys, clamps, imported files' overrides, the fit banner.
+    {"notice.keys_held_after_miss", "Typed “{0}” outside any text field: no shortcut was run (the last click hit no field). Click into the field to type there; move the pointer away or press Esc to use the shortcuts."},
+    {"notice.keys_held_typing", "Typed “{0}” right after typing into a field: taken as typing, not as shortcuts. Pause a moment (or press Esc) before a shortcut key."},
+    {"notice.clamped", "{0} {1} is outside {2} .. {3} (the bound setState and the CLI check): used {4}."},
+    {"notice.clamped_nodes", "nodes {0} is outside {1} .. {2} for {3} GPUs per node: used {4}."},
+    {"notice.clamped_shape", "The cluster is now {0} x {1} = {2} GPUs (at most {3})."},
+    {"notice.other_file_by_name", "the page cannot open files by name (\"{0}\"); the imported file is {1}: type {1}:batch=16 (its name, then the overrides) to resize it, or import the other file (Import button, the I key, or drop it on the page)"},
+    {"model_panel.not_applied", "Not applied (still {0}): {1}"},
+    {"model_panel.not_applied_tip", "Not applied: {0}"},
+    {"search_panel.unchanged", "(unchanged)"},
+    {"strategy.banner_does_not_fit", "DOES NOT FIT: GPU {0} needs {1} of {2}. The times below assume it ran; try ZeRO or recomputation (Cluster panel, memory), more GPUs, or a smaller batch."},
+    {"strategy.memory_section", "Memory per GPU (capacity {0}): parameters, gradients, optimizer state, kept activations"},
+    {"strategy.tasks_simulated", "{0} tasks, simulated in {1}"},
+    {"strategy.over", " OVER"},
+    {"strategy.gpu_bar_tip", "GPU {0}: {1} of {2} ({3})"},
+    {"strategy.gpu_bar_over_tip", "GPU {0}: {1} of {2} ({3}): over capacity, this strategy cannot run"},
 };
 
 }  // namespace autopar::web

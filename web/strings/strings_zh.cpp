@@ -429,7 +429,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"model_panel.imported_file", "（导入的文件）"},
     {"model_panel.custom", "（自定义）"},
     {"model_panel.spec", "规格串"},
-    {"model_panel.spec_tip", "和命令行相同的模型参数：NAME[:key=value,...]，例如 mlp:layers=6,hidden=2048。按回车应用。"},
+    {"model_panel.spec_tip", "和命令行相同的模型参数：NAME[:key=value,...]，例如 mlp:layers=6,hidden=2048；导入的文件写作 FILE.json:key=value,...，例如 llama-3-8b.json:batch=16,seq=2048。按回车应用。"},
     {"model_panel.import", "导入模型 JSON……"},
     {"model_panel.import_tip", "`autopar model --model NAME --json` 写出的模型文件（格式 autopar-model）。快捷键：I"},
     {"model_panel.drop", "或把 .json 文件拖到页面任意位置"},
@@ -684,6 +684,22 @@ const std::vector<StringEntry> kStringsZh = {
     {"notice.one_model_at_a_time", "正在导入 {0}（一次导入一个模型）。"},
     {"notice.copied_link", "已复制链接（{0} 个字符）：它会准确地重新打开当前状态。"},
     {"notice.copy_refused", "浏览器不允许复制；链接在地址栏里。"},
+    // issue 40（输入、手机、单位）：被拦下的按键、钳制、导入文件的覆盖参数、放不下的提示。
+    {"notice.keys_held_after_miss", "在文本框之外输入了“{0}”：没有执行任何快捷键（上一次点击没有点中输入框）。请点进输入框再输入；把指针移开或按 Esc 即可重新使用快捷键。"},
+    {"notice.keys_held_typing", "刚在输入框里打完字又输入了“{0}”：按输入处理，不当作快捷键。使用快捷键前请稍停片刻（或按 Esc）。"},
+    {"notice.clamped", "{0} {1} 超出 {2} .. {3}（setState 和命令行检查的范围）：已改用 {4}。"},
+    {"notice.clamped_nodes", "每节点 {3} 块 GPU 时，节点数 {0} 超出 {1} .. {2}：已改用 {4}。"},
+    {"notice.clamped_shape", "集群现在是 {0} x {1} = {2} 块 GPU（最多 {3} 块）。"},
+    {"notice.other_file_by_name", "页面不能按名字打开文件（\"{0}\"）；已导入的文件是 {1}：输入 {1}:batch=16（文件名加覆盖参数）即可改变它的规模，或者导入另一个文件（导入按钮、I 键，或拖到页面上）"},
+    {"model_panel.not_applied", "未应用（仍是 {0}）：{1}"},
+    {"model_panel.not_applied_tip", "未应用：{0}"},
+    {"search_panel.unchanged", "（未改变）"},
+    {"strategy.banner_does_not_fit", "放不下（DOES NOT FIT）：GPU {0} 需要 {1}，容量 {2}。下面的时间假定它能运行；请尝试 ZeRO 或重计算（集群面板的内存部分）、更多 GPU，或更小的 batch。"},
+    {"strategy.memory_section", "每块 GPU 的内存（容量 {0}）：参数、梯度、优化器状态、保留的激活"},
+    {"strategy.tasks_simulated", "{0} 个任务，模拟用时 {1}"},
+    {"strategy.over", " 超出"},
+    {"strategy.gpu_bar_tip", "GPU {0}：{1} / {2}（{3}）"},
+    {"strategy.gpu_bar_over_tip", "GPU {0}：{1} / {2}（{3}）：超出容量，这个策略无法运行"},
 };
 
 }  // namespace autopar::web
