@@ -113,9 +113,14 @@ TEST_CASE("exercise 3: every op's delta move gives the makespan of a full re-sim
     CHECK(m.recomputed > 0);
     most = std::max(most, m.recomputed);
   }
-  CHECK(e.most_recomputed == most);
+  // The key is the largest share recomputed (the hint's "an early move saves the least"), which
+  // need not be the largest count.
+  double share = 0;
+  for (const DeltaMove& m : e.moves) share = std::max(share, double(m.recomputed) / m.tasks);
+  CHECK(e.most_recomputed_share == doctest::Approx(share));
   REQUIRE(!e.most_recomputing_ops.empty());
-  for (int op : e.most_recomputing_ops) CHECK(e.moves[size_t(op)].recomputed == most);
+  for (int op : e.most_recomputing_ops) CHECK(e.moves[size_t(op)].recomputed_share() == doctest::Approx(share));
+  CHECK(e.most_recomputed <= most);
   // Under data parallelism the first op's forward tasks start at once.
   CHECK(e.first_start_ms[0] == 0.0);
 
