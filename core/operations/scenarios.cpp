@@ -151,11 +151,28 @@ void add_alpa_scenarios(std::vector<Scenario>& s) {
        "只有按行切的算子的输出需要 all-reduce，每层两次：这正是 Megatron-LM 的切法（第 14 讲），从代价里推出来的。在 2 节点 × "
        "8 卡上，它把张量并行放到节点之间：一个 micro-batch 的激活比这一层 200M 的权重小得多，而数据并行要在慢速网络上对这些"
        "权重的梯度做 all-reduce。"}};
+  // Asks before it tells: the lecture's answer (one stage per node) is not this cluster's.
   s.push_back({"gpt-pipeline", "6.3", {"Inter-op plan of a GPT-style model on 4 x 8 GPUs", "4 × 8 卡上 GPT 式模型的算子间方案"},
-               {"24 transformer layers, 32 micro-batches: the DP slices the layers into pipeline stages on sub-meshes and picks each "
-                "stage's logical mesh; stages stay inside nodes, where tensor and data parallelism are cheap.",
-                "24 个 transformer 层、32 个 micro-batch：动态规划（DP）把各层切成流水线（pipeline）的级，放到子网格上，并为每一级"
-                "选逻辑网格；级留在节点内部，那里张量并行和数据并行都便宜。"}});
+               {"24 transformer layers, 32 micro-batches on 4 nodes x 8 GPUs (PCIe inside a node, 10 Gb/s Ethernet between nodes): "
+                "the DP slices the layers into pipeline stages on sub-meshes and picks each stage's logical mesh. Before the numbers, "
+                "predict its slicing.",
+                "24 个 transformer 层、32 个 micro-batch，放在 4 节点 × 8 卡上（节点内 PCIe，节点间 10 Gb/s 以太网）：动态规划（DP）"
+                "把各层切成流水线（pipeline）的级，放到子网格上，并为每一级选逻辑网格。看数字之前，先预测它怎么切。"}});
+  s.back().question = ScenarioQuestion{
+      {"How does the DP slice the 24 layers on this cluster?", "在这个集群上，动态规划怎样切这 24 层？"},
+      {{"one stage per node: 4 stages of 8 GPUs, tensor and data parallel inside (the lecture's and Megatron-LM's plan)",
+        "每个节点一级：4 级、每级 8 块卡，级内张量并行和数据并行（讲义和 Megatron-LM 的方案）"},
+       {"stages of half a node: 8 stages of 4 GPUs, every stage inside a node", "半个节点一级：8 级、每级 4 块卡，每一级都在一个节点内"},
+       {"one stage over all 32 GPUs: no pipeline, only tensor and data parallelism", "一级用全部 32 块卡：不用流水线，只用张量并行和数据并行"},
+       {"24 stages of one layer each", "24 级，每级一层"}},
+      1,
+      {"8 stages of half a node. Stages stay inside nodes, where tensor and data parallelism are cheap, as the lecture says; but "
+       "this cluster joins a node's GPUs by PCIe at 16 GB/s, not NVLink, so tensor and data parallelism over 8 GPUs cost more "
+       "than a pipeline boundary between two 4-GPU stages, and with 32 micro-batches the bubble of the extra stages is small. "
+       "The lecture's plan, priced by the same cost model, is far slower here (the findings give both).",
+       "8 级，每级半个节点。级留在节点内部，那里张量并行和数据并行便宜，这一点和讲义一致；但这个集群的节点内用 16 GB/s 的 PCIe "
+       "而不是 NVLink 连接，所以 8 块卡上的张量并行和数据并行，比两个 4 卡级之间的流水线边界更贵；而 32 个 micro-batch 时，"
+       "多出来的级带来的空泡很小。讲义的方案用同一个代价模型定价，在这里慢得多（结果里给出两者）。"}};
   // Lecture 6.4, self-contained: one pipeline boundary priced by the same model as `inter`.
   s.push_back({"cross-mesh-resharding", "6.4", {"Cross-mesh resharding: send/recv and Alpa's local all-gather",
                                                  "跨网格的重分片：send/recv 与 Alpa 的 local all-gather"},
