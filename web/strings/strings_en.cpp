@@ -217,7 +217,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"ex7.row_compute", "compute (sum)"},
     {"ex7.row_activations", "activation transfers (sum)"},
     {"ex7.row_sync", "parameter sync (sum)"},
-    {"ex7.row_sync_bytes", "parameter sync bytes"},
+    {"ex7.row_sync_bytes", "parameter sync bytes (all GPUs' ring all-reduces)"},
     {"ex7.row_activation_bytes", "activation bytes"},
     {"ex7.explanation", "The embedding tables hold most of DLRM's parameters, but each sample reads only one row of each table: little compute, huge weights. Data parallelism replicates every table and all-reduces the gradients of the whole tables every step, so communication swamps compute. In SOAP, give each embedding op no split and one GPU (operator placement), or split it along its parameter (embedding) dimension: nothing is replicated and only the looked-up vectors travel to the MLP."},
     {"ex8.question", "FlexFlow's simulator models the overlap of compute and communication; Alpa's intra-op cost only adds up communication. For the current strategy: which is larger, an additive cost (every compute, transfer and sync task one after another) or the simulated iteration, and why? Predict first; then the page shows both."},

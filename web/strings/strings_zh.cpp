@@ -217,7 +217,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"ex7.row_compute", "计算（总和）"},
     {"ex7.row_activations", "激活传输（总和）"},
     {"ex7.row_sync", "参数同步（总和）"},
-    {"ex7.row_sync_bytes", "参数同步字节数"},
+    {"ex7.row_sync_bytes", "参数同步字节数（所有卡的环形 all-reduce）"},
     {"ex7.row_activation_bytes", "激活字节数"},
     {"ex7.explanation", "嵌入表占了 DLRM 的大部分参数，但每个样本只查每张表的一行：计算少，权重大。数据并行复制每张表，每一步都对整张表的梯度做 all-reduce，通信淹没了计算。在 SOAP 中，让每个嵌入算子不切、只放在一块卡上（算子放置），或者沿它的参数（嵌入）维切：什么都不复制，只有查出来的向量传给 MLP。"},
     {"ex8.question", "FlexFlow 的模拟器对计算和通信的重叠建模；Alpa 的算子内代价只是把通信加起来。对当前策略：可加代价（所有计算、传输和同步任务一个接一个）和模拟的迭代哪个更大？为什么？先预测；然后页面显示两者。"},
