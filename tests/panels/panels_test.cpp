@@ -248,8 +248,13 @@ TEST_CASE("the Exercises panel draws every exercise with its answer, tables and 
     INFO("exercise ", n);
     state.exercises.shown = n;
     refresh_exercise_data(state);
-    CHECK(!exercise_parts(state, n).empty());
-    reveal_exercise(state);
+    const size_t parts = exercise_parts(state, n).size();
+    CHECK(parts > 0);
+    // The answer is revealed only after a real attempt: a wrong answer in every box first.
+    CHECK(!reveal_exercise(state).ok());
+    for (size_t k = 0; k < parts; ++k) state.exercises.answers[size_t(n - 1)][k] = "zz";
+    check_exercise(state);
+    CHECK(reveal_exercise(state).ok());
     show_panel(state, "exercises");
     // Exercise 5's last row and exercise 6's whole walk are drawn too.
     state.exercises.ex5_rows_shown = int(state.exercises.ex5.dp.best.size());

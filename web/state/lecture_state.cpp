@@ -7,6 +7,7 @@
 #include "page_strings.h"
 #include "cluster_spec.h"
 #include "models.h"
+#include "scenario_charts.h"
 #include "scenarios.h"
 
 #include <chrono>
@@ -29,14 +30,27 @@ const ScenarioInfo* find_scenario(const std::string& name) {
   return nullptr;
 }
 
-bool scenario_is_light(const std::string& name) {
-  for (const char* n : {"conv1d-splits", "space-sizes", "alexnet-strategies", "task-graph", "resharding-table", "linear-nine", "megatron", "cross-mesh-resharding",
-                        "published-runs"})
-    if (name == n) return true;
-  return false;
+bool scenario_is_light(const std::string& name) { return find_scenario(name) && !planned_scenario(name); }
+
+const ScenarioQuestion* scenario_question(const std::string& name) {
+  const Scenario* s = autopar::find_scenario(name);
+  return s && s->question ? &*s->question : nullptr;
 }
 
-std::string scenario_cli_command(const std::string& name) { return "autopar scenario " + name; }
+bool lecture_awaits_prediction(const LectureState& lecture, const std::string& name) {
+  return scenario_question(name) && !lecture.prediction_checked;
+}
+
+Status lecture_predict(LectureState& lecture, const std::string& name, int choice) {
+  const ScenarioQuestion* q = scenario_question(name);
+  if (!q) return make_error(ErrorCode::bad_value, "scenario \"" + name + "\" asks no question", "lecture_prediction");
+  if (choice < 0 || choice >= int(q->choices.size()))
+    return make_error(ErrorCode::out_of_range, "lecture_prediction must be a letter from a to " + std::string(1, char('a' + q->choices.size() - 1)),
+                      "lecture_prediction");
+  lecture.prediction = choice;
+  lecture.prediction_checked = true;
+  return Ok{};
+}
 
 std::string scenario_demo_panel(const std::string& name) {
   const ScenarioInfo* info = find_scenario(name);
@@ -101,7 +115,7 @@ void show_scenario_demo(AppState& state) {
   if (planned_scenario(name) && state.lecture.computed_name != name && !lecture_planning(state.lecture))
     lecture_plan_start(state.lecture, name, state.alpa.inter.worker);
   // A light scenario's findings (the Lecture tab's numbers) are computed now, not when that tab is drawn next.
-  if (scenario_is_light(name) && state.lecture.computed_name != name) {
+  if (scenario_is_light(name) && name != "beta-sweep" && state.lecture.computed_name != name && !lecture_planning(state.lecture)) {
     compute_scenario(state.lecture, name, state.alpa.inter.worker);
     state.lecture.compute_pending = false;
   }
@@ -325,7 +339,16 @@ Json lecture_result_json(const LectureState& lecture) {
   if (lecture.computed_name.empty() || !lecture.error.empty()) return nullptr;
   Json findings = Json::array();
   for (const Bilingual& f : lecture.findings) findings.push_back(f.in(page_language()));
-  Json j{{"name", lecture.computed_name}, {"findings", findings}};
+  Json versus = Json::array();
+  for (const Bilingual& v : versus_lecture(lecture.computed_name, lecture.results)) versus.push_back(v.in(page_language()));
+  Json charts = Json::array();
+  for (const ScenarioChart& c : scenario_charts(lecture.computed_name, lecture.results)) charts.push_back(Json{{"id", c.id}, {"points", c.points()}});
+  Json question = nullptr;
+  if (const ScenarioQuestion* q = scenario_question(lecture.computed_name))
+    question = Json{{"asked", true}, {"answered", lecture.prediction_checked},
+                    {"chosen", lecture.prediction >= 0 ? Json(std::string(1, char('a' + lecture.prediction))) : Json(nullptr)},
+                    {"correct", lecture.prediction_checked ? Json(lecture.prediction == q->answer) : Json(nullptr)}};
+  Json j{{"name", lecture.computed_name}, {"findings", findings}, {"versus_lecture", versus}, {"charts", charts}, {"question", question}};
   // A planned scenario: its plan's headline numbers and the page's wall time (the results hold
   // the whole report; result() stays small).
   if (planned_scenario(lecture.computed_name) && lecture.results.contains("plan")) {

@@ -18,6 +18,7 @@
 #include "json_io.h"
 #include "language.h"
 #include "result.h"
+#include "scenarios.h"
 #include "worker_client.h"
 
 namespace autopar::web {
@@ -67,6 +68,10 @@ struct LectureState {
   bool compute_pending = false;           // true: compute the shown scenario on the next frame
   std::shared_ptr<BetaSweepJob> sweep;    // the beta sweep, while it runs or once it ran
   LecturePlan plan;                       // a planned scenario's plan in the worker
+  // The shown scenario's question (Scenario::question): the reader's choice (-1: none yet) and
+  // whether it was checked; the findings show only once it was.
+  int prediction = -1;
+  bool prediction_checked = false;
 };
 
 // Starts computing scenario `name` on `worker` (a planned scenario: its plan), replacing one in progress.
@@ -119,12 +124,18 @@ const std::vector<ScenarioInfo>& scenario_list();
 // The scenario called `name`, or nullptr.
 const ScenarioInfo* find_scenario(const std::string& name);
 
-// True when the scenario computes in well under 50 ms natively (run in the page synchronously);
-// the others are shown with the exact CLI command.
+// True when the scenario is computed as soon as it opens, in the page's worker (each takes well
+// under a second there; beta-sweep's 35 searches run side by side on the pool): every one but
+// gpt3-1024, whose plan takes minutes and starts on request.
 bool scenario_is_light(const std::string& name);
 
-// The exact CLI command that prints the scenario's findings.
-std::string scenario_cli_command(const std::string& name);
+// The question scenario `name` asks before its findings show, or nullptr.
+const ScenarioQuestion* scenario_question(const std::string& name);
+// True while the shown scenario's findings wait for the reader's prediction.
+bool lecture_awaits_prediction(const LectureState& lecture, const std::string& name);
+// "Check my prediction": records choice `choice` (an index into the question's choices) for the
+// shown scenario; out_of_range when it is no choice of it, no_question when it asks none.
+Status lecture_predict(LectureState& lecture, const std::string& name, int choice);
 
 // Sets `next` up to demonstrate scenario `name`: the computing fields (model, cluster, mesh,
 // strategy, beta, seed, micro-batches, search, accuracy) go back to their defaults and then take
@@ -162,7 +173,8 @@ void compare_cancel(CompareState& compare);
 // FlexFlow proposals made so far in the running comparison.
 int64_t compare_search_steps(const CompareState& compare);
 
-// result().scenario: {name, findings} when computed (findings in the page's language), else null.
+// result().scenario: {name, findings, versus_lecture, charts: [{id, points}], question: {asked,
+// answered, chosen, correct} or null} when computed (texts in the page's language), else null.
 Json lecture_result_json(const LectureState& lecture);
 
 // result().compare: {flexflow_ms, alpa_ms, report: `autopar compare --json`, elapsed_ms} when
