@@ -65,6 +65,11 @@ void refresh_intra_plan(AppState& state) {
   take_intra_plan(state.alpa.intra, in, state.graph, state.cluster);
 }
 
+void refresh_inter_plan(AppState& state) {
+  follow_page_inter_plan(state);
+  take_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
+}
+
 Json result_to_json(const AppState& state) {
   Json j;
   j["model"] = state.settings.model;
