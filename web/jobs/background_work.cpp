@@ -61,10 +61,8 @@ bool inter_plan_followed(const AppState& state) {
 }
 
 void follow_page_inter_plan(AppState& state) {
-  if (!inter_plan_followed(state)) {
-    state.alpa.inter.start_waiting = false;   // a start owed to a tab no longer in front
-    return;
-  }
+  // A start owed (a debounced change, or result() asked for the plan) is made in any tab.
+  if (!inter_plan_followed(state) && !state.alpa.inter.start_waiting) return;
   follow_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
 }
 

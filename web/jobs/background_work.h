@@ -20,7 +20,8 @@ void advance_background_work(AppState& state, double budget_ms);
 bool inter_plan_followed(const AppState& state);
 
 // Keeps the pipeline plan live while inter_plan_followed: follow_inter_plan (alpa_view.h) for
-// the current inputs. Called after every change of the settings, every frame and by result().
+// the current inputs. Called after every change of the settings and every frame; in another
+// tab it only makes a start that is owed (start_waiting).
 void follow_page_inter_plan(AppState& state);
 
 // Starts the accuracy study for the current settings unless it already runs or is complete.
