@@ -337,7 +337,14 @@ TEST_CASE("the inter-op panel plans by itself and shows the terms of the total, 
   REQUIRE(apply_settings(state, next).ok());
   // No Plan pressed: the tab in front plans its inputs.
   show_panel(state, "inter");
-  for (int k = 0; k < 20000 && inter_planning(state.alpa.inter); ++k) draw_frame(state);
+  CHECK(inter_planning(state.alpa.inter));
+  // main.cpp counts the frames; advance_inter_plan works once per counted frame.
+  for (int k = 0; k < 20000 && inter_planning(state.alpa.inter); ++k) {
+    ++state.frame_stats.frames;
+    draw_frame(state);
+  }
+  INFO("plan error: ", state.alpa.inter.error ? state.alpa.inter.error->message : std::string("none"), "; key ", state.alpa.inter.key,
+       "; inputs ", inter_key(alpa_inputs(state)), "; notice ", state.notice.text);
   REQUIRE(current_inter_plan(state.alpa.inter, alpa_inputs(state)) != nullptr);
   draw_frame(state);
   check_panel_window(kInterWindow, last_layout().inter);
