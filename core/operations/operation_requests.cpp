@@ -212,6 +212,17 @@ Result<CompareRequest> compare_request_from_json(const Json& j, const FieldPath&
     if (auto b = check_bound(microbatches, kMicrobatchesBound, path("microbatches")); !b.ok()) return b.error();
   r.seed = checked_seed.value();
   r.microbatches = int(microbatches);
+  // The page's inter-op plan, simulated as given (Compare and the inter-op tab show one plan).
+  if (o.contains("inter_plan")) {
+    auto plan = inter_plan_from_json(o["inter_plan"]);
+    if (!plan.ok()) {
+      Error e = plan.error();
+      e.path = path("inter_plan") + "." + e.path;
+      e.message = path("inter_plan") + ": " + e.message;
+      return e;
+    }
+    r.inter_plan = std::move(plan.value());
+  }
   if (auto v = validate(r, path); !v.ok()) return v.error();
   return r;
 }
@@ -219,6 +230,7 @@ Result<CompareRequest> compare_request_from_json(const Json& j, const FieldPath&
 Json request_to_json(const CompareRequest& r) {
   Json j{{"title", r.title}, {"seed", r.seed}, {"steps", r.steps}};
   if (r.microbatches != 0) j["microbatches"] = r.microbatches;
+  if (r.inter_plan) j["inter_plan"] = inter_plan_to_json(*r.inter_plan);
   return j;
 }
 

@@ -147,7 +147,9 @@ async function lectureChecks(page, consoleErrors) {
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'compare-running.png') });
   r = await waitForResult(page, (x) => x.compare !== null && !x.compare.running, 60_000);   // {running: true} while the workers compare
-  const cmp = cli(['compare', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--seed', '1']);
+  // Compare uses the page's micro-batches (and the inter-op tab's plan for them).
+  const cmp = cli(['compare', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--seed', '1', '--microbatches',
+                   String((await page.evaluate(() => window.autopar.getState())).microbatches)]);
   check('Compare shows FlexFlow and Alpa makespans equal to `autopar compare --json`',
         !!r.compare && (!cmp || (r.compare.flexflow_ms === cmp.flexflow.makespan_ms && r.compare.alpa_ms === cmp.alpa.makespan_ms)),
         `page ${r.compare?.flexflow_ms} / ${r.compare?.alpa_ms} ms, CLI ${cmp?.flexflow.makespan_ms} / ${cmp?.alpa.makespan_ms} ms`);

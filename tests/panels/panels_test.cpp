@@ -330,3 +330,37 @@ TEST_CASE("hovering a single timeline box shows the task's name and kind") {
   CHECK(text.find(unspaced(task_name(*state.flexflow.task_graph, task))) != std::string::npos);
   CHECK(text.find(unspaced(tr(task_kind_pass_label(task.kind, task.forward_pass)))) != std::string::npos);
 }
+
+TEST_CASE("the inter-op panel plans by itself and shows the terms of the total, the bubble and why 1F1B is slower") {
+  AppState state;
+  REQUIRE(init_app_state(state).ok());
+  Settings next = state.settings;
+  next.model = "transformer:layers=24";
+  next.cluster = "lecture:4x8";
+  next.mesh = "4x8";
+  next.microbatches = 32;
+  REQUIRE(apply_settings(state, next).ok());
+  // No Plan pressed: the tab in front plans its inputs.
+  show_panel(state, "inter");
+  CHECK(inter_planning(state.alpa.inter));
+  // main.cpp counts the frames; advance_inter_plan works once per counted frame.
+  for (int k = 0; k < 20000 && inter_planning(state.alpa.inter); ++k) {
+    ++state.frame_stats.frames;
+    draw_frame(state);
+  }
+  INFO("plan error: ", state.alpa.inter.error ? state.alpa.inter.error->message : std::string("none"), "; key ", state.alpa.inter.key,
+       "; inputs ", inter_key(alpa_inputs(state)), "; notice ", state.notice.text);
+  REQUIRE(current_inter_plan(state.alpa.inter, alpa_inputs(state)) != nullptr);
+  draw_frame(state);
+  check_panel_window(kInterWindow, last_layout().inter);
+  const std::string drawn = drawn_text(*window_of(kInterWindow));
+  INFO("inter-op panel text:\n", drawn);
+  std::string text;   // wrapped lines joined
+  for (char c : drawn)
+    if (c != '\n') text += c;
+  // The terms a reader adds up, t_max marked, the sum redone, and the sentence under the charts.
+  CHECK(text.find("=t_max") != std::string::npos);
+  CHECK(text.find("Byhand:") != std::string::npos);
+  CHECK(text.find("Why1F1Btakeslongerhere") != std::string::npos);
+  CHECK(text.find(unspaced(tr("inter.idle_legend"))) != std::string::npos);
+}

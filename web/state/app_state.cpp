@@ -228,6 +228,7 @@ void commit_settings(AppState& state, const Settings& prev, const Settings& next
   }
   if (load_all || tab_shows_flexflow(panel_tab(next.panel)) || tab_shows_flexflow(state.shown_tab)) ensure_flexflow(state);
   follow_search_settings(state, prev);
+  follow_page_inter_plan(state);   // the pipeline plan of the new inputs, where it is shown
   if (accuracy_was_started && !state.accuracy.started) restart_accuracy(state);
   if (!resolved.dropped.empty()) notify_info(state, tr_fill("notice.edits_dropped", {resolved.dropped, resolved.text}));
 }

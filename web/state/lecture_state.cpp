@@ -106,9 +106,9 @@ void show_scenario_demo(AppState& state) {
   if (panel == "inter" && !current_inter_plan(state.alpa.inter, alpa_inputs(state)) && !inter_planning(state.alpa.inter))
     start_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
   if (panel == "accuracy") ensure_accuracy_started(state);
-  // The Compare tab labels its inputs "model on cluster, seed N": recompute when they differ.
-  const std::string compare_inputs = state.settings.model + " on " + state.settings.cluster + ", seed " + std::to_string(state.settings.seed);
-  if (panel == "compare" && !compare_running(state.compare) && (!state.compare.output.is_object() || state.compare.inputs != compare_inputs))
+  // The Compare tab labels its inputs (compare_inputs_label): recompute when they differ.
+  if (panel == "compare" && !compare_running(state.compare) &&
+      (!state.compare.output.is_object() || state.compare.inputs != compare_inputs_label(state)))
     state.compare.compute_pending = true;
   if (name == "beta-sweep" && !state.lecture.sweep) beta_sweep_start(state.lecture, state.alpa.inter.worker);
   // A planned scenario (GPT-3 on 1,024 GPUs) is planned in the worker, its progress on the Lecture tab.
@@ -269,7 +269,48 @@ void beta_sweep_advance(LectureState& lecture, double budget_ms) {
   lecture.results = std::move(result.results);
 }
 
-void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed) {
+std::string compare_inputs_label(const AppState& state) {
+  return state.settings.model + " on " + (state.settings.custom_cluster ? std::string("custom") : state.settings.cluster) + ", seed " +
+         std::to_string(state.settings.seed) + ", B = " + std::to_string(state.settings.microbatches);
+}
+
+void start_page_compare(AppState& state) {
+  const AlpaInputs in = alpa_inputs(state);
+  const std::string key = inter_key(in);
+  InterOpView& view = state.alpa.inter;
+  // Alpa's half simulates the page's pipeline plan: plan it now unless it is shown or on its way.
+  const bool have = view.key == key && (view.plan || view.error);
+  if (!have && !(view.job && view.job->key == key)) start_inter_plan(view, in, state.graph, state.cluster);
+  compare_start(state.compare, view.worker, operation_inputs(state.settings), compare_inputs_label(state), state.settings.seed,
+                int(state.settings.microbatches), key);
+  compare_take_inter_plan(state.compare, view);
+}
+
+void compare_take_inter_plan(CompareState& compare, const InterOpView& view) {
+  if (!compare.alpa_waiting) return;
+  const bool shown = view.key == compare.inter_key && (view.plan || view.error);
+  if (!shown) {
+    if (view.job && view.job->key == compare.inter_key) return;   // on its way
+    compare_cancel(compare);
+    compare.failure = make_error(ErrorCode::cancelled, "the page's inputs changed while Compare waited for their pipeline plan; press Run again", "");
+    compare.error = compare.failure->message;
+    return;
+  }
+  compare.alpa_waiting = false;
+  if (!view.plan) {   // the planner's own error, as the inter-op tab shows it
+    compare_cancel(compare);
+    compare.failure = *view.error;
+    compare.error = view.error->message;
+    return;
+  }
+  Json request = compare.request;
+  request["inter_plan"] = inter_plan_to_json(*view.plan);
+  compare.inter_work_ms = view.work_ms;
+  compare.alpa_request = compare.worker->start("compare_alpa", compare.worker_inputs, request);
+}
+
+void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed,
+                   int microbatches, const std::string& inter_key) {
   compare_cancel(compare);
   compare.error.clear();
   compare.failure.reset();
@@ -281,16 +322,21 @@ void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, 
   compare.title = inputs.substr(0, inputs.rfind(", seed "));
   compare.worker = std::move(worker);
   compare.started = std::chrono::steady_clock::now();
-  // As `autopar compare`: 2,000 proposals from data parallel with the seed, and Alpa's pipeline
-  // with the default micro-batches; the two halves side by side.
-  const Json request{{"title", compare.title}, {"seed", seed}, {"steps", compare.steps}};
-  compare.flexflow_request = compare.worker->start("compare_flexflow", worker_inputs, request);
-  compare.alpa_request = compare.worker->start("compare_alpa", worker_inputs, request);
+  compare.microbatches = microbatches;
+  compare.inter_key = inter_key;
+  compare.worker_inputs = worker_inputs;
+  // As `autopar compare --microbatches B`: 2,000 proposals from data parallel with the seed, and
+  // Alpa's pipeline with the page's micro-batches; the two halves side by side.
+  compare.request = Json{{"title", compare.title}, {"seed", seed}, {"steps", compare.steps}, {"microbatches", microbatches}};
+  compare.flexflow_request = compare.worker->start("compare_flexflow", worker_inputs, compare.request);
+  compare.inter_work_ms = 0;
+  compare.alpa_waiting = true;   // compare_take_inter_plan starts Alpa's half on the page's plan
 }
 
-bool compare_running(const CompareState& compare) { return compare.flexflow_request || compare.alpa_request; }
+bool compare_running(const CompareState& compare) { return compare.flexflow_request || compare.alpa_request || compare.alpa_waiting; }
 
 void compare_cancel(CompareState& compare) {
+  compare.alpa_waiting = false;
   if (!compare.worker) return;
   if (compare.flexflow_request) compare.worker->cancel(compare.flexflow_request);
   if (compare.alpa_request) compare.worker->cancel(compare.alpa_request);
@@ -321,6 +367,9 @@ void compare_advance(CompareState& compare, double budget_ms) {
     *half = std::move(outcome->value()[key]);
   }
   if (compare_running(compare)) return;
+  // Alpa's planning time: its stages' intra-op plans (the half) and the inter-op pass before it.
+  if (compare.alpa.is_object() && compare.alpa.contains("solve_ms") && compare.alpa["solve_ms"].is_number())
+    compare.alpa["solve_ms"] = compare.alpa["solve_ms"].get<double>() + compare.inter_work_ms;
   compare.output = compare_json(compare.title, compare.flexflow, compare.alpa);
   auto summary = compare_summary_from_json(compare.output);
   if (!summary.ok()) {

@@ -25,6 +25,7 @@ namespace autopar::web {
 
 struct Settings;
 struct AppState;
+struct InterOpView;
 
 // One scenario of core's catalogue as `autopar scenario --list --json` lists it.
 struct ScenarioInfo {
@@ -100,7 +101,9 @@ int beta_sweep_done(const BetaSweepJob& job);
 
 // The Compare tab: FlexFlow's MCMC plan and Alpa's plan, simulated by the same simulator. The
 // two planners run as two worker jobs side by side ("compare_flexflow", "compare_alpa": on two
-// workers when the pool has them), and their halves merge into `autopar compare --json`.
+// workers when the pool has them), and their halves merge into `autopar compare --json`. Alpa's
+// half simulates the page's own pipeline plan (the inter-op tab's, one plan per page state) with
+// the page's micro-batches: it starts once that plan is there.
 struct CompareState {
   Json output;                            // `autopar compare --json` output; null until computed
   std::optional<CompareSummary> summary;  // the output read into typed rows (what the tab draws)
@@ -114,6 +117,12 @@ struct CompareState {
   int64_t alpa_request = 0;               // Alpa's half likewise
   Json flexflow, alpa;                    // the halves' JSON as they arrive (null before)
   int64_t steps = 2000;                   // FlexFlow's proposals asked for
+  int microbatches = 0;                   // the page's micro-batches, Alpa's half's
+  std::string inter_key;                  // the inputs (alpa_view.h inter_key) of the pipeline plan Alpa's half simulates
+  bool alpa_waiting = false;              // Alpa's half waits for that plan (the inter-op tab's planning)
+  double inter_work_ms = 0;               // that plan's own planning work, part of Alpa's planning time
+  Json worker_inputs;                     // the inputs the halves run on
+  Json request;                           // the halves' request (Alpa's gets the plan added)
   std::chrono::steady_clock::time_point started;
   double elapsed_ms = 0;                  // wall time of the last comparison, start to merge
 };
@@ -156,8 +165,24 @@ void compute_scenario(LectureState& lecture, const std::string& name, std::share
 
 // Starts the comparison of the model and cluster `worker_inputs` (worker_session.h) on
 // `worker`, replacing one in progress; `inputs` names them for the tab ("model on cluster, seed
-// N"). Errors go to compare.error.
-void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed);
+// N, B = 32"). FlexFlow's half starts now; Alpa's waits for the pipeline plan of
+// `inter_key` (compare_take_inter_plan) and simulates it with `microbatches`. Errors go to
+// compare.error.
+void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed,
+                   int microbatches, const std::string& inter_key);
+
+// Starts Alpa's half once `view` holds the pipeline plan it waits for (the very plan the
+// inter-op tab shows); that plan's error fails the comparison, and inputs changed meanwhile
+// (neither the plan shown nor the planning in progress is for them) end it with an error saying so.
+void compare_take_inter_plan(CompareState& compare, const InterOpView& view);
+
+// The Compare tab's label of the page's inputs: "model on cluster, seed N, B = 32" (B: the micro-batches).
+std::string compare_inputs_label(const AppState& state);
+
+// Starts the comparison of the page's state (the Compare tab's Run, window.autopar.compare):
+// its model, cluster, seed and micro-batches, Alpa's half on the page's pipeline plan, which is
+// planned now when neither shown nor in progress.
+void start_page_compare(AppState& state);
 
 // Takes the halves' results (in-process, steps them for about `budget_ms` first); when both are
 // there, stores the merged output (the same JSON as `autopar compare --json`). A failed half

@@ -65,6 +65,14 @@ void refresh_intra_plan(AppState& state) {
   take_intra_plan(state.alpa.intra, in, state.graph, state.cluster);
 }
 
+void refresh_inter_plan(AppState& state) {
+  // A script reading result() asks for the plan in any tab, as it does for the intra-op plan
+  // (INTERFACES.md: total_latency follows the state without planInter()); the frames plan it
+  // by themselves only where it is shown.
+  follow_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
+  take_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
+}
+
 Json result_to_json(const AppState& state) {
   Json j;
   j["model"] = state.settings.model;
