@@ -46,7 +46,7 @@ await runTest('input.test', async () => {
     await nextFrames(page);
     r = await page.evaluate(() => window.autopar.result());
     const tabs = r.ui.tabs;
-    check('result().ui.tabs gives the nine tabs', tabs.length === 9 && tabs.every((t) => t.w > 10), JSON.stringify(tabs));
+    check('result().ui.tabs gives the ten tabs', tabs.length === 10 && tabs.every((t) => t.w > 10), JSON.stringify(tabs));
 
     // One instant click per tab, in an order that always changes tab.
     const order = [1, 2, 3, 4, 5, 6, 7, 8, 0, 4, 2, 7];

@@ -325,3 +325,39 @@ TEST_CASE("hovering a single timeline box shows the task's name and kind") {
   CHECK(text.find(unspaced(task_name(*state.flexflow.task_graph, task))) != std::string::npos);
   CHECK(text.find(unspaced(tr(task_kind_pass_label(task.kind, task.forward_pass)))) != std::string::npos);
 }
+
+TEST_CASE("the Schedules panel draws two 8 x 64 schedules with the CLI's figures, plays, and hovers a pass") {
+  AppState state;
+  REQUIRE(init_app_state(state).ok());
+  REQUIRE(apply_settings_json(state, R"({"schedules":{"first":"1f1b","second":"zb-h1","devices":8,"microbatches":64,"time":0}})").ok());
+  show_panel(state, "schedules");
+  check_panel_window("window.schedules", last_layout().schedules);
+  REQUIRE(state.schedules.report);
+  CHECK(state.schedules.drawn_revision == state.schedules.revision);
+  // The figures table shows each makespan as the CLI prints it (%.4g): 1F1B 8 x 64 with F 1, B 2
+  // is 64 x 3 + 7 x 3 = 213.
+  const std::string text = drawn_text(*window_of("window.schedules"));
+  CHECK(text.find("1f1b") != std::string::npos);
+  CHECK(text.find("zb-h1") != std::string::npos);
+  CHECK(state.schedules.report->runs[0].result.makespan_ms == 213);
+  CHECK(text.find("213") != std::string::npos);
+  // Play moves the cursor by the frames' time; Pause (playing false) holds it.
+  state.settings.schedules.playing = true;
+  for (int i = 0; i < 6; ++i) draw_frame(state);
+  const double t = state.settings.schedules.time;
+  CHECK(t > 0);
+  CHECK(t == doctest::Approx(6 * (1.0 / 60.0) * state.schedules.makespan / kSecondsPerMakespan).epsilon(0.05));
+  state.settings.schedules.playing = false;
+  draw_frame(state);
+  CHECK(state.settings.schedules.time == t);
+  // The playback buttons were drawn where result().schedules.controls reports them (the browser test clicks there).
+  bool found = false;
+  for (const auto& c : state.schedules.controls_px) found |= c.first == "step";
+  CHECK(found);
+  // The plan source without a plan says how to get one, in the page's words.
+  REQUIRE(apply_settings_json(state, R"({"schedules":{"source":"plan"}})").ok());
+  draw_frame(state);
+  draw_frame(state);
+  const std::string no_plan = drawn_text(*window_of("window.schedules"));
+  CHECK(no_plan.find("Planthepipeline") != std::string::npos);   // drawn_text drops spaces
+}
