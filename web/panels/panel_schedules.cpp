@@ -288,7 +288,7 @@ void draw_schedule_chart(AppState& state, const ScheduleRun& run, double t_end, 
   const float units = float(P) * (1.0f + (links ? 0.3f : 0.0f) + 0.55f) + 1.2f;
   const float lane = std::clamp((height - font * 1.5f) / units, font * 0.55f, font * 2.2f);
   const float link_h = links ? lane * 0.3f : 0.0f, mem_h = lane * 0.55f;
-  const float label_w = font * 3.2f, right_w = font * 5.5f;
+  const float label_w = font * 3.2f, right_w = font * 7.0f;   // room for "idle 291.5 ms"
   const float width = std::max(50.0f, ImGui::GetContentRegionAvail().x);
   const float plot_w = std::max(10.0f, width - label_w - right_w);
   const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -355,7 +355,9 @@ void draw_schedule_chart(AppState& state, const ScheduleRun& run, double t_end, 
     const float peak_y = y1 - float(r.peak_inflight[size_t(d)] / peak_scale) * (y1 - y0);
     dl->AddLine(ImVec2(x_at0, peak_y), ImVec2(x_at0 + plot_w, peak_y), IM_COL32(255, 255, 255, 70), 1.0f);
     std::snprintf(buf, sizeof buf, tr("schedules.peak_at"), d, num(r.peak_inflight[size_t(d)]).c_str());
-    dl->AddText(ImGui::GetFont(), font * 0.8f, ImVec2(x_at0 + plot_w + font * 0.4f, y0 + (mem_h - font * 0.8f) * 0.5f), text_dim, buf);
+    // No taller than its lane, so the labels of many devices do not overlap.
+    const float label_font = std::min(font * 0.8f, mem_h);
+    dl->AddText(ImGui::GetFont(), label_font, ImVec2(x_at0 + plot_w + font * 0.4f, y0 + (mem_h - label_font) * 0.5f), text_dim, buf);
   }
   const float bottom = mem_top + font * 0.9f + float(P) * mem_h;
   // The cursor across the chart and the memory lanes.
@@ -426,7 +428,9 @@ void draw_schedules_panel(AppState& state, const PanelRect& rect) {
   const SchedulesView& view = state.schedules;
   if (view.error) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
-    ImGui::TextWrapped("%s", view.error->message.c_str());
+    // No plan yet is the one error the tab words itself (the Plan button is above it); the
+    // others are the core's messages, which name the field.
+    ImGui::TextWrapped("%s", view.error->code == "not_ready" ? tr("schedules.no_plan") : view.error->message.c_str());
     ImGui::PopStyleColor();
     ImGui::End();
     return;

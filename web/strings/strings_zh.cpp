@@ -703,6 +703,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"schedules.comm", "发送"},
     {"schedules.times_tip", "每个设备、每个 micro-batch：F 为前向，B 为整个反向（输入梯度和权重梯度，按 DeepSeek-V3 表 2 的算法），W 为其中的权重梯度部分（W <= B），发送为设备间的一次传输。v：交错 1F1B 每个设备上的模型块数（micro-batch 数须为设备数的倍数）。DualPipe 需要偶数个设备，且 micro-batch 数至少为设备数的 2 倍。按回车生效。"},
     {"schedules.planning", "正在规划流水线：%.0f%%"},
+    {"schedules.no_plan", "当前模型和集群还没有流水线方案：请点击上面的“规划流水线”（或在 Alpa 算子间页点击“规划”）。"},
     {"schedules.plan_now", "规划流水线"},
     {"schedules.plan_stages", "%s 在 %s 上：%d 级，各级 %s；一次发送 %s"},
     {"schedules.gpt_case", "第 6.3 节：4 × 8 卡上的 GPT"},
