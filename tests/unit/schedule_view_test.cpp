@@ -132,11 +132,13 @@ TEST_CASE("step times, the in-flight value and the passes done at a cursor") {
   CHECK(schedule_step_index(t, t[3]) == 3);
   CHECK(schedule_step_index(t, (t[3] + t[4]) / 2) == 3);
   CHECK(schedule_step_index(t, 1e9) == int(t.size()) - 1);
-  // Device 0 of 1F1B on 4 devices: 1 micro-batch held after its first F (F takes 1), p = 4 at
-  // its peak, none at the end; the largest value over the step times is the reported peak.
+  // Device 0 of 1F1B on 4 devices: a micro-batch counts from the start of its F (its
+  // activations are being written), so F0 (0 to 1) holds 1 and F1 from 1 on 2; none before the
+  // start or at the end; the largest value over the step times is the reported peak.
   const auto& curve = res.inflight[0];
-  CHECK(inflight_at(curve, 0.5) == 0);
-  CHECK(inflight_at(curve, 1.0) == 1);
+  CHECK(inflight_at(curve, -0.5) == 0);
+  CHECK(inflight_at(curve, 0.5) == 1);
+  CHECK(inflight_at(curve, 1.0) == 2);
   CHECK(inflight_at(curve, res.makespan_ms) == 0);
   for (int d = 0; d < res.devices; ++d) {
     double peak = 0;

@@ -64,10 +64,10 @@ void apply_schedules(AppState& state, const ScheduleSettings& s) {
 // A combo of the schedule names (plus "none" when `optional`); returns true when changed.
 bool schedule_combo(const char* id, std::string& value, bool optional) {
   bool changed = false;
-  const char* shown = value.empty() || value == "none" ? tr("schedules.none") : value.c_str();
+  const char* shown = value.empty() || value == "none" ? tr("sched.none") : value.c_str();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
   if (ImGui::BeginCombo(id, shown)) {
-    if (optional && ImGui::Selectable(tr("schedules.none"), value == "none" || value.empty())) {
+    if (optional && ImGui::Selectable(tr("sched.none"), value == "none" || value.empty())) {
       value = "none";
       changed = true;
     }
@@ -87,19 +87,19 @@ void draw_inputs(AppState& state) {
   ScheduleSettings s = state.settings.schedules;
   bool changed = false;
   ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted(tr("schedules.first"));
+  ImGui::TextUnformatted(tr("sched.first"));
   ImGui::SameLine();
   changed |= schedule_combo("##first", s.first, false);
   ImGui::SameLine();
-  ImGui::TextUnformatted(tr("schedules.second"));
+  ImGui::TextUnformatted(tr("sched.second"));
   ImGui::SameLine();
   changed |= schedule_combo("##second", s.second, true);
   ImGui::SameLine(0, font * 1.5f);
-  if (ImGui::RadioButton(tr_id("schedules.source_uniform").c_str(), s.source == "uniform")) s.source = "uniform", changed = true;
+  if (ImGui::RadioButton(tr_id("sched.source_uniform").c_str(), s.source == "uniform")) s.source = "uniform", changed = true;
   ImGui::SameLine();
-  if (ImGui::RadioButton(tr_id("schedules.source_plan").c_str(), s.source == "plan")) s.source = "plan", changed = true;
+  if (ImGui::RadioButton(tr_id("sched.source_plan").c_str(), s.source == "plan")) s.source = "plan", changed = true;
   ImGui::SameLine();
-  help_marker(tr("schedules.source_tip"));
+  help_marker(tr("sched.source_tip"));
 
   auto int_field = [&](const char* key, int& v, bool enabled) {
     ImGui::SameLine(0, font);
@@ -128,15 +128,15 @@ void draw_inputs(AppState& state) {
   const bool uniform = s.source == "uniform";
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("");
-  int_field("schedules.devices", s.devices, uniform);
-  int_field("schedules.microbatches", s.microbatches, true);
-  int_field("schedules.v", s.interleave, true);
-  number_field("schedules.f", s.f, uniform);
-  number_field("schedules.b", s.b, uniform);
-  number_field("schedules.w", s.w, uniform);
-  number_field("schedules.comm", s.comm, uniform);
+  int_field("sched.devices", s.devices, uniform);
+  int_field("sched.microbatches", s.microbatches, true);
+  int_field("sched.v", s.interleave, true);
+  number_field("sched.f", s.f, uniform);
+  number_field("sched.b", s.b, uniform);
+  number_field("sched.w", s.w, uniform);
+  number_field("sched.comm", s.comm, uniform);
   ImGui::SameLine();
-  help_marker(tr("schedules.times_tip"));
+  help_marker(tr("sched.times_tip"));
   if (changed) apply_schedules(state, s);
 }
 
@@ -146,19 +146,19 @@ void draw_plan_source(AppState& state) {
   if (s.source != "plan") return;
   const float font = ImGui::GetFontSize();
   if (inter_planning(state.alpa.inter)) {
-    ImGui::TextDisabled(tr("schedules.planning"), 100 * inter_plan_progress(state.alpa.inter));
+    ImGui::TextDisabled(tr("sched.planning"), 100 * inter_plan_progress(state.alpa.inter));
   } else if (!schedules_plan(state)) {
-    if (ImGui::Button(tr_id("schedules.plan_now").c_str()))
+    if (ImGui::Button(tr_id("sched.plan_now").c_str()))
       start_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
   } else {
     std::string stages;
     for (double x : state.schedules.plan_latency_ms) stages += (stages.empty() ? "" : ", ") + format_ms(x);
-    ImGui::TextDisabled(tr("schedules.plan_stages"), state.settings.model.c_str(), state.settings.cluster.c_str(),
+    ImGui::TextDisabled(tr("sched.plan_stages"), state.settings.model.c_str(), state.settings.cluster.c_str(),
                         int(state.schedules.plan_latency_ms.size()), stages.c_str(), format_ms(state.schedules.plan_send_ms).c_str());
   }
   ImGui::SameLine(0, font);
   // The lecture's gpt-pipeline case (section 6.3): its model, cluster and micro-batches, planned.
-  if (ImGui::Button(tr_id("schedules.gpt_case").c_str())) {
+  if (ImGui::Button(tr_id("sched.gpt_case").c_str())) {
     Settings next = state.settings;
     next.model = "transformer:layers=24";
     next.model_json.clear();
@@ -169,7 +169,7 @@ void draw_plan_source(AppState& state) {
     next.schedules.source = "plan";
     next.schedules.microbatches = 32;
     next.schedules.time = 0;
-    apply_from_ui(state, next, tr("schedules.gpt_case_done"));
+    apply_from_ui(state, next, tr("sched.gpt_case_done"));
     if (!schedules_plan(state) && !inter_planning(state.alpa.inter))
       start_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
   }
@@ -189,20 +189,20 @@ void draw_playback(AppState& state) {
     state.schedules.controls_px[name] = {a.x, a.y, b.x - a.x, b.y - a.y};
     return pressed;
   };
-  if (button("schedules.to_start", "start")) s.time = 0, s.playing = false;
+  if (button("sched.to_start", "start")) s.time = 0, s.playing = false;
   ImGui::SameLine();
-  if (button("schedules.step_back", "back")) s.time = schedule_step_time(view, s.time, -1), s.playing = false;
+  if (button("sched.step_back", "back")) s.time = schedule_step_time(view, s.time, -1), s.playing = false;
   ImGui::SameLine();
-  if (button(s.playing ? "schedules.pause" : "schedules.play", "play")) {
+  if (button(s.playing ? "sched.pause" : "sched.play", "play")) {
     if (!s.playing && s.time >= view.makespan) s.time = 0;   // played to the end: from the start again
     s.playing = !s.playing;
   }
   ImGui::SameLine();
-  if (button("schedules.step", "step")) s.time = schedule_step_time(view, s.time, +1), s.playing = false;
+  if (button("sched.step", "step")) s.time = schedule_step_time(view, s.time, +1), s.playing = false;
   ImGui::SameLine();
-  if (button("schedules.to_end", "end")) s.time = view.makespan, s.playing = false;
+  if (button("sched.to_end", "end")) s.time = view.makespan, s.playing = false;
   ImGui::SameLine(0, font);
-  ImGui::TextUnformatted(tr("schedules.speed"));
+  ImGui::TextUnformatted(tr("sched.speed"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(font * 7);
   float speed = float(s.speed);
@@ -216,7 +216,7 @@ void draw_playback(AppState& state) {
     s.playing = false;
   }
   ImGui::SameLine();
-  ImGui::Text(tr("schedules.cursor"), time_text(s, s.time).c_str(), have ? schedule_step_index(view.step_times, s.time) : 0,
+  ImGui::Text(tr("sched.cursor"), time_text(s, s.time).c_str(), have ? schedule_step_index(view.step_times, s.time) : 0,
               have ? int(view.step_times.size()) - 1 : 0);
   if (!have) ImGui::EndDisabled();
 }
@@ -227,9 +227,9 @@ void draw_figures(const AppState& state) {
   const ScheduleSettings& s = state.settings.schedules;
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##figures", 10, flags)) return;
-  const char* heads[] = {"schedules.col_schedule", "schedules.col_makespan", "schedules.col_bubble",   "schedules.col_bubble_pct",
-                         "schedules.col_published", "schedules.col_peak",    "schedules.col_peak_pub", "schedules.col_params",
-                         "schedules.col_sends",    "schedules.col_now"};
+  const char* heads[] = {"sched.col_schedule", "sched.col_makespan", "sched.col_bubble",   "sched.col_bubble_pct",
+                         "sched.col_published", "sched.col_peak",    "sched.col_peak_pub", "sched.col_params",
+                         "sched.col_sends",    "sched.col_now"};
   for (const char* h : heads) ImGui::TableSetupColumn(tr(h));
   ImGui::TableHeadersRow();
   for (const ScheduleRun& run : view.report->runs) {
@@ -302,11 +302,11 @@ void draw_schedule_chart(AppState& state, const ScheduleRun& run, double t_end, 
   for (int d = 0; d < P; ++d) {
     const float y = device_y(d);
     dl->AddRectFilled(ImVec2(x_at0, y + 1), ImVec2(x_at0 + plot_w, y + lane - 1), kLaneBg);
-    std::snprintf(buf, sizeof buf, tr("schedules.device"), d);
+    std::snprintf(buf, sizeof buf, tr("sched.device"), d);
     dl->AddText(ImVec2(p.x, y + lane * 0.5f - font * 0.5f), text_dim, buf);
     if (links) dl->AddRectFilled(ImVec2(x_at0, y + lane + 1), ImVec2(x_at0 + plot_w, y + lane + link_h - 1), kLinkBg);
     // Its idle time, at the right: the bubble the figures add up.
-    std::snprintf(buf, sizeof buf, tr("schedules.idle"), time_text(s, r.bubble_ms[size_t(d)]).c_str());
+    std::snprintf(buf, sizeof buf, tr("sched.idle"), time_text(s, r.bubble_ms[size_t(d)]).c_str());
     dl->AddText(ImVec2(x_at0 + plot_w + font * 0.4f, y + lane * 0.5f - font * 0.5f), text_dim, buf);
   }
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -339,7 +339,7 @@ void draw_schedule_chart(AppState& state, const ScheduleRun& run, double t_end, 
   dl->PopClipRect();
   // The memory lanes: each device's activations in flight, a step curve filled to its level.
   const float mem_top = device_y(P) + font * 0.35f;
-  dl->AddText(ImVec2(p.x, mem_top - font * 0.1f), text_dim, tr("schedules.memory"));
+  dl->AddText(ImVec2(p.x, mem_top - font * 0.1f), text_dim, tr("sched.memory"));
   for (int d = 0; d < P; ++d) {
     const float y0 = mem_top + font * 0.9f + float(d) * mem_h, y1 = y0 + mem_h - 1;
     dl->AddRectFilled(ImVec2(x_at0, y0), ImVec2(x_at0 + plot_w, y1), kLinkBg);
@@ -354,7 +354,7 @@ void draw_schedule_chart(AppState& state, const ScheduleRun& run, double t_end, 
     // Its peak as a tick line across the lane, and as a number at the right.
     const float peak_y = y1 - float(r.peak_inflight[size_t(d)] / peak_scale) * (y1 - y0);
     dl->AddLine(ImVec2(x_at0, peak_y), ImVec2(x_at0 + plot_w, peak_y), IM_COL32(255, 255, 255, 70), 1.0f);
-    std::snprintf(buf, sizeof buf, tr("schedules.peak_at"), d, num(r.peak_inflight[size_t(d)]).c_str());
+    std::snprintf(buf, sizeof buf, tr("sched.peak_at"), d, num(r.peak_inflight[size_t(d)]).c_str());
     // No taller than its lane, so the labels of many devices do not overlap.
     const float label_font = std::min(font * 0.8f, mem_h);
     dl->AddText(ImGui::GetFont(), label_font, ImVec2(x_at0 + plot_w + font * 0.4f, y0 + (mem_h - label_font) * 0.5f), text_dim, buf);
@@ -370,16 +370,16 @@ void draw_schedule_chart(AppState& state, const ScheduleRun& run, double t_end, 
   }
   if (hovered && ImGui::IsItemHovered()) {
     if (hovered->kind == PassKind::send)
-      ImGui::SetTooltip(tr("schedules.send_tip"), hovered->device, hovered->to_device, hovered->microbatch,
-                        tr(hovered->gradient ? "schedules.gradient" : "schedules.activation"), time_text(s, hovered->start_ms).c_str(),
+      ImGui::SetTooltip(tr("sched.send_tip"), hovered->device, hovered->to_device, hovered->microbatch,
+                        tr(hovered->gradient ? "sched.gradient" : "sched.activation"), time_text(s, hovered->start_ms).c_str(),
                         time_text(s, hovered->end_ms).c_str());
     else
-      ImGui::SetTooltip(tr("schedules.pass_tip"), pass_kind_letter(hovered->kind), hovered->microbatch, hovered->microbatch, hovered->stage,
+      ImGui::SetTooltip(tr("sched.pass_tip"), pass_kind_letter(hovered->kind), hovered->microbatch, hovered->microbatch, hovered->stage,
                         hovered->device,
-                        tr(hovered->kind == PassKind::forward    ? "schedules.kind_f"
-                           : hovered->kind == PassKind::weight   ? "schedules.kind_w"
-                           : hovered->whole_backward             ? "schedules.kind_b_whole"
-                                                                 : "schedules.kind_b_input"),
+                        tr(hovered->kind == PassKind::forward    ? "sched.kind_f"
+                           : hovered->kind == PassKind::weight   ? "sched.kind_w"
+                           : hovered->whole_backward             ? "sched.kind_b_whole"
+                                                                 : "sched.kind_b_input"),
                         time_text(s, hovered->start_ms).c_str(), time_text(s, hovered->end_ms).c_str());
   }
 }
@@ -400,10 +400,10 @@ void legend(ImU32 color, const char* key, bool hatched = false) {
 
 // What each schedule does, and why zero bubble and DualPipe shrink the bubble.
 void draw_explanation() {
-  if (!ImGui::CollapsingHeader(tr_id("schedules.about").c_str())) return;
+  if (!ImGui::CollapsingHeader(tr_id("sched.about").c_str())) return;
   ImGui::PushTextWrapPos(0);
-  for (const char* key : {"schedules.about_gpipe", "schedules.about_1f1b", "schedules.about_interleaved", "schedules.about_zb",
-                          "schedules.about_zbv", "schedules.about_dualpipe", "schedules.about_figures"})
+  for (const char* key : {"sched.about_gpipe", "sched.about_1f1b", "sched.about_interleaved", "sched.about_zb",
+                          "sched.about_zbv", "sched.about_dualpipe", "sched.about_figures"})
     ImGui::BulletText("%s", tr(key));
   ImGui::PopTextWrapPos();
 }
@@ -420,7 +420,7 @@ void draw_schedules_panel(AppState& state, const PanelRect& rect) {
   // Playback moves by the frame's wall time; the cursor is re-read below in the same frame.
   advance_schedule_playback(state.settings.schedules, state.schedules, ImGui::GetIO().DeltaTime);
   ImGui::PushTextWrapPos(0);
-  ImGui::TextDisabled("%s", tr("schedules.intro"));
+  ImGui::TextDisabled("%s", tr("sched.intro"));
   ImGui::PopTextWrapPos();
   draw_explanation();
   draw_inputs(state);
@@ -430,7 +430,7 @@ void draw_schedules_panel(AppState& state, const PanelRect& rect) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
     // No plan yet is the one error the tab words itself (the Plan button is above it); the
     // others are the core's messages, which name the field.
-    ImGui::TextWrapped("%s", view.error->code == "not_ready" ? tr("schedules.no_plan") : view.error->message.c_str());
+    ImGui::TextWrapped("%s", view.error->code == "not_ready" ? tr("sched.no_plan") : view.error->message.c_str());
     ImGui::PopStyleColor();
     ImGui::End();
     return;
@@ -441,13 +441,13 @@ void draw_schedules_panel(AppState& state, const PanelRect& rect) {
   }
   draw_playback(state);
   draw_figures(state);
-  ImGui::TextDisabled("%s", tr("schedules.legend"));
-  legend(microbatch_color(0, PassKind::forward), "schedules.legend_f");
-  legend(microbatch_color(0, PassKind::backward), "schedules.legend_b");
-  legend(microbatch_color(0, PassKind::weight), "schedules.legend_w", true);
-  legend(kSendForward, "schedules.legend_send");
-  legend(kSendGradient, "schedules.legend_send_back");
-  legend(kCursorColor, "schedules.legend_cursor");
+  ImGui::TextDisabled("%s", tr("sched.legend"));
+  legend(microbatch_color(0, PassKind::forward), "sched.legend_f");
+  legend(microbatch_color(0, PassKind::backward), "sched.legend_b");
+  legend(microbatch_color(0, PassKind::weight), "sched.legend_w", true);
+  legend(kSendForward, "sched.legend_send");
+  legend(kSendGradient, "sched.legend_send_back");
+  legend(kCursorColor, "sched.legend_cursor");
   // Both schedules on one time axis, stacked, sharing the memory scale: lengths and heights compare directly.
   double peak_scale = 0;
   for (const ScheduleRun& run : view.report->runs)
@@ -462,7 +462,7 @@ void draw_schedules_panel(AppState& state, const PanelRect& rect) {
     ImGui::Text("%s", schedule_name(run.result.kind));
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    ImGui::TextDisabled(tr("schedules.chart_title"), time_text(state.settings.schedules, run.result.makespan_ms).c_str(),
+    ImGui::TextDisabled(tr("sched.chart_title"), time_text(state.settings.schedules, run.result.makespan_ms).c_str(),
                         format_percent(run.result.bubble_fraction).c_str(), run.result.stages);
     draw_schedule_chart(state, run, view.makespan, peak_scale, h);
     ImGui::PopID();
