@@ -148,8 +148,16 @@ void draw_plan_source(AppState& state) {
   if (inter_planning(state.alpa.inter)) {
     ImGui::TextDisabled(tr("sched.planning"), 100 * inter_plan_progress(state.alpa.inter));
   } else if (!schedules_plan(state)) {
-    if (ImGui::Button(tr_id("sched.plan_now").c_str()))
-      start_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
+    const AlpaInputs in = alpa_inputs(state);
+    const bool failed = state.alpa.inter.error && state.alpa.inter.key == inter_key(in);
+    // The reader chose the plan's stages: plan them in the workers at once, as the Plan button
+    // would, unless planning these inputs failed (then its message, and the button to retry).
+    if (!failed) {
+      start_inter_plan(state.alpa.inter, in, state.graph, state.cluster);
+    } else {
+      ImGui::TextDisabled("%s", state.alpa.inter.error->message.c_str());
+      if (ImGui::Button(tr_id("sched.plan_now").c_str())) start_inter_plan(state.alpa.inter, in, state.graph, state.cluster);
+    }
   } else {
     std::string stages;
     for (double x : state.schedules.plan_latency_ms) stages += (stages.empty() ? "" : ", ") + format_ms(x);
