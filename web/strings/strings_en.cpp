@@ -703,7 +703,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"sched.comm", "send"},
     {"sched.times_tip", "Per device and micro-batch: F the forward, B the whole backward (input and weight gradients, as DeepSeek-V3's Table 2 counts it), W its weight-gradient part (W <= B), send one transfer between devices. v: chunks per device of interleaved 1F1B (micro-batches a multiple of the devices). DualPipe needs an even number of devices and at least 2 x devices micro-batches. Enter applies."},
     {"sched.planning", "planning the pipeline: %.0f%%"},
-    {"sched.no_plan", "There is no pipeline plan for the current model and cluster yet: press \"Plan the pipeline\" above (or Plan in the Alpa inter-op tab)."},
+    {"sched.no_plan", "The pipeline plan of the current model and cluster is not there yet: the tab plans it (in the workers) and shows its stages as soon as it is done."},
     {"sched.plan_now", "Plan the pipeline"},
     {"sched.plan_stages", "%s on %s: %d stages of %s; a send %s"},
     {"sched.gpt_case", "Lecture 6.3: GPT on 4 x 8"},

@@ -703,7 +703,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"sched.comm", "发送"},
     {"sched.times_tip", "每个设备、每个 micro-batch：F 为前向，B 为整个反向（输入梯度和权重梯度，按 DeepSeek-V3 表 2 的算法），W 为其中的权重梯度部分（W <= B），发送为设备间的一次传输。v：交错 1F1B 每个设备上的模型块数（micro-batch 数须为设备数的倍数）。DualPipe 需要偶数个设备，且 micro-batch 数至少为设备数的 2 倍。按回车生效。"},
     {"sched.planning", "正在规划流水线：%.0f%%"},
-    {"sched.no_plan", "当前模型和集群还没有流水线方案：请点击上面的“规划流水线”（或在 Alpa 算子间页点击“规划”）。"},
+    {"sched.no_plan", "当前模型和集群的流水线方案还没有：本页会自动规划（在后台 worker 中），完成后立即显示它的各级。"},
     {"sched.plan_now", "规划流水线"},
     {"sched.plan_stages", "%s 在 %s 上：%d 级，各级 %s；一次发送 %s"},
     {"sched.gpt_case", "第 6.3 节：4 × 8 卡上的 GPT"},

@@ -178,7 +178,7 @@ bool refresh_schedules_view(SchedulesView& view, const ScheduleSettings& s, cons
   view.plan_send_ms = r.stage_send_ms;
   ++view.revision;
   if (no_plan) {
-    view.error = make_error("not_ready", "there is no pipeline plan for the current model and cluster yet: press Plan the pipeline in the Schedules tab, or Plan in the Alpa inter-op tab",
+    view.error = make_error("not_ready", "there is no pipeline plan for the current model and cluster yet: the Schedules tab plans it when shown (or press Plan in the Alpa inter-op tab)",
                             "schedules.source");
     return true;
   }
