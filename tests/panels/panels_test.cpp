@@ -22,6 +22,7 @@
 #include "page_strings.h"
 #include "panel_registry.h"
 #include "panel_table.h"
+#include "schedules_state.h"
 #include "panels.h"
 #include "task_kind_style.h"
 #include "trace_export.h"
@@ -363,4 +364,48 @@ TEST_CASE("the inter-op panel plans by itself and shows the terms of the total, 
   CHECK(text.find("Byhand:") != std::string::npos);
   CHECK(text.find("Why1F1Btakeslongerhere") != std::string::npos);
   CHECK(text.find(unspaced(tr("inter.idle_legend"))) != std::string::npos);
+}
+
+TEST_CASE("the Schedules panel draws two 8 x 64 schedules with the CLI's figures, plays, and plans the pipeline it shows") {
+  AppState state;
+  REQUIRE(init_app_state(state).ok());
+  REQUIRE(apply_settings_json(state, R"({"schedules":{"first":"1f1b","second":"zb-h1","devices":8,"microbatches":64,"time":0}})").ok());
+  show_panel(state, "schedules");
+  check_panel_window("window.schedules", last_layout().schedules);
+  REQUIRE(state.schedules.report);
+  CHECK(state.schedules.drawn_revision == state.schedules.revision);
+  // The figures table shows each makespan as the CLI prints it (%.4g): 1F1B 8 x 64 with F 1, B 2
+  // is 64 x 3 + 7 x 3 = 213.
+  const std::string text = drawn_text(*window_of("window.schedules"));
+  CHECK(text.find("1f1b") != std::string::npos);
+  CHECK(text.find("zb-h1") != std::string::npos);
+  CHECK(state.schedules.report->runs[0].result.makespan_ms == 213);
+  CHECK(text.find("213") != std::string::npos);
+  // Play moves the cursor by the frames' time; Pause (playing false) holds it.
+  state.settings.schedules.playing = true;
+  for (int i = 0; i < 6; ++i) draw_frame(state);
+  const double t = state.settings.schedules.time;
+  CHECK(t > 0);
+  CHECK(t == doctest::Approx(6 * (1.0 / 60.0) * state.schedules.makespan / kSecondsPerMakespan).epsilon(0.05));
+  state.settings.schedules.playing = false;
+  draw_frame(state);
+  CHECK(state.settings.schedules.time == t);
+  // The playback buttons were drawn where result().schedules.controls reports them (the browser test clicks there).
+  bool found = false;
+  for (const auto& c : state.schedules.controls_px) found |= c.first == "step";
+  CHECK(found);
+  // The plan source without a plan: the tab plans the pipeline itself (no button to press),
+  // then shows the plan's stages under both schedules, one device per stage.
+  REQUIRE(apply_settings_json(state, R"({"model":"transformer:layers=4","cluster":"lecture:1x4","mesh":"1x4","schedules":{"source":"plan","devices":4,"microbatches":8}})").ok());
+  // The planning advances once per frame number (advance_inter_plan), which main.cpp counts.
+  for (int i = 0; i < 20000 && !(schedules_plan(state) && state.schedules.report && !state.schedules.plan_latency_ms.empty()); ++i) {
+    ++state.frame_stats.frames;
+    draw_frame(state);
+  }
+  INFO("tab: ", state.schedules.error ? state.schedules.error->message : std::string("-"), "; plan: ",
+       state.alpa.inter.error ? state.alpa.inter.error->message : std::string("-"), "; planning ", inter_planning(state.alpa.inter));
+  REQUIRE(state.schedules.report);
+  REQUIRE(schedules_plan(state) != nullptr);
+  CHECK(state.schedules.report->runs[0].result.devices == int(schedules_plan(state)->stages.size()));
+  CHECK(state.schedules.plan_latency_ms.size() == schedules_plan(state)->stages.size());
 }

@@ -301,7 +301,7 @@ TEST_CASE("the page keeps drawing only while work advances without input") {
 }
 
 TEST_CASE("the panels table: every tab brings its first panel to the front, every panel lives in one tab") {
-  CHECK(tab_count() == 9);
+  CHECK(tab_count() == 10);
   CHECK(panel_names().size() == panel_table().size());
   for (int t = 0; t < tab_count(); ++t) {
     CAPTURE(t);

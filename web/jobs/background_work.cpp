@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "schedules_state.h"
 #include "strategy_text.h"
 
 namespace autopar::web {
@@ -18,7 +19,8 @@ bool has_background_work(const AppState& state) {
          (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
          (compare_shown && state.compare.compute_pending) || (compare_running(state.compare) && in_process) ||
          (state.alpa.inter.job.has_value() && in_process) || state.alpa.inter.start_waiting || (lecture_planning(state.lecture) && in_process) ||
-         (intra_planning(state.alpa.intra) && in_process) || (export_pending(state.export_view.job) && in_process);
+         (intra_planning(state.alpa.intra) && in_process) || (export_pending(state.export_view.job) && in_process) ||
+         schedules_playing(state);   // the Schedules tab's playback moves by the clock
 }
 
 void advance_background_work(AppState& state, double budget_ms) {

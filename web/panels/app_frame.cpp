@@ -25,7 +25,7 @@ AppLayout compute_layout(ImVec2 display, float menu_height, float tabs_height, f
   l.notice = {ImVec2(0, display.y - notice_height), ImVec2(display.x, notice_height)};
   l.search = {ImVec2(0, top), ImVec2(display.x, body_h)};
   l.accuracy = l.search;
-  l.lecture = l.exercises = l.compare = l.intra = l.inter = l.search;
+  l.lecture = l.exercises = l.compare = l.intra = l.inter = l.schedules = l.search;
   if (display.x < 960.0f * ui_scale) {
     // Narrow: each tab's windows stacked.
     const float model_h = std::floor(body_h * 0.55f);

@@ -2,6 +2,7 @@
 // and out, a status instead of an exception. Each returns a pointer to a static string that
 // stays valid until the next call of the same function.
 #include "js_hook.h"
+#include "schedules_state.h"
 
 #include <emscripten.h>
 
@@ -184,6 +185,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
     autopar::web::refresh_intra_plan(*g_state);
     autopar::web::refresh_inter_plan(*g_state);
     autopar::web::refresh_exercise_data(*g_state);
+    autopar::web::refresh_schedules(*g_state);
   }
   if (!g_state) {
     out = "null";

@@ -115,6 +115,7 @@ Status validate_settings_values(const Settings& s) {
   // Its seed is the page's one seed, checked above.
   if (auto st = validate(accuracy, [](const std::string& f) { return f == "seed" ? f : "accuracy." + f; }); !st.ok()) return st;
   if (auto language = parse_language(s.lang, "lang"); !language.ok()) return language.error();
+  if (auto st = validate_schedule_settings(s.schedules); !st.ok()) return st;
   for (const auto& p : panel_names())
     if (p == s.panel) return Ok{};
   return make_error("bad_value", "panel \"" + s.panel + "\" is unknown; use one of " + join(panel_names(), ", "), "panel");

@@ -20,6 +20,7 @@
 #include "accuracy_job.h"
 #include "flexflow_view.h"
 #include "inter_operation.h"
+#include "schedules_view.h"
 #include "search_job.h"
 #include "exercises.h"
 #include "lecture_state.h"
@@ -70,6 +71,7 @@ struct Settings {
   bool remat = false;                        // recomputation, likewise
   SearchSettings search;
   AccuracySettings accuracy;
+  ScheduleSettings schedules;                // the Schedules tab's inputs and cursor (schedules_view.h)
   std::string panel = "model";               // the panel in front
   std::string scenario;                      // the lecture scenario shown in the Lecture tab; empty = none
   std::string lang = "en";                   // the page's language: "en" or "zh" (page_strings.h)
@@ -77,7 +79,7 @@ struct Settings {
     return model == o.model && model_json == o.model_json && cluster == o.cluster && custom_cluster == o.custom_cluster &&
            mesh == o.mesh && strategy == o.strategy && beta == o.beta && seed == o.seed && microbatches == o.microbatches &&
            ignore_boundaries == o.ignore_boundaries && precision == o.precision && zero == o.zero && remat == o.remat &&
-           search == o.search && accuracy == o.accuracy && panel == o.panel && scenario == o.scenario && lang == o.lang;
+           search == o.search && accuracy == o.accuracy && schedules == o.schedules && panel == o.panel && scenario == o.scenario && lang == o.lang;
   }
 };
 
@@ -143,6 +145,7 @@ struct AppState {
   CompareState compare;              // the Compare tab's FlexFlow-vs-Alpa result
   ExercisesState exercises;          // the Exercises tab's inputs and answers
   AlpaView alpa;                     // the Alpa intra-op and inter-op plans (alpa_view.h)
+  SchedulesView schedules;           // the Schedules tab's simulated schedules (schedules_view.h)
   ExportView export_view;            // the text last exported through the Export menu
   TimelineViewState timeline;
   int64_t random_strategy_seed = 1;  // the Strategy panel's seed for the Random button

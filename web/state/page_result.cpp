@@ -97,6 +97,7 @@ Json result_to_json(const AppState& state) {
   j["accuracy"] = accuracy_result_json(state.accuracy);
   j["scenario"] = lecture_result_json(state.lecture);
   j["compare"] = compare_result_json(state.compare);
+  j["schedules"] = schedules_result_json(state.schedules, state.settings.schedules);
   j["exercise"] = exercise_result_json(state);
   j["frame_ms"] = frame_stats_json(state.frame_stats);
   // The About box's GLPK version, as the workers reported it (null before: the page links none).

@@ -179,6 +179,8 @@ Status merge_settings_fields(const Json& j, Settings& next) {
       st = merge_search_object(v, next.search);
     } else if (key == "accuracy") {
       st = merge_accuracy_object(v, next.accuracy);
+    } else if (key == "schedules") {
+      st = merge_schedule_settings(v, next.schedules);
     } else if (key == "lang" || key == "panel") {
       if (!v.is_string())
         st = key == "lang" ? wrong_type("lang", "\"en\" (English) or \"zh\" (Chinese)") : wrong_type("panel", "a string: " + join(panel_names(), ", "));
@@ -186,7 +188,7 @@ Status merge_settings_fields(const Json& j, Settings& next) {
     } else {
       st = make_error("unknown_field",
                       "the state has no field \"" + key +
-                          "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, panel, scenario, lang, exercise, lecture_prediction, intra",
+                          "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, schedules, panel, scenario, lang, exercise, lecture_prediction, intra",
                       key);
     }
     if (!st.ok()) return st;
@@ -348,6 +350,7 @@ Json settings_to_json(const Settings& s) {
   j["search"] = Json{{"running", s.search.running}, {"steps", s.search.steps}, {"budget_ms", s.search.budget_ms},
                      {"init", s.search.init}};
   j["accuracy"] = Json{{"samples", s.accuracy.samples}};
+  j["schedules"] = schedule_settings_to_json(s.schedules);
   j["panel"] = s.panel;
   j["scenario"] = s.scenario;
   j["lang"] = s.lang;

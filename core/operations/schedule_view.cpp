@@ -1,0 +1,153 @@
+// The page's view of pipeline schedules. See schedule_view.h.
+#include "schedule_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace autopar {
+namespace {
+
+// The page names its fields without the CLI's dashes ("--stages" is the tab's "devices").
+std::string page_field(const std::string& cli_path) {
+  if (cli_path == "--stages" || cli_path == "devices") return "devices";
+  if (cli_path == "--microbatches") return "microbatches";
+  if (cli_path == "--v") return "interleave";
+  if (cli_path.rfind("--", 0) == 0) return cli_path.substr(2);
+  return cli_path;
+}
+
+double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
+}  // namespace
+
+Result<ScheduleInput> schedule_input_from_latencies(ScheduleKind kind, const std::vector<double>& latency_ms, int microbatches,
+                                                    int interleave, double send_ms) {
+  if (latency_ms.empty()) return make_error(ErrorCode::bad_value, "a pipeline needs at least one stage; plan the pipeline first", "stage_latency_ms");
+  for (size_t d = 0; d < latency_ms.size(); ++d)
+    if (!std::isfinite(latency_ms[d]) || latency_ms[d] < 0)
+      return make_error(ErrorCode::out_of_range, "stage " + std::to_string(d) + "'s latency must be a finite time >= 0",
+                        "stage_latency_ms[" + std::to_string(d) + "]");
+  if (!std::isfinite(send_ms) || send_ms < 0) return make_error(ErrorCode::out_of_range, "the send time must be a finite time >= 0", "comm");
+  ScheduleInput in;
+  in.kind = kind;
+  in.devices = int(latency_ms.size());
+  in.microbatches = microbatches;
+  in.interleave = interleave;
+  in.send_ms = send_ms;
+  const int devices = in.devices;
+  const int chunks = std::max(1, schedule_chunks_per_device(kind, interleave));
+  const int stages = std::max(0, stage_count(kind, devices, interleave));
+  for (int s = 0; s < stages; ++s) {
+    const int d = std::clamp(stage_device(kind, devices, interleave, s, 0), 0, devices - 1);
+    const double share = latency_ms[size_t(d)] / chunks;
+    const double b = share * 2.0 / 3.0;
+    in.forward_ms.push_back(share / 3.0);
+    in.backward_ms.push_back(b);
+    in.weight_ms.push_back(b / 2.0);
+  }
+  return in;
+}
+
+Result<ScheduleReport> run_schedule_compare(const ScheduleCompareRequest& request) {
+  if (request.kinds.empty()) return make_error(ErrorCode::bad_value, "choose at least one schedule", "schedules");
+  if (request.stage_latency_ms.empty()) {
+    ScheduleRequest r;
+    r.kinds = request.kinds;
+    r.devices = request.devices;
+    r.microbatches = request.microbatches;
+    r.interleave = request.interleave;
+    r.f = request.f;
+    r.b = request.b;
+    r.w = request.w;
+    r.comm = request.comm;
+    auto report = run_schedule_request(r);
+    if (!report.ok()) {
+      Error e = report.error();
+      e.path = page_field(e.path);
+      return e;
+    }
+    return report;
+  }
+  ScheduleReport report;
+  const std::vector<double>& lat = request.stage_latency_ms;
+  report.request.kinds = request.kinds;
+  report.request.devices = int(lat.size());
+  report.request.microbatches = request.microbatches;
+  report.request.interleave = request.interleave;
+  report.request.f = lat[0] / 3.0;
+  report.request.b = lat[0] * 2.0 / 3.0;
+  report.request.w = report.request.b / 2.0;
+  report.request.comm = request.stage_send_ms;
+  // Uniform latencies and no sends: the published closed forms hold, so the tab can show them.
+  const bool uniform = std::all_of(lat.begin(), lat.end(), [&](double x) { return x == lat[0]; }) && !(request.stage_send_ms > 0);
+  for (ScheduleKind kind : request.kinds) {
+    auto in = schedule_input_from_latencies(kind, lat, request.microbatches, request.interleave, request.stage_send_ms);
+    if (!in.ok()) return in.error();
+    ScheduleRun run;
+    run.input = in.value();
+    auto r = simulate_schedule(run.input);
+    if (!r.ok()) {
+      Error e = r.error();
+      if (request.kinds.size() > 1) e.message = std::string(schedule_name(kind)) + ": " + e.message;
+      return e;
+    }
+    run.result = std::move(r.value());
+    if (uniform) {
+      const double f = report.request.f, b = report.request.b, w = report.request.w;
+      run.published_bubble = published_bubble(kind, run.input.devices, request.interleave, f, b, w);
+      if (!(kind == ScheduleKind::interleaved && request.microbatches == run.input.devices))
+        run.published_peak = published_peak_inflight(kind, run.input.devices, request.interleave, request.microbatches);
+    }
+    report.runs.push_back(std::move(run));
+  }
+  return report;
+}
+
+Json schedule_figures_json(const ScheduleRun& run) {
+  const ScheduleResult& r = run.result;
+  Json j = {{"schedule", schedule_name(r.kind)}, {"devices", r.devices}, {"microbatches", r.microbatches}, {"stages", r.stages}};
+  if (r.kind == ScheduleKind::interleaved) j["v"] = r.interleave;
+  j["makespan"] = r.makespan_ms;
+  j["bubble"] = r.bubble_ms;
+  j["bubble_fraction"] = r.bubble_fraction;
+  j["peak_inflight"] = r.peak_inflight;
+  j["parameter_copies"] = schedule_parameter_copies(r.kind);
+  j["sends"] = r.sends;
+  if (run.published_bubble >= 0) j["published_bubble"] = run.published_bubble;
+  if (run.published_peak >= 0) j["published_peak_inflight"] = run.published_peak;
+  j["bubble_max"] = max_of(r.bubble_ms);
+  j["peak_inflight_max"] = max_of(r.peak_inflight);
+  return j;
+}
+
+std::vector<double> schedule_step_times(const ScheduleResult& r) {
+  std::vector<double> t;
+  t.reserve(r.passes.size() * 2 + 1);
+  t.push_back(0);
+  for (const SchedulePass& p : r.passes) {
+    t.push_back(p.start_ms);
+    t.push_back(p.end_ms);
+  }
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
+int schedule_step_index(const std::vector<double>& step_times, double t) {
+  const auto it = std::upper_bound(step_times.begin(), step_times.end(), t);
+  return it == step_times.begin() ? 0 : int(it - step_times.begin()) - 1;
+}
+
+double inflight_at(const std::vector<InflightPoint>& curve, double t) {
+  const auto it = std::upper_bound(curve.begin(), curve.end(), t, [](double x, const InflightPoint& p) { return x < p.time_ms; });
+  return it == curve.begin() ? 0 : std::prev(it)->inflight;
+}
+
+int passes_done_at(const ScheduleResult& r, double t) {
+  int n = 0;
+  for (const SchedulePass& p : r.passes)
+    if (p.kind != PassKind::send && p.end_ms <= t) ++n;
+  return n;
+}
+
+}  // namespace autopar
