@@ -525,7 +525,16 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
       if (s.done(M)) continue;
       const double now = t.free_at(d);
       // Candidates by priority, each with its ready time (kUnknown: not yet).
-      std::vector<std::pair<Step, double>> cand;
+      // At most two backwards and two forwards: a fixed array (this loop runs per pass per device).
+      struct Candidates {
+        std::pair<Step, double> items[4];
+        size_t n = 0;
+        void push_back(const std::pair<Step, double>& c) { items[n++] = c; }
+        size_t size() const { return n; }
+        const std::pair<Step, double>& operator[](size_t i) const { return items[i]; }
+        const std::pair<Step, double>* begin() const { return items; }
+        const std::pair<Step, double>* end() const { return items + n; }
+      } cand;
       for (int leg : {policy.up_leg_backward_first ? 1 : 0, policy.up_leg_backward_first ? 0 : 1})
         if (s.b[leg] < s.f[leg]) {
           Step b{PassKind::backward, stage_of(d, leg), s.b[leg], 0, true, false};
@@ -603,6 +612,16 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
 Orders zb_v_orders(const ScheduleInput& in) {
   // Every variant stalled: no order (an empty list).
   std::pair<Orders, double> best{{}, std::numeric_limits<double>::infinity()};
+  // No order beats the busiest device's own work: a variant that reaches it ends the search.
+  double bound = 0;
+  for (int d = 0; d < in.devices; ++d) {
+    double work = 0;
+    for (int leg = 0; leg < 2; ++leg) {
+      const size_t st = size_t(leg == 0 ? d : 2 * in.devices - 1 - d);
+      work += (in.forward_ms[st] + in.backward_ms[st]) * in.microbatches;
+    }
+    bound = std::max(bound, work);
+  }
   for (bool up : {true, false})
     for (bool gaps : {true, false})
       for (bool free_full : {true, false})
@@ -614,6 +633,7 @@ Orders zb_v_orders(const ScheduleInput& in) {
           policy.w_only_in_gaps = gaps;
           policy.free_when_full = free_full;
           policy.eager_w = eager;
+          if (best.second <= bound * (1 + 1e-12)) return best.first;
           auto o = zb_v_orders(in, policy);
           if (o.second < best.second) best = std::move(o);
         }
