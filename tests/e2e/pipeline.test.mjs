@@ -61,14 +61,14 @@ async function liveChecks(page, base) {
   check('t_max is larger than every stage latency, and the lanes (latency + receive) show why',
         t && t.t_max > maxLatency && t.lanes.some((l) => l === t.t_max), `t_max ${t?.t_max}, largest latency ${maxLatency}`);
   // 3. The schedules explain themselves: 1F1B slower here, the sentence says why, with the charts' numbers.
-  const s = r.schedules;
+  const s = r.inter_schedules;
   check('here 1F1B takes longer than GPipe, and the tab says why (send/recv against the stage, memory)',
         s && s['1f1b'].makespan_ms > s.gpipe.makespan_ms && /Why 1F1B takes longer here/.test(s.explanation) &&
         /each way/.test(s.explanation) && s.gpipe.peak_in_flight === 32 && s['1f1b'].peak_in_flight < 32 &&
         s['1f1b'].idle_ms > s.gpipe.idle_ms, s?.explanation);
   await st({ lang: 'zh' });
   const zh = await page.evaluate(() => window.autopar.result());
-  check('the explanation is in Chinese on the Chinese page', /1F1B 更慢/.test(zh.schedules?.explanation || ''), zh.schedules?.explanation);
+  check('the explanation is in Chinese on the Chinese page', /1F1B 更慢/.test(zh.inter_schedules?.explanation || ''), zh.inter_schedules?.explanation);
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-pipeline-zh.png') });
   await st({ lang: 'en' });

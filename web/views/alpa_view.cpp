@@ -534,7 +534,7 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
                              {"peak_in_flight", r.peak_in_flight}};
     }
     schedules["explanation"] = schedule_explanation(*inter, gpipe, f1b, in.microbatches);
-    j["schedules"] = schedules;
+    j["inter_schedules"] = schedules;   // "schedules" is the Schedules tab's (page_result.cpp)
   } else if (view.inter.error && view.inter.key == inter_key(in)) {
     j["inter_error"] = error_to_json(*view.inter.error);
   }
