@@ -32,7 +32,9 @@ Json pass_json(const SchedulePass& p) {
   return j;
 }
 
-Json run_json(const ScheduleRun& run, bool with_passes) {
+}  // namespace
+
+Json schedule_run_json(const ScheduleRun& run, bool with_passes) {
   const ScheduleResult& r = run.result;
   Json j = {{"schedule", schedule_name(r.kind)}, {"devices", r.devices}, {"microbatches", r.microbatches}, {"stages", r.stages}};
   if (r.kind == ScheduleKind::interleaved) j["v"] = r.interleave;
@@ -51,6 +53,8 @@ Json run_json(const ScheduleRun& run, bool with_passes) {
   }
   return j;
 }
+
+namespace {
 
 double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
@@ -97,7 +101,7 @@ Result<ScheduleReport> run_schedule_request(const ScheduleRequest& request) {
 
 Json ScheduleReport::to_json() const {
   if (runs.size() == 1) {
-    Json j = run_json(runs[0], true);
+    Json j = schedule_run_json(runs[0], true);
     j["f"] = request.f;
     j["b"] = request.b;
     j["w"] = request.w;
@@ -105,7 +109,7 @@ Json ScheduleReport::to_json() const {
     return j;
   }
   Json list = Json::array();
-  for (const ScheduleRun& r : runs) list.push_back(run_json(r, false));
+  for (const ScheduleRun& r : runs) list.push_back(schedule_run_json(r, false));
   return Json{{"devices", request.devices}, {"microbatches", request.microbatches}, {"f", request.f}, {"b", request.b},
               {"w", request.w}, {"comm", request.comm}, {"schedules", std::move(list)}};
 }

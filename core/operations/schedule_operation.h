@@ -41,6 +41,11 @@ struct ScheduleReport {
   std::string to_text() const;
 };
 
+// One run's figures as `schedule --json` names them (schedule, devices, microbatches, stages, v,
+// makespan, bubble, bubble_fraction, peak_inflight, parameter_copies, sends, published_*), and
+// with `with_passes` its passes.
+Json schedule_run_json(const ScheduleRun& run, bool with_passes);
+
 // Simulates each schedule asked for; errors name the field (validate_schedule_input's, or
 // "--f" etc. for the times).
 Result<ScheduleReport> run_schedule_request(const ScheduleRequest& request);

@@ -104,19 +104,9 @@ Result<ScheduleReport> run_schedule_compare(const ScheduleCompareRequest& reques
 }
 
 Json schedule_figures_json(const ScheduleRun& run) {
-  const ScheduleResult& r = run.result;
-  Json j = {{"schedule", schedule_name(r.kind)}, {"devices", r.devices}, {"microbatches", r.microbatches}, {"stages", r.stages}};
-  if (r.kind == ScheduleKind::interleaved) j["v"] = r.interleave;
-  j["makespan"] = r.makespan_ms;
-  j["bubble"] = r.bubble_ms;
-  j["bubble_fraction"] = r.bubble_fraction;
-  j["peak_inflight"] = r.peak_inflight;
-  j["parameter_copies"] = schedule_parameter_copies(r.kind);
-  j["sends"] = r.sends;
-  if (run.published_bubble >= 0) j["published_bubble"] = run.published_bubble;
-  if (run.published_peak >= 0) j["published_peak_inflight"] = run.published_peak;
-  j["bubble_max"] = max_of(r.bubble_ms);
-  j["peak_inflight_max"] = max_of(r.peak_inflight);
+  Json j = schedule_run_json(run, false);   // the CLI's fields, written once (schedule_operation.cpp)
+  j["bubble_max"] = max_of(run.result.bubble_ms);
+  j["peak_inflight_max"] = max_of(run.result.peak_inflight);
   return j;
 }
 
