@@ -490,10 +490,8 @@ Status run_orders(const Orders& orders, Timeline& t) {
 struct ZbvPolicy {
   bool up_leg_first = true;            // among ready forwards, the up leg's first
   bool w_only_in_gaps = true;          // a deferred W only where it fits before the next input
-  bool up_leg_backward_first = true;   // among ready backwards, the up leg's first
   int down_leg_reserve = 1;            // chunks of room the down leg's forwards leave for the up leg
   bool free_when_full = true;          // with no room for a forward, a deferred W before waiting or a forward
-  bool alternate = false;              // after its first B a device runs no two forwards in a row (1F1B's rhythm)
   bool eager_w = false;                // each W right after its B (nothing deferred)
 };
 std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy) {
@@ -509,7 +507,6 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
   struct DeviceState {
     int f[2] = {0, 0}, b[2] = {0, 0};
     int inflight = 0;
-    bool last_forward = false;         // its last pass was an F
     std::deque<Step> pending;
     bool done(int M) const { return f[0] == M && f[1] == M && b[0] == M && b[1] == M && pending.empty(); }
   };
@@ -535,7 +532,7 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
         const std::pair<Step, double>* begin() const { return items; }
         const std::pair<Step, double>* end() const { return items + n; }
       } cand;
-      for (int leg : {policy.up_leg_backward_first ? 1 : 0, policy.up_leg_backward_first ? 0 : 1})
+      for (int leg : {1, 0})   // the up leg's backward first: it is on the critical path
         if (s.b[leg] < s.f[leg]) {
           Step b{PassKind::backward, stage_of(d, leg), s.b[leg], 0, true, false};
           cand.push_back({b, t.ready(b)});
@@ -545,8 +542,7 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
       for (int leg : {policy.up_leg_first ? 1 : 0, policy.up_leg_first ? 0 : 1}) {
         const int room = leg == 0 ? limit - policy.down_leg_reserve : limit;
         if (s.f[leg] < M && s.inflight + 1 > room && (leg == 0 || s.f[1] < s.f[0])) memory_full = true;
-        const bool rhythm = !policy.alternate || s.b[0] + s.b[1] == 0 || !s.last_forward;
-        if (rhythm && s.f[leg] < M && s.inflight + 1 <= room && (leg == 0 || s.f[1] < s.f[0])) {
+        if (s.f[leg] < M && s.inflight + 1 <= room && (leg == 0 || s.f[1] < s.f[0])) {
           Step f{PassKind::forward, stage_of(d, leg), s.f[leg], 0, false, false};
           cand.push_back({f, t.ready(f)});
         }
@@ -578,7 +574,6 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
     if (best_d < 0) break;
     DeviceState& s = st[size_t(best_d)];
     const int leg = best_step.stage == stage_of(best_d, 0) && best_step.stage < P ? 0 : 1;
-    s.last_forward = best_step.kind == PassKind::forward;
     if (best_step.kind == PassKind::forward) { ++s.f[leg]; ++s.inflight; }
     else if (best_step.kind == PassKind::backward) {
       ++s.b[leg];

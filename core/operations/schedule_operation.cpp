@@ -13,12 +13,8 @@ namespace autopar {
 
 namespace {
 
-// A number as short as it reads ("1", "2.5", "0.333").
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+// A number as short as it reads ("1", "2.5", "0.333"): report_text's fmt.
+std::string num(double v) { return fmt("%.4g", v); }
 
 Json pass_json(const SchedulePass& p) {
   Json j = {{"kind", pass_kind_letter(p.kind)}, {"device", p.device},   {"stage", p.stage},
