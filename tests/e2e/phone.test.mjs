@@ -67,6 +67,18 @@ await runTest('phone.test.mjs', () => withBrowser(async (browser, base) => {
     await nextFrames(page);
     await shot(page, panel);
   }
+  // The Lecture tab stacks: the scenario list is one combo across the screen and a scenario's
+  // details take the whole width below it (side by side they had a third of it, buttons cut).
+  await page.evaluate(() => window.autopar.setState({ panel: 'lecture', scenario: 'beta-sweep' }));
+  await nextFrames(page);
+  await nextFrames(page);
+  r = await result(page);
+  const combo = r.ui.places.lecture_combo, heading = r.ui.places.lecture_heading;
+  check('the Lecture tab\'s scenario list is one combo inside the screen\'s width', !!combo && combo.x >= 0 && combo.x + combo.w <= W + 1 && combo.w > W * 0.8,
+        JSON.stringify(combo));
+  check('the scenario\'s details sit below the combo, not beside it', !!heading && !!combo && heading.y > combo.y + combo.h - 1 && heading.x < W * 0.2,
+        JSON.stringify(heading));
+  await shot(page, 'lecture-scenario');
   check('no console errors or page errors', app.consoleErrors.length === 0, app.consoleErrors.join(' | '));
   await ctx.close();
 }));

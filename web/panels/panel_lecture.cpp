@@ -17,6 +17,7 @@
 #include "plot_canvas.h"
 #include "scenario_charts.h"
 #include "scenarios.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
@@ -76,7 +77,8 @@ void draw_beta_sweep_controls(AppState& state) {
     ImGui::ProgressBar(float(done) / float(total), ImVec2(ImGui::GetFontSize() * 22.0f, 0), overlay);
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("%s", tr("lecture.sweep_note"));
+  // Wrapped: beside the button it ran past a phone's edge.
+  text_disabled_wrapped("%s", tr("lecture.sweep_note"));
 }
 
 // The charts' colours, by ChartSeries::color: blue, orange, green, red, greys for reference
@@ -132,7 +134,7 @@ void draw_chart(const ScenarioChart& c) {
   const float font = ImGui::GetFontSize();
   const float width = std::min(ImGui::GetContentRegionAvail().x, font * 40.0f);
   ImGui::Spacing();
-  ImGui::TextDisabled("%s", c.title.c_str());
+  text_disabled_wrapped("%s", c.title.c_str());
   if (!c.lanes.empty()) {
     draw_gantt(c, width);
     return;
@@ -218,7 +220,7 @@ void draw_question(AppState& state, const ScenarioInfo& info, const ScenarioQues
     if (ImGui::Button(tr_id("lecture.check_prediction").c_str())) (void)lecture_predict(lecture, info.name, lecture.prediction);
     if (lecture.prediction < 0) ImGui::EndDisabled();
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr("lecture.predict_note"));
+    text_disabled_wrapped("%s", tr("lecture.predict_note"));
     return;
   }
   const bool right = lecture.prediction == q.answer;
@@ -257,23 +259,23 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
       ImGui::SameLine();
       if (ImGui::Button(tr("inter.cancel"))) lecture_plan_cancel(lecture);
       ImGui::SameLine();
-      ImGui::TextDisabled("%s", lecture_plan_status(lecture).c_str());
+      text_disabled_wrapped("%s", lecture_plan_status(lecture).c_str());
     } else if (ImGui::Button(tr(lecture.computed_name == info.name ? "lecture.plan_again" : "lecture.plan_in_page"))) {
       lecture_plan_start(lecture, info.name, state.alpa.inter.worker);
     }
-    ImGui::TextDisabled(tr("lecture.plan_command"), p.model.c_str(), p.cluster.c_str(), p.microbatches,
-                        lecture.plan.worker && lecture.plan.worker->connected() ? "" : tr("lecture.no_worker"));
+    text_disabled_wrapped(tr("lecture.plan_command"), p.model.c_str(), p.cluster.c_str(), p.microbatches,
+                          lecture.plan.worker && lecture.plan.worker->connected() ? "" : tr("lecture.no_worker"));
     if (lecture.computed_name == info.name && lecture.plan.elapsed_ms > 0)
-      ImGui::TextDisabled(tr("lecture.planned_in"), lecture.plan.elapsed_ms / 1000);
+      text_disabled_wrapped(tr("lecture.planned_in"), lecture.plan.elapsed_ms / 1000);
   } else if (!lecture_planning(lecture)) {
     if (ImGui::SmallButton(tr_id("lecture.compute_again").c_str())) lecture.compute_pending = true;
     if (lecture.computed_name == info.name && lecture.plan.elapsed_ms > 0) {
       ImGui::SameLine();
-      ImGui::TextDisabled(tr("lecture.computed_in"), lecture.plan.elapsed_ms);
+      text_disabled_wrapped(tr("lecture.computed_in"), lecture.plan.elapsed_ms);
     }
   }
   if (lecture.compute_pending || (lecture_planning(lecture) && lecture.plan.name == info.name && !planned_scenario(info.name))) {
-    ImGui::TextDisabled("%s", tr("lecture.computing"));
+    text_disabled_wrapped("%s", tr("lecture.computing"));
     return;
   }
   if (lecture.computed_name != info.name) return;
@@ -284,7 +286,7 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
     return;
   }
   if (question && !lecture.prediction_checked) {
-    ImGui::TextDisabled("%s", tr("lecture.after_prediction"));
+    text_disabled_wrapped("%s", tr("lecture.after_prediction"));
     return;
   }
   ImGui::Spacing();
@@ -303,11 +305,12 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
 void draw_scenario_details(AppState& state) {
   const ScenarioInfo* info = find_scenario(state.settings.scenario);
   if (!info) {
-    ImGui::TextWrapped("%s", tr("lecture.choose"));
+    ImGui::TextWrapped("%s", tr(narrow_page() ? "lecture.choose_above" : "lecture.choose"));
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
   ImGui::TextWrapped(tr("lecture.heading"), info->section.c_str(), breakable_text(info->title.in(page_language())).c_str());
+  note_place(state, "lecture_heading");
   ImGui::PopStyleColor();
   ImGui::Separator();
   ImGui::Spacing();
@@ -359,8 +362,31 @@ void draw_lecture_menu(AppState& state) {
   ImGui::EndMenu();
 }
 
+// On a phone the list becomes one combo above the details, which take the whole width and
+// scroll with the page (side by side, the details had 200 pixels and cut their buttons).
+void draw_scenario_combo(AppState& state) {
+  const ScenarioInfo* current = state.settings.scenario.empty() ? nullptr : find_scenario(state.settings.scenario);
+  const std::string preview = current ? current->section + "  " + current->name : std::string(tr("lecture.pick"));
+  ImGui::SetNextItemWidth(-1);
+  const bool open = ImGui::BeginCombo("##scenario_combo", preview.c_str());
+  note_place(state, "lecture_combo");
+  if (!open) return;
+  for (const auto& s : scenario_list()) {
+    const std::string label = s.section + "  " + s.name;
+    if (ImGui::Selectable(label.c_str(), current && current->name == s.name)) open_scenario(state, s.name);
+  }
+  ImGui::EndCombo();
+}
+
 void draw_lecture_panel(AppState& state, const PanelRect& rect) {
   if (begin_panel(state, kLectureWindow, "lecture", rect)) {
+    if (narrow_page()) {
+      draw_scenario_combo(state);
+      ImGui::Spacing();
+      draw_scenario_details(state);
+      ImGui::End();
+      return;
+    }
     const float list_w = ImGui::GetFontSize() * 14.0f;
     ImGui::BeginChild("##scenario_list", ImVec2(list_w, 0), true);
     draw_scenario_list(state);

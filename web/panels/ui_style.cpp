@@ -2,6 +2,7 @@
 #include "ui_style.h"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 
 #include "imgui.h"
@@ -213,6 +214,15 @@ void note_place(AppState& state, const char* name) {
   const float css = 1.0f / g_frame_ui_scale;
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   state.ui.places[name] = {a.x * css, a.y * css, (b.x - a.x) * css, (b.y - a.y) * css};
+}
+
+void text_disabled_wrapped(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrappedV(fmt, args);
+  ImGui::PopStyleColor();
+  va_end(args);
 }
 
 }  // namespace autopar::web

@@ -54,6 +54,10 @@ float frame_ui_scale();
 // stack them instead, and the page scrolls.
 bool narrow_page();
 
+// Dimmed text (as ImGui::TextDisabled) that wraps at the window's edge instead of running past
+// it, as a remark beside a button does on a phone.
+void text_disabled_wrapped(const char* fmt, ...);
+
 // Records the last item drawn as result().ui.places[name], in CSS pixels (where the input tests
 // click next to a field or swipe to a table).
 void note_place(AppState& state, const char* name);
