@@ -85,6 +85,12 @@ TEST_CASE("precision names: fp32, tf32, bf16, fp16, fp8, and mixed as the 16-bit
   CHECK(at(h, Precision::bf16).active_peak_tflops() == at(h, Precision::mixed).active_peak_tflops());
   CHECK(at(h, Precision::fp16).active_peak_tflops() == 989.4);
   CHECK(load_cluster("h100:1x8,precision=fp8").value().gpu.precision == Precision::fp8);
+  // bf16, fp16 and fp8 keep mixed precision's 16-bit weights and gradients (2 + 2 + 12 bytes with Adam).
+  for (Precision p : {Precision::bf16, Precision::fp16, Precision::fp8}) {
+    CHECK(state_bytes_per_param(p, Optimizer::adam).params == 2);
+    CHECK(state_bytes_per_param(p, Optimizer::adam).grads == 2);
+    CHECK(state_bytes_per_param(p, Optimizer::adam).optimizer == state_bytes_per_param(Precision::mixed, Optimizer::adam).optimizer);
+  }
 }
 
 TEST_CASE("FP8: linear GEMMs run at twice H100's BF16 rate at the same efficiency; attention and elementwise ops stay BF16") {
