@@ -11,6 +11,7 @@
 
 #include "cost_model.h"
 #include "memory_model.h"
+#include "number_text.h"
 #include "report_text.h"
 
 namespace autopar {
@@ -666,12 +667,14 @@ std::string InterReport::to_text() const {
   const InterOpPlan& p = plan;
   std::ostringstream t;
   const std::string unit = from_model ? " ms" : "";
+  // A time in human units ("18.9 s", "352.2 ms"; number_text.h) when it is one, else the plain unitless cost.
+  auto time_text = [&](double v) { return from_model ? format_ms(v) : fmt("%.4g", v); };
   if (given) t << "given plan " << given->text() << " (" << given->pipeline << " equal stages of " << given->data << "x" << given->tensor
                 << (given->remat ? ", full recomputation" : "") << (given->interleave > 1 ? ", interleaved" : "") << ")\n";
   t << (from_model ? "pipeline of " + model_name : std::string("pipeline")) << " on " << table.nodes << "x" << table.gpus_per_node << " with "
     << microbatches << (microbatches == 1 ? " micro-batch (" : " micro-batches (") << mode
     << (table.has_boundaries ? (boundaries ? ", boundaries priced" : ", boundaries ignored as in Alpa's DP") : "") << "): " << p.stages.size()
-    << (p.stages.size() == 1 ? " stage, total " : " stages, total ") << fmt("%.4g", p.total_latency) << unit << " (t_max " << fmt("%.4g", p.t_max) << ", ";
+    << (p.stages.size() == 1 ? " stage, total " : " stages, total ") << time_text(p.total_latency) << " (t_max " << time_text(p.t_max) << ", ";
   // The brute force enumerates every slicing and sub-mesh instead of t_max candidates.
   if (given) t << "priced, not searched)\n";
   else if (brute_force) t << "brute force over every slicing)\n";
@@ -700,13 +703,13 @@ std::string InterReport::to_text() const {
     for (size_t i = 0; i < schedules.size(); ++i) {
       const PlanScheduleRow& r = schedules[i];
       t << (int(i) == chosen_schedule ? "* " : "  ") << pad(schedule_name(r.kind), 12)
-        << (r.total_ms > 0 ? pad(fmt("%.4g", r.total_ms) + unit, 14, true) + "  bubble " + pad(fmt("%.1f%%", 100 * r.bubble_fraction), 6, true) : pad("-", 14, true))
+        << (r.total_ms > 0 ? pad(time_text(r.total_ms), 14, true) + "  bubble " + pad(fmt("%.1f%%", 100 * r.bubble_fraction), 6, true) : pad("-", 14, true))
         << (r.fits ? "" : "  does not fit: " + r.why) << "\n";
     }
   }
   if (!microbatch_search.empty()) {
     t << "micro-batches searched:";
-    for (const auto& [b, total] : microbatch_search) t << " " << b << (total >= 0 ? " -> " + fmt("%.4g", total) + unit : std::string(" -> none"));
+    for (const auto& [b, total] : microbatch_search) t << " " << b << (total >= 0 ? " -> " + time_text(total) : std::string(" -> none"));
     t << "\n";
   }
   if (from_model)

@@ -57,7 +57,7 @@ Result<Graph> graph_from_inputs(const Json& inputs) {
   }
   // --precision's model half, as the CLI and the page load it: 16-bit floats in mixed precision.
   if (precision.value())
-    model += std::string(model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (*precision.value() == Precision::mixed ? "2" : "4");
+    model += std::string(model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (is_mixed_precision(*precision.value()) ? "2" : "4");
   auto spec = builtin_model_spec(model, "inputs.model");
   if (!spec.ok()) return spec.error();
   return build_graph(spec.value());

@@ -47,10 +47,11 @@ checks = {
         and len(r["plan"]["stages"]) == 8 and all(s["submesh"] == [1, 4] for s in r["plan"]["stages"])
         and r["lecture_plan"]["total_latency"] > r["plan"]["total_latency"],
     # 6.3: Alpa's plan (inter + intra) is never slower than intra-only or inter-only at any size, and it
-    # scales: 4 nodes keep at least a third of one node's throughput per GPU (the lecture's cluster has
-    # 10 Gb/s between nodes; the scenario's finding says why this is far below the lecture's 91%).
+    # scales: 4 nodes keep at least 30% of one node's throughput per GPU (the lecture's cluster has one
+    # 10 Gb/s NIC per node, which the 8 GPUs' cross-node transfers share: 32% here; 43% while the
+    # network was read as one NIC per GPU; the scenario's finding says why this is far below the lecture's 91%).
     "wide-resnet": lambda r: all(row["alpa"]["total_latency"] <= min(row["intra-only"]["total_latency"], row["inter-only"]["total_latency"]) * (1 + 1e-9)
-        for row in r["weak_scaling"]) and r["weak_scaling"][-1]["alpa"]["efficiency"] > 1 / 3,
+        for row in r["weak_scaling"]) and r["weak_scaling"][-1]["alpa"]["efficiency"] > 0.3,
     # 6.5: GPT-3 175B on 1,024 GPUs: every GPU used, a finite total, several pipeline stages of whole
     # nodes (the planning time is measured by `autopar bench --planner`, not asserted here).
     "gpt3-1024": lambda r: r["gpus_used"] == 1024 and 0 < r["plan"]["total_latency"] < float("inf") and len(r["plan"]["stages"]) >= 2

@@ -102,7 +102,7 @@ TEST_CASE("the page's clamps use the core's bounds and always say so") {
   ClampedShape shape = clamp_cluster_shape(100000, 4);
   CHECK(shape.nodes == kMaxDevices / 4);
   CHECK(shape.gpus_per_node == 4);
-  CHECK(shape.notice == "nodes 100,000 is outside 1 .. 1,024 for 4 GPUs per node: used 1,024. The cluster is now 1,024 x 4 = 4,096 GPUs (at most 4,096).");
+  CHECK(shape.notice == "nodes 100,000 is outside 1 .. 32,768 for 4 GPUs per node: used 32,768. The cluster is now 32,768 x 4 = 131,072 GPUs (at most 131,072).");
   Cluster c = load_cluster("lecture:2x4").value();
   c.nodes = shape.nodes;
   c.gpus_per_node = shape.gpus_per_node;
@@ -110,8 +110,8 @@ TEST_CASE("the page's clamps use the core's bounds and always say so") {
   ClampedShape gpus = clamp_cluster_shape(2, 1000);
   CHECK(gpus.gpus_per_node == kMaxGpusPerNode);
   CHECK(gpus.nodes == 2);
-  CHECK(gpus.notice.find("GPUs per node 1,000 is outside 1 .. 64") == 0);
-  CHECK(gpus.notice.find("2 x 64 = 128 GPUs") != std::string::npos);
+  CHECK(gpus.notice.find("GPUs per node 1,000 is outside 1 .. 72") == 0);
+  CHECK(gpus.notice.find("2 x 72 = 144 GPUs") != std::string::npos);
   ClampedShape both = clamp_cluster_shape(-3, 0);
   CHECK((both.nodes == 1 && both.gpus_per_node == 1));
   CHECK_FALSE(clamp_cluster_shape(2, 4).clamped);
