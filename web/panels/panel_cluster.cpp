@@ -95,6 +95,24 @@ bool number_input(const char* id, double& value, const char* unit) {
   return committed;
 }
 
+// Whether a published run calibrates this cluster's efficiencies, said where its numbers are
+// set (issue 39: an uncalibrated preset says so wherever its numbers are shown); the full
+// efficiency note, written from the constants, on hover.
+void draw_calibration(const Cluster& c) {
+  const bool roofline = c.gpu.matmul_efficiency == 1.0;
+  ImGui::PushStyleColor(ImGuiCol_Text, c.calibrated() ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled) : ImVec4(1.0f, 0.78f, 0.45f, 1.0f));
+  if (c.calibrated()) ImGui::TextWrapped(tr("cluster_panel.calibrated"), c.calibrated_by.c_str());
+  else ImGui::TextWrapped("%s", tr(roofline ? "cluster_panel.roofline" : "cluster_panel.not_calibrated"));
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextUnformatted(efficiency_note(c).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
 void draw_cluster_form(AppState& state) {
   const Cluster& c = state.cluster;
   if (!ImGui::BeginTable("##cluster_form", 2, ImGuiTableFlags_SizingStretchProp)) return;
@@ -160,6 +178,7 @@ void draw_cluster_form(AppState& state) {
   auto where = [](int n, bool inside) { return tr(n == 1 ? "cluster_panel.single_device" : inside ? "ex4.inside" : "ex4.across"); };
   ImGui::TextDisabled(tr(axes.rows == 1 ? "cluster_panel.axis0_one" : "cluster_panel.axis0"), axes.rows, where(axes.rows, axes.axis0_inside_node));
   ImGui::TextDisabled(tr(axes.cols == 1 ? "cluster_panel.axis1_one" : "cluster_panel.axis1"), axes.cols, where(axes.cols, axes.axis1_inside_node));
+  draw_calibration(state.cluster);
 }
 
 void draw_gpu_and_links(AppState& state) {
