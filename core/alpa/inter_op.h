@@ -399,6 +399,7 @@ class StageCostBuilder {
   std::vector<std::pair<int, int>> numbers_;
   int reused_ = 0;
   std::vector<int> same_as_;             // per layer: the first layer with the same structure (shares its plan)
+  std::vector<char> in_block_;           // per op of the graph: whether it is in the model's repeating blocks (find_layers), which recomputation reruns
   std::vector<MeshPair> pairs_;
   StageCostTable table_;
   size_t pair_ = 0;                      // the pair being planned

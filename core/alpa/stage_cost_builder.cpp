@@ -69,6 +69,9 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
   }
   layers_ = layers.value().ops;
   numbers_ = layers.value().numbers;
+  in_block_.assign(graph_.ops.size(), 0);
+  for (const auto& [first, last] : find_layers(graph_).layers)
+    for (int v = first; v <= last; ++v) in_block_[size_t(v)] = 1;
   const int L = int(layers_.size());
   table_.reset(L, cluster_.nodes, cluster_.gpus_per_node, alpa_submeshes(cluster_.nodes, cluster_.gpus_per_node));
   table_.has_boundaries = true;
@@ -153,8 +156,11 @@ bool sequence_parallel_kind(OpKind k) {
   return k == OpKind::layernorm || k == OpKind::rmsnorm || k == OpKind::add || k == OpKind::dropout;
 }
 
+// `in_block` (per op of sg): whether the op belongs to the model's repeating blocks; the others
+// (embedding, final norm, output head, loss) are not recomputed, as Megatron-LM checkpoints only
+// its transformer layers (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
 LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync,
-                      bool sequence_parallel) {
+                      bool sequence_parallel, const std::vector<char>& in_block) {
   LayerPlan lp;
   auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
@@ -215,6 +221,21 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
       lp.input_bytes = std::min(lp.input_bytes, inputs_all / devices);
     }
     lp.recompute_ms = r.recompute_comm + r.recompute_compute;
+    // What recomputation would rerun of the ops outside the repeating blocks: their forward
+    // compute, forward collectives and the resharding into them.
+    for (size_t v = 0; v < sg.ops.size() && v < in_block.size(); ++v) {
+      if (in_block[v]) continue;
+      const Op& op = sg.ops[v];
+      const OpStrategy& sv = p.strategies[v][size_t(p.solution.choice[v])];
+      double skip = op_forward_ms(cluster.gpu, op, 1.0 / double(work_split(sv, mesh))) + sv.forward_comm + sv.input_reshard;
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const int u = op.producers[k];
+        if (u < 0) continue;
+        const OpStrategy& su = p.strategies[size_t(u)][size_t(p.solution.choice[size_t(u)])];
+        skip += reshard_cost(su.output, sv.inputs[k], op.inputs[k].shape, dtype_bytes(op.inputs[k].dtype), mesh);
+      }
+      lp.recompute_ms = std::max(0.0, lp.recompute_ms - skip);
+    }
     lp.out_spec = p.strategies.back()[size_t(p.solution.choice.back())].output;
     lp.in_spec = p.strategies.front()[size_t(p.solution.choice.front())].inputs.front();
   }
@@ -228,6 +249,7 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   const auto [first, last] = layers_[size_t(layer)];
   std::vector<std::string> activations;
   Graph sg = layer_subgraph(graph_, first, last, activations);
+  const std::vector<char> in_block(in_block_.begin() + first, in_block_.begin() + last + 1);
   IntraOpOptions o;
   o.solver = "auto";
   o.grad_sync_scale = 1.0 / options_.microbatches;   // synchronised once per iteration, not per micro-batch
@@ -236,12 +258,12 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   o.gpu = cluster_.gpu;   // no capacity: memory is decided per stage (add_stages)
   o.optimizer = options_.optimizer;
   if (!batch_split) {
-    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel);
+    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block);
     return;
   }
   o.data_parallel_only = true;
   o.activations_batch_split = true;
-  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel);
+  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block);
 }
 
 // Layers planned one by one choose layouts that can disagree, and the resharding between them
