@@ -215,9 +215,10 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
       lp.activation_memory = saved_all / devices;
       lp.selective_bytes = (saved_all - scores_all) / devices;
       double inputs_all = 0;
+      std::set<std::string> counted;
       for (size_t v = 0; v < sg.ops.size(); ++v)
         for (size_t k = 0; k < sg.ops[v].inputs.size(); ++k)
-          if (sg.ops[v].producers[k] < 0) inputs_all += double(tensor_bytes(sg.ops[v].inputs[k]));
+          if (sg.ops[v].producers[k] < 0 && counted.insert(sg.ops[v].inputs[k].name).second) inputs_all += double(tensor_bytes(sg.ops[v].inputs[k]));
       lp.input_bytes = std::min(lp.input_bytes, inputs_all / devices);
     }
     lp.recompute_ms = r.recompute_comm + r.recompute_compute;
@@ -393,15 +394,15 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         inflight = 1 + std::min({L - 1 - l, (cluster_.num_devices() - size) / size, std::max(0, options_.microbatches - 1)});
       }
       // Recomputation settings tried: 0 none, 1 selective, 2 full; the first is the default.
-      std::vector<int> modes = options_.recompute >= 0 ? std::vector<int>{options_.recompute}
-                               : options_.force_remat  ? std::vector<int>{2}
-                                                       : std::vector<int>{0, 2};
+      int modes[2] = {options_.recompute >= 0 ? options_.recompute : options_.force_remat ? 2 : 0, 2};
+      const int mode_count = options_.recompute >= 0 || options_.force_remat ? 1 : 2;
       const bool given = !options_.stage_ends.empty();
       double best_lat = kInf, best_room = -kInf;
-      int best_succ = -2, best_z = 0, best_mode = modes.front();
+      int best_succ = -2, best_z = 0, best_mode = modes[0];
       bool best_fits = false;
       for (int z = 0; z < 4; ++z)
-        for (int mode : modes) {
+        for (int mi = 0; mi < mode_count; ++mi) {
+          const int mode = modes[mi];
           if (options_.zero_stage >= 0 && z != options_.zero_stage) continue;
           const double per_micro = mode == 0 ? amem : mode == 1 ? best.sel : kept;
           const double fixed = states[z] + (mode == 2 ? largest : 0);
@@ -409,12 +410,12 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
           const bool fits = room >= inflight * per_micro;
           const int succ = room < per_micro ? -1 : per_micro > 0 ? int(std::min(1e6, std::floor((room - per_micro) / per_micro))) : int(1e6);
           const double option_lat = lat + zero_ms[z] + (mode == 2 ? recompute : mode == 1 ? best.selective : 0);
-          const bool is_default = z == std::max(0, options_.zero_stage) && mode == modes.front();
+          const bool is_default = z == std::max(0, options_.zero_stage) && mode == modes[0];
           // The default when it fits; else the cheapest that fits; else the one leaving the most room.
           const double room_share = per_micro > 0 ? room / per_micro : room;
           bool take = best_succ == -2;
           if (!take && fits && !best_fits) take = true;
-          else if (!take && fits && best_fits) take = !(best_z == std::max(0, options_.zero_stage) && best_mode == modes.front()) && (is_default || option_lat < best_lat);
+          else if (!take && fits && best_fits) take = !(best_z == std::max(0, options_.zero_stage) && best_mode == modes[0]) && (is_default || option_lat < best_lat);
           else if (!take && !fits && !best_fits) take = room_share > best_room || (room_share == best_room && option_lat < best_lat);
           if (take) {
             best_lat = option_lat;

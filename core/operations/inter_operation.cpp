@@ -503,7 +503,7 @@ void InterJob::price_given_plan(BudgetMeter& meter) {
       return finish(make_error(ErrorCode::infeasible, where + " cannot be planned on its " + std::to_string(t.submeshes[size_t(m)].devices()) + " GPUs", "--plan"));
     const double inflight = inflight_microbatches(int(k), int(stages.size()), request_.microbatches, g.interleave);
     const double need = inflight * t.activation_bytes[idx], room = t.activation_room_bytes[idx];
-    if (need > room * (1 + 1e-12)) {
+    if (request_.refuse_overflow && need > room * (1 + 1e-12)) {
       const int r = t.remat[idx];
       const std::string setting = std::string(r == 1 ? "full" : r == 2 ? "selective" : "no") + " recomputation, ZeRO-" + std::to_string(t.zero_stage[idx]);
       return finish(make_error(ErrorCode::infeasible,

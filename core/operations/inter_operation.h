@@ -58,6 +58,7 @@ struct InterRequest {
   bool boundaries = true;              // price the boundaries between stages (false: --ignore-boundaries, as Alpa's DP)
   bool brute_force = false;            // every slicing instead of the DP (small tables only)
   std::optional<GivenPlan> plan;       // price this plan instead of searching (from a model only)
+  bool refuse_overflow = true;         // a given plan whose stage does not fit is an error (false: `memory --plan` reports it)
   // The pipeline schedule (`inter --schedule`): empty keeps the DP's closed form (1F1B); a
   // name simulates the plan under that schedule; "auto" simulates every schedule on the plan
   // and keeps the fastest whose activations fit each stage's memory.
