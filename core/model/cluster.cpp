@@ -163,13 +163,17 @@ const char* precision_name(Precision p) {
     case Precision::fp32: return "fp32";
     case Precision::tf32: return "tf32";
     case Precision::mixed: return "mixed";
+    case Precision::fp8: return "fp8";
   }
   return "fp32";
 }
 
 std::optional<Precision> parse_precision(const std::string& name) {
-  for (Precision p : {Precision::fp32, Precision::tf32, Precision::mixed})
+  for (Precision p : {Precision::fp32, Precision::tf32, Precision::mixed, Precision::fp8})
     if (name == precision_name(p)) return p;
+  // The names engines use for 16-bit mixed precision (Megatron-LM --bf16 / --fp16, PyTorch AMP
+  // dtypes): the same tensor-core peak and the same 2 + 2 + 12 bytes per Adam parameter.
+  if (name == "bf16" || name == "fp16") return Precision::mixed;
   return std::nullopt;
 }
 
@@ -195,6 +199,7 @@ Status validate_cluster(const Cluster& c) {
       {c.gpu.kernel_overhead_us, 0, 1e6, "gpu.kernel_overhead_us", "kernel launch overhead", "us", true},
       {c.gpu.peak_tflops_tf32, 0, 1e6, "gpu.peak_tflops_tf32", "GPU TF32 peak (0: none)", "TFLOP/s", true},
       {c.gpu.peak_tflops_fp16, 0, 1e6, "gpu.peak_tflops_fp16", "GPU FP16/BF16 peak (0: unknown)", "TFLOP/s", true},
+      {c.gpu.peak_tflops_fp8, 0, 1e6, "gpu.peak_tflops_fp8", "GPU FP8 peak (0: none)", "TFLOP/s", true},
       {c.intra_node.latency_us, 0, 1e7, "intra_node.latency_us", "intra-node latency", "us", true},
       {c.intra_node.bandwidth_gb_per_s, 1e-6, 1e6, "intra_node.bandwidth_gb_per_s", "intra-node bandwidth", "GB/s", false},
       {c.inter_node.latency_us, 0, 1e7, "inter_node.latency_us", "inter-node latency", "us", true},

@@ -27,13 +27,17 @@ struct LinkSpec {
 };
 
 // The arithmetic a training run uses: plain FP32, FP32 storage with TF32 tensor-core matmuls,
-// or mixed precision (FP16/BF16 tensor-core matmuls, 16-bit activations and gradients, FP32
-// master weights; Micikevicius et al. 2018).
-enum class Precision { fp32, tf32, mixed };
-// "fp32", "tf32" or "mixed".
+// mixed precision (FP16/BF16 tensor-core matmuls, 16-bit activations and gradients, FP32
+// master weights; Micikevicius et al. 2018), or FP8 (mixed precision whose linear layers' GEMMs
+// run on FP8 tensor cores, as NVIDIA Transformer Engine's recipes; attention and the other ops
+// stay in BF16; Micikevicius et al. 2022, "FP8 Formats for Deep Learning").
+enum class Precision { fp32, tf32, mixed, fp8 };
+// "fp32", "tf32", "mixed" or "fp8".
 const char* precision_name(Precision p);
-// Parses a precision name; nullopt when unknown.
+// Parses a precision name (also "bf16" and "fp16", both mixed); nullopt when unknown.
 std::optional<Precision> parse_precision(const std::string& name);
+// Whether a precision keeps 16-bit weights, activations and gradients (mixed and fp8).
+inline bool sixteen_bit(Precision p) { return p == Precision::mixed || p == Precision::fp8; }
 
 // One GPU, in the units of datasheets.
 struct GpuSpec {
@@ -44,6 +48,7 @@ struct GpuSpec {
   double kernel_overhead_us = 0;         // fixed cost of launching one kernel
   double peak_tflops_tf32 = 0;           // dense TF32 tensor-core peak; 0: none (FP32 is used)
   double peak_tflops_fp16 = 0;           // dense FP16/BF16 peak (tensor cores where there are); 0: unknown
+  double peak_tflops_fp8 = 0;            // dense FP8 tensor-core peak; 0: none (FP8 runs at the 16-bit peak)
   Precision precision = Precision::fp32; // the precision in use: selects the peak below
   // What real kernels reach (cost_model.h); 1 and 0 give the plain roofline of the datasheet.
   double matmul_efficiency = 1;          // share of the peak large matrix products reach
@@ -53,9 +58,12 @@ struct GpuSpec {
   // The peak of the precision in use, in TFLOP/s (a missing peak falls back to FP32's).
   double active_peak_tflops() const {
     if (precision == Precision::tf32 && peak_tflops_tf32 > 0) return peak_tflops_tf32;
-    if (precision == Precision::mixed && peak_tflops_fp16 > 0) return peak_tflops_fp16;
+    if (precision == Precision::fp8 && peak_tflops_fp8 > 0) return peak_tflops_fp8;
+    if (sixteen_bit(precision) && peak_tflops_fp16 > 0) return peak_tflops_fp16;
     return peak_tflops;
   }
+  // The 16-bit peak in TFLOP/s (FP8 runs its other ops there; FP32's when unknown).
+  double sixteen_bit_peak_tflops() const { return peak_tflops_fp16 > 0 ? peak_tflops_fp16 : peak_tflops; }
   // Peak throughput in FLOPs per millisecond, at the precision in use.
   double peak_flops_per_ms() const { return active_peak_tflops() * 1e9; }
   // Memory bandwidth in bytes per millisecond.
@@ -67,7 +75,7 @@ struct GpuSpec {
   bool operator==(const GpuSpec& o) const {
     return model == o.model && peak_tflops == o.peak_tflops && memory_bandwidth_gb_per_s == o.memory_bandwidth_gb_per_s &&
            memory_gib == o.memory_gib && kernel_overhead_us == o.kernel_overhead_us && peak_tflops_tf32 == o.peak_tflops_tf32 &&
-           peak_tflops_fp16 == o.peak_tflops_fp16 && precision == o.precision && matmul_efficiency == o.matmul_efficiency &&
+           peak_tflops_fp16 == o.peak_tflops_fp16 && peak_tflops_fp8 == o.peak_tflops_fp8 && precision == o.precision && matmul_efficiency == o.matmul_efficiency &&
            matmul_half_gflop == o.matmul_half_gflop && memory_efficiency == o.memory_efficiency &&
            attention_score_passes == o.attention_score_passes;
   }

@@ -10,6 +10,25 @@ bool is_matmul_kind(OpKind k) {
   return k == OpKind::linear || k == OpKind::conv1d || k == OpKind::conv2d || k == OpKind::attention || k == OpKind::moe;
 }
 
+namespace {
+// The FLOP/s roof of `op` at the precision in use: under FP8 only the linear layers' GEMMs (and
+// experts' and convolutions') run on the FP8 peak; attention's batched products, softmax,
+// norms and elementwise ops stay in BF16 (Transformer Engine's FP8 recipe).
+double op_peak_flops_per_ms(const GpuSpec& g, const Op& op) {
+  const OpKind k = op.spec.kind;
+  if (g.precision == Precision::fp8 && !(k == OpKind::linear || k == OpKind::moe || k == OpKind::conv1d || k == OpKind::conv2d))
+    return g.sixteen_bit_peak_tflops() * 1e9;
+  return g.peak_flops_per_ms();
+}
+
+double achieved_at_peak(const GpuSpec& g, double peak, double flops, bool matmul) {
+  if (!matmul) return peak;
+  const double half = g.matmul_half_gflop * 1e9;
+  const double curve = half > 0 && flops > 0 ? flops / (flops + half) : 1.0;
+  return peak * g.matmul_efficiency * curve;
+}
+}  // namespace
+
 double achieved_flops_per_ms(const GpuSpec& g, double flops, bool matmul) {
   const double peak = g.peak_flops_per_ms();
   if (!matmul) return peak;
@@ -39,13 +58,15 @@ double kernel_ms(const GpuSpec& g, double flops, double bytes, bool matmul) {
 }
 
 double op_forward_ms(const GpuSpec& g, const Op& op, double fraction) {
-  return kernel_ms(g, op.forward_flops * fraction, op_forward_traffic_bytes(g, op, fraction), is_matmul_kind(op.spec.kind));
+  const double flops = op.forward_flops * fraction;
+  const double rate = achieved_at_peak(g, op_peak_flops_per_ms(g, op), flops, is_matmul_kind(op.spec.kind));
+  return g.kernel_overhead_ms() + std::max(flops / rate, op_forward_traffic_bytes(g, op, fraction) / achieved_bytes_per_ms(g));
 }
 
 double op_train_ms(const GpuSpec& g, const Op& op, double fraction) {
   const double forward = op.forward_flops * fraction;
   const double flops = (op.forward_flops + op.backward_flops) * fraction;
-  const double rate = achieved_flops_per_ms(g, forward, is_matmul_kind(op.spec.kind));
+  const double rate = achieved_at_peak(g, op_peak_flops_per_ms(g, op), forward, is_matmul_kind(op.spec.kind));
   return 2 * g.kernel_overhead_ms() + std::max(flops / rate, 3.0 * op_forward_traffic_bytes(g, op, fraction) / achieved_bytes_per_ms(g));
 }
 

@@ -320,6 +320,7 @@ Json cluster_to_json(const Cluster& c) {
                   {"kernel_overhead_us", c.gpu.kernel_overhead_us},
                   {"peak_tflops_tf32", c.gpu.peak_tflops_tf32},
                   {"peak_tflops_fp16", c.gpu.peak_tflops_fp16}};
+  if (c.gpu.peak_tflops_fp8 > 0) j["gpu"]["peak_tflops_fp8"] = c.gpu.peak_tflops_fp8;   // written only where a preset has one
   if (c.gpu.precision != Precision::fp32) j["gpu"]["precision"] = precision_name(c.gpu.precision);
   // The efficiencies are written when they differ from the plain roofline (files of ideal GPUs stay as they were).
   const GpuSpec ideal;
@@ -376,7 +377,7 @@ Result<Cluster> cluster_from_json(const Json& j) {
   if (!gpu.value()->is_object()) return wrong_type("gpu", "an object", *gpu.value());
   const Json& g = *gpu.value();
   if (auto s = only_keys(g, "gpu", {"model", "peak_tflops", "memory_bandwidth_gb_per_s", "memory_gib", "kernel_overhead_us",
-                                    "peak_tflops_tf32", "peak_tflops_fp16", "precision", "matmul_efficiency", "matmul_half_gflop",
+                                    "peak_tflops_tf32", "peak_tflops_fp16", "peak_tflops_fp8", "precision", "matmul_efficiency", "matmul_half_gflop",
                                     "memory_efficiency", "attention_score_passes"}); !s.ok())
     return s.error();
   // The efficiencies are optional: without them the GPU is the datasheet's plain roofline.
@@ -390,17 +391,18 @@ Result<Cluster> cluster_from_json(const Json& j) {
     }
   }
   // The TF32 and FP16/BF16 peaks are optional (0: none or unknown, the FP32 peak is used).
-  for (const char* key : {"peak_tflops_tf32", "peak_tflops_fp16"}) {
+  for (const char* key : {"peak_tflops_tf32", "peak_tflops_fp16", "peak_tflops_fp8"}) {
     if (auto m = member(g, key, "gpu", false); m.ok() && m.value()) {
       auto v = get_number(g, key, "gpu");
       if (!v.ok()) return v.error();
-      (std::string(key) == "peak_tflops_tf32" ? c.gpu.peak_tflops_tf32 : c.gpu.peak_tflops_fp16) = v.value();
+      const std::string k = key;
+      (k == "peak_tflops_tf32" ? c.gpu.peak_tflops_tf32 : k == "peak_tflops_fp16" ? c.gpu.peak_tflops_fp16 : c.gpu.peak_tflops_fp8) = v.value();
     }
   }
   if (auto m = member(g, "precision", "gpu", false); m.ok() && m.value()) {
-    if (!m.value()->is_string()) return wrong_type("gpu.precision", "a string (fp32, tf32 or mixed)", *m.value());
+    if (!m.value()->is_string()) return wrong_type("gpu.precision", "a string (fp32, tf32, bf16, fp16, fp8 or mixed)", *m.value());
     auto p = parse_precision(m.value()->get<std::string>());
-    if (!p) return make_error("bad_value", "gpu.precision '" + m.value()->get<std::string>() + "' is unknown; use fp32, tf32 or mixed", "gpu.precision");
+    if (!p) return make_error("bad_value", "gpu.precision '" + m.value()->get<std::string>() + "' is unknown; use fp32, tf32, bf16, fp16, fp8 or mixed", "gpu.precision");
     c.gpu.precision = *p;
   }
   if (auto m = member(g, "model", "gpu", false); m.ok() && m.value()) {

@@ -27,7 +27,7 @@ namespace {
 // inputs.precision (as --precision), when given.
 Result<std::optional<Precision>> precision_of(const Json& inputs) {
   if (!inputs.is_object() || !inputs.contains("precision")) return std::optional<Precision>();
-  auto text = string_from_json(inputs["precision"], "inputs.precision", "fp32, tf32 or mixed");
+  auto text = string_from_json(inputs["precision"], "inputs.precision", "fp32, tf32, bf16, fp16, fp8 or mixed");
   if (!text.ok()) return text.error();
   auto parsed = precision_from_text(text.value(), "inputs.precision");
   if (!parsed.ok()) return parsed.error();
@@ -57,7 +57,7 @@ Result<Graph> graph_from_inputs(const Json& inputs) {
   }
   // --precision's model half, as the CLI and the page load it: 16-bit floats in mixed precision.
   if (precision.value())
-    model += std::string(model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (*precision.value() == Precision::mixed ? "2" : "4");
+    model += std::string(model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (sixteen_bit(*precision.value()) ? "2" : "4");
   auto spec = builtin_model_spec(model, "inputs.model");
   if (!spec.ok()) return spec.error();
   return build_graph(spec.value());
