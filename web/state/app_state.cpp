@@ -32,7 +32,7 @@ Result<Graph> load_model_field(const Settings& s) {
     with.precision.clear();
     auto p = precision_from_text(s.precision, "precision");
     if (!p.ok()) return p.error();
-    with.model += std::string(s.model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (p.value() == Precision::mixed ? "2" : "4");
+    with.model += std::string(s.model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (sixteen_bit(p.value()) ? "2" : "4");
     return load_model_field(with);
   }
   if (!s.model_json.empty()) {
