@@ -312,6 +312,9 @@ Result<ValidateReport> run_validation(const ValidateRequest& request) {
         // Every stage on t x d GPUs (part of a node, or whole nodes), as the published plan's.
         const int per_stage = run.plan.tensor * run.plan.data, G = cluster.value().gpus_per_node;
         s.options.fixed_submesh = per_stage < G ? Submesh{1, per_stage} : Submesh{per_stage / G, G};
+        // p stages need at least p layers to slice: the DP's layers are the model's merged to
+        // max_layers (32), fewer than 530B's 35 or 1T's 64 stages.
+        s.options.max_layers = std::max(s.options.max_layers, run.plan.pipeline);
         row.bounded = true;
       }
       auto best = plan_inter_searching_microbatches(graph.value(), cluster.value(), s, r.microbatches);
