@@ -101,11 +101,14 @@ Result<Output> memory_command(const Args& a) {
 
 std::vector<Command> memory_commands() {
   return {{"memory", "training memory per GPU: parameters, gradients, optimizer state (ZeRO), activations (recomputation)",
-           "--model M --cluster C [--mesh RxC] [--dp N] [--zero 0|1|2|3] [--optimizer adam|sgd] [--precision fp32|tf32|bf16|fp16|fp8|mixed] [--remat] [--json]\n"
-           "       or --model M --cluster C --plan t=8,p=8,d=1,mbs=1[,v=3,sp=1,recompute=none|selective|full,zero=1] [--microbatches B]: per pipeline stage,\n"
-           "       with the micro-batches its schedule holds in flight (1F1B: min(p - i, B) at stage i)",
+           "--model M --cluster C [--mesh RxC] [--dp N] [--zero 0|1|2|3] [--optimizer adam|sgd] [--precision fp32|tf32|bf16|fp16|fp8|mixed] [--remat] "
+           "[--plan t=8,p=8,d=1,mbs=1[,v=3,sp=1,recompute=none|selective|full,zero=1] [--microbatches B]] [--json]",
            {{"model", "cluster", "mesh", "dp", "zero", "optimizer", "precision", "plan", "microbatches"}, {"remat"}},
-           memory_command}};
+           memory_command,
+           "--plan (inter --plan's syntax; not with --mesh, --dp or --remat): memory per pipeline stage, its model states,\n"
+           "one micro-batch's activations and the micro-batches its schedule holds in flight (1F1B: min(p - i, B) at\n"
+           "stage i of p); B from the plan's mbs= or --microbatches (default 1). A stage that does not fit is reported.\n\n"
+           "options: --cluster --dp --mesh --microbatches --model --optimizer --plan --zero --remat --json\n"}};
 }
 
 }  // namespace autopar::cli

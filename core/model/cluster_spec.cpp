@@ -34,7 +34,7 @@ Status apply_cluster_options(const std::string& options, Cluster& c, const std::
       return make_error("bad_value", "cluster option '" + item.key + (item.has_value ? "=" + item.value : "") +
                                          "' is unknown; the one option is precision=fp32|tf32|bf16|fp16|fp8|mixed", arg_path);
     auto p = parse_precision(item.value);
-    if (!p) return make_error("bad_value", "precision '" + item.value + "' is unknown; use fp32, tf32, bf16, fp16, fp8 or mixed (bf16, fp16 and mixed: 16-bit mixed precision)", arg_path);
+    if (!p) return make_error("bad_value", "precision '" + item.value + "' is unknown; use fp32, tf32, bf16, fp16, fp8 or mixed (bf16, fp16 and mixed: the same 16-bit mixed training)", arg_path);
     c.gpu.precision = *p;
   }
   return Ok{};
