@@ -116,6 +116,13 @@ double equal_submesh_plan_total(const StageCostTable& t, int microbatches, bool 
 }
 }  // namespace
 
+double inflight_microbatches(int stage, int stages, int microbatches, int interleave) {
+  const int v = std::max(1, interleave), m = std::max(1, microbatches);
+  if (v == 1) return double(std::min(stages - stage, m));
+  const int warmup = (stages - stage - 1) * 2 + (v - 1) * stages;
+  return double(std::min(warmup + 1, m * v)) / double(v);
+}
+
 std::vector<Submesh> alpa_submeshes(int nodes, int gpus_per_node) {
   std::vector<Submesh> out;
   for (int m = 1; m < gpus_per_node; m *= 2) out.push_back({1, m});
@@ -451,7 +458,7 @@ Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& t, int microbat
                                            int m, bool boundaries, int interleave) {
   if (m < 0 || m >= int(t.submeshes.size())) return make_error("bad_value", "the plan's sub-mesh is not one of the table's", "plan");
   if (stages.empty() || stages.front().first != 0 || stages.back().second != t.layers - 1)
-    return make_error("bad_value", "the plan's stages must cover layers 0 to " + std::to_string(t.layers - 1), "plan");
+    return make_error("bad_value", "the plan's stages must cover layers 1 to " + std::to_string(t.layers), "plan");
   const int size = t.submeshes[size_t(m)].devices();
   if (int64_t(size) * int64_t(stages.size()) != int64_t(t.nodes) * t.gpus_per_node)
     return make_error("bad_value", std::to_string(stages.size()) + " stages of " + std::to_string(size) + " GPUs do not tile the " +
@@ -465,15 +472,15 @@ Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& t, int microbat
     if (r > 0 && k != stages[r - 1].second + 1) return make_error("bad_value", "the plan's stages must be consecutive", "plan");
     const size_t idx = t.index(k, i, m);
     if (!std::isfinite(t.latency[idx]))
-      return make_error("infeasible", "stage " + std::to_string(r) + " (layers " + std::to_string(k) + "-" + std::to_string(i) +
+      return make_error("infeasible", "stage " + std::to_string(r + 1) + " (layers " + std::to_string(k + 1) + "-" + std::to_string(i + 1) +
                                           ") does not fit in GPU memory on its sub-mesh, even with recomputation and ZeRO", "plan");
     const int after = int(stages.size() - 1 - r);
     if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < after)
-      return make_error("infeasible", "stage " + std::to_string(r) + " keeps too many micro-batches' activations for the " +
+      return make_error("infeasible", "stage " + std::to_string(r + 1) + " keeps too many micro-batches' activations for the " +
                                           std::to_string(after) + " stages after it (1F1B memory)", "plan");
     StageTerms st;
     if (!stage_terms(t, boundaries, k, i, m, int(r) * size, st))
-      return make_error("bad_value", "stage " + std::to_string(r) + "'s sub-mesh cannot start at device " + std::to_string(int(r) * size), "plan");
+      return make_error("bad_value", "stage " + std::to_string(r + 1) + "'s sub-mesh cannot start at device " + std::to_string(int(r) * size), "plan");
     terms.push_back(st);
     plan.stages.push_back(plan_stage(t, k, i, m, int(r) * size));
   }

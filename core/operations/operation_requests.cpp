@@ -255,7 +255,7 @@ Result<MemoryOptions> memory_request_from_json(const Json& j, const FieldPath& p
   if (st.ok()) st = read_field(o, "optimizer", path, r.optimizer, read_optimizer);
   if (st.ok()) st = read_field(o, "remat", path, r.remat, read_bool);
   if (st.ok()) st = read_field(o, "precision", path, r.precision, [](const Json& v, const std::string& p) -> Result<Precision> {
-    auto s = string_from_json(v, p, "fp32, tf32 or mixed");
+    auto s = string_from_json(v, p, "fp32, tf32, bf16, fp16, fp8 or mixed");
     if (!s.ok()) return s.error();
     return precision_from_text(s.value(), p);
   });

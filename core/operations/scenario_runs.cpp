@@ -508,15 +508,22 @@ Status run_published_runs(Json& r, std::vector<Bilingual>& f) {
   r["rows"] = Json::array();
   for (const Json& row : j["rows"]) {
     r["rows"].push_back(Json{{"name", row["name"]}, {"measured_s", row["measured_s"]}, {"predicted_s", row["predicted_s"]},
-                             {"error", row["error"]}});
+                             {"error", row["error"]}, {"fitted", row["fitted"]}});
     f.push_back(say("{0} ({1}): measured {2}, predicted {3} ({4})", "{0}（{1}）：实测 {2}，预测 {3}（{4}）",
                     {row["label"].get<std::string>(), row["plan"].get<std::string>(), fmt("%.3g s", row["measured_s"].get<double>()),
                      fmt("%.3g s", row["predicted_s"].get<double>()), fmt("%+.1f%%", 100 * row["error"].get<double>())}));
   }
   r["median_abs_error"] = j["median_abs_error"];
   r["max_abs_error"] = j["max_abs_error"];
+  r["mean_abs_error"] = j["mean_abs_error"];
+  r["held_out"] = j["held_out"];
   f.push_back(say("median |error| {0}, largest {1}", "误差绝对值的中位数 {0}，最大 {1}",
                   {fmt("%.1f%%", 100 * j["median_abs_error"].get<double>()), fmt("%.1f%%", 100 * j["max_abs_error"].get<double>())}));
+  // The rows no constant was fitted on are the independent check.
+  f.push_back(say("held out ({0} runs no constant was fitted on): median |error| {1}, mean {2}, largest {3}",
+                  "留出的 {0} 次运行（没有常数在它们上面拟合）：误差绝对值的中位数 {1}，平均 {2}，最大 {3}",
+                  {std::to_string(j["held_out"]["rows"].get<int>()), fmt("%.1f%%", 100 * j["held_out"]["median_abs_error"].get<double>()),
+                   fmt("%.1f%%", 100 * j["held_out"]["mean_abs_error"].get<double>()), fmt("%.1f%%", 100 * j["held_out"]["max_abs_error"].get<double>())}));
   return Ok{};
 }
 

@@ -27,7 +27,7 @@ namespace {
 // inputs.precision (as --precision), when given.
 Result<std::optional<Precision>> precision_of(const Json& inputs) {
   if (!inputs.is_object() || !inputs.contains("precision")) return std::optional<Precision>();
-  auto text = string_from_json(inputs["precision"], "inputs.precision", "fp32, tf32 or mixed");
+  auto text = string_from_json(inputs["precision"], "inputs.precision", "fp32, tf32, bf16, fp16, fp8 or mixed");
   if (!text.ok()) return text.error();
   auto parsed = precision_from_text(text.value(), "inputs.precision");
   if (!parsed.ok()) return parsed.error();

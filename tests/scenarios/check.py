@@ -56,9 +56,10 @@ checks = {
     # nodes (the planning time is measured by `autopar bench --planner`, not asserted here).
     "gpt3-1024": lambda r: r["gpus_used"] == 1024 and 0 < r["plan"]["total_latency"] < float("inf") and len(r["plan"]["stages"]) >= 2
         and all(s["submesh"][1] == 8 for s in r["plan"]["stages"]),
-    # 6.5: every published run's own plan predicted within 25% of its measured iteration time.
-    "published-runs": lambda r: len(r["rows"]) >= 9 and all(abs(row["error"]) <= 0.25 for row in r["rows"])
-        and r["max_abs_error"] <= 0.25,
+    # 6.5: every published run's own plan predicted within 15% of its measured iteration time (issue
+    # 39's target), Korthikanti et al.'s 8 rows among them, and the held-out rows reported apart.
+    "published-runs": lambda r: len(r["rows"]) >= 17 and all(abs(row["error"]) <= 0.15 for row in r["rows"])
+        and r["max_abs_error"] <= 0.15 and r["held_out"]["rows"] == sum(1 for row in r["rows"] if not row["fitted"]) >= 10,
     # 7: both plans simulated.
     "flexflow-vs-alpa": lambda r: all(r[m]["flexflow_ms"] > 0 and r[m]["alpa_ms"] > 0 for m in r),
 }

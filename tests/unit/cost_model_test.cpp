@@ -141,7 +141,7 @@ TEST_CASE("inter --plan: parsing, the sub-mesh rules and uneven layer counts") {
   CHECK(!run_to_end(job3).ok());
 }
 
-TEST_CASE("published runs: each plan predicted within 25% of its measured time, never above peak") {
+TEST_CASE("published runs: each plan predicted within 15% of its measured time, never above peak") {
   ValidateRequest request;
   request.search = false;
   auto v = run_validation(request);
@@ -149,7 +149,7 @@ TEST_CASE("published runs: each plan predicted within 25% of its measured time, 
   CHECK(v.value().rows.size() >= 10);
   for (const ValidationRow& row : v.value().rows) {
     INFO(row.run->name);
-    CHECK(std::abs(row.error()) <= 0.25);
+    CHECK(std::abs(row.error()) <= 0.15);   // issue 39's target for every row
     // The model's FLOPs over the predicted time never exceed the GPUs' peak.
     const Cluster c = published_run_cluster(*row.run).value();
     const Graph g = published_run_graph(*row.run).value();
@@ -159,6 +159,7 @@ TEST_CASE("published runs: each plan predicted within 25% of its measured time, 
   // Megatron-LM's formula by hand for its 1.7B row: 3.53 s at 137 TFLOP/s on 32 GPUs.
   CHECK(megatron_iteration_flops(512, 2048, 24, 2304, 51200) / (32 * 137e12) == doctest::Approx(3.53).epsilon(0.005));
   CHECK(v.value().median_abs_error <= 0.25);
+  CHECK(v.value().held_out_rows >= 10);   // Korthikanti's 8, BLOOM, Alpa's MoE
   // Alpa's MoE formula by hand for its 8-GPU row (benchmark/util.py compute_moe_tflops with
   // checkpoint_activations): per token, a dense layer 4 (8h^2 + 4sh + 32h^2), a MoE layer
   // 4 (8h^2 + 4sh + 64h^2 + 2hE + 4S + 8hS), 8 of each, and 6hV for the vocabulary.
