@@ -215,8 +215,11 @@ TEST_CASE("validate: Korthikanti Table 5's rows are held out, the SC'21 rows fit
 }
 
 TEST_CASE("precision names: bf16 and fp16 are mixed precision; fp8 runs linear GEMMs at the FP8 peak, attention at BF16's") {
-  CHECK(parse_precision("bf16") == Precision::mixed);
-  CHECK(parse_precision("fp16") == Precision::mixed);
+  // bf16 and fp16 keep their own names (they print back as typed) and train as mixed does.
+  CHECK(parse_precision("bf16") == Precision::bf16);
+  CHECK(parse_precision("fp16") == Precision::fp16);
+  CHECK(is_mixed_precision(Precision::bf16));
+  CHECK(is_mixed_precision(Precision::fp16));
   CHECK(parse_precision("mixed") == Precision::mixed);
   CHECK(parse_precision("fp8") == Precision::fp8);
   CHECK(!parse_precision("fp4"));
