@@ -11,6 +11,8 @@
 #include "alpa_view.h"
 #include "app_state.h"
 #include "cluster_spec.h"
+#include "compare.h"
+#include "compare_summary.h"
 #include "inter_operation.h"
 #include "models.h"
 #include "pipeline_schedule.h"
@@ -126,4 +128,35 @@ TEST_CASE("the inter-op tab's chart is the schedule model's: a plan's boxes are 
   CHECK(plan_shares_from_report(Json{{"forward_share", 0.3}, {"weight_share", 0.4}}).forward == 0.3);
   CHECK(plan_shares_from_report(Json{{"forward_share", 0.3}, {"weight_share", 0.4}}).weight == 0.4);
   CHECK(plan_shares_from_report(Json()).forward == doctest::Approx(1.0 / 3));
+}
+
+TEST_CASE("Compare reports its Alpa plan under the schedule model: inter --schedule's makespans") {
+  // transformer:layers=4 on lecture:2x4, 4 micro-batches: the plan `inter` finds, given to compare.
+  const std::string model = "transformer:layers=4", cluster = "lecture:2x4";
+  const Graph g = load_model(model).value();
+  const Cluster c = load_cluster(cluster).value();
+  InterRequest ir;
+  ir.microbatches = 4;
+  InterJob job(g, c, ir);
+  const auto& plan = run_to_end(job);
+  REQUIRE(plan.ok());
+  CompareRequest r;
+  r.graph = g;
+  r.cluster = c;
+  r.title = model + " on " + cluster;
+  r.steps = 50;
+  r.microbatches = 4;
+  r.inter_plan = plan.value().plan;
+  auto report = run_compare(r);
+  REQUIRE(report.ok());
+  const Json j = report.value().to_json(g);
+  REQUIRE(j["alpa"].contains("schedules"));
+  CHECK(j["alpa"]["schedules"]["1f1b"]["makespan_ms"].get<double>() ==
+        doctest::Approx(cli_inter_json(model, cluster, 4, "1f1b")["total_latency"].get<double>()).epsilon(1e-12));
+  CHECK(j["alpa"]["schedules"]["gpipe"]["makespan_ms"].get<double>() ==
+        doctest::Approx(cli_inter_json(model, cluster, 4, "gpipe")["total_latency"].get<double>()).epsilon(1e-12));
+  // The Compare tab reads them back.
+  auto summary = compare_summary_from_json(j);
+  REQUIRE(summary.ok());
+  CHECK(summary.value().pipeline_1f1b_ms == j["alpa"]["schedules"]["1f1b"]["makespan_ms"].get<double>());
 }

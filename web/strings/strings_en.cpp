@@ -398,6 +398,8 @@ const std::vector<StringEntry> kStringsEn = {
     {"compare.best_at", "%s (best at step %lld)"},
     {"compare.pipeline_one", "%zu stage, %d micro-batches; objective %s"},
     {"compare.pipeline", "%zu stages, %d micro-batches; objective %s"},
+    {"compare.row_schedules", "Run as GPipe / 1F1B"},
+    {"compare.schedules", "GPipe {0}, 1F1B {1} (the schedule model on these stages, as the inter-op tab and inter --schedule)"},
     {"compare.row_pipeline", "Pipeline (Alpa's inter-op pass)"},
     {"compare.none", "none (one batch)"},
     {"compare.on_mesh", "%s (on %s)"},

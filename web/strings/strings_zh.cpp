@@ -398,6 +398,8 @@ const std::vector<StringEntry> kStringsZh = {
     {"compare.best_at", "%s（最好结果在第 %lld 步）"},
     {"compare.pipeline_one", "%zu 级，%d 个 micro-batch；目标值 %s"},
     {"compare.pipeline", "%zu 级，%d 个 micro-batch；目标值 %s"},
+    {"compare.row_schedules", "按 GPipe / 1F1B 运行"},
+    {"compare.schedules", "GPipe {0}，1F1B {1}（这些级上的调度模型，与算子间页和 inter --schedule 相同）"},
     {"compare.row_pipeline", "流水线（Alpa 的算子间 pass）"},
     {"compare.none", "无（一个 batch）"},
     {"compare.on_mesh", "%s（网格 %s）"},
