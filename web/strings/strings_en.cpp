@@ -364,7 +364,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"inter.tried", "%d of %d t_max candidates tried, planned in %s over %d frames"},
     {"inter.on_cluster", "Stages on the cluster (nodes x GPUs)"},
     {"inter.schedule", "Pipeline schedule"},
-    {"inter.backward_legend", "backward (numbers: micro-batch; forward = 1/3 of a stage's latency)"},
+    {"inter.backward_legend", "backward (numbers: micro-batch; forward = the model's forward share of a stage's time)"},
     {"inter.send_legend", "send/recv between stages"},
     {"inter.gpipe", "GPipe (all forwards, then all backwards)"},
     {"inter.1f1b", "1F1B (one forward, one backward: fewer activations kept)"},

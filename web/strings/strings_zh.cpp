@@ -364,7 +364,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"inter.tried", "尝试了 %d 个（共 %d 个）t_max 候选，规划用时 %s，共 %d 帧"},
     {"inter.on_cluster", "集群上的各级（节点 × 卡）"},
     {"inter.schedule", "流水线调度"},
-    {"inter.backward_legend", "反向（数字：micro-batch；前向 = 一级延迟的 1/3）"},
+    {"inter.backward_legend", "反向（数字：micro-batch；前向 = 一级时间中模型前向 FLOPs 的份额）"},
     {"inter.send_legend", "级之间的 send/recv"},
     {"inter.gpipe", "GPipe（先全部前向，再全部反向）"},
     {"inter.1f1b", "1F1B（一次前向、一次反向：保存的激活更少）"},
