@@ -128,8 +128,12 @@ void draw_inputs(AppState& state) {
   const bool uniform = s.source == "uniform";
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("");
-  int_field("sched.devices", s.devices, uniform);
-  int_field("sched.microbatches", s.microbatches, uniform);   // the plan source runs the plan's (the page's) micro-batches
+  // The plan source runs the plan's stages and the page's micro-batches: its disabled fields show those.
+  const SchedulesView& view = state.schedules;
+  const bool from_plan = !uniform && view.plan_microbatches > 0;
+  int plan_devices = from_plan ? int(view.plan_latency_ms.size()) : 0, plan_microbatches = view.plan_microbatches;
+  int_field("sched.devices", from_plan ? plan_devices : s.devices, uniform);
+  int_field("sched.microbatches", from_plan ? plan_microbatches : s.microbatches, uniform);
   int_field("sched.v", s.interleave, true);
   number_field("sched.f", s.f, uniform);
   number_field("sched.b", s.b, uniform);
@@ -164,10 +168,12 @@ void draw_plan_source(AppState& state) {
     std::string stages, sends;
     for (double x : v.plan_latency_ms) stages += (stages.empty() ? "" : ", ") + format_ms(x);
     for (size_t k = 0; k + 1 < v.plan_boundary_ms.size(); ++k) sends += (sends.empty() ? "" : ", ") + format_ms(v.plan_boundary_ms[k] / 2);
+    ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", tr_fill("sched.plan_stages_split", {state.settings.model, state.settings.cluster, std::to_string(v.plan_latency_ms.size()),
                                                                   stages, sends.empty() ? "-" : sends, format_percent(v.plan_forward_share),
                                                                   format_percent(v.plan_weight_share), std::to_string(v.plan_microbatches)})
                                   .c_str());
+    ImGui::PopTextWrapPos();
   }
   ImGui::SameLine(0, font);
   // The lecture's gpt-pipeline case (section 6.3): its model, cluster and micro-batches, planned.
