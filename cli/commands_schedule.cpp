@@ -16,11 +16,12 @@ Result<Output> schedule_command(const Args& a) {
     if (!kind.ok()) return make_error(kind.error().code, kind.error().message + ", or all", "--schedule");
     r.kinds = {kind.value()};
   }
-  auto stages = int_option(a, "stages", r.devices, WholeBound{1, 4096});
+  // The schedule model's own bounds (pipeline_schedules.h), so the CLI and the core refuse alike.
+  auto stages = int_option(a, "stages", r.devices, WholeBound{1, kScheduleMaxDevices});
   if (!stages.ok()) return stages.error();
-  auto micro = int_option(a, "microbatches", r.microbatches, WholeBound{1, 65536});
+  auto micro = int_option(a, "microbatches", r.microbatches, WholeBound{1, kScheduleMaxMicrobatches});
   if (!micro.ok()) return micro.error();
-  auto v = int_option(a, "v", r.interleave, WholeBound{1, 64});
+  auto v = int_option(a, "v", r.interleave, WholeBound{1, kScheduleMaxInterleave});
   if (!v.ok()) return v.error();
   r.devices = int(stages.value());
   r.microbatches = int(micro.value());
@@ -41,7 +42,7 @@ Result<Output> schedule_command(const Args& a) {
 }
 
 const char* kScheduleHelp =
-    "  --schedule NAME  gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, dualpipev, or all (a table; default 1f1b)\n"
+    "  --schedule NAME  gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipe, dualpipev, or all (a table; default 1f1b)\n"
     "  --stages P       pipeline devices (default 4); interleaved holds v stages per device, zb-v and dualpipev 2\n"
     "  --microbatches M micro-batches per iteration (default 8)\n"
     "  --v V            interleaved 1F1B's chunks per device (default 2)\n"

@@ -21,7 +21,7 @@ struct KindName {
 };
 constexpr KindName kKindNames[] = {
     {ScheduleKind::gpipe, "gpipe"}, {ScheduleKind::one_f_one_b, "1f1b"}, {ScheduleKind::interleaved, "interleaved"},
-    {ScheduleKind::zb_h1, "zb-h1"}, {ScheduleKind::zb_v, "zb-v"},        {ScheduleKind::dualpipe, "dualpipe"},
+    {ScheduleKind::zb_h1, "zb-h1"}, {ScheduleKind::zb_h2, "zb-h2"},      {ScheduleKind::zb_v, "zb-v"},        {ScheduleKind::dualpipe, "dualpipe"},
     {ScheduleKind::dualpipe_v, "dualpipev"},
 };
 
@@ -207,7 +207,7 @@ int schedule_chunks_per_device(ScheduleKind kind, int interleave) {
 int schedule_parameter_copies(ScheduleKind kind) { return kind == ScheduleKind::dualpipe ? 2 : 1; }
 
 bool schedule_splits_weight_gradient(ScheduleKind kind) {
-  return kind == ScheduleKind::zb_h1 || kind == ScheduleKind::zb_v || kind == ScheduleKind::dualpipe ||
+  return kind == ScheduleKind::zb_h1 || kind == ScheduleKind::zb_h2 || kind == ScheduleKind::zb_v || kind == ScheduleKind::dualpipe ||
          kind == ScheduleKind::dualpipe_v;
 }
 
@@ -240,15 +240,17 @@ ScheduleInput uniform_schedule_input(ScheduleKind kind, int devices, int microba
 }
 
 Status validate_schedule_input(const ScheduleInput& in) {
-  if (in.devices < 1 || in.devices > 4096)
-    return make_error(ErrorCode::out_of_range, "pipeline devices must be 1 to 4096, got " + std::to_string(in.devices), "devices");
-  if (in.microbatches < 1 || in.microbatches > 65536)
-    return make_error(ErrorCode::out_of_range, "micro-batches must be 1 to 65536, got " + std::to_string(in.microbatches),
-                      "microbatches");
+  if (in.devices < 1 || in.devices > kScheduleMaxDevices)
+    return make_error(ErrorCode::out_of_range, "pipeline devices must be 1 to " + std::to_string(kScheduleMaxDevices) + ", got " +
+                                                   std::to_string(in.devices), "devices");
+  if (in.microbatches < 1 || in.microbatches > kScheduleMaxMicrobatches)
+    return make_error(ErrorCode::out_of_range, "micro-batches must be 1 to " + std::to_string(kScheduleMaxMicrobatches) + ", got " +
+                                                   std::to_string(in.microbatches), "microbatches");
   if (in.kind == ScheduleKind::interleaved) {
-    if (in.interleave < 1 || in.interleave > 64)
-      return make_error(ErrorCode::out_of_range, "interleaved 1F1B needs v (chunks per device) from 1 to 64, got " +
-                                                     std::to_string(in.interleave), "interleave");
+    if (in.interleave < 1 || in.interleave > kScheduleMaxInterleave)
+      return make_error(ErrorCode::out_of_range, "interleaved 1F1B needs v (chunks per device) from 1 to " +
+                                                     std::to_string(kScheduleMaxInterleave) + ", got " + std::to_string(in.interleave),
+                        "interleave");
     if (in.microbatches % in.devices != 0)
       return make_error(ErrorCode::bad_value,
                         "interleaved 1F1B runs micro-batches in groups of the pipeline's devices (Megatron-LM): " +
@@ -494,7 +496,9 @@ struct ZbvPolicy {
   bool free_when_full = true;          // with no room for a forward, a deferred W before waiting or a forward
   bool eager_w = false;                // each W right after its B (nothing deferred)
 };
-std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy) {
+// `cutoff`: a variant one of whose devices cannot finish its remaining work before it (its free
+// time plus the work left) cannot beat the best so far, and is dropped (infinite makespan) then.
+std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy, double cutoff) {
   const int P = in.devices, M = in.microbatches;
   ScheduleResult scratch;
   scratch.order.resize(size_t(P));
@@ -512,15 +516,35 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
   };
   std::vector<DeviceState> st(static_cast<size_t>(P));
   auto stage_of = [&](int d, int leg) { return leg == 0 ? d : 2 * P - 1 - d; };
+  // Each device's whole work: a device that cannot finish it before `cutoff` ends the variant.
+  std::vector<double> work(static_cast<size_t>(P), 0);
+  for (int d = 0; d < P; ++d)
+    for (int leg = 0; leg < 2; ++leg)
+      work[size_t(d)] += (in.forward_ms[size_t(stage_of(d, leg))] + in.backward_ms[size_t(stage_of(d, leg))]) * M;
+  auto beyond_cutoff = [&](int d) { return t.free_at(d) + (work[size_t(d)] - scratch.busy_ms[size_t(d)]) >= cutoff * (1 - 1e-12); };
+  // Per device, what it would run next and when (found false: nothing). A placement on device d
+  // changes only the state of d and the inputs of d's neighbours in the V (stages s +- 1 sit on
+  // devices d - 1, d, d + 1), so only those are evaluated again: the same choices, a third of
+  // the work on 8 devices.
+  struct Choice {
+    bool valid = false, found = false;
+    Step pick;
+    double start = std::numeric_limits<double>::infinity();
+  };
+  std::vector<Choice> choice(static_cast<size_t>(P));
   for (;;) {
     // The device that can act first, and what it runs.
     int best_d = -1;
     Step best_step;
     double best_start = std::numeric_limits<double>::infinity();
     for (int d = 0; d < P; ++d) {
-      DeviceState& s = st[size_t(d)];
-      if (s.done(M)) continue;
-      const double now = t.free_at(d);
+      Choice& ch = choice[size_t(d)];
+      if (!ch.valid) {
+        ch = Choice{};
+        ch.valid = true;
+        DeviceState& s = st[size_t(d)];
+        if (s.done(M)) continue;
+        const double now = t.free_at(d);
       // Candidates by priority, each with its ready time (kUnknown: not yet).
       // At most two backwards and two forwards: a fixed array (this loop runs per pass per device).
       struct Candidates {
@@ -569,9 +593,14 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
         pick = s.pending.front(); start = now; found = true;
       }
       if (!found && first < std::numeric_limits<double>::infinity()) { pick = first_step; start = first; found = true; }
-      if (found && start < best_start) { best_start = start; best_d = d; best_step = pick; }
+        ch.found = found;
+        ch.pick = pick;
+        ch.start = start;
+      }
+      if (ch.found && ch.start < best_start) { best_start = ch.start; best_d = d; best_step = ch.pick; }
     }
     if (best_d < 0) break;
+    for (int e = std::max(0, best_d - 1); e <= std::min(P - 1, best_d + 1); ++e) choice[size_t(e)].valid = false;
     DeviceState& s = st[size_t(best_d)];
     const int leg = best_step.stage == stage_of(best_d, 0) && best_step.stage < P ? 0 : 1;
     if (best_step.kind == PassKind::forward) { ++s.f[leg]; ++s.inflight; }
@@ -583,6 +612,7 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
     }
     else { s.pending.pop_front(); --s.inflight; }
     t.place(best_step, t.ready(best_step));
+    if (beyond_cutoff(best_d)) return {orders, std::numeric_limits<double>::infinity()};
     orders[size_t(best_d)].push_back(best_step);
     if (policy.eager_w && best_step.kind == PassKind::backward) {
       // W at once: the V placement with whole backwards (what a small W is best spent on).
@@ -590,6 +620,7 @@ std::pair<Orders, double> zb_v_orders(const ScheduleInput& in, ZbvPolicy policy)
       s.pending.pop_back();
       --s.inflight;
       t.place(w, t.ready(w));
+      if (beyond_cutoff(best_d)) return {orders, std::numeric_limits<double>::infinity()};
       orders[size_t(best_d)].push_back(w);
     }
   }
@@ -622,6 +653,9 @@ Orders zb_v_orders(const ScheduleInput& in) {
       for (bool free_full : {true, false})
         for (bool eager : {false, true})
           for (int reserve : {1, 2}) {
+          // With each W right after its B nothing is ever deferred, so the two rules about
+          // deferred W's cannot change the order: those variants would repeat this one.
+          if (eager && (!gaps || !free_full)) continue;
           ZbvPolicy policy;
           policy.down_leg_reserve = reserve;
           policy.up_leg_first = up;
@@ -629,10 +663,77 @@ Orders zb_v_orders(const ScheduleInput& in) {
           policy.free_when_full = free_full;
           policy.eager_w = eager;
           if (best.second <= bound * (1 + 1e-12)) return best.first;
-          auto o = zb_v_orders(in, policy);
+          auto o = zb_v_orders(in, policy, best.second);
           if (o.second < best.second) best = std::move(o);
         }
   return best.first;
+}
+
+// ZB-H2 (Qi et al. 2024, section 2.2, Fig. 3 bottom, Table 2): at up to 2p-1 micro-batches'
+// activations per device (twice 1F1B's), the bubble before the first B is filled with more
+// warm-up forwards, and the W passes are deferred so that the B's run back to back in the tail
+// (the trapezoid becomes a parallelogram). Built greedily on the timeline, as ZB-V is: the device
+// that can act first runs a ready B, else a ready F while its activations stay under the limit,
+// else a deferred W (in a wait it fits in, or to free memory), else waits for its next input.
+// With T_F = T_B = T_W each device then runs without a gap from its first pass to its last.
+Orders zb_h2_orders(const ScheduleInput& in) {
+  const int P = in.devices, M = in.microbatches;
+  const int limit = 2 * P - 1;
+  ScheduleResult scratch;
+  scratch.order.resize(size_t(P));
+  scratch.busy_ms.assign(size_t(P), 0);
+  scratch.inflight.resize(size_t(P));
+  scratch.peak_inflight.assign(size_t(P), 0);
+  Timeline t(in, scratch);
+  Orders orders(static_cast<size_t>(P));
+  struct DeviceState {
+    int f = 0, b = 0, inflight = 0;
+    std::deque<Step> pending;
+  };
+  std::vector<DeviceState> st(static_cast<size_t>(P));
+  const double inf = std::numeric_limits<double>::infinity();
+  for (;;) {
+    int best_d = -1;
+    Step best_step;
+    double best_start = inf;
+    for (int d = 0; d < P; ++d) {
+      DeviceState& s = st[size_t(d)];
+      if (s.f == M && s.b == M && s.pending.empty()) continue;
+      const double now = t.free_at(d);
+      const Step b{PassKind::backward, d, s.b, 0, true, false};
+      const Step f{PassKind::forward, d, s.f, 0, false, false};
+      const double rb = s.b < s.f ? t.ready(b) : kUnknown;
+      const bool room = s.f < M && s.inflight < limit;
+      const double rf = room ? t.ready(f) : kUnknown;
+      Step pick;
+      double start = inf;
+      if (rb >= 0 && rb <= now) pick = b, start = now;
+      else if (rf >= 0 && rf <= now) pick = f, start = now;
+      else {
+        const double next = std::min(rb >= 0 ? rb : inf, rf >= 0 ? rf : inf);
+        const bool memory_full = s.f < M && !room;
+        if (!s.pending.empty() && (memory_full || now + t.duration(s.pending.front()) <= next + 1e-12 || next == inf))
+          pick = s.pending.front(), start = now;
+        else if (next < inf) pick = rb >= 0 && rb == next ? b : f, start = next;
+      }
+      if (start < best_start) best_start = start, best_d = d, best_step = pick;
+    }
+    if (best_d < 0) break;
+    DeviceState& s = st[size_t(best_d)];
+    if (best_step.kind == PassKind::forward) ++s.f, ++s.inflight;
+    else if (best_step.kind == PassKind::backward) {
+      ++s.b;
+      Step w = best_step;
+      w.kind = PassKind::weight;
+      s.pending.push_back(w);
+    } else {
+      s.pending.pop_front();
+      --s.inflight;
+    }
+    t.place(best_step, t.ready(best_step));
+    orders[size_t(best_d)].push_back(best_step);
+  }
+  return orders;
 }
 
 Result<Orders> build_orders(const ScheduleInput& in) {
@@ -645,6 +746,7 @@ Result<Orders> build_orders(const ScheduleInput& in) {
       case ScheduleKind::one_f_one_b: one_f_one_b_order(o, d, P, M); break;
       case ScheduleKind::interleaved: interleaved_order(o, d, P, in.interleave, M); break;
       case ScheduleKind::zb_h1: zb_h1_order(o, d, P, M); break;
+      case ScheduleKind::zb_h2: break;
       case ScheduleKind::dualpipe: {
         // Device d: the forward pipeline's stage d and the reverse one's stage p-1-d; the
         // second half of the devices starts from the reverse pipeline (its phase 0).
@@ -661,6 +763,7 @@ Result<Orders> build_orders(const ScheduleInput& in) {
       case ScheduleKind::zb_v: break;
     }
   }
+  if (in.kind == ScheduleKind::zb_h2) return zb_h2_orders(in);
   if (in.kind == ScheduleKind::zb_v) {
     orders = zb_v_orders(in);
     if (orders.empty())
@@ -696,6 +799,26 @@ Result<ScheduleResult> simulate_schedule(const ScheduleInput& in) {
   }
   out.bubble_fraction = out.makespan_ms > 0 ? idle / (double(in.devices) * out.makespan_ms) : 0;
   return out;
+}
+
+std::vector<double> schedule_span_bubble(const ScheduleResult& r) {
+  std::vector<double> first(size_t(r.devices), std::numeric_limits<double>::infinity()), last(size_t(r.devices), 0);
+  for (const SchedulePass& p : r.passes) {
+    if (p.kind == PassKind::send || p.device < 0 || p.device >= r.devices) continue;
+    first[size_t(p.device)] = std::min(first[size_t(p.device)], p.start_ms);
+    last[size_t(p.device)] = std::max(last[size_t(p.device)], p.end_ms);
+  }
+  std::vector<double> out(size_t(r.devices), 0);
+  for (int d = 0; d < r.devices; ++d)
+    if (std::isfinite(first[size_t(d)])) out[size_t(d)] = std::max(0.0, last[size_t(d)] - first[size_t(d)] - r.busy_ms[size_t(d)]);
+  return out;
+}
+
+double schedule_longest_span(const ScheduleResult& r) {
+  const std::vector<double> idle = schedule_span_bubble(r);
+  double longest = 0;
+  for (int d = 0; d < r.devices; ++d) longest = std::max(longest, r.busy_ms[size_t(d)] + idle[size_t(d)]);
+  return longest;
 }
 
 double plan_weight_share(const Graph& g) {
@@ -756,6 +879,7 @@ double published_bubble(ScheduleKind kind, int p, int v, double f, double b, dou
     case ScheduleKind::one_f_one_b: return (p - 1) * (f + b);
     case ScheduleKind::interleaved: return (p - 1) * (f + b) / std::max(1, v);
     case ScheduleKind::zb_h1: return (p - 1) * (f + b - 2 * w);
+    case ScheduleKind::zb_h2: return (p - 1) * (f + b - 3 * w);
     case ScheduleKind::dualpipe: return (p / 2.0 - 1) * ((f + b) + b - 3 * w);
     case ScheduleKind::dualpipe_v: return (p - 1) * ((f + b) + b - 3 * w) / 2;
     case ScheduleKind::zb_v: return -1;
@@ -769,6 +893,7 @@ double published_peak_inflight(ScheduleKind kind, int p, int v, int m) {
     case ScheduleKind::one_f_one_b:
     case ScheduleKind::zb_h1:
     case ScheduleKind::zb_v: return p;
+    case ScheduleKind::zb_h2: return 2.0 * p - 1;
     case ScheduleKind::interleaved: return p + double(p - 1) / std::max(1, v);
     case ScheduleKind::dualpipe: return p + 1;
     case ScheduleKind::dualpipe_v: return (2.0 * p + 1) / 2;

@@ -1,6 +1,6 @@
 // Pipeline schedules as the field runs them (lecture 6.3): GPipe (Huang et al. 2019), 1F1B
 // (PipeDream-Flush, Narayanan et al. 2021), interleaved 1F1B (Megatron-LM, Narayanan et al.
-// SC'21), ZB-H1 and ZB-V (zero bubble, Qi et al. ICLR 2024, arXiv 2401.10241), DualPipe and
+// SC'21), ZB-H1, ZB-H2 and ZB-V (zero bubble, Qi et al. ICLR 2024, arXiv 2401.10241), DualPipe and
 // DualPipeV (DeepSeek-V3 technical report 2024, Table 2; deepseek-ai/DualPipe).
 //
 // One model for all of them: each schedule is a per-device order of passes -- F (forward),
@@ -21,9 +21,9 @@ namespace autopar {
 
 struct Graph;
 
-// The schedules. Names as `--schedule` spells them: gpipe, 1f1b, interleaved, zb-h1, zb-v,
-// dualpipe, dualpipev.
-enum class ScheduleKind { gpipe, one_f_one_b, interleaved, zb_h1, zb_v, dualpipe, dualpipe_v };
+// The schedules. Names as `--schedule` spells them: gpipe, 1f1b, interleaved, zb-h1, zb-h2,
+// zb-v, dualpipe, dualpipev.
+enum class ScheduleKind { gpipe, one_f_one_b, interleaved, zb_h1, zb_h2, zb_v, dualpipe, dualpipe_v };
 
 // Every schedule, in the order above.
 const std::vector<ScheduleKind>& all_schedule_kinds();
@@ -38,6 +38,12 @@ int schedule_chunks_per_device(ScheduleKind kind, int interleave);
 int schedule_parameter_copies(ScheduleKind kind);
 // True when the schedule computes W apart from B (zero bubble, DualPipe).
 bool schedule_splits_weight_gradient(ScheduleKind kind);
+
+// The bounds of a schedule's input, written once: validate_schedule_input checks them and the
+// CLI's --stages, --microbatches and --v take the same (1 to each).
+constexpr int kScheduleMaxDevices = 4096;
+constexpr int kScheduleMaxMicrobatches = 65536;
+constexpr int kScheduleMaxInterleave = 64;
 
 // What to schedule: `devices` pipeline ranks, `microbatches` micro-batches, and per pipeline
 // stage of the model (in pipeline order; devices x chunks of them, see stage_count) the time of
@@ -113,6 +119,14 @@ struct ScheduleResult {
 // Builds the schedule's order and simulates it; errors are validate_schedule_input's.
 Result<ScheduleResult> simulate_schedule(const ScheduleInput& in);
 
+// Per device, its idle time within its own span (from its first pass's start to its last
+// pass's end) rather than from 0 to the makespan: Qi et al.'s bubble ("cost" = the longest
+// stage's execution time), the iteration time when iterations overlap (their optimizer post
+// validation), and the quantity of ZB-H2's closed form.
+std::vector<double> schedule_span_bubble(const ScheduleResult& r);
+// The longest device span (first pass start to last pass end): Qi et al.'s per-iteration cost.
+double schedule_longest_span(const ScheduleResult& r);
+
 // A pipeline plan (Alpa's inter-op plan, a given Megatron-style plan) run under a schedule.
 // Per plan stage, in pipeline order: its time per micro-batch (forward and backward, the cost
 // model's stage latency with its receiving) and its boundary to the next (a send forward and
@@ -138,11 +152,14 @@ Result<ScheduleInput> plan_schedule_input(const PlanPipeline& plan, ScheduleKind
 // The published bubble (idle time per device) of a schedule on uniform stages with no sends, in
 // the units of f, b and w (each device's share: DeepSeek-V3 Table 2's B is the whole backward,
 // W its weight part): GPipe and 1F1B (p-1)(f+b); interleaved (p-1)(f+b)/v; ZB-H1 (p-1)(f+b-2w);
+// ZB-H2 (p-1)(f+b-3w) (Qi et al. Table 2, (p-1)(T_F+T_B-2T_W) with their B the input half; like
+// theirs it is each device's idle time within its own span, first pass to last, which
+// schedule_span_bubble measures: the parallelogram's fill offset is not counted);
 // DualPipe (p/2-1)(f&b+b-3w) with f&b = f+b (no overlap); DualPipeV, whose chunks are half a
 // share, (p-1)(f&b+b-3w)/2. ZB-V has no closed form (a negative value says so).
 double published_bubble(ScheduleKind kind, int devices, int interleave, double f, double b, double w);
 // The published peak of activations held per device, in micro-batches of a device's share:
-// GPipe m; 1F1B, ZB-H1 and ZB-V p; interleaved p + (p-1)/v (Korthikanti et al. 2022, 4.2.3);
+// GPipe m; 1F1B, ZB-H1 and ZB-V p; ZB-H2 2p-1 (Qi et al. Table 2, (2p-1)M_B); interleaved p + (p-1)/v (Korthikanti et al. 2022, 4.2.3);
 // DualPipe p+1 and DualPipeV (2p+1)/2 (DeepSeek-V3 Table 2: PP+1 stages' activations).
 double published_peak_inflight(ScheduleKind kind, int devices, int interleave, int microbatches);
 

@@ -8,6 +8,7 @@
 
 #include "device_mesh.h"
 #include "engine_export.h"
+#include "pipeline_schedule.h"
 #include "sharding_spec.h"
 #include "soap.h"
 
@@ -414,9 +415,18 @@ Json CompareAlpaPart::to_json(const Graph& g) const {
   // model's (a batch of one has no sample split), so it is written against that graph.
   auto micro = microbatch_graph(g, alpa.microbatches);
   const Json alpa_strategy_json = micro.ok() ? strategy_to_json(micro.value(), alpa.strategy) : Json(nullptr);
+  // The same plan run by the schedule model (pipeline_schedule.h): the makespans the inter-op
+  // tab's charts and `inter --schedule gpipe|1f1b` give it.
+  const PlanShares shares{plan_forward_share(g), plan_weight_share(g)};
+  Json schedules = Json::object();
+  for (const auto& [name, kind] : {std::pair<const char*, PipelineKind>{"gpipe", PipelineKind::gpipe}, {"1f1b", PipelineKind::one_f_one_b}}) {
+    const PipelineSchedule ps = plan_pipeline_schedule(alpa.inter, alpa.microbatches, kind, shares);
+    schedules[name] = Json{{"makespan_ms", ps.makespan_ms}, {"bubble_fraction", ps.bubble_fraction}};
+  }
   return Json{{"makespan_ms", a.makespan_ms},
               {"mesh", cluster_shape},
               {"objective", alpa.inter.total_latency},
+              {"schedules", schedules},
               {"microbatches", alpa.microbatches},
               {"stages", stages},
               {"solve_ms", sim.planning_ms},

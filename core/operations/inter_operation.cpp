@@ -12,6 +12,7 @@
 #include "cost_model.h"
 #include "memory_model.h"
 #include "number_text.h"
+#include "pipeline_schedule.h"
 #include "report_text.h"
 
 namespace autopar {
@@ -558,14 +559,8 @@ Status InterJob::price_schedules() {
   }
   const InterOpPlan& plan = report_.plan;
   const StageCostTable& t = report_.table;
-  PlanPipeline pp;
-  pp.microbatches = report_.microbatches;
-  pp.forward_share = report_.forward_share;
-  pp.weight_share = report_.weight_share;
-  for (const PipelineStage& st : plan.stages) {
-    pp.stage_ms.push_back(st.latency + (plan.boundaries ? st.recv_ms : 0));
-    pp.boundary_ms.push_back(plan.boundaries ? st.send_ms : 0);
-  }
+  // The plan as the schedule model sees it, built as the page's charts build it (pipeline_schedule.h).
+  const PlanPipeline pp = plan_pipeline(plan, report_.microbatches, PlanShares{report_.forward_share, report_.weight_share});
   const int v = request_.plan && request_.plan->interleave > 1 ? request_.plan->interleave : 2;
   report_.schedules.clear();
   for (ScheduleKind kind : kinds) {
@@ -740,6 +735,9 @@ Json InterReport::to_json() const {
     out["plan"] = Json{{"tensor", given->tensor}, {"pipeline", given->pipeline}, {"data", given->data}, {"interleave", given->interleave},
                        {"remat", given->remat()}, {"recompute", recompute_name(given->recompute)},
                        {"sequence_parallel", given->sequence_parallel}, {"text", given->text()}};
+  // How a stage's time splits into F, B and W: the page's schedule charts read these.
+  out["forward_share"] = forward_share;
+  out["weight_share"] = weight_share;
   if (!schedules.empty()) {
     Json rows = Json::array();
     for (const PlanScheduleRow& r : schedules) {
@@ -754,8 +752,6 @@ Json InterReport::to_json() const {
       rows.push_back(row);
     }
     out["schedule"] = schedule_name(schedules[size_t(chosen_schedule)].kind);
-    out["forward_share"] = forward_share;
-    out["weight_share"] = weight_share;
     out["schedules"] = rows;
   }
   return out;

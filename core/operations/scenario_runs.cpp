@@ -3,6 +3,7 @@
 // program that only lists and shows the scenarios (the page) does not link the planners' solvers.
 #include "scenarios.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -21,6 +22,7 @@
 #include "inter_operation.h"
 #include "model_on_cluster.h"
 #include "models.h"
+#include "pipeline_schedule.h"
 #include "report_text.h"
 #include "search_operation.h"
 #include "sharding_spec.h"
@@ -150,7 +152,7 @@ Result<Json> intra_all_meshes_json(const std::string& model, const std::string& 
 
 // `inter --model M --cluster C --microbatches B --mode MODE [--plan PLAN]`.
 Result<Json> inter_json(const std::string& model, const std::string& cluster, int microbatches, const std::string& mode,
-                        const std::string& plan = "") {
+                        const std::string& plan = "", bool with_schedules = false) {
   auto in = load_model_on_cluster(model, cluster);
   if (!in.ok()) return in.error();
   InterRequest request;
@@ -164,7 +166,21 @@ Result<Json> inter_json(const std::string& model, const std::string& cluster, in
   InterJob job(in.value().graph, in.value().cluster, request);
   const auto& r = run_to_end(job);
   if (!r.ok()) return r.error();
-  return r.value().to_json();
+  Json j = r.value().to_json();
+  if (with_schedules) {
+    // The plan's GPipe and 1F1B as the schedule model runs them (pipeline_schedule.h): the
+    // makespans of the inter-op tab's charts, the Schedules tab and `inter --schedule gpipe|1f1b`.
+    const PlanShares shares{r.value().forward_share, r.value().weight_share};
+    Json sched;
+    for (const auto& [name, kind] : {std::pair<const char*, PipelineKind>{"gpipe", PipelineKind::gpipe}, {"1f1b", PipelineKind::one_f_one_b}}) {
+      const PipelineSchedule ps = plan_pipeline_schedule(r.value().plan, microbatches, kind, shares);
+      double peak = 0;
+      for (double x : ps.peak_inflight) peak = std::max(peak, x);
+      sched[name] = Json{{"makespan_ms", ps.makespan_ms}, {"bubble_fraction", ps.bubble_fraction}, {"peak_inflight", peak}};
+    }
+    j["pipeline_schedules"] = sched;
+  }
+  return j;
 }
 
 // `compare --model M --cluster C --seed S`.
@@ -390,8 +406,10 @@ Status run_megatron(Json& r, std::vector<Bilingual>& f) {
 }
 
 Status run_gpt_pipeline(Json& r, std::vector<Bilingual>& f) {
-  TRY_JSON(j, inter_json("transformer:layers=24", "lecture:4x8", 32, "alpa"));
+  TRY_JSON(j, inter_json("transformer:layers=24", "lecture:4x8", 32, "alpa", "", true));
+  r["schedules"] = j["pipeline_schedules"];
   r["plan"] = j;
+  r["plan"].erase("pipeline_schedules");
   // The lecture's plan (one stage per node, each 4-way tensor x 2-way data parallel), priced by
   // the same cost model: what the DP's plan is measured against.
   TRY_JSON(lecture_plan, inter_json("transformer:layers=24", "lecture:4x8", 32, "alpa", "t=4,p=4,d=2"));
@@ -402,6 +420,11 @@ Status run_gpt_pipeline(Json& r, std::vector<Bilingual>& f) {
                     {std::to_string(st["layers"][0].get<int>()), std::to_string(st["layers"][1].get<int>()),
                      std::to_string(st["submesh"][0].get<int>()), std::to_string(st["submesh"][1].get<int>()),
                      st["logical_mesh"].get<std::string>(), fmt("%.2f ms", st["latency"].get<double>())}));
+  f.push_back(say("run micro-batch by micro-batch on these stages (the schedule model, as the inter-op tab's charts and inter --schedule): "
+                  "GPipe {0}, 1F1B {1}; the total above is Alpa's closed form sum + (B-1) t_max",
+                  "在这些级上逐个 micro-batch 运行（调度模型，与算子间页的图和 inter --schedule 相同）：GPipe {0}，1F1B {1}；上面的总计是 Alpa 的闭式 sum + (B-1) t_max",
+                  {fmt("%.1f ms", r["schedules"]["gpipe"]["makespan_ms"].get<double>()),
+                   fmt("%.1f ms", r["schedules"]["1f1b"]["makespan_ms"].get<double>())}));
   f.push_back(say("the lecture's plan (one stage per node, 4-way tensor x 2-way data parallel) priced the same way: {0}",
                   "讲义的方案（每个节点一级，4 路张量并行 × 2 路数据并行）用同样的方法定价：{0}",
                   {fmt("%.1f ms", r["lecture_plan"]["total_latency"].get<double>())}));

@@ -37,6 +37,10 @@ Json schedule_run_json(const ScheduleRun& run, bool with_passes) {
   j["makespan"] = r.makespan_ms;
   j["bubble"] = r.bubble_ms;
   j["bubble_fraction"] = r.bubble_fraction;
+  // Qi et al.'s reading: idle time within each device's own span, and the longest span (the
+  // iteration time when iterations overlap); ZB-H2's closed form is of this bubble.
+  j["span_bubble"] = schedule_span_bubble(r);
+  j["longest_span"] = schedule_longest_span(r);
   j["peak_inflight"] = r.peak_inflight;
   j["parameter_copies"] = schedule_parameter_copies(r.kind);
   j["sends"] = r.sends;

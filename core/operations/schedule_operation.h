@@ -42,7 +42,8 @@ struct ScheduleReport {
 };
 
 // One run's figures as `schedule --json` names them (schedule, devices, microbatches, stages, v,
-// makespan, bubble, bubble_fraction, peak_inflight, parameter_copies, sends, published_*), and
+// makespan, bubble, bubble_fraction, span_bubble, longest_span, peak_inflight, parameter_copies,
+// sends, published_*), and
 // with `with_passes` its passes.
 Json schedule_run_json(const ScheduleRun& run, bool with_passes);
 

@@ -20,37 +20,9 @@ double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_e
 
 }  // namespace
 
-Result<ScheduleInput> schedule_input_from_latencies(ScheduleKind kind, const std::vector<double>& latency_ms, int microbatches,
-                                                    int interleave, double send_ms) {
-  if (latency_ms.empty()) return make_error(ErrorCode::bad_value, "a pipeline needs at least one stage; plan the pipeline first", "stage_latency_ms");
-  for (size_t d = 0; d < latency_ms.size(); ++d)
-    if (!std::isfinite(latency_ms[d]) || latency_ms[d] < 0)
-      return make_error(ErrorCode::out_of_range, "stage " + std::to_string(d) + "'s latency must be a finite time >= 0",
-                        "stage_latency_ms[" + std::to_string(d) + "]");
-  if (!std::isfinite(send_ms) || send_ms < 0) return make_error(ErrorCode::out_of_range, "the send time must be a finite time >= 0", "comm");
-  ScheduleInput in;
-  in.kind = kind;
-  in.devices = int(latency_ms.size());
-  in.microbatches = microbatches;
-  in.interleave = interleave;
-  in.send_ms = send_ms;
-  const int devices = in.devices;
-  const int chunks = std::max(1, schedule_chunks_per_device(kind, interleave));
-  const int stages = std::max(0, stage_count(kind, devices, interleave));
-  for (int s = 0; s < stages; ++s) {
-    const int d = std::clamp(stage_device(kind, devices, interleave, s, 0), 0, devices - 1);
-    const double share = latency_ms[size_t(d)] / chunks;
-    const double b = share * 2.0 / 3.0;
-    in.forward_ms.push_back(share / 3.0);
-    in.backward_ms.push_back(b);
-    in.weight_ms.push_back(b / 2.0);
-  }
-  return in;
-}
-
 Result<ScheduleReport> run_schedule_compare(const ScheduleCompareRequest& request) {
   if (request.kinds.empty()) return make_error(ErrorCode::bad_value, "choose at least one schedule", "schedules");
-  if (request.stage_latency_ms.empty()) {
+  if (!request.plan) {
     ScheduleRequest r;
     r.kinds = request.kinds;
     r.devices = request.devices;
@@ -68,35 +40,45 @@ Result<ScheduleReport> run_schedule_compare(const ScheduleCompareRequest& reques
     }
     return report;
   }
+  const PlanPipeline& plan = *request.plan;
+  if (plan.stage_ms.empty()) return make_error(ErrorCode::bad_value, "a pipeline needs at least one stage; plan the pipeline first", "stage_latency_ms");
+  for (size_t d = 0; d < plan.stage_ms.size(); ++d)
+    if (!std::isfinite(plan.stage_ms[d]) || plan.stage_ms[d] < 0)
+      return make_error(ErrorCode::out_of_range, "stage " + std::to_string(d) + "'s latency must be a finite time >= 0",
+                        "stage_latency_ms[" + std::to_string(d) + "]");
+  for (size_t d = 0; d < plan.boundary_ms.size(); ++d)
+    if (!std::isfinite(plan.boundary_ms[d]) || plan.boundary_ms[d] < 0)
+      return make_error(ErrorCode::out_of_range, "boundary " + std::to_string(d) + "'s send/recv must be a finite time >= 0",
+                        "boundary_ms[" + std::to_string(d) + "]");
   ScheduleReport report;
-  const std::vector<double>& lat = request.stage_latency_ms;
+  const std::vector<double>& lat = plan.stage_ms;
   report.request.kinds = request.kinds;
   report.request.devices = int(lat.size());
-  report.request.microbatches = request.microbatches;
+  report.request.microbatches = plan.microbatches;
   report.request.interleave = request.interleave;
-  report.request.f = lat[0] / 3.0;
-  report.request.b = lat[0] * 2.0 / 3.0;
-  report.request.w = report.request.b / 2.0;
-  report.request.comm = request.stage_send_ms;
+  report.request.f = lat[0] * plan.forward_share;
+  report.request.b = lat[0] * (1 - plan.forward_share);
+  report.request.w = report.request.b * plan.weight_share;
+  report.request.comm = plan.boundary_ms.empty() ? 0 : plan.boundary_ms[0] / 2;
   // Uniform latencies and no sends: the published closed forms hold, so the tab can show them.
-  const bool uniform = std::all_of(lat.begin(), lat.end(), [&](double x) { return x == lat[0]; }) && !(request.stage_send_ms > 0);
+  const bool uniform = std::all_of(lat.begin(), lat.end(), [&](double x) { return x == lat[0]; }) &&
+                       std::all_of(plan.boundary_ms.begin(), plan.boundary_ms.end(), [](double x) { return !(x > 0); });
   for (ScheduleKind kind : request.kinds) {
-    auto in = schedule_input_from_latencies(kind, lat, request.microbatches, request.interleave, request.stage_send_ms);
-    if (!in.ok()) return in.error();
-    ScheduleRun run;
-    run.input = in.value();
-    auto r = simulate_schedule(run.input);
+    auto in = plan_schedule_input(plan, kind, request.interleave);
+    Result<ScheduleResult> r = in.ok() ? simulate_schedule(in.value()) : Result<ScheduleResult>(in.error());
     if (!r.ok()) {
       Error e = r.error();
       if (request.kinds.size() > 1) e.message = std::string(schedule_name(kind)) + ": " + e.message;
       return e;
     }
+    ScheduleRun run;
+    run.input = in.value();
     run.result = std::move(r.value());
     if (uniform) {
       const double f = report.request.f, b = report.request.b, w = report.request.w;
       run.published_bubble = published_bubble(kind, run.input.devices, request.interleave, f, b, w);
-      if (!(kind == ScheduleKind::interleaved && request.microbatches == run.input.devices))
-        run.published_peak = published_peak_inflight(kind, run.input.devices, request.interleave, request.microbatches);
+      if (!(kind == ScheduleKind::interleaved && plan.microbatches == run.input.devices))
+        run.published_peak = published_peak_inflight(kind, run.input.devices, request.interleave, plan.microbatches);
     }
     report.runs.push_back(std::move(run));
   }

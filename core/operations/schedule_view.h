@@ -1,10 +1,12 @@
 // The page's view of pipeline schedules (issue 42, the Schedules tab): one or two schedules run
 // on the same inputs by the `schedule` operation (schedule_operation.h), with stage times either
-// uniform (as `autopar schedule --f --b --w --comm`) or taken from a pipeline plan's stages; the
+// uniform (as `autopar schedule --f --b --w --comm`) or taken from a pipeline plan's stages
+// exactly as `autopar inter --schedule` takes them; the
 // positions a step-through stops at; what the timeline holds at a time (passes done, activations
 // in flight); and the figures as `autopar schedule --json` prints them. Pure functions, so the
 // page can call them on its thread and the unit tests natively.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,24 +22,17 @@ struct ScheduleCompareRequest {
   int microbatches = 8;
   int interleave = 2;                   // v of interleaved 1F1B
   double f = 1, b = 2, w = 1, comm = 0; // each device's share, as `autopar schedule` takes them
-  // Non-empty: per device the latency of its share (forward + backward of one micro-batch), as a
-  // pipeline plan's stages give it; devices is then its size and f, b, w are ignored.
-  std::vector<double> stage_latency_ms;
-  double stage_send_ms = 0;             // with stage_latency_ms: one transfer between devices, one way
+  // Set: a pipeline plan's stages as the schedule model takes them (pipeline_schedule.h
+  // plan_pipeline: per stage its latency with its receiving, its boundary's send both ways, the
+  // model's forward and weight-gradient shares, its micro-batches); devices is then its stage
+  // count and f, b, w, comm are ignored. `autopar inter --schedule` runs the same input.
+  std::optional<PlanPipeline> plan;
 };
 
-// The schedule input of per-device latencies: device d's share has F = latency/3 and B =
-// 2 latency/3 (the project's forward:backward of 1:2, as pipeline_schedule.h splits a stage)
-// and W = B/2 (the cost model does not separate the weight gradient from the input gradient of
-// a stage; for a matmul they are equal FLOPs); a device of c chunks gives each chunk 1/c of it.
-// Errors name "stage_latency_ms" for a latency that is not a finite time >= 0.
-Result<ScheduleInput> schedule_input_from_latencies(ScheduleKind kind, const std::vector<double>& latency_ms, int microbatches,
-                                                    int interleave, double send_ms);
-
 // Runs every schedule of the request on the same inputs: with uniform times exactly as
-// run_schedule_request does (same errors, same numbers); with stage latencies through
-// schedule_input_from_latencies (the report's f, b, w are then device 0's share). Errors name
-// the field ("devices", "microbatches", "interleave", "f", ...).
+// run_schedule_request does (same errors, same numbers); with a plan through plan_schedule_input
+// (the report's f, b, w are then device 0's share, comm its boundary's one-way send). Errors
+// name the field ("devices", "microbatches", "interleave", "f", "stage_latency_ms[2]", ...).
 Result<ScheduleReport> run_schedule_compare(const ScheduleCompareRequest& request);
 
 // One schedule's figures, with the names and values of `autopar schedule --json` (schedule,

@@ -47,7 +47,7 @@ const chartsOf = {
   'conv1d-splits': ['conv1d_splits'], 'space-sizes': ['space_sizes'], 'alexnet-strategies': ['alexnet_strategies'],
   'task-graph': ['task_graph'], 'simulator-accuracy': ['accuracy_alexnet', 'accuracy_dlrm'], 'simulator-speed': ['simulator_speed'],
   'mcmc-alexnet': ['mcmc_trace'], 'mcmc-dlrm': ['mcmc_trace'], 'mcmc-vs-exhaustive': ['mcmc_vs_exhaustive'], 'beta-sweep': ['beta_sweep'],
-  'resharding-table': ['resharding'], 'megatron': ['megatron_meshes'], 'gpt-pipeline': ['pipeline_stages', 'pipeline_vs_lecture'],
+  'resharding-table': ['resharding'], 'megatron': ['megatron_meshes'], 'gpt-pipeline': ['pipeline_stages', 'pipeline_vs_lecture', 'pipeline_schedules'],
   'cross-mesh-resharding': ['cross_mesh'], 'wide-resnet': ['weak_scaling'], 'published-runs': ['published_runs'],
   'flexflow-vs-alpa': ['flexflow_vs_alpa'],
 };

@@ -178,7 +178,7 @@ async function scheduleChecks(browser, base) {
   }
 
   // Bad input: refused naming the field, the tab unchanged.
-  for (const [obj, pathWant] of [[{ first: 'dualpipe', devices: 3 }, 'schedules.devices'], [{ first: 'zb-h2' }, 'schedules.first'],
+  for (const [obj, pathWant] of [[{ first: 'dualpipe', devices: 3 }, 'schedules.devices'], [{ first: 'zb-h3' }, 'schedules.first'],
                                  [{ w: 9 }, 'schedules.w'], [{ microbatches: 'many' }, 'schedules.microbatches']]) {
     set = await st({ schedules: obj });
     check(`setState({schedules: ${JSON.stringify(obj)}}) is refused at ${pathWant}`, !set.ok && set.error?.path === pathWant, JSON.stringify(set));
@@ -208,6 +208,27 @@ async function scheduleChecks(browser, base) {
         `stages ${JSON.stringify(s.stage_latency_ms)} (plan latencies ${JSON.stringify(lat)}), makespans ${s.schedules?.map((x) => x.makespan)}`);
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'schedules-gpt-plan.png') });
+
+  // One schedule model (issue 42): the same plan has the same 1F1B and GPipe makespans on this
+  // tab, on the inter-op tab's charts and in `autopar inter --schedule`.
+  const cli1f1b = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:4x8', '--microbatches', '32', '--schedule', '1f1b']);
+  const cliGpipe = cli(['inter', '--model', 'transformer:layers=24', '--cluster', 'lecture:4x8', '--microbatches', '32', '--schedule', 'gpipe']);
+  await st({ schedules: { first: 'gpipe', second: '1f1b' } });
+  r = await waitForResult(page, (x) => x.schedules?.schedules?.[0]?.schedule === 'gpipe' && x.inter_schedules, 30000);
+  const near = (a, b) => Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+  const tabs = r.schedules.schedules, inter = r.inter_schedules;
+  check('gpt-pipeline: the Schedules tab, the inter-op tab and inter --schedule give the same GPipe and 1F1B makespans',
+        cli1f1b && cliGpipe && near(tabs[0].makespan, cliGpipe.total_latency) && near(tabs[1].makespan, cli1f1b.total_latency) &&
+        near(inter.gpipe.makespan_ms, cliGpipe.total_latency) && near(inter['1f1b'].makespan_ms, cli1f1b.total_latency),
+        `Schedules ${tabs.map((x) => x.makespan)}, inter-op ${inter?.gpipe?.makespan_ms} / ${inter?.['1f1b']?.makespan_ms}, ` +
+        `CLI ${cliGpipe?.total_latency} / ${cli1f1b?.total_latency}`);
+  // By hand from the inter-op tab: on every stage micro-batches x (F + B) + its idle is the makespan.
+  const byHand = ['gpipe', '1f1b'].every((k) => inter[k].forward_ms.every((f, i) =>
+    near(32 * (f + inter[k].backward_ms[i]) + inter[k].stage_idle_ms[i], inter[k].makespan_ms)));
+  check('each chart\'s makespan is micro-batches x (F + B) + idle on every stage, with the numbers result() shows', byHand,
+        JSON.stringify(inter?.['1f1b']));
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'schedules-gpt-gpipe-1f1b.png') });
 
   check('no console errors', consoleErrors.length === 0, consoleErrors.join(' | '));
 }

@@ -231,7 +231,7 @@ TEST_CASE("inter --plan with schedule=: the plan priced under that schedule, its
   REQUIRE(p.ok());
   CHECK(p.value().schedule == ScheduleKind::zb_h1);
   CHECK(p.value().text() == "t=2,p=4,d=1,schedule=zb-h1");
-  CHECK(parse_given_plan("t=2,schedule=zb-h2").error().message.find("dualpipev") != std::string::npos);
+  CHECK(parse_given_plan("t=2,schedule=zb-h3").error().message.find("dualpipev") != std::string::npos);
 
   const Graph g = load_model("transformer:layers=8,batch=32,seq=128,hidden=256,heads=4,dtype_bytes=2").value();
   const Cluster c = load_cluster("a100:1x8,precision=mixed").value();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 
 #include "app_state.h"
 #include "schedule_view.h"
@@ -58,26 +59,37 @@ TEST_CASE("the tab's figures are autopar schedule --json's, for every schedule")
   }
 }
 
+namespace {
+// A plan of these per-stage latencies, no sends, split F = 1/3, W = B/2 (the shares' defaults).
+PlanPipeline plan_of(std::vector<double> latency_ms, int microbatches) {
+  PlanPipeline p;
+  p.stage_ms = std::move(latency_ms);
+  p.boundary_ms.assign(p.stage_ms.size(), 0);
+  p.microbatches = microbatches;
+  return p;
+}
+}  // namespace
+
 TEST_CASE("equal plan latencies give the uniform shares' stage times; an uneven plan is bound by its slowest device") {
   // Latency 3 per device: F = 1, B = 2, W = 1, as `--f 1 --b 2 --w 1`.
   for (ScheduleKind kind : all_schedule_kinds()) {
     INFO(schedule_name(kind));
-    auto in = schedule_input_from_latencies(kind, {3, 3, 3, 3}, 8, 2, 0);
+    auto in = plan_schedule_input(plan_of({3, 3, 3, 3}, 8), kind, 2);
     REQUIRE(in.ok());
     const ScheduleInput u = uniform_schedule_input(kind, 4, 8, 2, 1, 2, 1, 0);
     REQUIRE(in.value().forward_ms.size() == u.forward_ms.size());
     for (size_t s = 0; s < u.forward_ms.size(); ++s) {
-      CHECK(in.value().forward_ms[s] == doctest::Approx(u.forward_ms[s]));
-      CHECK(in.value().backward_ms[s] == doctest::Approx(u.backward_ms[s]));
-      CHECK(in.value().weight_ms[s] == doctest::Approx(u.weight_ms[s]));
+      const double c = 1;
+      CHECK(in.value().forward_ms[s] == doctest::Approx(u.forward_ms[s] * c));
+      CHECK(in.value().backward_ms[s] == doctest::Approx(u.backward_ms[s] * c));
+      CHECK(in.value().weight_ms[s] == doctest::Approx(u.weight_ms[s] * c));
     }
   }
   // Device 1 takes 6 per micro-batch (F 2 + B 4): 1F1B's makespan is at least 8 x 6 = 48, and
   // device 1 is busy exactly that long.
   ScheduleCompareRequest r;
   r.kinds = {ScheduleKind::one_f_one_b, ScheduleKind::zb_h1};
-  r.microbatches = 8;
-  r.stage_latency_ms = {3, 6, 3, 3};
+  r.plan = plan_of({3, 6, 3, 3}, 8);
   auto report = run_schedule_compare(r);
   REQUIRE(report.ok());
   REQUIRE(report.value().runs.size() == 2);
@@ -90,11 +102,17 @@ TEST_CASE("equal plan latencies give the uniform shares' stage times; an uneven 
   // Zero bubble still beats 1F1B on uneven stages (W > 0 fills part of the drain).
   CHECK(report.value().runs[1].result.makespan_ms < report.value().runs[0].result.makespan_ms);
   // The same latencies, all equal and without sends: the published closed form is shown.
-  r.stage_latency_ms = {3, 3, 3, 3};
+  r.plan = plan_of({3, 3, 3, 3}, 8);
   auto even = run_schedule_compare(r);
   REQUIRE(even.ok());
   CHECK(even.value().runs[0].published_bubble == doctest::Approx(9));   // (p-1)(F+B) = 3 x 3
   CHECK(even.value().runs[1].published_bubble == doctest::Approx(3));   // (p-1)(F+B-2W) = 3 x 1
+  // A send on a boundary: no closed form, and the makespan grows.
+  r.plan->boundary_ms = {1, 1, 1, 0};
+  auto sent = run_schedule_compare(r);
+  REQUIRE(sent.ok());
+  CHECK(sent.value().runs[0].published_bubble < 0);
+  CHECK(sent.value().runs[0].result.makespan_ms > even.value().runs[0].result.makespan_ms);
 }
 
 TEST_CASE("bad schedule inputs are errors naming the field, never a crash") {
@@ -108,11 +126,14 @@ TEST_CASE("bad schedule inputs are errors naming the field, never a crash") {
   r.w = 3;   // W > B
   CHECK(run_schedule_compare(r).error().path == "w");
   r.w = 1;
-  r.stage_latency_ms = {3, -1};
+  r.plan = plan_of({3, -1}, 8);
   CHECK(run_schedule_compare(r).error().path == "stage_latency_ms[1]");
-  r.stage_latency_ms = {3, NAN};
+  r.plan = plan_of({3, NAN}, 8);
   CHECK(run_schedule_compare(r).error().path == "stage_latency_ms[1]");
-  r.stage_latency_ms = {3, 3, 3};   // DualPipe on 3 plan stages
+  r.plan = plan_of({3, 3}, 8);
+  r.plan->boundary_ms = {-1, 0};
+  CHECK(run_schedule_compare(r).error().path == "boundary_ms[0]");
+  r.plan = plan_of({3, 3, 3}, 8);   // DualPipe on 3 plan stages
   CHECK(run_schedule_compare(r).error().path == "devices");
 }
 
@@ -151,21 +172,24 @@ TEST_CASE("step times, the in-flight value and the passes done at a cursor") {
   CHECK(passes_done_at(res, 1.0) == 1);   // device 0's F0
 }
 
-TEST_CASE("8 devices x 64 micro-batches: every schedule but ZB-V simulates in well under a frame") {
-  // ZB-V's order is the best of 64 greedy variants (pipeline_schedules.cpp zb_v_orders), each
-  // a simulation: it is measured and reported, not held to a frame.
+TEST_CASE("8 devices x 64 micro-batches: every schedule, ZB-V included, simulates within a frame") {
+  // ZB-V's order is the best of 20 greedy variants (pipeline_schedules.cpp zb_v_orders), each a
+  // simulation on the timeline. The wall time of a suite run beside builds says little, so the
+  // bound is on this process's CPU time (std::clock), the mean of 5 runs.
   for (ScheduleKind kind : all_schedule_kinds()) {
     ScheduleCompareRequest r;
     r.kinds = {kind};
     r.devices = 8;
     r.microbatches = 64;
     const auto t0 = std::chrono::steady_clock::now();
-    auto report = run_schedule_compare(r);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    REQUIRE(report.ok());
-    MESSAGE(std::string(schedule_name(kind)), " on 8 x 64: ", ms, " ms");
-    // A frame is 16.7 ms; the suite runs beside builds, so the bound leaves room for a loaded machine.
-    if (kind != ScheduleKind::zb_v) CHECK(ms < 50);
+    const std::clock_t c0 = std::clock();
+    constexpr int kRuns = 5;
+    for (int k = 0; k < kRuns; ++k) REQUIRE(run_schedule_compare(r).ok());
+    const double cpu_ms = 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC / kRuns;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / kRuns;
+    MESSAGE(std::string(schedule_name(kind)), " on 8 x 64: ", cpu_ms, " ms of CPU (", ms, " ms wall)");
+    // A frame is 16.7 ms; every schedule's simulation fits in half of one.
+    CHECK(cpu_ms < 8.3);
   }
 }
 
@@ -209,7 +233,7 @@ TEST_CASE("the Schedules tab's settings: setState, getState, links, and bad inpu
     const char* json;
     const char* path;
   };
-  for (const Bad& bad : {Bad{R"({"schedules":{"first":"zb-h2"}})", "schedules.first"},
+  for (const Bad& bad : {Bad{R"({"schedules":{"first":"zb-h3"}})", "schedules.first"},
                          Bad{R"({"schedules":{"second":7}})", "schedules.second"},
                          Bad{R"({"schedules":{"depth":3}})", "schedules.depth"},
                          Bad{R"({"schedules":{"first":"dualpipe","devices":3}})", "schedules.devices"},

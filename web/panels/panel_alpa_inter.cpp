@@ -194,7 +194,7 @@ void draw_total_by_hand(const InterOpPlan& plan, const InterOpTerms& terms, int 
 // Each stage's idle time (the bubble) is shaded on its lane. With `links` (one entry per stage
 // boundary: true when it crosses nodes), a thinner lane between two stages holds the send/recv
 // boxes of their boundary.
-void draw_schedule(const char* title, const PipelineSchedule& sched, int stages, double t_end, float height,
+void draw_schedule(const char* title, const PipelineSchedule& sched, int stages, int microbatches, double t_end, float height,
                    const std::vector<bool>& links = {}) {
   const float font = ImGui::GetFontSize();
   const bool with_links = !links.empty();
@@ -204,6 +204,9 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
   ImGui::TextDisabled(tr("inter.makespan_bubble"), format_ms(sched.makespan_ms).c_str(), format_percent(sched.bubble_fraction).c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("%s", tr_fill("inter.in_flight", {std::to_string(reading.peak_in_flight)}).c_str());
+  // The makespan by hand on the busiest stage: micro-batches x (F + B) + its idle time.
+  const std::string by_hand = schedule_by_hand(sched, microbatches);
+  if (!by_hand.empty()) ImGui::TextDisabled("%s", by_hand.c_str());
   const float label_w = font * 4.5f;
   const float width = std::max(50.0f, ImGui::GetContentRegionAvail().x);
   // A link lane is half a stage lane high.
@@ -451,10 +454,12 @@ void schedule_legend_item(const char* id, ImU32 color, const char* label) {
 
 // The GPipe and 1F1B schedules of the plan's stages as Gantt charts, the bubble shaded, and the
 // sentence saying why one takes longer than the other here.
-void draw_inter_schedules(const AlpaInputs& in, const InterOpPlan& plan) {
+void draw_inter_schedules(const AlpaInputs& in, const InterOpView& view, const InterOpPlan& plan) {
   const float font = ImGui::GetFontSize();
-  const PipelineSchedule gpipe = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::gpipe);
-  const PipelineSchedule f1b = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::one_f_one_b);
+  // The schedule model's input of this plan (as `inter --schedule` and the Schedules tab take it).
+  const PlanShares shares = plan_shares_from_report(view.report);
+  const PipelineSchedule gpipe = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::gpipe, shares);
+  const PipelineSchedule f1b = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::one_f_one_b, shares);
   section_header(tr("inter.schedule"));
   for (int k = 0; k < int(BoxKind::count); ++k) {
     const BoxStyle& style = kBoxStyles[k];
@@ -474,8 +479,8 @@ void draw_inter_schedules(const AlpaInputs& in, const InterOpPlan& plan) {
   if (plan.stages.size() < 2) links.clear();
   const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
   const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
-  draw_schedule(tr("inter.gpipe"), gpipe, int(plan.stages.size()), t_end, h, links);
-  draw_schedule(tr("inter.1f1b"), f1b, int(plan.stages.size()), t_end, h, links);
+  draw_schedule(tr("inter.gpipe"), gpipe, int(plan.stages.size()), in.microbatches, t_end, h, links);
+  draw_schedule(tr("inter.1f1b"), f1b, int(plan.stages.size()), in.microbatches, t_end, h, links);
 }
 
 }  // namespace
@@ -510,7 +515,7 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     return;
   }
   draw_inter_summary(state, in, view, *plan);
-  draw_inter_schedules(in, *plan);
+  draw_inter_schedules(in, view, *plan);
   ImGui::End();
 }
 

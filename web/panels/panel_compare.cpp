@@ -53,6 +53,9 @@ void draw_summary(const CompareSummary& out) {
   std::snprintf(pipeline, sizeof pipeline, tr(out.stages.size() == 1 ? "compare.pipeline_one" : "compare.pipeline"), out.stages.size(),
                 out.microbatches, format_ms(out.pipeline_objective_ms).c_str());
   row("compare.row_pipeline", tr("compare.none"), pipeline);
+  if (out.pipeline_1f1b_ms > 0)   // the plan under the schedule model: the inter-op tab's charts
+    row("compare.row_schedules", tr("compare.none"),
+        tr_fill("compare.schedules", {format_ms(out.pipeline_gpipe_ms), format_ms(out.pipeline_1f1b_ms)}));
   char solve[96];
   std::snprintf(solve, sizeof solve, tr("compare.on_mesh"), format_ms(out.alpa_solve_ms).c_str(), out.mesh.c_str());
   row("compare.row_planning", steps, solve);

@@ -128,8 +128,12 @@ void draw_inputs(AppState& state) {
   const bool uniform = s.source == "uniform";
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("");
-  int_field("sched.devices", s.devices, uniform);
-  int_field("sched.microbatches", s.microbatches, true);
+  // The plan source runs the plan's stages and the page's micro-batches: its disabled fields show those.
+  const SchedulesView& view = state.schedules;
+  const bool from_plan = !uniform && view.plan_microbatches > 0;
+  int plan_devices = from_plan ? int(view.plan_latency_ms.size()) : 0, plan_microbatches = view.plan_microbatches;
+  int_field("sched.devices", from_plan ? plan_devices : s.devices, uniform);
+  int_field("sched.microbatches", from_plan ? plan_microbatches : s.microbatches, uniform);
   int_field("sched.v", s.interleave, true);
   number_field("sched.f", s.f, uniform);
   number_field("sched.b", s.b, uniform);
@@ -159,10 +163,17 @@ void draw_plan_source(AppState& state) {
       if (ImGui::Button(tr_id("sched.plan_now").c_str())) start_inter_plan(state.alpa.inter, in, state.graph, state.cluster);
     }
   } else {
-    std::string stages;
-    for (double x : state.schedules.plan_latency_ms) stages += (stages.empty() ? "" : ", ") + format_ms(x);
-    ImGui::TextDisabled(tr("sched.plan_stages"), state.settings.model.c_str(), state.settings.cluster.c_str(),
-                        int(state.schedules.plan_latency_ms.size()), stages.c_str(), format_ms(state.schedules.plan_send_ms).c_str());
+    // Everything the schedule model takes from the plan, so a reader can redo F, B, W and the sends.
+    const SchedulesView& v = state.schedules;
+    std::string stages, sends;
+    for (double x : v.plan_latency_ms) stages += (stages.empty() ? "" : ", ") + format_ms(x);
+    for (size_t k = 0; k + 1 < v.plan_boundary_ms.size(); ++k) sends += (sends.empty() ? "" : ", ") + format_ms(v.plan_boundary_ms[k] / 2);
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", tr_fill("sched.plan_stages_split", {state.settings.model, state.settings.cluster, std::to_string(v.plan_latency_ms.size()),
+                                                                  stages, sends.empty() ? "-" : sends, format_percent(v.plan_forward_share),
+                                                                  format_percent(v.plan_weight_share), std::to_string(v.plan_microbatches)})
+                                  .c_str());
+    ImGui::PopTextWrapPos();
   }
   ImGui::SameLine(0, font);
   // The lecture's gpt-pipeline case (section 6.3): its model, cluster and micro-batches, planned.
@@ -411,7 +422,7 @@ void draw_explanation() {
   if (!ImGui::CollapsingHeader(tr_id("sched.about").c_str())) return;
   ImGui::PushTextWrapPos(0);
   for (const char* key : {"sched.about_gpipe", "sched.about_1f1b", "sched.about_interleaved", "sched.about_zb",
-                          "sched.about_zbv", "sched.about_dualpipe", "sched.about_figures"})
+                          "sched.about_zbh2", "sched.about_zbv", "sched.about_dualpipe", "sched.about_figures"})
     ImGui::BulletText("%s", tr(key));
   ImGui::PopTextWrapPos();
 }

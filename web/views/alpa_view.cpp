@@ -464,6 +464,15 @@ std::string schedule_explanation(const InterOpPlan& plan, const PipelineSchedule
   return tr_fill("inter.why_1f1b_same", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), held, held_gpipe});
 }
 
+std::string schedule_by_hand(const PipelineSchedule& sched, int microbatches) {
+  if (sched.idle_ms.empty() || sched.forward_ms.size() != sched.idle_ms.size()) return "";
+  size_t k = 0;
+  for (size_t s = 1; s < sched.idle_ms.size(); ++s)
+    if (sched.idle_ms[s] < sched.idle_ms[k]) k = s;
+  return tr_fill("inter.makespan_by_hand", {format_ms(sched.makespan_ms), std::to_string(microbatches), format_ms(sched.forward_ms[k]),
+                                            format_ms(sched.backward_ms[k]), std::to_string(k), format_ms(sched.idle_ms[k])});
+}
+
 Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
   Json j;
   const bool intra_ok = view.intra.plan && view.intra.key == intra_key(in);
@@ -519,8 +528,10 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
     }
     j["stages"] = stages;
     j["boundaries"] = inter->boundaries ? "priced" : "ignored";
-    const PipelineSchedule gpipe = plan_pipeline_schedule(*inter, in.microbatches, PipelineKind::gpipe);
-    const PipelineSchedule f1b = plan_pipeline_schedule(*inter, in.microbatches, PipelineKind::one_f_one_b);
+    // The schedule model's GPipe and 1F1B on the plan (the makespans of `inter --schedule gpipe|1f1b`).
+    const PlanShares shares = plan_shares_from_report(view.inter.report);
+    const PipelineSchedule gpipe = plan_pipeline_schedule(*inter, in.microbatches, PipelineKind::gpipe, shares);
+    const PipelineSchedule f1b = plan_pipeline_schedule(*inter, in.microbatches, PipelineKind::one_f_one_b, shares);
     j["bubble_fraction"] = Json{{"gpipe", gpipe.bubble_fraction}, {"1f1b", f1b.bubble_fraction}};
     // What the tab shows to redo the total by hand, and what its charts show.
     const InterOpTerms terms = inter_op_terms(*inter, in.microbatches);
@@ -530,10 +541,15 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
     Json schedules;
     for (const auto& [name, sched] : {std::pair<const char*, const PipelineSchedule*>{"gpipe", &gpipe}, {"1f1b", &f1b}}) {
       const ScheduleReading r = read_schedule(*sched, int(inter->stages.size()));
+      // Per stage what redoes the makespan by hand: microbatches x (F + B) + its idle time.
       schedules[name] = Json{{"makespan_ms", sched->makespan_ms}, {"bubble_fraction", sched->bubble_fraction}, {"idle_ms", r.idle_ms},
-                             {"peak_in_flight", r.peak_in_flight}};
+                             {"peak_in_flight", r.peak_in_flight}, {"forward_ms", sched->forward_ms},   {"backward_ms", sched->backward_ms},
+                             {"stage_idle_ms", sched->idle_ms},   {"send_ms", sched->send_ms}};
     }
     schedules["explanation"] = schedule_explanation(*inter, gpipe, f1b, in.microbatches);
+    schedules["forward_share"] = shares.forward;
+    schedules["weight_share"] = shares.weight;
+    schedules["microbatches"] = in.microbatches;
     j["inter_schedules"] = schedules;   // "schedules" is the Schedules tab's (page_result.cpp)
   } else if (view.inter.error && view.inter.key == inter_key(in)) {
     j["inter_error"] = error_to_json(*view.inter.error);

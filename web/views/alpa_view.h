@@ -216,6 +216,10 @@ ScheduleReading read_schedule(const PipelineSchedule& sched, int stages);
 // or that it does not, from the charts' own numbers: the makespans, the slowest send/recv each
 // way against the slowest stage, and the activations each keeps in flight.
 std::string schedule_explanation(const InterOpPlan& plan, const PipelineSchedule& gpipe, const PipelineSchedule& one_f_one_b, int microbatches);
+// The makespan redone by hand on the busiest stage k (the one with the least idle time):
+// "= M x (F + B) on stage k + its idle I" with the chart's numbers, where F and B are the stage's
+// forward and backward per micro-batch (the schedule model's split of its time); "" when empty.
+std::string schedule_by_hand(const PipelineSchedule& sched, int microbatches);
 
 // result() fields of the Alpa half: objective, communication_cost, resharding_cost, solver,
 // collectives {all-reduce, all-gather, reduce-scatter, all-to-all}, intra_options,

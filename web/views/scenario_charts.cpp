@@ -263,6 +263,14 @@ void gpt_pipeline(const Json& r, std::vector<ScenarioChart>& out) {
   c.categories = {tr("chart.dp_plan"), tr("chart.lecture_plan")};
   c.series = {bars("chart.total", 0, {num(r["plan"], "total_latency"), num(r["lecture_plan"], "total_latency")})};
   out.push_back(std::move(c));
+  if (!r.contains("schedules") || !r["schedules"].is_object()) return;
+  // The DP's plan run by the schedule model: the inter-op tab's GPipe and 1F1B makespans.
+  ScenarioChart s = chart("pipeline_schedules", "chart.pipeline_schedules_title", nullptr, "chart.makespan_ms");
+  s.categories = {tr("chart.closed_form"), "GPipe", "1F1B"};
+  s.series = {bars("chart.makespan", 0,
+                   {num(r["plan"], "total_latency"), num(r["schedules"].value("gpipe", Json()), "makespan_ms"),
+                    num(r["schedules"].value("1f1b", Json()), "makespan_ms")})};
+  out.push_back(std::move(s));
 }
 
 void cross_mesh(const Json& r, std::vector<ScenarioChart>& out) {

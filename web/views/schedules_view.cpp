@@ -36,12 +36,16 @@ Result<std::vector<ScheduleKind>> shown_kinds(const ScheduleSettings& s) {
 // A key that changes whenever the simulated inputs do (not the cursor or playback).
 std::string settings_key(const ScheduleSettings& s, const ScheduleCompareRequest& r) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s|%s|%s|%d|%d|%d|%.17g|%.17g|%.17g|%.17g|%.17g|", s.first.c_str(), s.second.c_str(), s.source.c_str(),
-                r.devices, r.microbatches, r.interleave, r.f, r.b, r.w, r.comm, r.stage_send_ms);
+  std::snprintf(buf, sizeof buf, "%s|%s|%s|%d|%d|%d|%.17g|%.17g|%.17g|%.17g|", s.first.c_str(), s.second.c_str(), s.source.c_str(),
+                r.devices, r.microbatches, r.interleave, r.f, r.b, r.w, r.comm);
   std::string key = buf;
-  for (double x : r.stage_latency_ms) {
-    std::snprintf(buf, sizeof buf, "%.17g,", x);
+  if (r.plan) {
+    std::snprintf(buf, sizeof buf, "plan %d %.17g %.17g|", r.plan->microbatches, r.plan->forward_share, r.plan->weight_share);
     key += buf;
+    for (size_t k = 0; k < r.plan->stage_ms.size(); ++k) {
+      std::snprintf(buf, sizeof buf, "%.17g/%.17g,", r.plan->stage_ms[k], k < r.plan->boundary_ms.size() ? r.plan->boundary_ms[k] : 0.0);
+      key += buf;
+    }
   }
   return key;
 }
@@ -140,7 +144,7 @@ Status validate_schedule_settings(const ScheduleSettings& s) {
   return Ok{};
 }
 
-ScheduleCompareRequest schedule_compare_request(const ScheduleSettings& s, const InterOpPlan* plan) {
+ScheduleCompareRequest schedule_compare_request(const ScheduleSettings& s, const SchedulePlanSource& source) {
   ScheduleCompareRequest r;
   auto kinds = shown_kinds(s);
   r.kinds = kinds.ok() ? kinds.value() : std::vector<ScheduleKind>{};
@@ -151,22 +155,19 @@ ScheduleCompareRequest schedule_compare_request(const ScheduleSettings& s, const
   r.b = s.b;
   r.w = s.w;
   r.comm = s.comm;
-  if (s.source == "plan" && plan) {
-    // A stage's time as the plan's own Gantt counts it: its latency plus receiving its input
-    // (pipeline_schedule.h); a boundary's send_ms is both ways, one transfer is half of it, and
-    // the schedule model has one send time: the slowest boundary's.
-    for (const PipelineStage& st : plan->stages) {
-      r.stage_latency_ms.push_back(st.latency + st.recv_ms);
-      r.stage_send_ms = std::max(r.stage_send_ms, st.send_ms / 2);
-    }
-    r.devices = int(plan->stages.size());
+  if (s.source == "plan" && source.plan) {
+    // The plan's stages exactly as `autopar inter --schedule` takes them (pipeline_schedule.h):
+    // each stage's latency with its receiving, each boundary's own send, the model's shares.
+    r.plan = plan_pipeline(*source.plan, source.microbatches, source.shares);
+    r.devices = int(source.plan->stages.size());
+    r.microbatches = source.microbatches;
   }
   return r;
 }
 
-bool refresh_schedules_view(SchedulesView& view, const ScheduleSettings& s, const InterOpPlan* plan) {
-  const ScheduleCompareRequest r = schedule_compare_request(s, plan);
-  const bool no_plan = s.source == "plan" && !plan;
+bool refresh_schedules_view(SchedulesView& view, const ScheduleSettings& s, const SchedulePlanSource& source) {
+  const ScheduleCompareRequest r = schedule_compare_request(s, source);
+  const bool no_plan = s.source == "plan" && !source.plan;
   const std::string key = no_plan ? std::string("no plan") : settings_key(s, r);
   if (key == view.key) return false;
   view.key = key;
@@ -174,8 +175,20 @@ bool refresh_schedules_view(SchedulesView& view, const ScheduleSettings& s, cons
   view.error.reset();
   view.step_times.clear();
   view.makespan = 0;
-  view.plan_latency_ms = r.stage_latency_ms;
-  view.plan_send_ms = r.stage_send_ms;
+  view.plan_latency_ms.clear();
+  view.plan_boundary_ms.clear();
+  view.plan_send_ms = 0;
+  view.plan_forward_share = view.plan_weight_share = 0;
+  view.plan_microbatches = 0;
+  if (r.plan) {
+    view.plan_latency_ms = r.plan->stage_ms;
+    view.plan_boundary_ms = r.plan->boundary_ms;
+    if (!view.plan_boundary_ms.empty()) view.plan_boundary_ms.back() = 0;   // the last stage sends nothing on
+    for (double x : view.plan_boundary_ms) view.plan_send_ms = std::max(view.plan_send_ms, x / 2);
+    view.plan_forward_share = r.plan->forward_share;
+    view.plan_weight_share = r.plan->weight_share;
+    view.plan_microbatches = r.plan->microbatches;
+  }
   ++view.revision;
   if (no_plan) {
     view.error = make_error("not_ready", "there is no pipeline plan for the current model and cluster yet: the Schedules tab plans it when shown (or press Plan in the Alpa inter-op tab)",
@@ -248,6 +261,9 @@ Json schedules_result_json(const SchedulesView& view, const ScheduleSettings& s)
   if (!view.plan_latency_ms.empty()) {
     j["stage_latency_ms"] = view.plan_latency_ms;
     j["send_ms"] = view.plan_send_ms;
+    j["boundary_ms"] = view.plan_boundary_ms;
+    j["forward_share"] = view.plan_forward_share;
+    j["weight_share"] = view.plan_weight_share;
   }
   Json list = Json::array();
   for (const ScheduleRun& run : view.report->runs) {
