@@ -82,6 +82,13 @@ await runTest('inspector', () => withBrowser(async (browser, base) => {
   const worse = [r.search.inspector.current, ...r.search.inspector.recent].filter((x) => x && x.delta_cost > 0);
   check('the proposals shown include worse ones with p < 1', worse.some((x) => x.probability < 1));
   await shot(page, 'search-tab');
+  // Step on to a worse proposal, whose probability and draw the inspector writes out.
+  for (let k = 0; k < 60 && !((await result(page)).search.inspector.current?.draw > 0); ++k) await click(page, 'inspector_step');
+  r = await result(page);
+  if (check('Step reaches a worse proposal with a random draw', r.search.inspector.current?.draw !== null, JSON.stringify(r.search.inspector.current))) {
+    checkRecord(r.search.inspector.current, 50, `proposal ${r.search.inspector.current.step}`);
+    await shot(page, 'search-worse');
+  }
 
   // A new search starts the replay again.
   await page.evaluate(() => window.autopar.setState({ seed: 5 }));
@@ -106,5 +113,31 @@ await runTest('inspector', () => withBrowser(async (browser, base) => {
   await page.evaluate(() => window.autopar.setState({ model: 'alexnet' }));
   await nextFrames(page);
   check('result().expert_recipe is cnn on AlexNet', (await result(page)).expert_recipe === 'cnn');
+
+  // Compare: where Alpa's pipelined plan wins, the page says why FlexFlow's space cannot reach it.
+  await page.evaluate(() => window.autopar.setState({ model: 'transformer:layers=4', cluster: 'lecture:2x4', mesh: '2x4', microbatches: 8,
+                                                       seed: 1, panel: 'compare' }));
+  const cmp = await page.evaluate(() => window.autopar.compare());
+  const ref = cli(['compare', '--model', 'transformer:layers=4', '--cluster', 'lecture:2x4', '--seed', '1', '--microbatches', '8']);
+  const alpaWins = cmp.compare && cmp.compare.alpa_ms < cmp.compare.flexflow_ms && cmp.compare.report.alpa.stages.length > 1;
+  check('Alpa\'s pipelined plan beats FlexFlow\'s here (as on the CLI)', alpaWins && (!ref || ref.alpa.makespan_ms < ref.flexflow.makespan_ms),
+        `page ${cmp.compare?.flexflow_ms} vs ${cmp.compare?.alpa_ms}`);
+  await nextFrames(page);
+  r = await result(page);
+  check('Compare says why: SOAP has no micro-batch pipeline', typeof r.compare.why_flexflow_slower === 'string' &&
+        r.compare.why_flexflow_slower.includes('no micro-batch pipeline'), r.compare.why_flexflow_slower);
+  await page.mouse.move(10, 850);
+  await settlePointer(page);
+  await shot(page, 'compare-why');
+  await page.evaluate(() => window.autopar.setState({ lang: 'zh' }));
+  await nextFrames(page);
+  r = await result(page);
+  // (The page spaces CJK characters with U+3000 so that ImGui can wrap between them.)
+  check('and says it in Chinese', typeof r.compare.why_flexflow_slower === 'string' && r.compare.why_flexflow_slower.replace(/[\s\u3000]/g, '').includes('没有micro-batch流水线'),
+        r.compare.why_flexflow_slower);
+  await page.waitForTimeout(1500);   // the CJK font arrives
+  await nextFrames(page);
+  await shot(page, 'compare-why-zh');
+  await page.evaluate(() => window.autopar.setState({ lang: 'en' }));
   check('no console errors', consoleErrors.length === 0, consoleErrors.join(' | '));
 }));

@@ -284,7 +284,7 @@ void draw_inspector(AppState& state) {
     if (in.speed >= kInspectorSpeeds[k]) speed_index = k;
   // A slider over the offered speeds (slow enough to explain each step, fast enough to see the
   // chain drift), labelled with the speed itself.
-  ImGui::SetNextItemWidth(font * 9.0f);
+  ImGui::SetNextItemWidth(font * 10.5f);
   const std::string speed_label = tr_fill("inspector.speed_value", {number_text(kInspectorSpeeds[speed_index])});
   if (ImGui::SliderInt("##inspector_speed", &speed_index, 0, kInspectorSpeedCount - 1, speed_label.c_str(), ImGuiSliderFlags_AlwaysClamp))
     in.speed = kInspectorSpeeds[std::clamp(speed_index, 0, kInspectorSpeedCount - 1)];
