@@ -715,7 +715,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"inspector.col_taken", "taken"},
     {"inspector.yes", "yes"},
     {"inspector.no", "no"},
-    {"compare.why_pipeline", "Why FlexFlow cannot reach Alpa's plan here: FlexFlow's SOAP space splits each op's samples, attributes and parameters over devices, but has no micro-batch pipeline. Every op runs on the whole batch, so while one group of GPUs computes some layers the others wait or hold copies. Alpa's inter-op pass cuts the layers into {0} pipeline stages fed with {1} micro-batches, so the stages work at once on different micro-batches; no SOAP strategy expresses that, and on a transformer the pipelined plan is {2}x faster."},
+    {"compare.why_pipeline", "Why FlexFlow cannot reach Alpa's plan here: FlexFlow's SOAP space splits each op's samples, attributes and parameters over devices, but has no micro-batch pipeline. Every op runs on the whole batch, so while one group of GPUs computes some layers the others wait or hold copies. Alpa's inter-op pass cuts the layers into {0} pipeline stages fed with {1} micro-batches, so the stages work at once on different micro-batches; no SOAP strategy expresses that. Here the pipelined plan is {2}x faster."},
     {"search_panel.unchanged", "(unchanged)"},
     {"strategy.banner_does_not_fit", "DOES NOT FIT: GPU {0} needs {1} of {2}. The times below assume it ran; try ZeRO or recomputation (Cluster panel, memory), more GPUs, or a smaller batch."},
     {"strategy.memory_section", "Memory per GPU (capacity {0}): parameters, gradients, optimizer state, kept activations"},

@@ -715,7 +715,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"inspector.col_taken", "是否接受"},
     {"inspector.yes", "是"},
     {"inspector.no", "否"},
-    {"compare.why_pipeline", "为什么 FlexFlow 在这里达不到 Alpa 的方案：FlexFlow 的 SOAP 空间把每个算子的样本、属性和参数切到各个设备上，但没有 micro-batch 流水线。每个算子都处理整个批次，所以一组 GPU 计算某几层时，其他 GPU 只能等待或持有副本。Alpa 的算子间优化把各层切成 {0} 个流水线阶段，喂入 {1} 个 micro-batch，各阶段同时处理不同的 micro-batch；没有任何 SOAP 策略能表达这一点，在 Transformer 上流水线方案快 {2} 倍。"},
+    {"compare.why_pipeline", "为什么 FlexFlow 在这里达不到 Alpa 的方案：FlexFlow 的 SOAP 空间把每个算子的样本、属性和参数切到各个设备上，但没有 micro-batch 流水线。每个算子都处理整个批次，所以一组 GPU 计算某几层时，其他 GPU 只能等待或持有副本。Alpa 的算子间优化把各层切成 {0} 个流水线阶段，喂入 {1} 个 micro-batch，各阶段同时处理不同的 micro-batch；没有任何 SOAP 策略能表达这一点。这里流水线方案快 {2} 倍。"},
     {"search_panel.unchanged", "（未改变）"},
     {"strategy.banner_does_not_fit", "放不下（DOES NOT FIT）：GPU {0} 需要 {1}，容量 {2}。下面的时间假定它能运行；请尝试 ZeRO 或重计算（集群面板的内存部分）、更多 GPU，或更小的 batch。"},
     {"strategy.memory_section", "每块 GPU 的内存（容量 {0}）：参数、梯度、优化器状态、保留的激活"},
