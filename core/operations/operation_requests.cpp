@@ -432,6 +432,7 @@ Result<SimulateRequest> simulate_request_from_json(const Json& j, const Graph& g
     auto s = load_strategy(text.value(), graph, cluster, path("strategy"));
     if (!s.ok()) return s.error();
     r.strategy = s.value();
+    r.expert = text.value() == "expert";
   }
   if (auto v = validate(r, path); !v.ok()) return v.error();
   return r;

@@ -269,6 +269,9 @@ Started start_search(const Json& req, Graph graph, Cluster cluster) {
     if (!v.ok()) return v.error();
     partials = v.value();
   }
+  // A live search keeps records of its first proposals for the page's step inspector (they do
+  // not change the chain or the report).
+  if (partials) sr.value().record_steps = kInspectorRecordSteps;
   // The job owns its copies of the graph and cluster: the operation's are unused.
   auto op = make_operation<SearchJob>(Graph{}, Cluster{}, [](const SearchReport& report, const SearchJob&) { return Json{{"report", report.to_json()}}; });
   op->start_owning(std::move(graph), std::move(cluster), sr.value(), std::string("request.init"));

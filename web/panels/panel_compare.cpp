@@ -15,6 +15,7 @@
 #include "panel_common.h"
 #include "panels.h"
 #include "plan_export.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
@@ -166,6 +167,14 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
       ImGui::TextWrapped("%s", tr_fill("compare.same_plan", {std::to_string(cmp.summary->stages.size()), std::to_string(cmp.summary->microbatches),
                                                               format_ms(cmp.summary->pipeline_objective_ms)})
                                    .c_str());
+      // Where SOAP cannot reach Alpa's plan: a pipeline over micro-batches (lecture 7).
+      const std::string why = compare_pipeline_note(*cmp.summary);
+      if (!why.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.55f, 1.0f));
+        ImGui::TextWrapped("%s", why.c_str());
+        ImGui::PopStyleColor();
+        note_place(state, "compare_why");
+      }
       draw_summary(*cmp.summary);
       section_header(tr("compare.stages"));
       draw_stages(*cmp.summary);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "format_units.h"
@@ -15,6 +16,7 @@
 #include "panel_common.h"
 #include "panels.h"
 #include "plot_canvas.h"
+#include "step_inspector.h"
 #include "strategy_argument.h"
 #include "strategy_text.h"
 #include "ui_style.h"
@@ -240,6 +242,109 @@ void draw_plot(const AppState& state, ImVec2 size, bool log_y) {
   end_plot();
 }
 
+// A number with `digits` significant digits, never in exponent form for the ranges shown here.
+std::string number_text(double v, int digits = 4) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  if (std::strchr(buf, 'e')) std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string signed_ms(double v) { return (v > 0 ? "+" : v < 0 ? "-" : "") + format_ms(std::fabs(v)); }
+
+// The step inspector (step_inspector.h): Play / Pause / Step / Restart and the speed, the
+// proposal shown with its arithmetic, and the proposals before it.
+void draw_inspector(AppState& state) {
+  StepInspector& in = state.inspector;
+  const std::vector<McmcStep>& records = state.search.view.steps;
+  const float font = ImGui::GetFontSize();
+  const ImVec2 button(font * 4.6f, 0);
+  ImGui::BeginDisabled(records.empty());
+  if (ImGui::Button((std::string(tr(in.playing ? "inspector.pause" : "inspector.play")) + "###inspector_play").c_str(), button)) {
+    if (!in.playing && in.shown >= records.size() && search_finished(state.search)) in.shown = 0;   // played to the end: again
+    in.playing = !in.playing;
+    in.carry = 0;
+  }
+  note_place(state, "inspector_play");
+  ImGui::SameLine();
+  if (ImGui::Button(tr_id("inspector.step").c_str(), button)) inspector_step(in, records.size());
+  note_place(state, "inspector_step");
+  ImGui::SameLine();
+  if (ImGui::Button(tr_id("inspector.restart").c_str(), button)) {
+    in.shown = 0;
+    in.carry = 0;
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("%s", tr("inspector.speed"));
+  ImGui::SameLine();
+  int speed_index = 0;
+  for (int k = 0; k < kInspectorSpeedCount; ++k)
+    if (in.speed >= kInspectorSpeeds[k]) speed_index = k;
+  // A slider over the offered speeds (slow enough to explain each step, fast enough to see the
+  // chain drift), labelled with the speed itself.
+  ImGui::SetNextItemWidth(font * 10.5f);
+  const std::string speed_label = tr_fill("inspector.speed_value", {number_text(kInspectorSpeeds[speed_index])});
+  if (ImGui::SliderInt("##inspector_speed", &speed_index, 0, kInspectorSpeedCount - 1, speed_label.c_str(), ImGuiSliderFlags_AlwaysClamp))
+    in.speed = kInspectorSpeeds[std::clamp(speed_index, 0, kInspectorSpeedCount - 1)];
+  note_place(state, "inspector_speed");
+  ImGui::PushTextWrapPos(0.0f);
+  if (records.empty()) {
+    ImGui::TextDisabled("%s", tr("inspector.none"));
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const size_t shown = std::min(in.shown, records.size());
+  ImGui::TextDisabled("%s", tr_fill("inspector.position", {std::to_string(shown), std::to_string(records.size()), std::to_string(kInspectorRecordSteps)}).c_str());
+  if (shown == 0) {
+    ImGui::TextDisabled("%s", tr("inspector.waiting"));
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const McmcStep& r = records[shown - 1];
+  ImGui::TextColored(kAccentText, "%s", tr_fill("inspector.proposal", {std::to_string(r.step), inspector_move_text(state.graph, r)}).c_str());
+  ImGui::TextUnformatted(tr_fill("inspector.cost", {format_ms(r.current_cost), format_ms(r.proposed_cost), signed_ms(r.delta_cost())}).c_str());
+  const double beta = state.search.config.beta;
+  const double cost0 = r.rate > 0 ? beta / r.rate : 0;
+  if (r.delta_cost() > 0)
+    ImGui::TextUnformatted(tr_fill("inspector.formula", {number_text(beta), number_text(r.delta_cost()), number_text(cost0), number_text(r.probability, 3)}).c_str());
+  else
+    ImGui::TextUnformatted(tr("inspector.improvement"));
+  const ImVec4 green(0.45f, 0.85f, 0.50f, 1.0f), red(1.0f, 0.45f, 0.40f, 1.0f);
+  if (r.draw >= 0) {
+    ImGui::TextUnformatted(tr_fill("inspector.drew", {number_text(r.draw, 3), r.accepted ? "<" : ">="}).c_str());
+    ImGui::SameLine();
+  }
+  ImGui::TextColored(r.accepted ? green : red, "%s", tr(r.accepted ? "inspector.accepted" : "inspector.rejected"));
+  ImGui::PopTextWrapPos();
+  // The proposals before it, newest first.
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
+  if (shown > 1 && ImGui::BeginTable("##inspector_recent", 5, flags)) {
+    ImGui::TableSetupColumn(tr("inspector.col_step"), ImGuiTableColumnFlags_WidthFixed, font * 3.5f);
+    ImGui::TableSetupColumn(tr("inspector.col_move"), ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn(tr("inspector.col_delta"), ImGuiTableColumnFlags_WidthFixed, font * 6.0f);
+    ImGui::TableSetupColumn(tr("inspector.col_p"), ImGuiTableColumnFlags_WidthFixed, font * 4.5f);
+    ImGui::TableSetupColumn(tr("inspector.col_taken"), ImGuiTableColumnFlags_WidthFixed, font * 3.5f);
+    ImGui::TableHeadersRow();
+    for (size_t k = shown - 1, rows = 0; k-- > 0 && rows < 5; ++rows) {
+      const McmcStep& e = records[k];
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::Text("%lld", static_cast<long long>(e.step));
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(inspector_move_text(state.graph, e).c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(signed_ms(e.delta_cost()).c_str());
+      ImGui::TableSetColumnIndex(3);
+      ImGui::TextUnformatted(number_text(e.probability, 3).c_str());
+      ImGui::TableSetColumnIndex(4);
+      ImGui::TextColored(e.accepted ? green : red, "%s", tr(e.accepted ? "inspector.yes" : "inspector.no"));
+    }
+    ImGui::EndTable();
+  }
+}
+
 // "sample=2 channel=4 @ 0-7": the split degrees above 1 and the GPUs.
 std::string describe_config(const Op& op, const OpConfig& c) {
   std::string dims;
@@ -332,9 +437,14 @@ void draw_search_panel(AppState& state, const PanelRect& rect) {
   if (!stacked) ImGui::SameLine(0, font * 2);
   ImGui::Checkbox(tr_id("search_panel.log_scale").c_str(), &log_y);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float plot_h = stacked ? font * 16 : std::max(font * 12, avail.y * 0.58f);
+  const float plot_h = stacked ? font * 16 : std::max(font * 11, avail.y * 0.36f);
   draw_plot(state, ImVec2(avail.x, plot_h), log_y);
   note_place(state, "search_plot");
+  // The replay advances with the page's clock and starts again for each new search.
+  inspector_follow(state.inspector, state.search.generation);
+  inspector_tick(state.inspector, state.search.view.steps.size(), ImGui::GetIO().DeltaTime);
+  section_header(tr("inspector.title"));
+  draw_inspector(state);
   section_header(tr("search_panel.best_found"));
   draw_best_strategy(state, stacked);
   if (!stacked) ImGui::EndChild();

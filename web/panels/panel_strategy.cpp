@@ -93,6 +93,14 @@ void draw_strategy_buttons(AppState& state) {
   ImGui::PopTextWrapPos();
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("strategy.text_tip"));
+  if (base == "expert") {
+    // Which recipe the model got (soap.h expert_recipe): a transformer is not AlexNet.
+    static const char* const kRecipeKeys[] = {"strategy.recipe_cnn", "strategy.recipe_transformer", "strategy.recipe_dlrm"};
+    const ExpertRecipe recipe = expert_recipe(state.graph);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kAccentText, "%s", tr_fill("strategy.recipe", {tr(kRecipeKeys[int(recipe)])}).c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (edited) {
     if (ImGui::SmallButton(tr_id("strategy.reset_edits").c_str())) apply_named(state, base, tr_fill("notice.edits_reset", {base}));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("strategy.reset_tip"), base.c_str());

@@ -22,6 +22,7 @@
 #include "inter_operation.h"
 #include "schedules_view.h"
 #include "search_job.h"
+#include "step_inspector.h"
 #include "exercises.h"
 #include "lecture_state.h"
 #include "alpa_view.h"
@@ -140,6 +141,7 @@ struct AppState {
   SpaceSize space;                   // the SOAP strategy space of graph on cluster (space_operation, updated with them)
   FlexflowView flexflow;             // the current strategy, simulated (built after init; after an edit, by ensure_flexflow)
   SearchRun search;                  // the MCMC search, if one was started
+  StepInspector inspector;           // the Search tab's replay of the search's step records
   AccuracyJob accuracy;              // the accuracy study, if one was started
   LectureState lecture;              // the Lecture tab's computed scenario
   CompareState compare;              // the Compare tab's FlexFlow-vs-Alpa result

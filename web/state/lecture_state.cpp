@@ -11,6 +11,7 @@
 #include "scenarios.h"
 
 #include <chrono>
+#include <cstdio>
 #include <tuple>
 
 namespace autopar::web {
@@ -415,11 +416,21 @@ Json compare_result_json(const CompareState& compare) {
   if (compare.failure) return Json{{"error", error_to_json(*compare.failure)}, {"running", false}};
   if (compare_running(compare)) return Json{{"running", true}, {"flexflow_steps", compare_search_steps(compare)}};
   if (!compare.output.is_object()) return nullptr;
-  return Json{{"flexflow_ms", compare.output["flexflow"]["makespan_ms"]},
-              {"alpa_ms", compare.output["alpa"]["makespan_ms"]},
-              {"report", compare.output},
-              {"elapsed_ms", compare.elapsed_ms},
-              {"running", false}};
+  Json j{{"flexflow_ms", compare.output["flexflow"]["makespan_ms"]},
+         {"alpa_ms", compare.output["alpa"]["makespan_ms"]},
+         {"report", compare.output},
+         {"elapsed_ms", compare.elapsed_ms},
+         {"running", false}};
+  const std::string note = compare.summary ? compare_pipeline_note(*compare.summary) : "";
+  j["why_flexflow_slower"] = note.empty() ? Json(nullptr) : Json(note);
+  return j;
+}
+
+std::string compare_pipeline_note(const CompareSummary& summary) {
+  if (summary.flexflow_faster() || summary.stages.size() < 2 || summary.microbatches < 2) return "";
+  char speedup[32];
+  std::snprintf(speedup, sizeof speedup, "%.2f", summary.speedup());
+  return tr_fill("compare.why_pipeline", {std::to_string(summary.stages.size()), std::to_string(summary.microbatches), speedup});
 }
 
 }  // namespace autopar::web

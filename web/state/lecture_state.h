@@ -206,5 +206,9 @@ Json lecture_result_json(const LectureState& lecture);
 // computed; {running, flexflow_steps} while it runs; {error: {code, message, path}} when it
 // failed; else null.
 Json compare_result_json(const CompareState& compare);
+// Why FlexFlow's plan cannot reach Alpa's, in the page's language, when Alpa's pipelined plan
+// (several stages over micro-batches) is the faster: SOAP has no micro-batch pipeline. Empty
+// otherwise. result().compare.why_flexflow_slower carries it.
+std::string compare_pipeline_note(const CompareSummary& summary);
 
 }  // namespace autopar::web

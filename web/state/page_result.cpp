@@ -93,7 +93,10 @@ Json result_to_json(const AppState& state) {
                        {"fit", state.timeline.fit},
                        {"lanes", state.flexflow.lanes.devices.size()}};
   j.update(alpa_result_json(state.alpa, alpa_inputs(state)));
+  // The recipe the expert strategy follows for this model (soap.h: cnn, transformer or dlrm).
+  j["expert_recipe"] = expert_recipe_name(expert_recipe(state.graph));
   j["search"] = search_result_json(state.search, state.settings.search.running);
+  j["search"]["inspector"] = inspector_json(state.inspector, state.search.view.steps, state.graph);
   j["accuracy"] = accuracy_result_json(state.accuracy);
   j["scenario"] = lecture_result_json(state.lecture);
   j["compare"] = compare_result_json(state.compare);
