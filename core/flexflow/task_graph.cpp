@@ -13,13 +13,7 @@
 
 namespace autopar {
 
-int flexflow_nics_per_node(const Cluster& cluster) {
-  // One NIC per GPU on DGX A100 / H100 (8 x HDR or NDR InfiniBand per node), whose inter-node
-  // bandwidth is per GPU; the other presets give the node's bandwidth, hence one lane.
-  for (const char* dgx : {"a100", "h100", "h200", "b200", "gb200"})
-    if (cluster.name == dgx) return std::max(1, cluster.gpus_per_node);
-  return 1;
-}
+int flexflow_nics_per_node(const Cluster& cluster) { return std::max(1, cluster.nics()); }
 
 int DeviceTopology::num_devices() const {
   return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + nodes * (nodes - 1) * nics_per_node;
@@ -263,7 +257,7 @@ double TaskGraph::compute_ms(int op, int part, bool backward, double flops, doub
     const double hidden = op_forward_traffic_bytes(gpu, o, 1.0) - double(o.forward_bytes());
     bytes += (backward ? 2 : 1) * hidden * flops / pass_flops;
   }
-  double t = kernel_ms(gpu, flops, bytes, is_matmul_kind(o.spec.kind));
+  double t = kernel_ms(gpu, flops, bytes, o.spec.kind);   // by kind: under fp8 only linear GEMMs run at the FP8 peak
   if (cost_.mode == CostMode::fine) {
     double u = Rng::hash_uniform(cost_.jitter_seed, order_key(op, backward ? kBackward : kForward, 0, part, 0));
     t = t * (1.0 + kFineJitter * (2.0 * u - 1.0)) + kFineLaunchMs;

@@ -59,10 +59,8 @@ struct Task {
   double bytes = 0;                  // transfers and sync: bytes moved
 };
 
-// NICs per node that FlexFlow's simulator gives lanes to: on the DGX presets (a100, h100 and
-// their successors) each GPU has its own NIC, so as many as the node has GPUs; elsewhere one
-// (the lecture's and v100's inter-node bandwidth is the node's). Stands in for the cluster's
-// own NIC count until core/model/cluster.h carries it (issue 39).
+// NICs per node that FlexFlow's simulator gives lanes to: the cluster's own count (one per GPU
+// on the DGX presets, one per node on the lecture's, p100, k80 and v100), at least one.
 int flexflow_nics_per_node(const Cluster& cluster);
 
 // Devices of the simulation: GPUs first, then one link per ordered GPU pair inside a node,

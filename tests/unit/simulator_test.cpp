@@ -154,13 +154,15 @@ TEST_CASE("network lanes: one per NIC of the sending node (issue 39: one NIC per
 
 TEST_CASE("on a DGX preset two GPUs send across nodes at once, each through its own NIC") {
   // x split by sample over GPUs 0, 1 (node 0) for op a, and over GPUs 2, 3 (node 1) for op b:
-  // the activations go 0 -> 2 and 1 -> 3 at the same time. A cluster named a100 has a NIC per
-  // GPU, so the two transfers take two lanes and overlap; renamed, one lane serialises them.
+  // the activations go 0 -> 2 and 1 -> 3 at the same time. With a NIC per GPU (nics_per_node
+  // 0, as the DGX presets) the two transfers take two lanes and overlap; with one NIC per node
+  // one lane serialises them.
   Graph g = two_linear_ops(4);
   Strategy s{{on(0, 2), on(2, 2)}};
   Cluster dgx = round_cluster(2, 2);
-  dgx.name = "a100";
+  dgx.nics_per_node = 0;
   Cluster one_nic = round_cluster(2, 2);
+  one_nic.nics_per_node = 1;
   TaskGraph two_lanes(g, dgx, s), one_lane(g, one_nic, s);
   const double with_nics = simulate_full(two_lanes), with_one = simulate_full(one_lane);
   CHECK(two_lanes.topology().nics_per_node == 2);
