@@ -119,7 +119,7 @@ async function clampChecks(page) {
   check('setState takes the same bound: 1e9 yes, 1e9+1 and -5 no', at[0].ok === true && at[1].ok === false && at[2].ok === false,
         JSON.stringify(at));
 
-  // GPUs per node past the core's 64: clamped, and the notice names the cluster that results.
+  // GPUs per node past the core's 72 (GB200 NVL72, the largest NVLink domain a preset has): clamped, and the notice names the cluster that results.
   await page.evaluate(() => window.autopar.setState({ panel: 'model', cluster: 'lecture:2x4', mesh: '2x4', beta: 500 }));
   await settle(page);
   const gpus = await place(page, 'gpus');
@@ -133,9 +133,9 @@ async function clampChecks(page) {
   await settle(page);
   s = await getState(page);
   r = await result(page);
-  check('1,000 GPUs per node is clamped to 64: lecture:2x64', s.cluster === 'lecture:2x64', s.cluster);
-  check('the notice names the bound and the cluster that results', /GPUs per node 1,000 is outside 1 \.\. 64/.test(r.notice.text) &&
-        /2 x 64 = 128 GPUs/.test(r.notice.text), r.notice.text);
+  check('1,000 GPUs per node is clamped to 72: lecture:2x72', s.cluster === 'lecture:2x72', s.cluster);
+  check('the notice names the bound and the cluster that results', /GPUs per node 1,000 is outside 1 \.\. 72/.test(r.notice.text) &&
+        /2 x 72 = 144 GPUs/.test(r.notice.text), r.notice.text);
   await shot(page, 'gpus-clamped');
   await page.mouse.click(700, 600);
   await settle(page);
