@@ -69,7 +69,10 @@ PipelineStage plan_stage(const StageCostTable& t, int k, int i, int m, int offse
 // layers cut into q stages with the least largest latency (a linear partition), within the
 // 1F1B limit. An upper bound on the DP's best in well under a millisecond: candidates with
 // (B - 1) * t_max above it cannot win, so InterOpSolver never tries them.
-double equal_submesh_plan_total(const StageCostTable& t, int microbatches, bool boundaries) {
+// `holds(idx, s, q)`: whether entry idx may be the stage with s - 1 stages after it in a plan of q
+// stages (the DP's memory rule).
+template <class Holds>
+double equal_submesh_plan_total(const StageCostTable& t, int microbatches, bool boundaries, const Holds& holds) {
   const int L = t.layers, D = t.nodes * t.gpus_per_node;
   double best = kInf;
   for (int m = 0; m < int(t.submeshes.size()); ++m) {
@@ -86,7 +89,7 @@ double equal_submesh_plan_total(const StageCostTable& t, int microbatches, bool 
         for (int i = k; i < L; ++i) {
           const size_t idx = t.index(k, i, m);
           if (!std::isfinite(t.latency[idx])) continue;
-          if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < q - 1 - r) continue;
+          if (!holds(idx, q - r, q)) continue;
           const double worst = std::max(t.latency[idx], G[at(r + 1, i + 1)]);
           if (worst < G[at(r, k)]) {
             G[at(r, k)] = worst;
@@ -123,6 +126,94 @@ double inflight_microbatches(int stage, int stages, int microbatches, int interl
   return double(std::min(warmup + 1, m * v)) / double(v);
 }
 
+double stage_inflight_microbatches(const std::optional<ScheduleKind>& schedule, int stage, int stages, int microbatches, int interleave) {
+  if (!schedule) return inflight_microbatches(stage, stages, microbatches, interleave);
+  return schedule_peak_inflight(*schedule, stage, stages, microbatches, interleave > 1 ? interleave : 2);
+}
+
+StageMemoryChoice choose_stage_memory(const StageMemorySums& sums, double capacity, double inflight, const InterOpOptions& options, bool given,
+                                      int copies) {
+  // Recomputation settings tried: 0 none, 1 selective, 2 full; the first is the default.
+  const int modes[2] = {options.recompute >= 0 ? options.recompute : options.force_remat ? 2 : 0, 2};
+  const int mode_count = options.recompute >= 0 || options.force_remat ? 1 : 2;
+  double best_lat = kInf, best_room = -kInf;
+  int best_succ = -2, best_z = 0, best_mode = modes[0];
+  bool best_fits = false;
+  for (int z = 0; z < 4; ++z)
+    for (int mi = 0; mi < mode_count; ++mi) {
+      const int mode = modes[mi];
+      if (options.zero_stage >= 0 && z != options.zero_stage) continue;
+      const double per_micro = mode == 0 ? sums.activation : mode == 1 ? sums.selective : sums.kept;
+      const double fixed = double(copies) * sums.states[z] + (mode == 2 ? sums.largest : 0);
+      const double room = capacity - fixed;
+      const bool fits = room >= inflight * per_micro;
+      const int succ = room < per_micro ? -1 : per_micro > 0 ? int(std::min(1e6, std::floor((room - per_micro) / per_micro))) : int(1e6);
+      const double option_lat = sums.latency + sums.zero_ms[z] + (mode == 2 ? sums.recompute_ms : mode == 1 ? sums.selective_ms : 0);
+      const bool is_default = z == std::max(0, options.zero_stage) && mode == modes[0];
+      // The default when it fits; else the cheapest that fits; else the one leaving the most room.
+      const double room_share = per_micro > 0 ? room / per_micro : room;
+      bool take = best_succ == -2;
+      if (!take && fits && !best_fits) take = true;
+      else if (!take && fits && best_fits) take = !(best_z == std::max(0, options.zero_stage) && best_mode == modes[0]) && (is_default || option_lat < best_lat);
+      else if (!take && !fits && !best_fits) take = room_share > best_room || (room_share == best_room && option_lat < best_lat);
+      if (take) {
+        best_lat = option_lat;
+        best_succ = succ;
+        best_z = z;
+        best_mode = mode;
+        best_fits = fits;
+        best_room = room_share;
+      }
+    }
+  StageMemoryChoice c;
+  if (best_succ == -2 || (!given && best_succ < 0)) return c;
+  const bool remat = best_mode == 2;
+  c.found = true;
+  c.fits = best_fits;
+  c.latency = best_lat;
+  c.max_succ = given ? -1 : sums.activation > 0 || remat ? std::min(best_succ, int(1e6)) : -1;
+  c.zero_stage = best_z;
+  c.mode = best_mode;
+  c.state_bytes = sums.states[best_z];
+  c.room_bytes = capacity - double(copies) * sums.states[best_z] - (remat ? sums.largest : 0);
+  c.activation_bytes = best_mode == 0 ? sums.activation : best_mode == 1 ? sums.selective : sums.kept;
+  return c;
+}
+
+StageCostTable stage_costs_for_schedule(const StageCostTable& base, ScheduleKind kind, int interleave, const InterOpOptions& options) {
+  StageCostTable t = base;
+  if (base.memory_sums.size() != base.latency.size() || kind == ScheduleKind::one_f_one_b || options.mode == "intra-only") return t;
+  const int L = base.layers, D = base.nodes * base.gpus_per_node, M = int(base.submeshes.size());
+  const int copies = schedule_parameter_copies(kind);
+  t.state_copies = copies;
+  for (int f = 0; f < L; ++f)
+    for (int l = f; l < L; ++l)
+      for (int m = 0; m < M; ++m) {
+        const size_t idx = base.index(f, l, m);
+        if (!std::isfinite(base.latency[idx])) continue;
+        // The most micro-batches this stage can hold under the schedule: the longest pipeline
+        // it can be part of and its earliest position in it, each stage elsewhere taking at
+        // least a layer and a sub-mesh of its size (the stage costs' 1F1B reserve, widened to
+        // the stages before it for the schedules whose count depends on p).
+        const int size = base.submeshes[size_t(m)].devices(), others = (D - size) / size;
+        const int after = std::min(L - 1 - l, others), p = 1 + std::min(f + L - 1 - l, others);
+        const double inflight = schedule_peak_inflight(kind, std::max(0, p - 1 - after), p, options.microbatches, interleave);
+        const StageMemoryChoice c = choose_stage_memory(base.memory_sums[idx], base.capacity_bytes, inflight, options, false, copies);
+        if (!c.found) {                  // DualPipe's second copy of the states leaves no room for one micro-batch
+          t.latency[idx] = kInf;
+          continue;
+        }
+        t.latency[idx] = c.latency;
+        t.max_succ_stages[idx] = c.max_succ;
+        t.zero_stage[idx] = c.zero_stage;
+        t.remat[idx] = char(c.mode == 2 ? 1 : c.mode == 1 ? 2 : 0);
+        t.state_bytes[idx] = c.state_bytes;
+        t.activation_room_bytes[idx] = c.room_bytes;
+        t.activation_bytes[idx] = c.activation_bytes;
+      }
+  return t;
+}
+
 std::vector<Submesh> alpa_submeshes(int nodes, int gpus_per_node) {
   std::vector<Submesh> out;
   for (int m = 1; m < gpus_per_node; m *= 2) out.push_back({1, m});
@@ -145,6 +236,9 @@ void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   state_bytes.assign(size, 0);
   activation_room_bytes.assign(size, 0);
   activation_bytes.assign(size, 0);
+  memory_sums.clear();
+  capacity_bytes = 0;
+  state_copies = 1;
   has_boundaries = false;
   cut_bytes.assign(size_t(l), 0);
   recv_allgather_ms.assign(size, 0);
@@ -172,13 +266,18 @@ BoundaryCost boundary_cost(const StageCostTable& t, int cut, size_t next_entry, 
   return b;
 }
 
-InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool boundaries)
-    : table_(std::move(table)), microbatches_(microbatches), boundaries_(boundaries && table_.has_boundaries) {
+InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool boundaries, std::optional<InflightRule> rule)
+    : table_(std::move(table)), microbatches_(microbatches), boundaries_(boundaries && table_.has_boundaries), rule_(rule) {
   best_.total_latency = kInf;
   best_.boundaries = boundaries_;
   const int L = table_.layers, D = table_.nodes * table_.gpus_per_node;
   if (L < 1) {
     error_ = make_error("bad_value", "there are no layers to slice", "layers");
+    done_ = true;
+    return;
+  }
+  if (rule_ && (rule_->stages < 0 || (rule_->stages == 0 && schedule_inflight_needs_stage_count(rule_->kind)))) {
+    error_ = make_error("bad_value", std::string("the memory rule of ") + schedule_name(rule_->kind) + " needs the pipeline's stage count", "stages");
     done_ = true;
     return;
   }
@@ -200,6 +299,16 @@ InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool bounda
   candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
   best_.t_max_candidates = int(candidates_.size());
   stages_max_ = std::min(L, D);
+  // The rule's count per row: a stage with s - 1 stages after it is stage p - s of p.
+  const int chunks = rule_ ? schedule_chunks_per_device(rule_->kind, rule_->interleave) : 1;
+  if (rule_) {
+    if (rule_->stages > 0) stages_max_ = std::min(stages_max_, rule_->stages);
+    need_.assign(size_t(stages_max_ + 1), 0);
+    for (int s = 1; s <= stages_max_; ++s) {
+      const int p = rule_->stages > 0 ? rule_->stages : s;
+      need_[size_t(s)] = schedule_peak_inflight(rule_->kind, p - s, p, microbatches_, rule_->interleave);
+    }
+  }
   // The stages the DP chooses from, with their terms at each kind of placement (what
   // stage_terms gives at an offset of that kind), so that the inner loop only adds.
   choices_.resize(size_t(L));
@@ -215,6 +324,11 @@ InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool bounda
         c.whole_nodes = table_.submeshes[size_t(m)].gpus == table_.gpus_per_node;
         c.max_succ = table_.max_succ_stages[idx];
         c.latency = table_.latency[idx];
+        // Micro-batches its memory holds: the bytes when known (a fraction counts: interleaved
+        // chunks hold halves), else the 1F1B limit's max_succ + 1.
+        const double act = table_.activation_bytes[idx];
+        c.capacity = c.max_succ < 0 ? kInf : act > 0 ? table_.activation_room_bytes[idx] / act : double(c.max_succ) + 1;
+        if (i - k + 1 < chunks) continue;                        // too few layers for the schedule's chunks
         for (int kind = 0; kind < 4; ++kind) {
           StageTerms st;
           st.compute = c.latency;
@@ -232,7 +346,17 @@ InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool bounda
   finite_.resize(size_t(stages_max_ + 1) * size_t(L + 1));
   // Candidates with (B - 1) * t_max above the total of a simple plan the DP also finds (equal
   // sub-meshes, see equal_submesh_plan_total) cannot win: the first interval stops below them.
-  const double simple = equal_submesh_plan_total(table_, microbatches_, boundaries_);
+  auto holds = [&](size_t idx, int s, int q) {
+    if (!rule_) return table_.max_succ_stages[idx] < 0 || table_.max_succ_stages[idx] >= s - 1;
+    if (rule_->stages > 0 && q != rule_->stages) return false;
+    const int f = int(idx / table_.submeshes.size() / size_t(table_.layers)), l = int(idx / table_.submeshes.size() % size_t(table_.layers));
+    if (l - f + 1 < chunks) return false;
+    if (table_.max_succ_stages[idx] < 0) return true;
+    const double act = table_.activation_bytes[idx];
+    const double cap = act > 0 ? table_.activation_room_bytes[idx] / act : double(table_.max_succ_stages[idx]) + 1;
+    return cap * (1 + 1e-12) >= schedule_peak_inflight(rule_->kind, q - s, q, microbatches_, rule_->interleave);
+  };
+  const double simple = equal_submesh_plan_total(table_, microbatches_, boundaries_, holds);
   int top = int(candidates_.size()) - 1;
   while (top >= 0 && double(microbatches_ - 1) * candidates_[size_t(top)] > simple) --top;
   pending_.push_back({0, top, -kInf});
@@ -322,7 +446,11 @@ void InterOpSolver::compute_row(int s, double t_max) {
     for (const StageChoice& c : choices_[size_t(k)]) {
       if (!(c.latency <= t_max)) continue;                       // every lane is at least the compute
       if (c.latency > sum_cap_) continue;                        // every sum through it is at least the compute
-      if (c.max_succ >= 0 && c.max_succ < s - 1) continue;       // 1F1B: it holds the activations of the s - 1 stages after it
+      if (!rule_) {
+        if (c.max_succ >= 0 && c.max_succ < s - 1) continue;     // 1F1B: it holds the activations of the s - 1 stages after it
+      } else if (c.capacity * (1 + 1e-12) < need_[size_t(s)]) {
+        continue;                                                // the schedule's micro-batches in flight at this position
+      }
       const auto [plo, phi] = finite_[size_t(s - 1) * size_t(L + 1) + size_t(c.last + 1)];
       if (plo > phi) continue;
       const double* rest = prev + size_t(c.last + 1) * width;
@@ -360,7 +488,8 @@ void InterOpSolver::finish_candidate() {
   const int D = t.nodes * t.gpus_per_node;
   const double t_max = candidates_[size_t(cand_)];
   double least_sum = kInf;
-  for (int s = 1; s <= stages_max_; ++s) {
+  for (int s = rule_ && rule_->stages > 0 ? stages_max_ : 1; s <= stages_max_; ++s) {
+    if (rule_ && rule_->stages > 0 && s != rule_->stages) break;   // the rule's p only
     const double sum = F_[at(s, 0, D)];
     if (!std::isfinite(sum)) continue;
     least_sum = std::min(least_sum, sum);
@@ -390,6 +519,11 @@ void InterOpSolver::finish_candidate() {
 Result<InterOpPlan> InterOpSolver::finish() {
   while (!step(std::numeric_limits<int>::max())) {}
   if (error_) return *error_;
+  if (!std::isfinite(best_.total_latency) && rule_)
+    return make_error("infeasible", std::string("no pipeline plan") + (rule_->stages > 0 ? " of " + std::to_string(rule_->stages) + " stages" : "") +
+                                        " holds " + schedule_name(rule_->kind) + "'s micro-batches in flight in every stage's memory" +
+                                        (schedule_chunks_per_device(rule_->kind, rule_->interleave) > 1 ? " with enough layers per stage for its chunks" : "") +
+                                        "; try another schedule, more micro-batches' room (recomputation, ZeRO) or more devices", "stages");
   if (!std::isfinite(best_.total_latency))
     return make_error("infeasible", "no pipeline plan covers every layer on sub-meshes that tile the cluster within the memory limit; "
                                     "add devices, micro-batches or memory, or give stage costs for more layer ranges", "stages");
@@ -402,8 +536,8 @@ Result<InterOpPlan> InterOpSolver::finish() {
   return plan;
 }
 
-Result<InterOpPlan> solve_inter_op(const StageCostTable& t, int microbatches, bool boundaries) {
-  InterOpSolver solver(t, microbatches, boundaries);
+Result<InterOpPlan> solve_inter_op(const StageCostTable& t, int microbatches, bool boundaries, std::optional<InflightRule> rule) {
+  InterOpSolver solver(t, microbatches, boundaries, rule);
   return solver.finish();
 }
 
@@ -979,6 +1113,10 @@ Result<StageCostTable> merge_stage_cost_parts(const std::vector<StageCostPart>& 
       out.activation_bytes[i] = t.activation_bytes[i];
       out.recv_allgather_ms[i] = t.recv_allgather_ms[i];
       out.recv_replicas[i] = t.recv_replicas[i];
+      if (t.memory_sums.size() == by.size()) {
+        if (out.memory_sums.size() != by.size()) out.memory_sums.assign(by.size(), StageMemorySums{});
+        out.memory_sums[i] = t.memory_sums[i];
+      }
     }
   }
   return out;
@@ -993,9 +1131,19 @@ Json stage_cost_part_to_json(const StageCostPart& part) {
   Json entries = Json::array();
   for (size_t i = 0; i < part.set_by.size() && i < t.latency.size(); ++i) {
     if (part.set_by[i] < 0) continue;
-    entries.push_back(Json::array({i, exact_number(t.latency[i]), t.max_succ_stages[i], t.logical_mesh[i], t.zero_stage[i], int(t.remat[i]),
-                                   exact_number(t.recv_allgather_ms[i]), t.recv_replicas[i], part.set_by[i], exact_number(t.state_bytes[i]),
-                                   exact_number(t.activation_room_bytes[i]), exact_number(t.activation_bytes[i])}));
+    Json e = Json::array({i, exact_number(t.latency[i]), t.max_succ_stages[i], t.logical_mesh[i], t.zero_stage[i], int(t.remat[i]),
+                          exact_number(t.recv_allgather_ms[i]), t.recv_replicas[i], part.set_by[i], exact_number(t.state_bytes[i]),
+                          exact_number(t.activation_room_bytes[i]), exact_number(t.activation_bytes[i])});
+    if (i < t.memory_sums.size()) {
+      // The 13th element: the memory sums a schedule chooses again from (stage_costs_for_schedule).
+      const StageMemorySums& m = t.memory_sums[i];
+      Json sums = Json::array({exact_number(m.latency)});
+      for (int z = 0; z < 4; ++z) sums.push_back(exact_number(m.states[z]));
+      for (int z = 0; z < 4; ++z) sums.push_back(exact_number(m.zero_ms[z]));
+      for (double x : {m.activation, m.selective, m.kept, m.largest, m.recompute_ms, m.selective_ms}) sums.push_back(exact_number(x));
+      e.push_back(sums);
+    }
+    entries.push_back(e);
   }
   return Json{{"layers", t.layers},
               {"nodes", t.nodes},
@@ -1005,6 +1153,8 @@ Json stage_cost_part_to_json(const StageCostPart& part) {
               {"cut_bytes", cuts},
               {"intra_link", Json::array({exact_number(t.intra_link.latency_us), exact_number(t.intra_link.bandwidth_gb_per_s)})},
               {"inter_link", Json::array({exact_number(t.inter_link.latency_us), exact_number(t.inter_link.bandwidth_gb_per_s)})},
+              {"capacity_bytes", exact_number(t.capacity_bytes)},
+              {"state_copies", t.state_copies},
               {"units", part.units},
               {"reused", part.reused},
               // [index, latency, max_succ_stages, logical_mesh, zero_stage, remat, recv_allgather_ms, recv_replicas, set_by,
@@ -1040,6 +1190,11 @@ Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
         !read_exact_number(j[k][1], link.bandwidth_gb_per_s))
       return bad("[latency_us, bandwidth_gb_per_s] links", k);
   }
+  if (j.contains("capacity_bytes") && !read_exact_number(j["capacity_bytes"], t.capacity_bytes)) return bad("a number for capacity_bytes", "capacity_bytes");
+  if (j.contains("state_copies")) {
+    if (!j["state_copies"].is_number_integer() || j["state_copies"].get<int>() < 1 || j["state_copies"].get<int>() > 2) return bad("state_copies 1 or 2", "state_copies");
+    t.state_copies = j["state_copies"].get<int>();
+  }
   part.units = j["units"].get<int>();
   part.reused = j["reused"].get<int>();
   part.set_by.assign(t.latency.size(), -1);
@@ -1047,7 +1202,7 @@ Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
   for (size_t k = 0; k < j["entries"].size(); ++k) {
     const Json& e = j["entries"][k];
     const std::string path = "entries[" + std::to_string(k) + "]";
-    if (!e.is_array() || e.size() != 12 || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
+    if (!e.is_array() || (e.size() != 12 && e.size() != 13) || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
         !e[4].is_number_integer() || !e[5].is_number_integer() || !e[7].is_number_integer() || !e[8].is_number_integer())
       return bad("entries [index, latency, max_succ, mesh, zero, remat, allgather_ms, replicas, set_by, state, room, activation bytes]", path);
     const size_t i = e[0].get<size_t>();
@@ -1062,6 +1217,26 @@ Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
     t.remat[i] = char(e[5].get<int>());
     t.recv_replicas[i] = e[7].get<int>();
     part.set_by[i] = e[8].get<int>();
+    if (e.size() == 13) {
+      const Json& m = e[12];
+      double x[15];
+      bool ok = m.is_array() && m.size() == 15;
+      for (size_t q = 0; ok && q < 15; ++q) ok = read_exact_number(m[q], x[q]);
+      if (!ok) return bad("15 numbers of memory sums as an entry's 13th element", path + "[12]");
+      if (t.memory_sums.size() != t.latency.size()) t.memory_sums.assign(t.latency.size(), StageMemorySums{});
+      StageMemorySums& s = t.memory_sums[i];
+      s.latency = x[0];
+      for (int z = 0; z < 4; ++z) {
+        s.states[z] = x[1 + z];
+        s.zero_ms[z] = x[5 + z];
+      }
+      s.activation = x[9];
+      s.selective = x[10];
+      s.kept = x[11];
+      s.largest = x[12];
+      s.recompute_ms = x[13];
+      s.selective_ms = x[14];
+    }
   }
   return part;
 }

@@ -16,6 +16,7 @@
 #include "graph.h"
 #include "json_io.h"
 #include "memory_model.h"
+#include "pipeline_schedules.h"
 #include "result.h"
 #include "sharding_spec.h"
 
@@ -30,6 +31,18 @@ struct Submesh {
 
 // The sub-mesh shapes Alpa considers on N x M: (1,1), (1,2), (1,4) ... (1,M), then (2,M) ... (N,M).
 std::vector<Submesh> alpa_submeshes(int nodes, int gpus_per_node);
+
+// A stage's memory accounting before its ZeRO stage and recomputation are chosen (known when the
+// table comes from a model), kept so that another schedule's micro-batches in flight can choose
+// them again (stage_costs_for_schedule) without a new intra-op solve.
+struct StageMemorySums {
+  double latency = 0;                    // compute, communication and resharding, before ZeRO's and recomputation's costs
+  double states[4] = {0, 0, 0, 0};       // per ZeRO stage: model states per GPU
+  double zero_ms[4] = {0, 0, 0, 0};      // per ZeRO stage: its collectives and optimizer step per micro-batch
+  double activation = 0, selective = 0, kept = 0;   // one micro-batch's activations: none, selective, full recomputation (layer inputs)
+  double largest = 0;                    // the largest layer's activations (held while full recomputation reruns it)
+  double recompute_ms = 0, selective_ms = 0;        // full and selective recomputation's extra forward
+};
 
 // What one stage costs: for layers [first, last] on each sub-mesh, a latency (infinite when
 // infeasible) and how many stages may follow it under the 1F1B memory limit (-1: unlimited).
@@ -47,6 +60,12 @@ struct StageCostTable {
   // activations after them, and one micro-batch's activations (what a schedule holds per
   // micro-batch in flight). A schedule's memory check reads them (pipeline_schedules.h).
   std::vector<double> state_bytes, activation_room_bytes, activation_bytes;
+  // Same indexing, from a model only (empty from a file): each entry's sums, the GPU's memory,
+  // and the copies of the model states activation_room_bytes already leaves out (2 when chosen
+  // for DualPipe, which keeps both directions' parameters).
+  std::vector<StageMemorySums> memory_sums;
+  double capacity_bytes = 0;
+  int state_copies = 1;
   // Boundaries (known when the table comes from a model; a stage-cost file has none):
   bool has_boundaries = false;
   std::vector<double> cut_bytes;         // [i]: bytes crossing forward from layer i to layer i + 1, one micro-batch
@@ -137,9 +156,22 @@ CrossMeshPlan cross_mesh_reshard(const Shape& shape, int dtype_bytes, const Devi
                                  int src_first_device, const DeviceMesh& dst_mesh, const ShardingSpec& dst, int dst_first_device,
                                  const LinkSpec& link, bool local_all_gather);
 
+// A pipeline schedule's memory rule for the DP: a stage at position i of p holds
+// schedule_peak_inflight(kind, i, p, B, v) micro-batches of its activations, which must fit the
+// room its model states leave (per table entry: activation_room_bytes / activation_bytes, or
+// max_succ_stages + 1 from a file). GPipe and 1F1B need no p; the others fix the stage count
+// (`stages`), and a schedule with chunks (interleaved v, the V shapes 2) takes only stages of at
+// least that many layers.
+struct InflightRule {
+  ScheduleKind kind = ScheduleKind::one_f_one_b;
+  int interleave = 2;                    // v of interleaved 1F1B
+  int stages = 0;                        // p; 0 only for GPipe and 1F1B (any count)
+};
+
 // The DP of the paper (exact), with boundary costs when the table has them and `boundaries`
 // is set; runs an InterOpSolver to the end.
-Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches, bool boundaries = true);
+Result<InterOpPlan> solve_inter_op(const StageCostTable& table, int microbatches, bool boundaries = true,
+                                   std::optional<InflightRule> rule = std::nullopt);
 
 // The DP of solve_inter_op a bounded piece at a time, so that a page can spread it over
 // frames. A unit of work is one row s of the F(s, k, d) recurrence for one t_max candidate
@@ -167,8 +199,9 @@ class InterOpSolver {
  public:
   // Prepares the candidates (the distinct finite stage latencies, ascending) and the DP arrays.
   // With `boundaries` (and a table that has them) the objective includes the boundary costs,
-  // and the stages must fit at their device offsets.
-  InterOpSolver(StageCostTable table, int microbatches, bool boundaries = true);
+  // and the stages must fit at their device offsets. Without a rule, a stage's memory holds
+  // the stages after it plus one (1F1B, max_succ_stages); with one, the rule's count.
+  InterOpSolver(StageCostTable table, int microbatches, bool boundaries = true, std::optional<InflightRule> rule = std::nullopt);
   // Computes at most `max_rows` more rows; returns done().
   bool step(int max_rows);
   // True when every candidate that can still improve the plan has been tried (or on bad input).
@@ -188,6 +221,7 @@ class InterOpSolver {
   // each placement: [c] with c = 2 * (starts on a node's edge) + (ends on a node's edge).
   struct StageChoice {
     int last = 0, submesh = 0, devices = 0, max_succ = -1;
+    double capacity = 0;                 // micro-batches of activations its memory holds (infinite: unlimited)
     bool whole_nodes = false;            // starts on a node's edge (else stays inside one node)
     double latency = 0;
     double sum[4] = {0, 0, 0, 0}, lane[4] = {0, 0, 0, 0};
@@ -205,7 +239,9 @@ class InterOpSolver {
   StageCostTable table_;
   int microbatches_ = 1;
   bool boundaries_ = false;
-  int stages_max_ = 0;                   // S = min(layers, devices): rows per candidate
+  std::optional<InflightRule> rule_;
+  std::vector<double> need_;             // [s]: micro-batches a stage with s - 1 stages after it holds under the rule
+  int stages_max_ = 0;                   // S = min(layers, devices): rows per candidate (the rule's p when it fixes one)
   std::vector<double> candidates_;
   std::vector<std::vector<StageChoice>> choices_;   // [k]: feasible stages starting at layer k, by (last, sub-mesh)
   std::vector<Interval> pending_;        // a stack, the lowest interval on top
@@ -262,6 +298,9 @@ struct InterOpOptions {
   // min(stages that can follow it, B - 1) more micro-batches.
   std::vector<int> stage_ends;
   int interleave = 1;
+  // The given plan's schedule, whose in-flight count its stages hold (stage_inflight_microbatches);
+  // none: Megatron-LM's 1F1B, or interleaved with interleave > 1.
+  std::optional<ScheduleKind> schedule;
   // Whether the data-parallel gradient all-reduce runs during the last micro-batch's backward
   // pass, as PyTorch DDP's buckets and XLA's asynchronous collectives do (Li et al., VLDB 2020),
   // so that only what outlasts that pass is exposed; none: as the cluster says
@@ -278,6 +317,33 @@ struct InterOpOptions {
 // (v - 1) * stages chunk micro-batches plus the one in progress, capped at microbatches * v,
 // each 1 / v of the stage (megatron/core/pipeline_parallel/schedules.py, interleaved warm-up).
 double inflight_microbatches(int stage, int stages, int microbatches, int interleave);
+// The same for a plan run under `schedule` (schedule_peak_inflight; v = interleave, or 2 for an
+// interleaved schedule without one); none: inflight_microbatches.
+double stage_inflight_microbatches(const std::optional<ScheduleKind>& schedule, int stage, int stages, int microbatches, int interleave);
+
+// A stage's ZeRO stage and recomputation, chosen as the stage costs choose them: the default
+// (options.zero_stage or 0, options' recomputation or none) when `inflight` micro-batches fit
+// `capacity_bytes` beside `state_copies` copies of its model states; else the cheapest that
+// fits; else the one leaving the most room. `given`: a given plan's stage, kept even when
+// nothing fits one micro-batch (else `found` is false for it).
+struct StageMemoryChoice {
+  bool found = false, fits = false;
+  double latency = 0;
+  int max_succ = -1;                     // micro-batches beyond one its memory holds (-1: not even one)
+  int zero_stage = 0;
+  int mode = 0;                          // 0 none, 1 selective, 2 full recomputation
+  double state_bytes = 0, room_bytes = 0, activation_bytes = 0;
+};
+StageMemoryChoice choose_stage_memory(const StageMemorySums& sums, double capacity_bytes, double inflight, const InterOpOptions& options,
+                                      bool given, int state_copies = 1);
+
+// The stage costs of `base` (from a model) with every stage's ZeRO stage and recomputation
+// chosen again for `schedule`: each entry reserves room for the most micro-batches the schedule
+// can have it hold (its position and the pipeline's length bounded by the layers and sub-meshes
+// around it, as the stage costs' 1F1B reserve), DualPipe's stages for two copies of their
+// states. Latencies, logical meshes and boundaries stay; no intra-op solve. A table without
+// memory sums (a file) is returned as it is. Under 1F1B it equals `base`.
+StageCostTable stage_costs_for_schedule(const StageCostTable& base, ScheduleKind schedule, int interleave, const InterOpOptions& options);
 
 // Layers of a graph: contiguous op ranges ending where a single tensor crosses to the rest,
 // merged (balancing FLOPs) to at most `max_layers`.

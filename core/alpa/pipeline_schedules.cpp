@@ -291,6 +291,12 @@ Status validate_schedule_input(const ScheduleInput& in) {
   for (size_t s = 0; s < in.boundary_send_ms.size(); ++s)
     if (!std::isfinite(in.boundary_send_ms[s]) || in.boundary_send_ms[s] < 0)
       return make_error(ErrorCode::out_of_range, "a send time must be a finite number >= 0", "boundary_send_ms[" + std::to_string(s) + "]");
+  if (!in.activation_share.empty() && in.activation_share.size() != S)
+    return make_error(ErrorCode::bad_value, "activation_share needs one share per stage (" + std::to_string(S) + "), got " +
+                                                std::to_string(in.activation_share.size()), "activation_share");
+  for (size_t s = 0; s < in.activation_share.size(); ++s)
+    if (!std::isfinite(in.activation_share[s]) || in.activation_share[s] < 0 || in.activation_share[s] > 1)
+      return make_error(ErrorCode::out_of_range, "an activation share is from 0 to 1", "activation_share[" + std::to_string(s) + "]");
   if (!std::isfinite(in.send_ms) || in.send_ms < 0)
     return make_error(ErrorCode::out_of_range, "the send time must be a finite number >= 0", "send_ms");
   if (!std::isfinite(in.send_bytes) || in.send_bytes < 0)
@@ -324,6 +330,9 @@ class Timeline {
       : in_(in), out_(out), S_(stage_count(in.kind, in.devices, in.interleave)),
         M_(in.kind == ScheduleKind::dualpipe ? in.microbatches / 2 : in.microbatches), dirs_(in.kind == ScheduleKind::dualpipe ? 2 : 1),
         chunk_share_(in.kind == ScheduleKind::dualpipe ? 1.0 : 1.0 / schedule_chunks_per_device(in.kind, in.interleave)) {
+    // Uneven chunks hold their own share of the device's activations (plan_schedule_input).
+    if (in.activation_share.size() == size_t(S_)) stage_share_ = in.activation_share;
+    else stage_share_.assign(size_t(S_), chunk_share_);
     const size_t cells = size_t(dirs_) * size_t(S_) * size_t(M_);
     f_end_.assign(cells, kUnknown);
     b_end_.assign(cells, kUnknown);
@@ -384,13 +393,13 @@ class Timeline {
     if (s.kind == PassKind::forward) {
       f_end_[i] = end;
       f_arrive_[i] = s.stage + 1 < S_ ? hand_over(s, s.stage + 1, end, false) : end;
-      events_[size_t(d)].push_back({start, +chunk_share_});
+      events_[size_t(d)].push_back({start, +stage_share_[size_t(s.stage)]});
     } else if (s.kind == PassKind::backward) {
       b_end_[i] = end;
       b_arrive_[i] = s.stage > 0 ? hand_over(s, s.stage - 1, end, true) : end;
-      if (!s.split) events_[size_t(d)].push_back({end, -chunk_share_});
+      if (!s.split) events_[size_t(d)].push_back({end, -stage_share_[size_t(s.stage)]});
     } else {
-      events_[size_t(d)].push_back({end, -chunk_share_});
+      events_[size_t(d)].push_back({end, -stage_share_[size_t(s.stage)]});
     }
     return end;
   }
@@ -447,6 +456,7 @@ class Timeline {
   ScheduleResult& out_;
   int S_, M_, dirs_;
   double chunk_share_;
+  std::vector<double> stage_share_;     // per stage: its share of its device's activations
   std::vector<double> f_end_, b_end_, f_arrive_, b_arrive_, free_at_, lane_free_;
   std::vector<SchedulePass> sends_;
   std::vector<std::vector<InflightPoint>> events_;   // per device: (time, +share at F start / -share when freed)
@@ -858,7 +868,14 @@ Result<ScheduleInput> plan_schedule_input(const PlanPipeline& plan, ScheduleKind
   for (int s = 0; s < S; ++s) {
     // DualPipe's stage s is the plan's stage s in both directions; a chunk is a share of its device's stage.
     const int d = kind == ScheduleKind::dualpipe ? s : stage_device(kind, P, interleave, s);
-    const double t = plan.stage_ms[size_t(d)] / (kind == ScheduleKind::dualpipe ? 1 : chunks);
+    // Its chunk: interleaved stage s is chunk s / P of device s % P; a V's second leg is chunk 1.
+    const int chunk = kind == ScheduleKind::interleaved ? s / P : s / P > 0 ? 1 : 0;
+    const std::vector<double>* shares = size_t(d) < plan.chunk_share.size() && plan.chunk_share[size_t(d)].size() == size_t(chunks) && chunks > 1
+                                            ? &plan.chunk_share[size_t(d)] : nullptr;
+    const double share = kind == ScheduleKind::dualpipe ? 1 : shares ? (*shares)[size_t(chunk)] : 1.0 / chunks;
+    const double t = plan.stage_ms[size_t(d)] * share;
+    // Its activations: its share of the device's (what its layers keep, as their time shares).
+    if (chunks > 1 && kind != ScheduleKind::dualpipe) in.activation_share.push_back(share);
     const double backward = t * (1 - plan.forward_share);
     in.forward_ms.push_back(t * plan.forward_share);
     in.backward_ms.push_back(backward);
@@ -885,6 +902,33 @@ double published_bubble(ScheduleKind kind, int p, int v, double f, double b, dou
     case ScheduleKind::zb_v: return -1;
   }
   return -1;
+}
+
+double schedule_peak_inflight(ScheduleKind kind, int d, int p, int m, int v) {
+  const double cap = std::max(1, m);
+  switch (kind) {
+    case ScheduleKind::gpipe: return cap;
+    case ScheduleKind::one_f_one_b: return std::min(cap, double(p - d));
+    case ScheduleKind::zb_h1:
+    case ScheduleKind::zb_v: return std::min(cap, double(p));
+    case ScheduleKind::zb_h2: return std::min(cap, 2.0 * p - 1);
+    case ScheduleKind::interleaved: {
+      const int c = std::max(1, v);
+      return std::min(cap, double(2 * (p - d - 1) + (c - 1) * p + 1) / c);
+    }
+    case ScheduleKind::dualpipe: return std::min(cap, p + 1.0);
+    case ScheduleKind::dualpipe_v: return std::min(cap, p + 0.5);
+  }
+  return cap;
+}
+
+bool schedule_inflight_needs_stage_count(ScheduleKind kind) { return kind != ScheduleKind::gpipe && kind != ScheduleKind::one_f_one_b; }
+
+std::vector<int> split_stage_chunks(int layers, int chunks) {
+  if (chunks < 1 || layers < chunks) return {};
+  std::vector<int> out;
+  for (int c = 0; c < chunks; ++c) out.push_back(layers / chunks + (c < layers % chunks ? 1 : 0));
+  return out;
 }
 
 double published_peak_inflight(ScheduleKind kind, int p, int v, int m) {

@@ -59,6 +59,9 @@ struct ScheduleInput {
   // Per stage: its hand-over to the next stage (and the gradient's back), one way, in place of
   // send_ms (empty: send_ms everywhere).
   std::vector<double> boundary_send_ms;
+  // Per stage: its share of its device's activations per micro-batch (empty: 1 / chunks each,
+  // DualPipe 1): uneven chunks of a plan's stage hold their own layers' share.
+  std::vector<double> activation_share;
 };
 
 // Stages of the model the schedule runs on `devices` ranks: devices x chunks per device.
@@ -140,7 +143,14 @@ struct PlanPipeline {
   double forward_share = 1.0 / 3;       // of a stage's time (plan_forward_share)
   double weight_share = 0.5;            // of its backward (plan_weight_share)
   int microbatches = 1;
+  // Per plan stage, the shares of its time its chunks take when a schedule splits it into
+  // chunks (interleaved, V shapes), in chunk order; empty (or another chunk count): equal
+  // chunks. A stage of 3 layers in 2 chunks takes e.g. {2/3, 1/3} (split_stage_chunks).
+  std::vector<std::vector<double>> chunk_share;
 };
+// The layer counts of `layers` layers cut into `chunks` chunks as evenly as can be, larger
+// first (3 into 2: {2, 1}); empty when there are fewer layers than chunks.
+std::vector<int> split_stage_chunks(int layers, int chunks);
 // The forward FLOPs' share of a model's forward and backward FLOPs (1/3 without FLOPs).
 double plan_forward_share(const Graph& g);
 // The weight-gradient FLOPs' share of the backward FLOPs of a model: each op with parameters
@@ -148,6 +158,17 @@ double plan_forward_share(const Graph& g);
 double plan_weight_share(const Graph& g);
 // The schedule's input for a plan; errors are validate_schedule_input's.
 Result<ScheduleInput> plan_schedule_input(const PlanPipeline& plan, ScheduleKind kind, int interleave);
+
+// The micro-batches of activations device `device` (0-based) of `devices` holds at its peak
+// under the schedule, in units of the device's whole share, as simulate_schedule reports it on
+// uniform stages (tests/unit/schedule_dp_test.cpp checks the two agree): GPipe m; 1F1B p - d;
+// ZB-H1 and ZB-V p; ZB-H2 2p - 1; interleaved Megatron-LM's warm-up, (2 (p - d - 1) + (v - 1) p
+// + 1) / v; DualPipe p + 1; DualPipeV p + 1/2; never more than m. The inter-op DP checks each
+// stage's memory against it (InflightRule).
+double schedule_peak_inflight(ScheduleKind kind, int device, int devices, int microbatches, int interleave);
+// Whether that peak depends on the pipeline's device count p (all but GPipe and 1F1B, whose
+// peak at a device depends only on the devices after it): the DP then fixes p.
+bool schedule_inflight_needs_stage_count(ScheduleKind kind);
 
 // The published bubble (idle time per device) of a schedule on uniform stages with no sends, in
 // the units of f, b and w (each device's share: DeepSeek-V3 Table 2's B is the whole backward,

@@ -75,6 +75,9 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
   const int L = int(layers_.size());
   table_.reset(L, cluster_.nodes, cluster_.gpus_per_node, alpa_submeshes(cluster_.nodes, cluster_.gpus_per_node));
   table_.has_boundaries = true;
+  table_.memory_sums.assign(table_.latency.size(), StageMemorySums{});
+  table_.capacity_bytes = cluster_.gpu.memory_capacity_bytes();
+  if (!options_.stage_ends.empty() && options_.schedule) table_.state_copies = schedule_parameter_copies(*options_.schedule);
   table_.intra_link = cluster_.intra_node;
   table_.inter_link = cluster_.inter_node;
   for (int l = 0; l + 1 < L; ++l) table_.cut_bytes[size_t(l)] = crossing_bytes(graph_, layers_[size_t(l)].second);
@@ -388,57 +391,38 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         const auto it = std::find(ends.begin(), ends.end(), l);
         const int k = int(it - ends.begin());
         if (it == ends.end() || (k == 0 ? f != 0 : ends[size_t(k - 1)] + 1 != f)) continue;   // not one of the plan's stages
-        inflight = inflight_microbatches(k, int(ends.size()), options_.microbatches, options_.interleave);
+        inflight = stage_inflight_microbatches(options_.schedule, k, int(ends.size()), options_.microbatches, options_.interleave);
       } else if (options_.mode != "intra-only") {
         const int size = table.submeshes[size_t(m)].devices();
         inflight = 1 + std::min({L - 1 - l, (cluster_.num_devices() - size) / size, std::max(0, options_.microbatches - 1)});
       }
-      // Recomputation settings tried: 0 none, 1 selective, 2 full; the first is the default.
-      int modes[2] = {options_.recompute >= 0 ? options_.recompute : options_.force_remat ? 2 : 0, 2};
-      const int mode_count = options_.recompute >= 0 || options_.force_remat ? 1 : 2;
       const bool given = !options_.stage_ends.empty();
-      double best_lat = kInf, best_room = -kInf;
-      int best_succ = -2, best_z = 0, best_mode = modes[0];
-      bool best_fits = false;
-      for (int z = 0; z < 4; ++z)
-        for (int mi = 0; mi < mode_count; ++mi) {
-          const int mode = modes[mi];
-          if (options_.zero_stage >= 0 && z != options_.zero_stage) continue;
-          const double per_micro = mode == 0 ? amem : mode == 1 ? best.sel : kept;
-          const double fixed = states[z] + (mode == 2 ? largest : 0);
-          const double room = capacity - fixed;
-          const bool fits = room >= inflight * per_micro;
-          const int succ = room < per_micro ? -1 : per_micro > 0 ? int(std::min(1e6, std::floor((room - per_micro) / per_micro))) : int(1e6);
-          const double option_lat = lat + zero_ms[z] + (mode == 2 ? recompute : mode == 1 ? best.selective : 0);
-          const bool is_default = z == std::max(0, options_.zero_stage) && mode == modes[0];
-          // The default when it fits; else the cheapest that fits; else the one leaving the most room.
-          const double room_share = per_micro > 0 ? room / per_micro : room;
-          bool take = best_succ == -2;
-          if (!take && fits && !best_fits) take = true;
-          else if (!take && fits && best_fits) take = !(best_z == std::max(0, options_.zero_stage) && best_mode == modes[0]) && (is_default || option_lat < best_lat);
-          else if (!take && !fits && !best_fits) take = room_share > best_room || (room_share == best_room && option_lat < best_lat);
-          if (take) {
-            best_lat = option_lat;
-            best_succ = succ;
-            best_z = z;
-            best_mode = mode;
-            best_fits = fits;
-            best_room = room_share;
-          }
-        }
-      if (best_succ == -2 || (!given && best_succ < 0)) continue;   // searched: nothing fits even one micro-batch
-      const bool best_r = best_mode == 2;
-      const double best_act = best_mode == 0 ? amem : best_mode == 1 ? best.sel : kept;
+      StageMemorySums sums;
+      sums.latency = lat;
+      for (int z = 0; z < 4; ++z) {
+        sums.states[z] = states[z];
+        sums.zero_ms[z] = zero_ms[z];
+      }
+      sums.activation = amem;
+      sums.selective = best.sel;
+      sums.kept = kept;
+      sums.largest = largest;
+      sums.recompute_ms = recompute;
+      sums.selective_ms = best.selective;
+      const int copies = given && options_.schedule ? schedule_parameter_copies(*options_.schedule) : 1;
+      const StageMemoryChoice c = choose_stage_memory(sums, capacity, inflight, options_, given, copies);
+      if (!c.found) continue;                                    // searched: nothing fits even one micro-batch
       const size_t idx = table.index(f, l, m);
-      if (best_lat < table.latency[idx]) {
-        table.latency[idx] = best_lat;
+      if (c.latency < table.latency[idx]) {
+        table.latency[idx] = c.latency;
         // A given plan's memory is checked against its stages' own in-flight counts (InterJob).
-        table.max_succ_stages[idx] = given ? -1 : amem > 0 || best_r ? std::min(best_succ, int(1e6)) : -1;
-        table.zero_stage[idx] = best_z;
-        table.remat[idx] = char(best_mode == 2 ? 1 : best_mode == 1 ? 2 : 0);
-        table.state_bytes[idx] = states[best_z];
-        table.activation_room_bytes[idx] = capacity - states[best_z] - (best_r ? largest : 0);
-        table.activation_bytes[idx] = best_act;
+        table.max_succ_stages[idx] = c.max_succ;
+        table.zero_stage[idx] = c.zero_stage;
+        table.remat[idx] = char(c.mode == 2 ? 1 : c.mode == 1 ? 2 : 0);
+        table.state_bytes[idx] = c.state_bytes;
+        table.activation_room_bytes[idx] = c.room_bytes;
+        table.activation_bytes[idx] = c.activation_bytes;
+        table.memory_sums[idx] = sums;
         table.logical_mesh[idx] = mesh.shape_string();
         set_by_[idx] = int(pair_);
         if (f > 0) {

@@ -262,6 +262,7 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
     o.layers = 0;
     o.max_layers = 1 << 20;
     o.interleave = request.plan->interleave;
+    o.schedule = request.plan->schedule;   // its stages hold what that schedule keeps in flight
     auto layers = plan_layers(micro.value().graph, o);
     if (layers.ok()) {
       auto stages = given_plan_stages(*request.plan, int(layers.value().ops.size()));
@@ -503,7 +504,7 @@ void InterJob::price_given_plan(BudgetMeter& meter) {
     const size_t idx = t.index(first, last, m);
     if (!std::isfinite(t.latency[idx]))
       return finish(make_error(ErrorCode::infeasible, where + " cannot be planned on its " + std::to_string(t.submeshes[size_t(m)].devices()) + " GPUs", "--plan"));
-    const double inflight = inflight_microbatches(int(k), int(stages.size()), request_.microbatches, g.interleave);
+    const double inflight = stage_inflight_microbatches(g.schedule, int(k), int(stages.size()), request_.microbatches, g.interleave);
     const double need = inflight * t.activation_bytes[idx], room = t.activation_room_bytes[idx];
     if (request_.refuse_overflow && need > room * (1 + 1e-12)) {
       const int r = t.remat[idx];
@@ -524,6 +525,8 @@ void InterJob::price_given_plan(BudgetMeter& meter) {
 }
 
 void InterJob::solve(BudgetMeter& meter) {
+  // --schedule NAME or auto without a given plan: the DP runs per schedule, on its memory.
+  if (!request_.schedule.empty() && !request_.brute_force && !request_.plan) return solve_per_schedule(meter);
   const double start_ms = meter.elapsed_ms();   // this slice's time in the DP is added to dp_ms
   if (request_.brute_force) {
     auto plan = brute_force_inter_op(report_.table, request_.microbatches, request_.boundaries);
@@ -546,88 +549,214 @@ void InterJob::solve(BudgetMeter& meter) {
   finish(report_);
 }
 
+Result<std::vector<ScheduleKind>> InterJob::schedule_kinds() const {
+  const std::optional<ScheduleKind> given = request_.plan ? request_.plan->schedule : std::nullopt;
+  if (given) return std::vector<ScheduleKind>{*given};
+  if (request_.schedule == "auto") return all_schedule_kinds();
+  auto k = parse_schedule_kind(request_.schedule, "--schedule");
+  if (!k.ok()) return make_error(k.error().code, k.error().message + ", or auto", "--schedule");
+  return std::vector<ScheduleKind>{k.value()};
+}
+
+namespace {
+// The interleaved schedule's v: the plan's, else 2 (the smallest that interleaves).
+int schedule_interleave(const std::optional<GivenPlan>& plan) { return plan && plan->interleave > 1 ? plan->interleave : 2; }
+}  // namespace
+
+PlanScheduleRow InterJob::schedule_row(const InterOpPlan& plan, const StageCostTable& t, ScheduleKind kind) const {
+  // The plan as the schedule model sees it, built as the page's charts build it (pipeline_schedule.h).
+  PlanPipeline pp = plan_pipeline(plan, report_.microbatches, PlanShares{report_.forward_share, report_.weight_share});
+  const int v = schedule_interleave(request_.plan);
+  PlanScheduleRow row;
+  row.kind = kind;
+  row.interleave = kind == ScheduleKind::interleaved ? v : 1;
+  const int chunks = schedule_chunks_per_device(kind, v);
+  auto submesh_index = [&](const PipelineStage& st) {
+    size_t m = 0;
+    while (m + 1 < t.submeshes.size() && !(t.submeshes[m] == st.submesh)) ++m;
+    return int(m);
+  };
+  // A schedule with chunks splits each stage's layers as evenly as they go (3 layers: 2 + 1),
+  // each chunk taking its layers' share of the stage's time: their own stage costs on the
+  // stage's sub-mesh where the table has them, else their count.
+  if (chunks > 1) pp.chunk_share.assign(plan.stages.size(), {});
+  for (size_t k = 0; k < plan.stages.size() && chunks > 1 && row.why.empty(); ++k) {
+    const PipelineStage& st = plan.stages[k];
+    const std::vector<int> sizes = split_stage_chunks(st.last - st.first + 1, chunks);
+    if (sizes.empty()) {
+      const auto [first, last] = report_.stage_layers(st);
+      row.why = "stage " + std::to_string(k + 1) + "'s layers " + std::to_string(first) + "-" + std::to_string(last) + " are fewer than its " +
+                std::to_string(chunks) + " chunks";
+      break;
+    }
+    std::vector<double> time, count;
+    bool known = true;
+    for (int c = 0, a = st.first; c < chunks; a += sizes[size_t(c)], ++c) {
+      const double x = t.latency[t.index(a, a + sizes[size_t(c)] - 1, submesh_index(st))];
+      known = known && std::isfinite(x) && x > 0;
+      time.push_back(x);
+      count.push_back(sizes[size_t(c)]);
+    }
+    const std::vector<double>& w = known ? time : count;
+    double sum = 0;
+    for (double x : w) sum += x;
+    for (double x : w) pp.chunk_share[k].push_back(x / sum);
+  }
+  Result<ScheduleResult> r = make_error(ErrorCode::infeasible, row.why);
+  if (row.why.empty()) {
+    auto in = plan_schedule_input(pp, kind, v);
+    r = in.ok() ? simulate_schedule(in.value()) : Result<ScheduleResult>(in.error());
+    if (!r.ok()) row.why = r.error().message;
+  }
+  if (!r.ok()) return row;
+  row.total_ms = r.value().makespan_ms;
+  row.bubble_fraction = r.value().bubble_fraction;
+  row.peak_inflight = r.value().peak_inflight;
+  row.fits = true;
+  // Each stage's activations in flight against the memory its model states leave (DualPipe
+  // keeps a second copy of them: DeepSeek-V3 Table 2's 2x parameters, unless the table's
+  // choices already left it out).
+  const bool second_copy = schedule_parameter_copies(kind) > t.state_copies;
+  for (size_t k = 0; k < plan.stages.size() && row.fits; ++k) {
+    const PipelineStage& st = plan.stages[k];
+    const size_t idx = t.index(st.first, st.last, submesh_index(st));
+    const double peak = row.peak_inflight[k];
+    const double act = idx < t.activation_bytes.size() ? t.activation_bytes[idx] : 0;
+    if (act > 0) {
+      const double room = t.activation_room_bytes[idx] - (second_copy ? t.state_bytes[idx] : 0);
+      if (peak * act > room * (1 + 1e-12)) {
+        row.fits = false;
+        row.why = "stage " + std::to_string(k + 1) + " holds " + fmt("%.3g", peak) + " micro-batches of activations (" + si(peak * act) +
+                  "B per GPU) where " + si(std::max(0.0, room)) + "B are free" + (second_copy ? " after a second copy of its model states" : "");
+      }
+    } else if (idx < t.max_succ_stages.size() && t.max_succ_stages[idx] >= 0 && peak > t.max_succ_stages[idx] + 1 + 1e-9) {
+      row.fits = false;
+      row.why = "stage " + std::to_string(k + 1) + " holds " + fmt("%.3g", peak) + " micro-batches of activations; its memory allows " +
+                std::to_string(t.max_succ_stages[idx] + 1);
+    }
+  }
+  return row;
+}
+
 Status InterJob::price_schedules() {
   const std::optional<ScheduleKind> given = request_.plan ? request_.plan->schedule : std::nullopt;
   if (request_.schedule.empty() && !given) return Ok{};
-  std::vector<ScheduleKind> kinds;
-  if (given) kinds = {*given};
-  else if (request_.schedule == "auto") kinds = all_schedule_kinds();
-  else {
-    auto k = parse_schedule_kind(request_.schedule, "--schedule");
-    if (!k.ok()) return make_error(k.error().code, k.error().message + ", or auto", "--schedule");
-    kinds = {k.value()};
-  }
-  const InterOpPlan& plan = report_.plan;
-  const StageCostTable& t = report_.table;
-  // The plan as the schedule model sees it, built as the page's charts build it (pipeline_schedule.h).
-  const PlanPipeline pp = plan_pipeline(plan, report_.microbatches, PlanShares{report_.forward_share, report_.weight_share});
-  const int v = request_.plan && request_.plan->interleave > 1 ? request_.plan->interleave : 2;
-  report_.schedules.clear();
-  for (ScheduleKind kind : kinds) {
-    PlanScheduleRow row;
-    row.kind = kind;
-    row.interleave = kind == ScheduleKind::interleaved ? v : 1;
-    const int chunks = schedule_chunks_per_device(kind, v);
-    for (size_t k = 0; k < plan.stages.size() && row.why.empty(); ++k) {
-      const auto [first, last] = report_.stage_layers(plan.stages[k]);
-      if (chunks > 1 && (plan.stages[k].last - plan.stages[k].first + 1) % chunks != 0)
-        row.why = "stage " + std::to_string(k + 1) + "'s layers " + std::to_string(first) + "-" + std::to_string(last) + " do not split into " +
-                  std::to_string(chunks) + " chunks";
-    }
-    Result<ScheduleResult> r = make_error(ErrorCode::infeasible, row.why);
-    if (row.why.empty()) {
-      auto in = plan_schedule_input(pp, kind, v);
-      r = in.ok() ? simulate_schedule(in.value()) : Result<ScheduleResult>(in.error());
-      if (!r.ok()) row.why = r.error().message;
-    }
-    if (r.ok()) {
-      row.total_ms = r.value().makespan_ms;
-      row.bubble_fraction = r.value().bubble_fraction;
-      row.peak_inflight = r.value().peak_inflight;
-      row.fits = true;
-      // Each stage's activations in flight against the memory its model states leave (DualPipe
-      // keeps a second copy of them: DeepSeek-V3 Table 2's 2x parameters).
-      for (size_t k = 0; k < plan.stages.size() && row.fits; ++k) {
-        const PipelineStage& st = plan.stages[k];
-        size_t m = 0;
-        while (m + 1 < t.submeshes.size() && !(t.submeshes[m] == st.submesh)) ++m;
-        const size_t idx = t.index(st.first, st.last, int(m));
-        const double peak = row.peak_inflight[k];
-        const double act = idx < t.activation_bytes.size() ? t.activation_bytes[idx] : 0;
-        if (act > 0) {
-          const double room = t.activation_room_bytes[idx] - (kind == ScheduleKind::dualpipe ? t.state_bytes[idx] : 0);
-          if (peak * act > room * (1 + 1e-12)) {
-            row.fits = false;
-            row.why = "stage " + std::to_string(k + 1) + " holds " + fmt("%.3g", peak) + " micro-batches of activations (" + si(peak * act) +
-                      "B per GPU) where " + si(std::max(0.0, room)) + "B are free" +
-                      (kind == ScheduleKind::dualpipe ? " after a second copy of its model states" : "");
-          }
-        } else if (idx < t.max_succ_stages.size() && t.max_succ_stages[idx] >= 0 && peak > t.max_succ_stages[idx] + 1 + 1e-9) {
-          row.fits = false;
-          row.why = "stage " + std::to_string(k + 1) + " holds " + fmt("%.3g", peak) + " micro-batches of activations; its memory allows " +
-                    std::to_string(t.max_succ_stages[idx] + 1);
-        }
-      }
-    }
-    report_.schedules.push_back(row);
+  auto kinds = schedule_kinds();
+  if (!kinds.ok()) return kinds.error();
+  if (!report_.planned_per_schedule) {
+    report_.schedules.clear();
+    for (ScheduleKind kind : kinds.value()) report_.schedules.push_back(schedule_row(report_.plan, report_.table, kind));
   }
   int best = -1;
   for (size_t i = 0; i < report_.schedules.size(); ++i)
     if (report_.schedules[i].fits && (best < 0 || report_.schedules[i].total_ms < report_.schedules[size_t(best)].total_ms)) best = int(i);
   if (best < 0) {
     const PlanScheduleRow& row = report_.schedules.front();
-    if (kinds.size() == 1)
+    if (kinds.value().size() == 1)
       return make_error(ErrorCode::infeasible, std::string("the plan cannot run under ") + schedule_name(row.kind) + ": " + row.why,
                         given ? "--plan" : "--schedule");
     return make_error(ErrorCode::infeasible, "no pipeline schedule fits this plan's memory: " + row.why, "--schedule");
   }
   report_.chosen_schedule = best;
+  if (report_.planned_per_schedule) {
+    // The report's plan and stage costs are the chosen schedule's (its own ZeRO and recomputation per stage).
+    const PlanScheduleRow& row = report_.schedules[size_t(best)];
+    report_.plan = row.plan;
+    report_.table = stage_costs_for_schedule(base_table_, row.kind, schedule_interleave(request_.plan), request_.options);
+  }
   report_.plan.total_latency = report_.schedules[size_t(best)].total_ms;
   return Ok{};
 }
 
+void InterJob::solve_per_schedule(BudgetMeter& meter) {
+  const double start_ms = meter.elapsed_ms();
+  const int v = schedule_interleave(request_.plan);
+  if (runs_.empty()) {
+    auto kinds = schedule_kinds();
+    if (!kinds.ok()) return finish(kinds.error());
+    base_table_ = report_.table;
+    report_.planned_per_schedule = true;
+    report_.schedules.clear();
+    const int L = base_table_.layers, D = base_table_.nodes * base_table_.gpus_per_node, B = request_.microbatches;
+    for (ScheduleKind kind : kinds.value()) {
+      PlanScheduleRow row;
+      row.kind = kind;
+      row.interleave = kind == ScheduleKind::interleaved ? v : 1;
+      row.planned = true;
+      report_.schedules.push_back(row);
+      const size_t at = report_.schedules.size() - 1;
+      if (!schedule_inflight_needs_stage_count(kind)) {
+        runs_.push_back({kind, 0, at});
+        continue;
+      }
+      // Its memory depends on the stage count: one DP per count the schedule can run with
+      // (validate_schedule_input's rules), each fixing p.
+      int added = 0;
+      for (int p = 1; p <= std::min(L, D); ++p) {
+        if (kind == ScheduleKind::interleaved && B % p != 0) continue;
+        if (kind == ScheduleKind::dualpipe && (p % 2 != 0 || B % 2 != 0 || B < 2 * p)) continue;
+        if (kind == ScheduleKind::dualpipe_v && B < 2 * p) continue;
+        if (int64_t(p) * schedule_chunks_per_device(kind, v) > L) continue;   // every chunk needs a layer
+        runs_.push_back({kind, p, at});
+        ++added;
+      }
+      if (added == 0) report_.schedules[at].why = std::string("no stage count suits ") + schedule_name(kind) + " with " + std::to_string(B) + " micro-batches";
+    }
+    run_ = 0;
+  }
+  while (run_ < runs_.size()) {
+    const ScheduleRun& run = runs_[run_];
+    PlanScheduleRow& row = report_.schedules[run.row];
+    const auto run_start = std::chrono::steady_clock::now();
+    if (!run_solver_) {
+      if (run_table_kind_ != int(run.kind)) {
+        run_table_ = stage_costs_for_schedule(base_table_, run.kind, v, request_.options);
+        run_table_kind_ = int(run.kind);
+      }
+      run_solver_.emplace(run_table_, request_.microbatches, request_.boundaries, InflightRule{run.kind, v, run.stages});
+    }
+    while (!run_solver_->done()) {
+      run_solver_->step(1);
+      if (meter.count()) break;
+    }
+    const bool finished = run_solver_->done();
+    Result<InterOpPlan> plan = finished ? run_solver_->finish() : Result<InterOpPlan>(Error{});
+    if (finished) {
+      run_solver_.reset();
+      ++run_;
+      ++row.dp_runs;
+    }
+    row.dp_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - run_start).count();
+    if (!finished) break;
+    if (!plan.ok()) {
+      if (row.plan.stages.empty() && row.why.empty()) row.why = plan.error().message;
+      continue;
+    }
+    PlanScheduleRow sim = schedule_row(plan.value(), run_table_, run.kind);
+    // Of the stage counts tried, the fastest fitting plan (a fitting one before one that does not).
+    const bool better = row.plan.stages.empty() || (sim.fits && !row.fits) ||
+                        (sim.fits == row.fits && sim.total_ms > 0 && (row.total_ms == 0 || sim.total_ms < row.total_ms));
+    if (!better) continue;
+    sim.planned = true;
+    sim.plan = plan.value();
+    sim.dp_total_ms = plan.value().total_latency;
+    sim.dp_runs = row.dp_runs;
+    sim.dp_ms = row.dp_ms;
+    row = sim;
+  }
+  const double spent = meter.elapsed_ms() - start_ms;
+  report_.dp_ms += spent;
+  report_.schedule_dp_ms += spent;
+  if (run_ < runs_.size()) return;
+  report_.schedule_dp_runs = int(runs_.size());
+  if (Status sc = price_schedules(); !sc.ok()) return finish(sc.error());
+  report_.elapsed_ms = setup_ms_ + compute_ms() + meter.elapsed_ms();
+  finish(report_);
+}
+
 JobProgress InterJob::progress() const {
   if (builder_) return JobProgress{builder_->units_done(), builder_->units_total(), "stage costs"};
+  if (!runs_.empty()) return JobProgress{int(run_), int(runs_.size()), "pipeline DP per schedule"};
   if (solver_) return JobProgress{solver_->rows_done(), solver_->rows_bound(), "pipeline DP"};
   return JobProgress{0, 0, "pipeline DP"};
 }
@@ -680,7 +809,7 @@ Json InterReport::to_json() const {
         // micro-batches its schedule holds in flight.
         Json mem{{"state_bytes", table.state_bytes[entry]}, {"activation_bytes_per_microbatch", table.activation_bytes[entry]},
                  {"activation_room_bytes", table.activation_room_bytes[entry]}};
-        if (given) mem["inflight_microbatches"] = inflight_microbatches(int(k), int(p.stages.size()), microbatches, given->interleave);
+        if (given) mem["inflight_microbatches"] = stage_inflight_microbatches(given->schedule, int(k), int(p.stages.size()), microbatches, given->interleave);
         s["memory"] = mem;
       }
     }
@@ -749,10 +878,32 @@ Json InterReport::to_json() const {
         row["peak_inflight"] = r.peak_inflight;
       }
       if (!r.why.empty()) row["why"] = r.why;
+      if (r.planned) {
+        // Its own plan (the DP on its memory): stages as [first, last] layers, the DP's closed
+        // form, the stages recomputing, and the DPs run (one per stage count p tried).
+        Json layers = Json::array();
+        int recomputed = 0;
+        for (const PipelineStage& st : r.plan.stages) {
+          const auto [a, b] = stage_layers(st);
+          layers.push_back(Json::array({a, b}));
+        }
+        if (int(&r - &schedules[0]) == chosen_schedule)
+          for (const PipelineStage& st : r.plan.stages) recomputed += stage_memory_setting(st).second != Recompute::none;
+        row["stage_count"] = r.plan.stages.size();
+        row["stage_layers"] = layers;
+        if (r.dp_total_ms > 0) row["dp_total_latency"] = r.dp_total_ms;
+        row["dp_runs"] = r.dp_runs;
+        row["dp_ms"] = r.dp_ms;
+        if (int(&r - &schedules[0]) == chosen_schedule) row["recomputed_stages"] = recomputed;
+      }
       rows.push_back(row);
     }
     out["schedule"] = schedule_name(schedules[size_t(chosen_schedule)].kind);
     out["schedules"] = rows;
+    // How the schedule was chosen: a DP per schedule on its own memory ("per-schedule DP"), or
+    // every schedule simulated on the one plan ("one plan": a given plan).
+    out["schedule_planning"] = planned_per_schedule ? "per-schedule DP" : "one plan";
+    if (planned_per_schedule) out["schedule_dp"] = Json{{"runs", schedule_dp_runs}, {"elapsed_ms", schedule_dp_ms}};
   }
   return out;
 }
@@ -793,14 +944,23 @@ std::string InterReport::to_text() const {
     t << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat == Recompute::full ? "  recomputed" : remat == Recompute::selective ? "  attention recomputed" : "") << "\n";
   }
   if (!schedules.empty()) {
-    t << "pipeline schedules on these stages (F = " << fmt("%.2f", forward_share) << " of a stage's time, W = " << fmt("%.2f", weight_share)
+    t << (planned_per_schedule ? "pipeline schedules, each on its own DP plan (its memory per stage; the stages above are the chosen one's)"
+                               : "pipeline schedules on these stages")
+      << " (F = " << fmt("%.2f", forward_share) << " of a stage's time, W = " << fmt("%.2f", weight_share)
       << " of its backward, from the model's FLOPs):\n";
     for (size_t i = 0; i < schedules.size(); ++i) {
       const PlanScheduleRow& r = schedules[i];
+      std::string plan_text;
+      if (r.planned && !r.plan.stages.empty()) {
+        plan_text = "  " + std::to_string(r.plan.stages.size()) + (r.plan.stages.size() == 1 ? " stage" : " stages") + ", DP " +
+                    time_text(r.dp_total_ms) + ", " + std::to_string(r.dp_runs) + (r.dp_runs == 1 ? " DP" : " DPs");
+      }
       t << (int(i) == chosen_schedule ? "* " : "  ") << pad(schedule_name(r.kind), 12)
         << (r.total_ms > 0 ? pad(time_text(r.total_ms), 14, true) + "  bubble " + pad(fmt("%.1f%%", 100 * r.bubble_fraction), 6, true) : pad("-", 14, true))
-        << (r.fits ? "" : "  does not fit: " + r.why) << "\n";
+        << plan_text << (r.fits ? "" : "  does not fit: " + r.why) << "\n";
     }
+    if (planned_per_schedule)
+      t << "per-schedule DPs: " << schedule_dp_runs << " in " << format_ms(schedule_dp_ms) << " (the stage costs reused; no new intra-op solve)\n";
   }
   if (!microbatch_search.empty()) {
     t << "micro-batches searched:";

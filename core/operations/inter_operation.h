@@ -74,6 +74,14 @@ struct PlanScheduleRow {
   std::vector<double> peak_inflight;   // per stage
   bool fits = false;                   // it can run and every stage's activations fit
   std::string why;                     // when not: which stage, how many bytes, or what rule
+  // Planned per schedule (`inter --schedule` without a given plan): the DP's plan for this
+  // schedule's memory (InflightRule, stage_costs_for_schedule), its closed-form total, the DPs
+  // run for it (one per stage count p tried when its in-flight count depends on p) and their time.
+  bool planned = false;
+  InterOpPlan plan;
+  double dp_total_ms = 0;
+  int dp_runs = 0;
+  double dp_ms = 0;
 };
 
 // What `inter` reports.
@@ -98,6 +106,9 @@ struct InterReport {
   double weight_share = 0.5;           // the backward's weight-gradient share (plan_weight_share)
   std::vector<PlanScheduleRow> schedules;   // the schedules simulated on the plan (InterRequest::schedule)
   int chosen_schedule = -1;            // the row whose makespan is the plan's total (-1: the DP's closed form)
+  bool planned_per_schedule = false;   // each row has its own DP plan (else every row runs the one plan)
+  double schedule_dp_ms = 0;           // of dp_ms, the per-schedule DPs'
+  int schedule_dp_runs = 0;
   // A stage's first and last layer as printed: the model's numbering, or the file's own.
   std::pair<int, int> stage_layers(const PipelineStage& stage) const;
   // The ZeRO stage and recomputation a stage runs with (memory_model.h's accounting).
@@ -176,6 +187,24 @@ class InterJob : public Job<InterReport> {
   void solve(BudgetMeter& meter);
   void price_given_plan(BudgetMeter& meter);   // the given plan's equal stages, priced (no DP)
   Status price_schedules();            // the schedules asked for, simulated on the plan found
+  // The schedules asked for (--schedule or the plan's schedule=); errors name a bad name.
+  Result<std::vector<ScheduleKind>> schedule_kinds() const;
+  // One schedule simulated on a plan, its memory checked against the table's entries.
+  PlanScheduleRow schedule_row(const InterOpPlan& plan, const StageCostTable& table, ScheduleKind kind) const;
+  // The DP once per schedule (and per stage count p where the schedule's memory depends on p),
+  // each plan simulated under its schedule; the fastest fitting one becomes the report's plan.
+  void solve_per_schedule(BudgetMeter& meter);
+  struct ScheduleRun {                 // one DP of solve_per_schedule
+    ScheduleKind kind = ScheduleKind::one_f_one_b;
+    int stages = 0;                    // the rule's p (0: any)
+    size_t row = 0;                    // its schedules row
+  };
+  std::vector<ScheduleRun> runs_;      // prepared on the first call; empty: not planning per schedule
+  size_t run_ = 0;                     // the run in progress
+  std::optional<InterOpSolver> run_solver_;
+  StageCostTable base_table_;          // the stage costs before a schedule chose again
+  StageCostTable run_table_;           // the run's kind's stage costs (stage_costs_for_schedule)
+  int run_table_kind_ = -1;            // the kind run_table_ is for (-1: none yet)
   void take_layers(const StageCostBuilder& builder);   // the report's layer fields
   InterRequest request_;
   InterReport report_;                 // filled as the phases finish

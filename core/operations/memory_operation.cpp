@@ -53,15 +53,17 @@ Result<PlanMemoryReport> plan_memory_operation(const Graph& graph, const Cluster
     const double d = plan.data;
     const double p_share = bp.params / (zero >= 3 ? d : 1.0), g_share = bp.grads / (zero >= 2 ? d : 1.0),
                  o_share = bp.optimizer / (zero >= 1 ? d : 1.0), all = p_share + g_share + o_share;
-    s.params_bytes = t.state_bytes[idx] * p_share / all;
-    s.grads_bytes = t.state_bytes[idx] * g_share / all;
-    s.optimizer_bytes = t.state_bytes[idx] * o_share / all;
+    // DualPipe keeps both directions' copies of the states (t.state_copies, DeepSeek-V3 Table 2).
+    const double states = t.state_bytes[idx] * t.state_copies;
+    s.params_bytes = states * p_share / all;
+    s.grads_bytes = states * g_share / all;
+    s.optimizer_bytes = states * o_share / all;
     s.activation_bytes_per_microbatch = t.activation_bytes[idx];
-    s.inflight_microbatches = inflight_microbatches(int(k), int(rep.plan.stages.size()), microbatches, plan.interleave);
+    s.inflight_microbatches = stage_inflight_microbatches(plan.schedule, int(k), int(rep.plan.stages.size()), microbatches, plan.interleave);
     // activation_room_bytes = capacity - states - (full recomputation's one layer being recomputed).
-    const double recomputing = out.capacity_bytes - t.state_bytes[idx] - t.activation_room_bytes[idx];
+    const double recomputing = out.capacity_bytes - states - t.activation_room_bytes[idx];
     s.activation_bytes = s.inflight_microbatches * s.activation_bytes_per_microbatch + recomputing;
-    s.total_bytes = t.state_bytes[idx] + s.activation_bytes;
+    s.total_bytes = states + s.activation_bytes;
     s.fits = s.total_bytes <= out.capacity_bytes * (1 + 1e-12);
     out.stages.push_back(s);
   }
