@@ -186,7 +186,11 @@ std::vector<Command> inter_commands() {
        "t x d GPUs; sp=1 is sequence parallelism, recompute= (remat=0|1 for none|full; full by default) and zero= hold\n"
        "on every stage (zero= left out: chosen per stage by memory). cp= and ep= above 1 are refused: not priced yet.\n"
        "A stage whose model states and in-flight micro-batches (1F1B: min(p - i, B) at stage i; interleaved:\n"
-       "Megatron-LM's warm-up) do not fit its GPUs is refused naming the stage and the bytes short.\n\n"
+       "Megatron-LM's warm-up; schedule=NAME: that schedule's count) do not fit its GPUs is refused naming the stage\n"
+       "and the bytes short.\n"
+       "--schedule NAME plans for that schedule (the DP with each stage holding its micro-batches in flight: GPipe B,\n"
+       "1F1B p - i, ZB-H1 p, ZB-H2 2p - 1, ...) and simulates the plan under it; auto does so for every schedule\n"
+       "and keeps the least makespan that fits (the stage costs are computed once).\n\n"
        "options: --cluster --dump-stage-costs --layers --max-layers --microbatches --mode --model --optimizer --overlap --plan\n"
        "         --schedule --stage-costs --zero --brute-force --ignore-boundaries --json\n"},
       {"validate", "predictions against published training runs (Megatron-LM SC'21, Korthikanti et al. 2022, BLOOM, Alpa), fitted or held out: each plan priced, and autopar's own",

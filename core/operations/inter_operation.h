@@ -4,6 +4,7 @@
 // or one DP row. From a stage-cost table only the DP runs. Sliced any way, the plan is the one
 // `autopar inter` prints.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -60,8 +61,9 @@ struct InterRequest {
   std::optional<GivenPlan> plan;       // price this plan instead of searching (from a model only)
   bool refuse_overflow = true;         // a given plan whose stage does not fit is an error (false: `memory --plan` reports it)
   // The pipeline schedule (`inter --schedule`): empty keeps the DP's closed form (1F1B); a
-  // name simulates the plan under that schedule; "auto" simulates every schedule on the plan
-  // and keeps the fastest whose activations fit each stage's memory.
+  // name plans for that schedule (the DP on its memory, InflightRule) and simulates the plan
+  // under it; "auto" does so for every schedule and keeps the least makespan that fits. With
+  // a given plan or --brute-force, the schedules are simulated on the one plan.
   std::string schedule;
 };
 
@@ -205,6 +207,10 @@ class InterJob : public Job<InterReport> {
   StageCostTable base_table_;          // the stage costs before a schedule chose again
   StageCostTable run_table_;           // the run's kind's stage costs (stage_costs_for_schedule)
   int run_table_kind_ = -1;            // the kind run_table_ is for (-1: none yet)
+  // ZB-H1's plan per stage count p (an error: none): ZB-V holds the same micro-batches (p) on
+  // the same stage costs and only adds that stages have 2 layers or more, so where ZB-H1's best
+  // plan has them it is ZB-V's too, and that DP is not run again.
+  std::map<int, Result<InterOpPlan>> zb_h1_plans_;
   void take_layers(const StageCostBuilder& builder);   // the report's layer fields
   InterRequest request_;
   InterReport report_;                 // filled as the phases finish
