@@ -270,6 +270,11 @@ struct InterOpOptions {
   // A given plan (--plan): only this sub-mesh and logical mesh rows x cols are planned (0: all).
   Submesh fixed_submesh{0, 0};
   int fixed_mesh_rows = 0;
+  // A given plan's context and expert parallelism (context_expert.h): cp > 1 plans a graph of
+  // s / cp-token sequences (context_parallel_graph) and prices attention back to whole sequences
+  // plus ring attention's exposed K/V passes; ep > 1 shards the experts ep ways and adds the
+  // dispatch and combine all-to-alls. Both 1 outside a given plan.
+  int context_parallel = 1, expert_parallel = 1;
 };
 
 // The micro-batches of activations stage `stage` (0-based) of `stages` holds at its peak under

@@ -297,11 +297,15 @@ std::vector<OpStrategy> attention_strategies(const Op& op, const DeviceMesh& mes
 
 // Mixture of experts: split the tokens by data or by expert; expert parallelism dispatches and
 // combines tokens with all-to-alls (GShard), twice forward and twice backward.
-std::vector<OpStrategy> moe_strategies(const Op& op, const DeviceMesh& mesh) {
+// Under a given plan's expert parallelism (`tokens_everywhere`) only the data role, over every
+// axis the tokens fit: the plan's ep-way expert split is priced apart (context_expert.h).
+std::vector<OpStrategy> moe_strategies(const Op& op, const DeviceMesh& mesh, bool tokens_everywhere) {
   const Shape& x = op.inputs[0].shape;
   const int64_t experts = op.spec.attrs.at("experts"), top_k = op.spec.attrs.at("top_k");
   std::vector<OpStrategy> out;
+  const AxisMask every = live_axes(AxisMask(3), mesh);
   for (const auto& m : role_assignments(mesh, 2, [&](const std::vector<AxisMask>& r) {
+         if (tokens_everywhere && (r[1] != 0 || (fits(x[0], every, mesh) && r[0] != every))) return false;
          return fits(x[0], AxisMask(r[0] | r[1]), mesh) && fits(experts, r[1], mesh);
        })) {
     OpStrategy s;
@@ -517,6 +521,20 @@ void add_states(const Op& op, const OpStrategy& s, const DeviceMesh& mesh, const
   }
 }
 
+}  // namespace
+
+std::vector<double> param_state_bytes(const Op& op, const OpStrategy& s, const DeviceMesh& mesh, const StateBytesPerParam& bp, int zero) {
+  std::vector<double> out(op.params.size(), 0.0);
+  const std::vector<double> share = zero >= 1 ? zero_shares(op, s, mesh) : std::vector<double>(op.params.size(), 1.0);
+  for (size_t k = 0; k < op.params.size(); ++k) {
+    const double e = per_device_elements(s.inputs[op.inputs.size() + k], op.params[k].shape, mesh);
+    out[k] = e * (bp.params * (zero >= 3 ? share[k] : 1.0) + bp.grads * (zero >= 2 ? share[k] : 1.0) + bp.optimizer * share[k]);
+  }
+  return out;
+}
+
+namespace {
+
 // For each item, the index of its spec among the distinct specs in first-seen order.
 template <class SpecOf>
 std::vector<int> distinct_index(const std::vector<OpStrategy>& items, SpecOf spec_of) {
@@ -598,7 +616,7 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
       case ShardingRule::matmul: all[v] = matmul_strategies(op, mesh, input_is_data); break;
       case ShardingRule::embedding: all[v] = embedding_strategies(op, mesh); break;
       case ShardingRule::attention: all[v] = attention_strategies(op, mesh); break;
-      case ShardingRule::experts: all[v] = moe_strategies(op, mesh); break;
+      case ShardingRule::experts: all[v] = moe_strategies(op, mesh, options.expert_parallel > 1); break;
       default: {
         std::vector<ShardingSpec> candidates;
         if (input_is_data) {
