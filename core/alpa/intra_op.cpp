@@ -297,15 +297,38 @@ std::vector<OpStrategy> attention_strategies(const Op& op, const DeviceMesh& mes
 
 // Mixture of experts: split the tokens by data or by expert; expert parallelism dispatches and
 // combines tokens with all-to-alls (GShard), twice forward and twice backward.
-// Under a given plan's expert parallelism (`tokens_everywhere`) only the data role, over every
-// axis the tokens fit: the plan's ep-way expert split is priced apart (context_expert.h).
+// Under a given plan's expert parallelism (`tokens_everywhere`) one strategy: every device its
+// own tokens (the batch over the rows, the sequence over the columns as sequence parallelism
+// splits it, where they fit), the experts whole everywhere; the plan's ep-way expert split and
+// its all-to-alls are priced apart (context_expert.h).
 std::vector<OpStrategy> moe_strategies(const Op& op, const DeviceMesh& mesh, bool tokens_everywhere) {
   const Shape& x = op.inputs[0].shape;
   const int64_t experts = op.spec.attrs.at("experts"), top_k = op.spec.attrs.at("top_k");
   std::vector<OpStrategy> out;
-  const AxisMask every = live_axes(AxisMask(3), mesh);
+  if (tokens_everywhere) {
+    OpStrategy s;
+    ShardingSpec xs = spec_of_rank(x.size());
+    const AxisMask rows = live_axes(kAxis[0], mesh), cols = live_axes(kAxis[1], mesh);
+    if (x.size() >= 3 && fits(x[0], rows, mesh) && fits(x[1], cols, mesh)) {
+      xs.dims[0] = rows;
+      xs.dims[1] = cols;
+    } else if (fits(x[0], AxisMask(rows | cols), mesh)) {
+      xs.dims[0] = AxisMask(rows | cols);
+    } else {
+      xs.dims[0] = fits(x[0], rows, mesh) ? rows : AxisMask(0);
+    }
+    s.name = "tokens (expert parallel)";
+    s.inputs = {xs};
+    for (const Tensor& p : op.params) s.inputs.push_back(spec_of_rank(p.shape.size()));
+    s.output = xs;
+    AxisMask used = 0;
+    for (AxisMask d : xs.dims) used = AxisMask(used | d);
+    set_parameter_costs(s, op, std::vector<AxisMask>(op.params.size(), used), mesh);
+    set_memory(s, op, mesh);
+    out.push_back(s);
+    return out;
+  }
   for (const auto& m : role_assignments(mesh, 2, [&](const std::vector<AxisMask>& r) {
-         if (tokens_everywhere && (r[1] != 0 || (fits(x[0], every, mesh) && r[0] != every))) return false;
          return fits(x[0], AxisMask(r[0] | r[1]), mesh) && fits(experts, r[1], mesh);
        })) {
     OpStrategy s;
