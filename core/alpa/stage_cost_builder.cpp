@@ -259,19 +259,23 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
     if (overlap_grad_sync) lp.latency -= std::min(p.grad_sync_cost - expert_sync_saved, backward_ms) * o.grad_sync_scale;
     lp.param_memory = p.param_memory_per_device;
     lp.activation_memory = p.activation_memory_per_device + extra_scores_here;
-    // Each expert weight on 1 / ep of the GPUs: its parameters, gradients and optimizer state
-    // per GPU drop by ep at every ZeRO stage (ZeRO shards them over the n / ep GPUs holding the
-    // same experts instead of all n: 1 / ep of the elements over 1 / ep of the GPUs).
-    const double kept_share = 1.0 / std::max(1, ep);
-    const double expert_dropped = expert_elements * (1.0 - kept_share);
-    lp.param_memory -= expert_dropped * double(bp.params + bp.grads);   // parameters and gradients, as the intra-op pass counts them (no ZeRO)
+    // Each GPU holds E / ep experts: what ZeRO leaves whole of their parameters, gradients and
+    // optimizer state drops by ep; what it shards, it shards over the n / ep GPUs holding the
+    // same experts (Megatron's expert data-parallel group), 1 / ep of the elements over 1 / ep
+    // of the GPUs: E b / n per GPU, as without ep. The intra-op pass's own count of the expert
+    // weights (whole on every device, expert_states) is replaced by that.
+    const double n = double(mesh.devices()), e = double(std::max(1, ep));
+    auto ep_states = [&](int z) {
+      return expert_elements / e * (bp.params * (z >= 3 ? e / n : 1.0) + bp.grads * (z >= 2 ? e / n : 1.0) + bp.optimizer * (z >= 1 ? e / n : 1.0));
+    };
+    lp.param_memory -= expert_elements * (1.0 - 1.0 / e) * double(bp.params + bp.grads);   // parameters and gradients, as the intra-op pass counts them (no ZeRO)
     for (int z = 0; z < 4; ++z) {
       const MemoryChoice c = evaluate_memory_choice(sg, p, o, z, false);
-      lp.state_bytes[z] = c.memory.params_bytes + c.memory.grads_bytes + c.memory.optimizer_bytes - expert_states[z] * (1.0 - kept_share);
+      lp.state_bytes[z] = c.memory.params_bytes + c.memory.grads_bytes + c.memory.optimizer_bytes - expert_states[z] + ep_states(z);
       // The optimizer step, once per iteration (a 1 / B share per micro-batch), over the
       // parameters whose optimizer state this device holds (ZeRO shards them).
       const double updated = (bp.optimizer > 0 ? c.memory.optimizer_bytes / double(bp.optimizer) : c.memory.params_bytes / double(bp.params)) -
-                             expert_updated[z] * (1.0 - kept_share);
+                             expert_updated[z] + expert_elements / (z >= 1 ? n : e);
       lp.zero_ms[z] = c.zero_cost + (cluster.optimizer_step ? o.grad_sync_scale * optimizer_step_ms(cluster.gpu, updated, o.optimizer, precision) : 0);
     }
     const MemoryChoice r = evaluate_memory_choice(sg, p, o, 0, true);

@@ -113,7 +113,7 @@ TEST_CASE("a plan whose cp does not split the sequence, or whose GPUs do not mat
   CHECK(count.find("16") != std::string::npos);
 }
 
-TEST_CASE("ep on Mixtral: each GPU keeps 1/ep of the expert weights' states; dense models and odd ep are refused") {
+TEST_CASE("ep on Mixtral: each GPU keeps 1/ep of the expert weights' unsharded states; dense models and odd ep are refused") {
   // Mixtral 8x7B with 2 layers: 2 x 8 experts x (4096 x 2 x 14336 + 14336 x 4096) weights, all
   // on one stage of 8 GPUs; without ZeRO each weight keeps 16 bytes (BF16 weight and gradient,
   // FP32 master, momentum, variance).
@@ -126,6 +126,19 @@ TEST_CASE("ep on Mixtral: each GPU keeps 1/ep of the expert weights' states; den
   }
   CHECK(states[0] - states[1] == doctest::Approx(expert_elements * 16 * (1.0 / 2 - 1.0 / 4)).epsilon(1e-9));
   CHECK(states[1] - states[3] == doctest::Approx(expert_elements * 16 * (1.0 / 4 - 1.0 / 8)).epsilon(1e-9));
+  // Under ZeRO-1 the optimizer state (12 bytes) is sharded over the 8 / ep GPUs holding the same
+  // experts: E / ep x 12 / (8 / ep) = 12 E / 8 per GPU whatever ep; the 4 bytes of weight and
+  // gradient still drop by ep.
+  double zero1[2] = {0, 0};
+  for (int ep : {2, 4}) {
+    auto r = price(kMixtral, "h100:1x8", "t=1,d=8,ep=" + std::to_string(ep) + ",mbs=1,zero=1,recompute=full");
+    REQUIRE(r.ok());
+    zero1[ep / 4] = stage_memory(r.value(), "state_bytes");
+  }
+  CHECK(zero1[0] - zero1[1] == doctest::Approx(expert_elements * 4 * (1.0 / 2 - 1.0 / 4)).epsilon(1e-9));
+  // What ZeRO-1 saves at a given ep is the rest of the layer's share plus the experts' optimizer
+  // state, 12 E / ep unsharded against 12 E / 8 sharded: 12 E (1/2 - 1/4) more at ep=2 than at 4.
+  CHECK((states[0] - zero1[0]) - (states[1] - zero1[1]) == doctest::Approx(expert_elements * 12 * (1.0 / 2 - 1.0 / 4)).epsilon(1e-9));
   CHECK(error_of(kLlama, "h100:1x8", "t=2,d=4,ep=2,mbs=1").find("dense") != std::string::npos);
   CHECK(error_of(kMixtral, "h100:1x8", "t=2,d=4,ep=16,mbs=1").find("8 experts") != std::string::npos);
   CHECK(error_of(kMixtral, "h100:1x4", "t=1,d=1,cp=1,p=4,ep=2,mbs=1").find("t*cp*d = 1") != std::string::npos);
