@@ -47,6 +47,11 @@ struct StageCostTable {
   // activations after them, and one micro-batch's activations (what a schedule holds per
   // micro-batch in flight). A schedule's memory check reads them (pipeline_schedules.h).
   std::vector<double> state_bytes, activation_room_bytes, activation_bytes;
+  // Same indexing, a given plan's context and expert parallelism only (0 otherwise; not written
+  // to stage-cost files): per micro-batch, forward and backward, the time ring attention's K/V
+  // passes outlast the attention they overlap, and the MoE layers' dispatch and combine
+  // all-to-alls (context_expert.h). Both are inside `latency`.
+  std::vector<double> ring_exposed_ms, all_to_all_ms;
   // Boundaries (known when the table comes from a model; a stage-cost file has none):
   bool has_boundaries = false;
   std::vector<double> cut_bytes;         // [i]: bytes crossing forward from layer i to layer i + 1, one micro-batch
@@ -334,6 +339,8 @@ struct LayerPlan {
   double recompute_ms = 0;               // recomputation's second forward pass (collectives and compute)
   double selective_ms = 0;               // selective recomputation: the attention cores' forward once more
   double selective_bytes = 0;            // activations of one micro-batch under selective recomputation
+  double ring_exposed_ms = 0;            // context parallelism: the ring's K/V passes not hidden by attention (forward and backward)
+  double all_to_all_ms = 0;              // expert parallelism: dispatch and combine, forward and backward
   ShardingSpec out_spec, in_spec;        // of the tensor leaving / entering the layer
 };
 

@@ -203,6 +203,7 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
         const double exposed_forward = ring_exposed_ms(cp, kv_bytes, forward, ring);
         const double exposed_backward = ring_exposed_ms(cp, 2 * kv_bytes, backward_block, ring);
         train = train * cp + exposed_forward + exposed_backward;
+        lp.ring_exposed_ms += exposed_forward + exposed_backward;
         cp_ep_forward_ms += forward * (cp - 1) + exposed_forward;
         forward = forward * cp + exposed_forward;
         extra_scores_here += double(cp - 1) * double(sa.with_output_bytes) / double(split);
@@ -219,6 +220,7 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
         const double a2a = expert_all_to_all_ms(ep, double(tensor_bytes(op.inputs[0])) / double(split) * double(top_k), group_link(cluster, 1, ep));
         cp_ep_forward_ms += forward_experts - forward + 2 * a2a;
         train = train_experts + 4 * a2a;
+        lp.all_to_all_ms += 4 * a2a;
         forward = forward_experts + 2 * a2a;
         // The expert weights' gradients reduce over the n / ep GPUs holding the same experts, 1 / ep of them each.
         double all_bytes = 0, expert_bytes = 0;
@@ -377,7 +379,7 @@ namespace {
 
 // A stage's sums over a chain of layer plans (add_stages).
 struct StageSum {
-  double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0, sel = 0, selective = 0;
+  double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0, sel = 0, selective = 0, ring = 0, a2a = 0;
   double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
   int first = 0;   // the plan the chain starts with (0: the layer's own, 1: batch-split)
   // Adds one layer's plan (its latency, memory and settings' costs).
@@ -393,6 +395,8 @@ struct StageSum {
     recompute += lp.recompute_ms;
     sel += lp.selective_bytes;
     selective += lp.selective_ms;
+    ring += lp.ring_exposed_ms;
+    a2a += lp.all_to_all_ms;
   }
 };
 
@@ -517,6 +521,8 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         table.state_bytes[idx] = states[best_z];
         table.activation_room_bytes[idx] = capacity - states[best_z] - (best_r ? largest : 0);
         table.activation_bytes[idx] = best_act;
+        table.ring_exposed_ms[idx] = best.ring;
+        table.all_to_all_ms[idx] = best.a2a;
         table.logical_mesh[idx] = mesh.shape_string();
         set_by_[idx] = int(pair_);
         if (f > 0) {

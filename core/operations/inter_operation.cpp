@@ -712,6 +712,9 @@ Json InterReport::to_json() const {
                  {"activation_room_bytes", table.activation_room_bytes[entry]}};
         if (given) mem["inflight_microbatches"] = inflight_microbatches(int(k), int(p.stages.size()), microbatches, given->interleave);
         s["memory"] = mem;
+        // A given plan's context and expert parallelism, per micro-batch (inside `latency`).
+        if (given && given->context > 1 && entry < table.ring_exposed_ms.size()) s["ring_exposed_ms"] = table.ring_exposed_ms[entry];
+        if (given && given->expert > 1 && entry < table.all_to_all_ms.size()) s["all_to_all_ms"] = table.all_to_all_ms[entry];
       }
     }
     if (from_model) s["ops"] = Json::array({layer_ops[size_t(st.first)].first, layer_ops[size_t(st.last)].second});

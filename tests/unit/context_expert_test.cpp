@@ -95,11 +95,19 @@ TEST_CASE("ring attention: a step's transfer hides behind the block's attention,
   CHECK(ring_exposed_ms(4, step, 0.05, link) == 0);                                          // 0.05 ms of attention per block hides it
   CHECK(ring_exposed_ms(4, step, 0.01, link) == doctest::Approx(3 * (0.04194304 - 0.01)));   // 3 steps of 0.0319 ms each
   CHECK(ring_exposed_ms(1, step, 0.0, link) == 0);                                           // no ring without cp
-  // In a plan: attention's share grows with s (s^2 work against s bytes), so the ring shows at
-  // short sequences across nodes and hides at long ones inside a node.
   const Cluster h100 = load_cluster("h100:2x8").value();
   CHECK(group_link(h100, 4, 2) == h100.intra_node);        // t=4, cp=2: 8 GPUs, one node
   CHECK(!(group_link(h100, 8, 2) == h100.intra_node));     // t=8, cp=2: the ring leaves the node
+  // In a plan: attention's work grows as s^2 and K/V as s, so the ring shows at short sequences
+  // across nodes and hides at long ones inside a node (the report's ring_exposed_ms per stage).
+  auto exposed = [](const std::string& model, const std::string& cluster, const std::string& plan) {
+    auto r = price(model, cluster, plan);
+    REQUIRE(r.ok());
+    return r.value().to_json()["stages"][0]["ring_exposed_ms"].get<double>();
+  };
+  CHECK(exposed(kLlama, "h100:2x8", "t=8,cp=2,d=1,mbs=1") > 0);
+  CHECK(exposed(std::string(AUTOPAR_SOURCE_DIR) + "/examples/models/hf/llama-3-8b.json:layers=2,seq=32768,batch=16", "h100:1x8",
+                "t=4,cp=2,d=1,mbs=1") == 0);
 }
 
 TEST_CASE("a plan whose cp does not split the sequence, or whose GPUs do not match, is refused naming the key") {
@@ -154,12 +162,15 @@ TEST_CASE("ep's all-to-all: NVLink inside a node, the network (slower) once ep G
   CHECK(across > 2 * inside);   // a NIC (50 GB/s) against NVLink (450 GB/s)
   CHECK(expert_all_to_all_ms(8, bytes, eight.intra_node) ==
         doctest::Approx(eight.intra_node.latency_ms() + bytes * 7 / 8 / eight.intra_node.bandwidth_bytes_per_ms()));
-  // In a plan: the same ep=8 over 4-GPU nodes prices its MoE layers' all-to-alls on the network
-  // (its gradient all-reduce crosses nodes too: both make it slower).
+  // In a plan: the same ep=8 over 4-GPU nodes prices its MoE layers' all-to-alls on the network.
   auto near = price(kMixtral, "h100:1x8", "t=1,d=8,ep=8,mbs=1,recompute=full");
   auto far = price(kMixtral, "h100:2x4", "t=1,d=8,ep=8,mbs=1,recompute=full");
   REQUIRE(near.ok());
   REQUIRE(far.ok());
+  const double a2a_near = near.value().to_json()["stages"][0]["all_to_all_ms"].get<double>();
+  const double a2a_far = far.value().to_json()["stages"][0]["all_to_all_ms"].get<double>();
+  CHECK(a2a_near > 0);
+  CHECK(a2a_far > 2 * a2a_near);
   CHECK(far.value().plan.total_latency > near.value().plan.total_latency);
 }
 
