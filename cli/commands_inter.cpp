@@ -177,14 +177,16 @@ std::vector<Command> inter_commands() {
   return {
       {"inter", "Alpa's inter-op plan: pipeline stages on sub-meshes (or the price of a given t,p,d plan)",
        "--model M --cluster C --microbatches B|auto [--plan t=8,p=8,d=16[,mbs=2][,v=2][,sp=0|1][,recompute=none|selective|full (remat=0|1)]"
-       "[,zero=0..3][,first=N,last=N][,schedule=NAME]] [--schedule NAME|auto] [--overlap on|off] [--precision fp32|tf32|bf16|fp16|fp8|mixed]",
+       "[,zero=0..3][,cp=N][,ep=N][,first=N,last=N][,schedule=NAME]] [--schedule NAME|auto] [--overlap on|off] [--precision fp32|tf32|bf16|fp16|fp8|mixed]",
        {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer", "plan", "overlap",
          "schedule"},
         {"brute-force", "ignore-boundaries"}},
        inter_command,
        "--plan prices that plan as given: p stages of equal layer counts (first=, last= for the end stages), each on\n"
-       "t x d GPUs; sp=1 is sequence parallelism, recompute= (remat=0|1 for none|full; full by default) and zero= hold\n"
-       "on every stage (zero= left out: chosen per stage by memory). cp= and ep= above 1 are refused: not priced yet.\n"
+       "t x cp x d GPUs; sp=1 is sequence parallelism, recompute= (remat=0|1 for none|full; full by default) and zero=\n"
+       "hold on every stage (zero= left out: chosen per stage by memory). cp= is context parallelism (each sequence split\n"
+       "over cp GPUs, ring attention's K/V passes priced); ep= is expert parallelism for MoE models (ep dividing t*cp*d\n"
+       "and the experts; dispatch and combine all-to-alls priced).\n"
        "A stage whose model states and in-flight micro-batches (1F1B: min(p - i, B) at stage i; interleaved:\n"
        "Megatron-LM's warm-up; schedule=NAME: that schedule's count) do not fit its GPUs is refused naming the stage\n"
        "and the bytes short.\n"

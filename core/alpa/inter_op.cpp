@@ -239,6 +239,8 @@ void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   memory_sums.clear();
   capacity_bytes = 0;
   state_copies = 1;
+  ring_exposed_ms.assign(size, 0);
+  all_to_all_ms.assign(size, 0);
   has_boundaries = false;
   cut_bytes.assign(size_t(l), 0);
   recv_allgather_ms.assign(size, 0);
@@ -1111,6 +1113,10 @@ Result<StageCostTable> merge_stage_cost_parts(const std::vector<StageCostPart>& 
       out.state_bytes[i] = t.state_bytes[i];
       out.activation_room_bytes[i] = t.activation_room_bytes[i];
       out.activation_bytes[i] = t.activation_bytes[i];
+      if (i < t.ring_exposed_ms.size() && i < out.ring_exposed_ms.size()) {   // parts read from JSON have none
+        out.ring_exposed_ms[i] = t.ring_exposed_ms[i];
+        out.all_to_all_ms[i] = t.all_to_all_ms[i];
+      }
       out.recv_allgather_ms[i] = t.recv_allgather_ms[i];
       out.recv_replicas[i] = t.recv_replicas[i];
       if (t.memory_sums.size() == by.size()) {

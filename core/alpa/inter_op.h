@@ -66,6 +66,11 @@ struct StageCostTable {
   std::vector<StageMemorySums> memory_sums;
   double capacity_bytes = 0;
   int state_copies = 1;
+  // Same indexing, a given plan's context and expert parallelism only (0 otherwise; not written
+  // to stage-cost files): per micro-batch, forward and backward, the time ring attention's K/V
+  // passes outlast the attention they overlap, and the MoE layers' dispatch and combine
+  // all-to-alls (context_expert.h). Both are inside `latency`.
+  std::vector<double> ring_exposed_ms, all_to_all_ms;
   // Boundaries (known when the table comes from a model; a stage-cost file has none):
   bool has_boundaries = false;
   std::vector<double> cut_bytes;         // [i]: bytes crossing forward from layer i to layer i + 1, one micro-batch
@@ -309,6 +314,11 @@ struct InterOpOptions {
   // A given plan (--plan): only this sub-mesh and logical mesh rows x cols are planned (0: all).
   Submesh fixed_submesh{0, 0};
   int fixed_mesh_rows = 0;
+  // A given plan's context and expert parallelism (context_expert.h): cp > 1 plans a graph of
+  // s / cp-token sequences (context_parallel_graph) and prices attention back to whole sequences
+  // plus ring attention's exposed K/V passes; ep > 1 shards the experts ep ways and adds the
+  // dispatch and combine all-to-alls. Both 1 outside a given plan.
+  int context_parallel = 1, expert_parallel = 1;
 };
 
 // The micro-batches of activations stage `stage` (0-based) of `stages` holds at its peak under
@@ -395,6 +405,8 @@ struct LayerPlan {
   double recompute_ms = 0;               // recomputation's second forward pass (collectives and compute)
   double selective_ms = 0;               // selective recomputation: the attention cores' forward once more
   double selective_bytes = 0;            // activations of one micro-batch under selective recomputation
+  double ring_exposed_ms = 0;            // context parallelism: the ring's K/V passes not hidden by attention (forward and backward)
+  double all_to_all_ms = 0;              // expert parallelism: dispatch and combine, forward and backward
   ShardingSpec out_spec, in_spec;        // of the tensor leaving / entering the layer
 };
 

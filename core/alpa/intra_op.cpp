@@ -297,10 +297,37 @@ std::vector<OpStrategy> attention_strategies(const Op& op, const DeviceMesh& mes
 
 // Mixture of experts: split the tokens by data or by expert; expert parallelism dispatches and
 // combines tokens with all-to-alls (GShard), twice forward and twice backward.
-std::vector<OpStrategy> moe_strategies(const Op& op, const DeviceMesh& mesh) {
+// Under a given plan's expert parallelism (`tokens_everywhere`) one strategy: every device its
+// own tokens (the batch over the rows, the sequence over the columns as sequence parallelism
+// splits it, where they fit), the experts whole everywhere; the plan's ep-way expert split and
+// its all-to-alls are priced apart (context_expert.h).
+std::vector<OpStrategy> moe_strategies(const Op& op, const DeviceMesh& mesh, bool tokens_everywhere) {
   const Shape& x = op.inputs[0].shape;
   const int64_t experts = op.spec.attrs.at("experts"), top_k = op.spec.attrs.at("top_k");
   std::vector<OpStrategy> out;
+  if (tokens_everywhere) {
+    OpStrategy s;
+    ShardingSpec xs = spec_of_rank(x.size());
+    const AxisMask rows = live_axes(kAxis[0], mesh), cols = live_axes(kAxis[1], mesh);
+    if (x.size() >= 3 && fits(x[0], rows, mesh) && fits(x[1], cols, mesh)) {
+      xs.dims[0] = rows;
+      xs.dims[1] = cols;
+    } else if (fits(x[0], AxisMask(rows | cols), mesh)) {
+      xs.dims[0] = AxisMask(rows | cols);
+    } else {
+      xs.dims[0] = fits(x[0], rows, mesh) ? rows : AxisMask(0);
+    }
+    s.name = "tokens (expert parallel)";
+    s.inputs = {xs};
+    for (const Tensor& p : op.params) s.inputs.push_back(spec_of_rank(p.shape.size()));
+    s.output = xs;
+    AxisMask used = 0;
+    for (AxisMask d : xs.dims) used = AxisMask(used | d);
+    set_parameter_costs(s, op, std::vector<AxisMask>(op.params.size(), used), mesh);
+    set_memory(s, op, mesh);
+    out.push_back(s);
+    return out;
+  }
   for (const auto& m : role_assignments(mesh, 2, [&](const std::vector<AxisMask>& r) {
          return fits(x[0], AxisMask(r[0] | r[1]), mesh) && fits(experts, r[1], mesh);
        })) {
@@ -517,6 +544,20 @@ void add_states(const Op& op, const OpStrategy& s, const DeviceMesh& mesh, const
   }
 }
 
+}  // namespace
+
+std::vector<double> param_state_bytes(const Op& op, const OpStrategy& s, const DeviceMesh& mesh, const StateBytesPerParam& bp, int zero) {
+  std::vector<double> out(op.params.size(), 0.0);
+  const std::vector<double> share = zero >= 1 ? zero_shares(op, s, mesh) : std::vector<double>(op.params.size(), 1.0);
+  for (size_t k = 0; k < op.params.size(); ++k) {
+    const double e = per_device_elements(s.inputs[op.inputs.size() + k], op.params[k].shape, mesh);
+    out[k] = e * (bp.params * (zero >= 3 ? share[k] : 1.0) + bp.grads * (zero >= 2 ? share[k] : 1.0) + bp.optimizer * share[k]);
+  }
+  return out;
+}
+
+namespace {
+
 // For each item, the index of its spec among the distinct specs in first-seen order.
 template <class SpecOf>
 std::vector<int> distinct_index(const std::vector<OpStrategy>& items, SpecOf spec_of) {
@@ -598,7 +639,7 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
       case ShardingRule::matmul: all[v] = matmul_strategies(op, mesh, input_is_data); break;
       case ShardingRule::embedding: all[v] = embedding_strategies(op, mesh); break;
       case ShardingRule::attention: all[v] = attention_strategies(op, mesh); break;
-      case ShardingRule::experts: all[v] = moe_strategies(op, mesh); break;
+      case ShardingRule::experts: all[v] = moe_strategies(op, mesh, options.expert_parallel > 1); break;
       default: {
         std::vector<ShardingSpec> candidates;
         if (input_is_data) {

@@ -102,6 +102,10 @@ struct IntraOpOptions {
   Optimizer optimizer = Optimizer::adam;
   int zero_stage = -1;                  // 0-3: fixed; -1: chosen (0 unless the plan does not fit; 2 with reduce_scatter)
   bool choose_remat = true;             // recomputation may be chosen when no plan fits without it
+  // A given plan's expert parallelism (> 1): MoE ops split their tokens over every mesh axis and
+  // keep their experts whole on each device; the stage costs price the ep-way expert sharding
+  // and its all-to-alls on top (context_expert.h), which a 2-D mesh axis cannot express.
+  int expert_parallel = 1;
 };
 
 // Per-device memory of a plan by kind, counted as `autopar memory` counts it: the bytes per
@@ -122,6 +126,10 @@ struct PlanMemory {
 // attention, mixture of experts) give every mesh axis to a loop dimension; light ops follow
 // the spec their first operand is produced in.
 std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options = {});
+
+// Per parameter of `op` under strategy `s`: its model states on one device (parameters,
+// gradients, optimizer state) under ZeRO stage `zero`, as evaluate_memory_choice adds them up.
+std::vector<double> param_state_bytes(const Op& op, const OpStrategy& s, const DeviceMesh& mesh, const StateBytesPerParam& bp, int zero);
 
 // The chosen plan.
 struct IntraOpPlan {

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "context_expert.h"
 #include "cost_model.h"
 #include "device_mesh.h"
 #include "inter_op.h"
@@ -162,8 +163,10 @@ bool sequence_parallel_kind(OpKind k) {
 // `in_block` (per op of sg): whether the op belongs to the model's repeating blocks; the others
 // (embedding, final norm, output head, loss) are not recomputed, as Megatron-LM checkpoints only
 // its transformer layers (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
+// `cp` and `ep`: a given plan's context and expert parallelism (context_expert.h); `sg` is then
+// of s / cp-token sequences and the mesh's rows are d x cp.
 LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync,
-                      bool sequence_parallel, const std::vector<char>& in_block) {
+                      bool sequence_parallel, const std::vector<char>& in_block, int cp, int ep) {
   LayerPlan lp;
   auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
@@ -173,37 +176,111 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
     // (Korthikanti et al. 2022, section 4.2.2), so the objective's communication stands.
     lp.latency = p.objective;
     double backward_ms = 0, saved_all = 0, scores_all = 0, scores_here = 0;
+    // Context and expert parallelism's additions (context_expert.h): the forward work a full
+    // recomputation reruns, the expert gradients' sync that ep shrinks, the expert parameters.
+    double cp_ep_forward_ms = 0, expert_sync_saved = 0, expert_elements = 0, extra_scores_here = 0;
+    double expert_states[4] = {0, 0, 0, 0};   // per ZeRO stage: the expert weights' states on a device, as counted without ep
+    double expert_updated[4] = {0, 0, 0, 0};  // and their elements whose optimizer state the device holds (it updates them)
+    const Precision precision = training_precision(sg);
+    const StateBytesPerParam bp = state_bytes_per_param(precision, o.optimizer);
     for (size_t v = 0; v < sg.ops.size(); ++v) {
       const Op& op = sg.ops[v];
-      int64_t split = work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh);
+      const OpStrategy& chosen_s = p.strategies[v][size_t(p.solution.choice[v])];
+      int64_t split = work_split(chosen_s, mesh);
       if (sequence_parallel && sequence_parallel_kind(op.spec.kind)) split = std::max<int64_t>(split, mesh.devices());
-      const double train = op_compute_ms(op, split, cluster);
-      lp.latency += train;
-      backward_ms += train - op_forward_ms(cluster.gpu, op, 1.0 / double(split));
+      double train = op_compute_ms(op, split, cluster);
+      double forward = op_forward_ms(cluster.gpu, op, 1.0 / double(split));
       const SavedActivations sa = saved_activations(op);
-      saved_all += double(sa.with_input_bytes + sa.with_output_bytes);
+      // With context parallelism a rank's queries meet every key of the sequence: cp blocks of
+      // the s / cp x s / cp attention the graph holds (balanced by Megatron's 2 cp chunks), and
+      // its scores are s / cp x s (cp times the graph's). K and V (and backward their gradients
+      // too) pass around the ring in cp - 1 steps, each overlapped with one block's attention.
+      const double attention_blocks = op.spec.kind == OpKind::attention ? double(cp) : 1.0;
+      if (op.spec.kind == OpKind::attention && cp > 1) {
+        const int64_t heads = op.spec.attrs.at("heads");
+        const int64_t kv = op.spec.attrs.count("kv_heads") ? op.spec.attrs.at("kv_heads") : heads;
+        // The fused [b, s, (heads + 2 kv) head_dim] input: K and V are 2 kv of its heads + 2 kv parts.
+        const double kv_bytes = double(tensor_bytes(op.inputs[0])) * double(2 * kv) / double(heads + 2 * kv) / double(split);
+        const LinkSpec ring = group_link(cluster, mesh.cols(), cp);
+        const double backward_block = train - forward;
+        const double exposed_forward = ring_exposed_ms(cp, kv_bytes, forward, ring);
+        const double exposed_backward = ring_exposed_ms(cp, 2 * kv_bytes, backward_block, ring);
+        train = train * cp + exposed_forward + exposed_backward;
+        lp.ring_exposed_ms += exposed_forward + exposed_backward;
+        cp_ep_forward_ms += forward * (cp - 1) + exposed_forward;
+        forward = forward * cp + exposed_forward;
+        extra_scores_here += double(cp - 1) * double(sa.with_output_bytes) / double(split);
+      }
+      if (op.spec.kind == OpKind::moe && ep > 1) {
+        // Expert parallelism: E / ep whole experts per GPU, each a GEMM over its tokens (balanced
+        // routing assumed: every expert gets top_k x tokens / E of them), and the tokens' trips
+        // to their experts' GPUs and back: two all-to-alls forward (dispatch, combine), two
+        // backward, each GPU sending top_k of its tokens' hidden states.
+        const int64_t experts = op.spec.attrs.at("experts"), top_k = op.spec.attrs.at("top_k");
+        const double local = std::max(1.0, double(experts) / double(ep));
+        const double forward_experts = local * op_forward_ms(cluster.gpu, op, 1.0 / (double(split) * local));
+        const double train_experts = local * op_compute_ms(op, int64_t(double(split) * local), cluster);
+        const double a2a = expert_all_to_all_ms(ep, double(tensor_bytes(op.inputs[0])) / double(split) * double(top_k), group_link(cluster, 1, ep));
+        cp_ep_forward_ms += forward_experts - forward + 2 * a2a;
+        train = train_experts + 4 * a2a;
+        lp.all_to_all_ms += 4 * a2a;
+        forward = forward_experts + 2 * a2a;
+        // The expert weights' gradients reduce over the n / ep GPUs holding the same experts, 1 / ep of them each.
+        double all_bytes = 0, expert_bytes = 0;
+        std::vector<double> states[4], updated[4];
+        for (int z = 0; z < 4; ++z) {
+          states[z] = param_state_bytes(op, chosen_s, mesh, bp, z);
+          updated[z] = param_state_bytes(op, chosen_s, mesh, StateBytesPerParam{0, 0, 1}, z);   // one "byte" per element held
+        }
+        for (size_t k = 0; k < op.params.size(); ++k) {
+          const Tensor& t = op.params[k];
+          all_bytes += double(tensor_bytes(t));
+          if (t.shape.size() == 3) {   // the expert weights [E, ...]; the gate [h, E] stays whole
+            expert_bytes += double(tensor_bytes(t));
+            expert_elements += double(num_elements(t.shape));
+            for (int z = 0; z < 4; ++z) {
+              expert_states[z] += states[z][k];
+              expert_updated[z] += updated[z][k];
+            }
+          }
+        }
+        if (all_bytes > 0) expert_sync_saved += chosen_s.grad_sync * expert_bytes / all_bytes * (1.0 - 1.0 / ep);
+      }
+      lp.latency += train;
+      backward_ms += train - forward;
+      saved_all += double(sa.with_input_bytes) + double(sa.with_output_bytes) * attention_blocks;
       if (op.spec.kind == OpKind::attention) {
         // Selective recomputation reruns the attention core's forward (QK^T, softmax, dropout,
         // attention over V) in the backward pass and does not keep its s x s tensors
         // (Korthikanti et al. 2022, section 5: the 5as^2b term of eq. 1).
-        lp.selective_ms += op_forward_ms(cluster.gpu, op, 1.0 / double(split));
-        scores_all += double(sa.with_output_bytes);
-        scores_here += double(sa.with_output_bytes) / double(split);
+        lp.selective_ms += forward;
+        scores_all += double(sa.with_output_bytes) * attention_blocks;
+        scores_here += double(sa.with_output_bytes) * attention_blocks / double(split);
       }
     }
     // The gradient sync (its 1 / B share per micro-batch in the objective) hides behind the last
     // micro-batch's backward pass up to that pass's length.
-    if (overlap_grad_sync) lp.latency -= std::min(p.grad_sync_cost, backward_ms) * o.grad_sync_scale;
+    lp.latency -= expert_sync_saved * o.grad_sync_scale;
+    if (overlap_grad_sync) lp.latency -= std::min(p.grad_sync_cost - expert_sync_saved, backward_ms) * o.grad_sync_scale;
     lp.param_memory = p.param_memory_per_device;
-    lp.activation_memory = p.activation_memory_per_device;
-    const Precision precision = training_precision(sg);
-    const StateBytesPerParam bp = state_bytes_per_param(precision, o.optimizer);
+    lp.activation_memory = p.activation_memory_per_device + extra_scores_here;
+    // Each GPU holds E / ep experts: what ZeRO leaves whole of their parameters, gradients and
+    // optimizer state drops by ep; what it shards, it shards over the n / ep GPUs holding the
+    // same experts (Megatron's expert data-parallel group), 1 / ep of the elements over 1 / ep
+    // of the GPUs: E b / n per GPU, as without ep. The intra-op pass's own count of the expert
+    // weights (whole on every device, expert_states) is replaced by that.
+    const double n = double(mesh.devices()), e = double(std::max(1, ep));
+    auto ep_states = [&](int z) {
+      return expert_elements / e * (bp.params * (z >= 3 ? e / n : 1.0) + bp.grads * (z >= 2 ? e / n : 1.0) + bp.optimizer * (z >= 1 ? e / n : 1.0));
+    };
+    lp.param_memory -= expert_elements * (1.0 - 1.0 / e) * double(bp.params + bp.grads);   // parameters and gradients, as the intra-op pass counts them (no ZeRO)
     for (int z = 0; z < 4; ++z) {
       const MemoryChoice c = evaluate_memory_choice(sg, p, o, z, false);
-      lp.state_bytes[z] = c.memory.params_bytes + c.memory.grads_bytes + c.memory.optimizer_bytes;
+      lp.state_bytes[z] = c.memory.params_bytes + c.memory.grads_bytes + c.memory.optimizer_bytes - expert_states[z] + ep_states(z);
       // The optimizer step, once per iteration (a 1 / B share per micro-batch), over the
       // parameters whose optimizer state this device holds (ZeRO shards them).
-      const double updated = bp.optimizer > 0 ? c.memory.optimizer_bytes / double(bp.optimizer) : c.memory.params_bytes / double(bp.params);
+      const double updated = (bp.optimizer > 0 ? c.memory.optimizer_bytes / double(bp.optimizer) : c.memory.params_bytes / double(bp.params)) -
+                             expert_updated[z] + expert_elements / (z >= 1 ? n : e);
       lp.zero_ms[z] = c.zero_cost + (cluster.optimizer_step ? o.grad_sync_scale * optimizer_step_ms(cluster.gpu, updated, o.optimizer, precision) : 0);
     }
     const MemoryChoice r = evaluate_memory_choice(sg, p, o, 0, true);
@@ -224,7 +301,7 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
           if (sg.ops[v].producers[k] < 0 && counted.insert(sg.ops[v].inputs[k].name).second) inputs_all += double(tensor_bytes(sg.ops[v].inputs[k]));
       lp.input_bytes = std::min(lp.input_bytes, inputs_all / devices);
     }
-    lp.recompute_ms = r.recompute_comm + r.recompute_compute;
+    lp.recompute_ms = r.recompute_comm + r.recompute_compute + cp_ep_forward_ms;
     // What recomputation would rerun of the ops outside the repeating blocks: their forward
     // compute, forward collectives and the resharding into them.
     for (size_t v = 0; v < sg.ops.size() && v < in_block.size(); ++v) {
@@ -261,13 +338,16 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   o.gradient_inputs = activations;
   o.gpu = cluster_.gpu;   // no capacity: memory is decided per stage (add_stages)
   o.optimizer = options_.optimizer;
+  o.expert_parallel = options_.expert_parallel;
   if (!batch_split) {
-    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block);
+    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block,
+                                          options_.context_parallel, options_.expert_parallel);
     return;
   }
   o.data_parallel_only = true;
   o.activations_batch_split = true;
-  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block);
+  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block,
+                                            options_.context_parallel, options_.expert_parallel);
 }
 
 // Layers planned one by one choose layouts that can disagree, and the resharding between them
@@ -302,7 +382,7 @@ namespace {
 
 // A stage's sums over a chain of layer plans (add_stages).
 struct StageSum {
-  double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0, sel = 0, selective = 0;
+  double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0, sel = 0, selective = 0, ring = 0, a2a = 0;
   double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
   int first = 0;   // the plan the chain starts with (0: the layer's own, 1: batch-split)
   // Adds one layer's plan (its latency, memory and settings' costs).
@@ -318,6 +398,8 @@ struct StageSum {
     recompute += lp.recompute_ms;
     sel += lp.selective_bytes;
     selective += lp.selective_ms;
+    ring += lp.ring_exposed_ms;
+    a2a += lp.all_to_all_ms;
   }
 };
 
@@ -423,6 +505,8 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         table.activation_room_bytes[idx] = c.room_bytes;
         table.activation_bytes[idx] = c.activation_bytes;
         table.memory_sums[idx] = sums;
+        table.ring_exposed_ms[idx] = best.ring;
+        table.all_to_all_ms[idx] = best.a2a;
         table.logical_mesh[idx] = mesh.shape_string();
         set_by_[idx] = int(pair_);
         if (f > 0) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "context_expert.h"
 #include "cost_model.h"
 #include "memory_model.h"
 #include "number_text.h"
@@ -26,30 +27,62 @@ struct MicroBatchInputs {
   InterOpOptions options;
 };
 
+// A given plan's context parallelism plans its cp ranks' shorter sequences (context_expert.h).
 Result<MicroBatchInputs> microbatch_inputs(const Graph& graph, const InterRequest& request) {
   auto micro = microbatch_graph(graph, request.microbatches);
   if (!micro.ok()) return micro.error();
   InterOpOptions o = request.options;
   o.microbatches = request.microbatches;
+  if (request.plan) {
+    o.context_parallel = request.plan->context;
+    o.expert_parallel = request.plan->expert;
+    if (request.plan->context > 1) {
+      auto split = context_parallel_graph(micro.value(), request.plan->context);
+      if (!split.ok()) return split.error();
+      micro = std::move(split.value());
+    }
+  }
   return MicroBatchInputs{std::move(micro.value()), o};
 }
 
-// The sub-mesh of one stage of a given plan: t * d GPUs, part of one node (a power of two, as
-// Alpa's sub-meshes) or whole nodes.
+// Whether a given plan's expert parallelism fits the model: experts to shard (a dense model has
+// none), ep dividing the experts (E / ep whole experts per GPU) and a stage's t * cp * d GPUs
+// (Megatron-Core with expert tensor parallelism 1 carves the expert-parallel groups out of them:
+// t * cp * d = ep * expert data-parallel size; parallel_state.initialize_model_parallel).
+Status check_given_plan_experts(const GivenPlan& g, const Graph& graph) {
+  if (g.expert <= 1) return Ok{};
+  const int64_t experts = model_experts(graph);
+  const std::string key = "plan item 'ep=" + std::to_string(g.expert) + "'";
+  if (experts == 0)
+    return make_error("bad_value", key + ": model '" + graph.name() + "' is dense (no mixture-of-experts layer), so there are no experts to shard; leave ep out (or ep=1)", "--plan");
+  if (experts % g.expert != 0)
+    return make_error("bad_value", key + ": model '" + graph.name() + "' has " + std::to_string(experts) + " experts per MoE layer, which ep does not divide; pick ep dividing " +
+                                       std::to_string(experts), "--plan");
+  const int64_t stage = int64_t(g.tensor) * g.context * g.data;
+  if (stage % g.expert != 0)
+    return make_error("bad_value", key + ": ep must divide a stage's t*cp*d = " + std::to_string(stage) +
+                                       " GPUs (Megatron-Core builds the expert-parallel groups from them, expert tensor parallelism 1); pick ep dividing " +
+                                       std::to_string(stage), "--plan");
+  return Ok{};
+}
+
+// The sub-mesh of one stage of a given plan: t * cp * d GPUs, part of one node (a power of two,
+// as Alpa's sub-meshes) or whole nodes.
 Result<Submesh> given_plan_submesh(const GivenPlan& g, const Cluster& c) {
-  const int64_t per_stage = int64_t(g.tensor) * g.data, all = int64_t(per_stage) * g.pipeline;
+  const int64_t per_stage = int64_t(g.tensor) * g.context * g.data, all = int64_t(per_stage) * g.pipeline;
+  const std::string product = g.context > 1 ? "t*cp*p*d" : "t*p*d";
   if (all != c.num_devices())
-    return make_error("bad_value", "plan " + g.text() + " uses t*p*d = " + std::to_string(all) + " GPUs but the cluster has " +
-                                       std::to_string(c.num_devices()) + "; make t*p*d equal to nodes * gpus per node", "--plan");
+    return make_error("bad_value", "plan " + g.text() + " uses " + product + " = " + std::to_string(all) + " GPUs but the cluster has " +
+                                       std::to_string(c.num_devices()) + "; make " + product + " equal to nodes * gpus per node", "--plan");
   const int G = c.gpus_per_node;
   if (per_stage < G) {
     if (G % per_stage != 0 || (per_stage & (per_stage - 1)) != 0)
-      return make_error("bad_value", "a stage of plan " + g.text() + " has t*d = " + std::to_string(per_stage) + " GPUs; inside a node of " +
+      return make_error("bad_value", "a stage of plan " + g.text() + " has t*cp*d = " + std::to_string(per_stage) + " GPUs; inside a node of " +
                                          std::to_string(G) + " a stage's GPUs must be a power of two dividing it", "--plan");
     return Submesh{1, int(per_stage)};
   }
   if (per_stage % G != 0)
-    return make_error("bad_value", "a stage of plan " + g.text() + " has t*d = " + std::to_string(per_stage) + " GPUs, not whole nodes of " +
+    return make_error("bad_value", "a stage of plan " + g.text() + " has t*cp*d = " + std::to_string(per_stage) + " GPUs, not whole nodes of " +
                                        std::to_string(G), "--plan");
   return Submesh{int(per_stage / G), G};
 }
@@ -147,13 +180,6 @@ Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& a
     }
     if (comma >= text.size()) break;
   }
-  // Context and expert parallelism change what a stage computes and sends (ring attention's K/V
-  // passes, the experts' all-to-all); this cost model does not price them yet, and a plan priced
-  // as if they were 1 would be wrong without saying so.
-  if (g.context > 1)
-    return make_error("bad_value", "plan item 'cp=" + std::to_string(g.context) + "': context parallelism is not priced yet; leave cp out (or cp=1)", arg_path);
-  if (g.expert > 1)
-    return make_error("bad_value", "plan item 'ep=" + std::to_string(g.expert) + "': expert parallelism is not priced yet in a given plan; leave ep out (or ep=1)", arg_path);
   if (g.sequence_parallel && g.tensor == 1)
     return make_error("bad_value", "plan item 'sp=1' splits along the tensor-parallel group, but t=1; give t=2 or more, or leave sp out", arg_path);
   return g;
@@ -238,6 +264,10 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
       finish(sub.error());
       return;
     }
+    if (auto experts = check_given_plan_experts(*request.plan, graph); !experts.ok()) {
+      finish(experts.error());
+      return;
+    }
   }
   auto micro = microbatch_inputs(graph, request);
   if (!micro.ok()) {
@@ -254,7 +284,7 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
     }
     report_.given = request.plan;
     o.fixed_submesh = sub.value();
-    o.fixed_mesh_rows = request.plan->data;
+    o.fixed_mesh_rows = request.plan->data * request.plan->context;   // the d x cp ranks reduce gradients together
     o.force_remat = request.plan->recompute == Recompute::full;
     o.recompute = int(request.plan->recompute);
     o.sequence_parallel = request.plan->sequence_parallel;
@@ -826,6 +856,9 @@ Json InterReport::to_json() const {
                  {"activation_room_bytes", table.activation_room_bytes[entry]}};
         if (given) mem["inflight_microbatches"] = stage_inflight_microbatches(given->schedule, int(k), int(p.stages.size()), microbatches, given->interleave);
         s["memory"] = mem;
+        // A given plan's context and expert parallelism, per micro-batch (inside `latency`).
+        if (given && given->context > 1 && entry < table.ring_exposed_ms.size()) s["ring_exposed_ms"] = table.ring_exposed_ms[entry];
+        if (given && given->expert > 1 && entry < table.all_to_all_ms.size()) s["all_to_all_ms"] = table.all_to_all_ms[entry];
       }
     }
     if (from_model) s["ops"] = Json::array({layer_ops[size_t(st.first)].first, layer_ops[size_t(st.last)].second});
@@ -876,7 +909,8 @@ Json InterReport::to_json() const {
     out["microbatch_search"] = tried;
   }
   if (given)
-    out["plan"] = Json{{"tensor", given->tensor}, {"pipeline", given->pipeline}, {"data", given->data}, {"interleave", given->interleave},
+    out["plan"] = Json{{"tensor", given->tensor}, {"pipeline", given->pipeline}, {"data", given->data}, {"context", given->context},
+                       {"expert", given->expert}, {"interleave", given->interleave},
                        {"remat", given->remat()}, {"recompute", recompute_name(given->recompute)},
                        {"sequence_parallel", given->sequence_parallel}, {"text", given->text()}};
   // How a stage's time splits into F, B and W: the page's schedule charts read these.
@@ -929,7 +963,9 @@ std::string InterReport::to_text() const {
   const std::string unit = from_model ? " ms" : "";
   // A time in human units ("18.9 s", "352.2 ms"; number_text.h) when it is one, else the plain unitless cost.
   auto time_text = [&](double v) { return from_model ? format_ms(v) : fmt("%.4g", v); };
-  if (given) t << "given plan " << given->text() << " (" << given->pipeline << " equal stages of " << given->data << "x" << given->tensor
+  if (given) t << "given plan " << given->text() << " (" << given->pipeline << " equal stages of " << given->data * given->context << "x" << given->tensor
+                << (given->context > 1 ? ", context parallel: " + std::to_string(given->context) + " ranks share each sequence (ring attention)" : "")
+                << (given->expert > 1 ? ", expert parallel: experts split " + std::to_string(given->expert) + " ways" : "")
                 << (given->recompute == Recompute::full ? ", full recomputation" : given->recompute == Recompute::selective ? ", selective recomputation" : ", no recomputation")
                 << (given->sequence_parallel ? ", sequence parallel" : "") << (given->interleave > 1 ? ", interleaved" : "") << ")\n";
   t << (from_model ? "pipeline of " + model_name : std::string("pipeline")) << " on " << table.nodes << "x" << table.gpus_per_node << " with "

@@ -27,11 +27,12 @@ enum class Recompute { none, selective, full };
 const char* recompute_name(Recompute r);
 
 // A Megatron-LM-style plan to price (`inter --plan t=8,p=8,d=16`): p pipeline stages of
-// equal layer counts, each on t * d GPUs as a d x t logical mesh (tensor parallelism inside).
+// equal layer counts, each on t * cp * d GPUs as a (d * cp) x t logical mesh (tensor
+// parallelism inside, the context-parallel ranks beside the data-parallel ones).
 struct GivenPlan {
   int tensor = 1, pipeline = 1, data = 1;
-  int context = 1;                     // cp: context-parallel degree (only 1 is priced yet; parse_given_plan refuses more)
-  int expert = 1;                      // ep: expert-parallel degree (only 1 is priced yet; parse_given_plan refuses more)
+  int context = 1;                     // cp: context-parallel degree; a stage is t * cp * d GPUs (context_expert.h)
+  int expert = 1;                      // ep: expert-parallel degree over a stage's t * cp * d GPUs (MoE models only)
   int interleave = 1;                  // v: Megatron-LM's virtual stages per device (interleaved 1F1B)
   Recompute recompute = Recompute::full;   // full by default, as Megatron-LM's published 2021 runs
   bool sequence_parallel = false;      // sp=1: Korthikanti et al.'s sequence parallelism beside tensor parallelism

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "context_expert.h"
 #include "report_text.h"
 
 namespace autopar {
@@ -37,6 +38,18 @@ Result<PlanMemoryReport> plan_memory_operation(const Graph& graph, const Cluster
   out.microbatches = microbatches;
   out.capacity_bytes = cluster.gpu.memory_capacity_bytes();
   const StateBytesPerParam bp = state_bytes_per_param(training_precision(graph), optimizer);
+  out.context = plan.context;
+  out.expert = plan.expert;
+  if (plan.context > 1)
+    out.sharding.push_back("cp=" + std::to_string(plan.context) + ": each GPU holds 1/" + std::to_string(plan.context) +
+                           " of every sequence (Megatron's 2*cp chunks), so activations and each layer's work split " + std::to_string(plan.context) +
+                           " ways; parameters are whole on every context rank, gradients reduce over d*cp = " + std::to_string(plan.data * plan.context) + " GPUs");
+  if (plan.expert > 1) {
+    const int64_t e = model_experts(graph);
+    out.sharding.push_back("ep=" + std::to_string(plan.expert) + ": each GPU holds " + std::to_string(e / plan.expert) + " of the " + std::to_string(e) +
+                           " experts of every MoE layer, so their parameters, gradients and optimizer state split " + std::to_string(plan.expert) +
+                           " ways (the rest of the layer is not); activations unchanged under balanced routing");
+  }
   for (size_t k = 0; k < rep.plan.stages.size(); ++k) {
     const PipelineStage& st = rep.plan.stages[k];
     size_t m = 0;
@@ -50,7 +63,7 @@ Result<PlanMemoryReport> plan_memory_operation(const Graph& graph, const Cluster
     // The table keeps the states' sum; ZeRO stage z shards parameters (z >= 3), gradients
     // (z >= 2) and optimizer state (z >= 1) alike over the d replicas, so the sum splits in
     // proportion to each kind's bytes per parameter after sharding (ZeRO paper, section 5).
-    const double d = plan.data;
+    const double d = double(plan.data) * plan.context;   // ZeRO shards over the data-parallel x context-parallel ranks
     const double p_share = bp.params / (zero >= 3 ? d : 1.0), g_share = bp.grads / (zero >= 2 ? d : 1.0),
                  o_share = bp.optimizer / (zero >= 1 ? d : 1.0), all = p_share + g_share + o_share;
     // DualPipe keeps both directions' copies of the states (t.state_copies, DeepSeek-V3 Table 2).
@@ -91,7 +104,8 @@ Json PlanMemoryReport::to_json() const {
                           {"total_bytes", s.total_bytes},
                           {"fits", s.fits}});
   }
-  Json j{{"model", model}, {"plan", plan}, {"devices", devices}, {"microbatches", microbatches}, {"capacity_bytes", capacity_bytes}, {"fits", fits}, {"stages", stages}};
+  Json j{{"model", model}, {"plan", plan}, {"devices", devices}, {"microbatches", microbatches}, {"capacity_bytes", capacity_bytes}, {"fits", fits}, {"stages", stages},
+         {"context_parallel", context}, {"expert_parallel", expert}, {"sharding", sharding}};
   if (!this->stages.empty()) {
     const PlanStageMemory& f = this->stages[fullest];
     j["fullest_stage"] = int(fullest + 1);
@@ -118,6 +132,7 @@ std::string PlanMemoryReport::to_text() const {
       << (s.fits ? "fits" : "DOES NOT FIT") << "  " << s.recompute << " recomputation" << (s.zero_stage > 0 ? ", ZeRO-" + std::to_string(s.zero_stage) : "")
       << "\n";
   }
+  for (const std::string& line : sharding) t << "every stage: " << line << "\n";
   return t.str();
 }
 

@@ -46,6 +46,9 @@ struct PlanMemoryReport {
   int devices = 0, microbatches = 0;
   double capacity_bytes = 0;
   std::vector<PlanStageMemory> stages;
+  int context = 1, expert = 1;         // the plan's cp and ep
+  // What cp and ep shard on every stage, in words (empty when both are 1).
+  std::vector<std::string> sharding;
   // {"plan","microbatches","stages":[...]} and the fullest stage's params_bytes, grads_bytes,
   // optimizer_bytes, activation_bytes, total_bytes, plus capacity_bytes and fits (all stages).
   Json to_json() const;
