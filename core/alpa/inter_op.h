@@ -256,6 +256,11 @@ struct InterOpOptions {
   // Korthikanti et al. 2022's sequence parallelism: LayerNorm, dropout and residual work and
   // activations split over the tensor-parallel group (its collectives move the same bytes).
   bool sequence_parallel = false;
+  // ZeRO 3 (FSDP): whether a layer's gathered weights are freed after its forward pass and
+  // gathered again for its backward pass (PyTorch FSDP's reshard_after_forward, its default),
+  // or kept until the backward pass (false: one gather per micro-batch, the stage's weights
+  // whole in memory at the turn, as Llama 3's training ran; Dubey et al. 2024, section 3.3.2).
+  bool reshard_after_forward = true;
   // A given plan's stages, as the layer index each one ends at, and its interleaving: each
   // stage's memory then holds the micro-batches its schedule keeps in flight (1F1B: min(p - i, B)
   // at stage i of p). Empty: the stages are searched, and a stage reserves room for
@@ -329,6 +334,7 @@ struct LayerPlan {
   double recompute_ms = 0;               // recomputation's second forward pass (collectives and compute)
   double selective_ms = 0;               // selective recomputation: the attention cores' forward once more
   double selective_bytes = 0;            // activations of one micro-batch under selective recomputation
+  double gathered_bytes = 0;             // ZeRO 3: the layer's weights gathered on a device (16-bit, after tensor parallelism)
   ShardingSpec out_spec, in_spec;        // of the tensor leaving / entering the layer
 };
 

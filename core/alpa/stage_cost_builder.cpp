@@ -160,7 +160,7 @@ bool sequence_parallel_kind(OpKind k) {
 // (embedding, final norm, output head, loss) are not recomputed, as Megatron-LM checkpoints only
 // its transformer layers (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
 LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync,
-                      bool sequence_parallel, const std::vector<char>& in_block) {
+                      bool sequence_parallel, bool reshard_after_forward, const std::vector<char>& in_block) {
   LayerPlan lp;
   auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
@@ -169,7 +169,7 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
     // reduce-scatter and an all-gather, which move the same bytes over a ring as the all-reduce
     // (Korthikanti et al. 2022, section 4.2.2), so the objective's communication stands.
     lp.latency = p.objective;
-    double backward_ms = 0, saved_all = 0, scores_all = 0, scores_here = 0;
+    double backward_ms = 0, forward_ms = 0, saved_all = 0, scores_all = 0, scores_here = 0;
     for (size_t v = 0; v < sg.ops.size(); ++v) {
       const Op& op = sg.ops[v];
       int64_t split = work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh);
@@ -177,7 +177,8 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
       const double train = op_compute_ms(op, split, cluster);
       lp.latency += train;
       backward_ms += train - op_forward_ms(cluster.gpu, op, 1.0 / double(split));
-      const SavedActivations sa = saved_activations(op);
+      forward_ms += op_forward_ms(cluster.gpu, op, 1.0 / double(split));
+      const SavedActivations sa = saved_activations(op, fused_attention(cluster.gpu));
       saved_all += double(sa.with_input_bytes + sa.with_output_bytes);
       if (op.spec.kind == OpKind::attention) {
         // Selective recomputation reruns the attention core's forward (QK^T, softmax, dropout,
@@ -202,6 +203,22 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
       // parameters whose optimizer state this device holds (ZeRO shards them).
       const double updated = bp.optimizer > 0 ? c.memory.optimizer_bytes / double(bp.optimizer) : c.memory.params_bytes / double(bp.params);
       lp.zero_ms[z] = c.zero_cost + (cluster.optimizer_step ? o.grad_sync_scale * optimizer_step_ms(cluster.gpu, updated, o.optimizer, precision) : 0);
+      if (z == 0) lp.gathered_bytes = c.memory.params_bytes;
+      if (z == 3) {
+        // ZeRO 3 as FSDP and Megatron-FSDP run it (Zhao et al., "PyTorch FSDP", VLDB 2023,
+        // section 3.3: backward and forward prefetch): each micro-batch all-gathers the
+        // layer's weights ahead of its forward pass (and again ahead of its backward pass
+        // when resharded after the forward) and reduce-scatters its gradients during the
+        // backward pass; on their own stream, so only what outlasts the pass they overlap is
+        // exposed. This replaces the data-parallel sync the objective priced (less the part
+        // of it that hid behind the last backward pass).
+        const double gather = c.zero3_gather_ms, reduce = c.zero3_reduce_ms;
+        const double hidden = overlap_grad_sync ? std::min(p.grad_sync_cost, backward_ms) * o.grad_sync_scale : 0;
+        const double exposed = std::max(0.0, gather - forward_ms) +
+                               std::max(0.0, (reshard_after_forward ? gather : 0.0) + reduce - backward_ms);
+        lp.zero_ms[z] = exposed - (c.zero3_replaced_ms - std::min(hidden, c.zero3_replaced_ms)) +
+                        (cluster.optimizer_step ? o.grad_sync_scale * optimizer_step_ms(cluster.gpu, updated, o.optimizer, precision) : 0);
+      }
     }
     const MemoryChoice r = evaluate_memory_choice(sg, p, o, 0, true);
     lp.input_bytes = r.memory.input_bytes;
@@ -259,12 +276,12 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   o.gpu = cluster_.gpu;   // no capacity: memory is decided per stage (add_stages)
   o.optimizer = options_.optimizer;
   if (!batch_split) {
-    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block);
+    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, options_.reshard_after_forward, in_block);
     return;
   }
   o.data_parallel_only = true;
   o.activations_batch_split = true;
-  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block);
+  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, options_.reshard_after_forward, in_block);
 }
 
 // Layers planned one by one choose layouts that can disagree, and the resharding between them
@@ -300,6 +317,7 @@ namespace {
 // A stage's sums over a chain of layer plans (add_stages).
 struct StageSum {
   double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0, sel = 0, selective = 0;
+  double gathered = 0, gathered_largest = 0;   // ZeRO 3's gathered weights: all the layers', the largest layer's
   double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
   int first = 0;   // the plan the chain starts with (0: the layer's own, 1: batch-split)
   // Adds one layer's plan (its latency, memory and settings' costs).
@@ -315,6 +333,8 @@ struct StageSum {
     recompute += lp.recompute_ms;
     sel += lp.selective_bytes;
     selective += lp.selective_ms;
+    gathered += lp.gathered_bytes;
+    gathered_largest = std::max(gathered_largest, lp.gathered_bytes);
   }
 };
 
@@ -393,6 +413,9 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         const int size = table.submeshes[size_t(m)].devices();
         inflight = 1 + std::min({L - 1 - l, (cluster_.num_devices() - size) / size, std::max(0, options_.microbatches - 1)});
       }
+      auto gathered_buffers = [&](int z) {
+        return z < 3 ? 0.0 : options_.reshard_after_forward ? 3 * best.gathered_largest : best.gathered + best.gathered_largest;
+      };
       // Recomputation settings tried: 0 none, 1 selective, 2 full; the first is the default.
       int modes[2] = {options_.recompute >= 0 ? options_.recompute : options_.force_remat ? 2 : 0, 2};
       const int mode_count = options_.recompute >= 0 || options_.force_remat ? 1 : 2;
@@ -405,7 +428,12 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
           const int mode = modes[mi];
           if (options_.zero_stage >= 0 && z != options_.zero_stage) continue;
           const double per_micro = mode == 0 ? amem : mode == 1 ? best.sel : kept;
-          const double fixed = states[z] + (mode == 2 ? largest : 0);
+          // ZeRO 3 holds gathered weights beside its shards: resharded after the forward pass,
+          // the layer computing and the one prefetched (FSDP's limit of two all-gathers in
+          // flight), plus one layer's unsharded gradients before their reduce-scatter; kept,
+          // every layer's weights at the turn from forward to backward.
+          const double buffers = gathered_buffers(z);
+          const double fixed = states[z] + buffers + (mode == 2 ? largest : 0);
           const double room = capacity - fixed;
           const bool fits = room >= inflight * per_micro;
           const int succ = room < per_micro ? -1 : per_micro > 0 ? int(std::min(1e6, std::floor((room - per_micro) / per_micro))) : int(1e6);
@@ -436,8 +464,8 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         table.max_succ_stages[idx] = given ? -1 : amem > 0 || best_r ? std::min(best_succ, int(1e6)) : -1;
         table.zero_stage[idx] = best_z;
         table.remat[idx] = char(best_mode == 2 ? 1 : best_mode == 1 ? 2 : 0);
-        table.state_bytes[idx] = states[best_z];
-        table.activation_room_bytes[idx] = capacity - states[best_z] - (best_r ? largest : 0);
+        table.state_bytes[idx] = states[best_z] + gathered_buffers(best_z);
+        table.activation_room_bytes[idx] = capacity - states[best_z] - gathered_buffers(best_z) - (best_r ? largest : 0);
         table.activation_bytes[idx] = best_act;
         table.logical_mesh[idx] = mesh.shape_string();
         set_by_[idx] = int(pair_);

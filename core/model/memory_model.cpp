@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "cost_model.h"
 #include "op_kinds.h"
 
 namespace autopar {
@@ -235,7 +236,7 @@ Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const Mem
   std::vector<double> saved(g.ops.size());
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const Op& op = g.ops[v];
-    const SavedActivations s = saved_activations(op);
+    const SavedActivations s = saved_activations(op, fused_attention(c.gpu));
     const int p = op.producers.empty() ? -1 : op.producers[0];
     saved[v] = share(double(s.with_input_bytes), p >= 0 && layout.output_split[size_t(p)]) +
                share(double(s.with_output_bytes), layout.output_split[v]);
