@@ -464,7 +464,7 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         table.max_succ_stages[idx] = given ? -1 : amem > 0 || best_r ? std::min(best_succ, int(1e6)) : -1;
         table.zero_stage[idx] = best_z;
         table.remat[idx] = char(best_mode == 2 ? 1 : best_mode == 1 ? 2 : 0);
-        table.state_bytes[idx] = states[best_z] + gathered_buffers(best_z);
+        table.state_bytes[idx] = states[best_z];   // the buffers are working memory, beside the activations (room)
         table.activation_room_bytes[idx] = capacity - states[best_z] - gathered_buffers(best_z) - (best_r ? largest : 0);
         table.activation_bytes[idx] = best_act;
         table.logical_mesh[idx] = mesh.shape_string();
