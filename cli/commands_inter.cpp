@@ -177,7 +177,7 @@ std::vector<Command> inter_commands() {
   return {
       {"inter", "Alpa's inter-op plan: pipeline stages on sub-meshes (or the price of a given t,p,d plan)",
        "--model M --cluster C --microbatches B|auto [--plan t=8,p=8,d=16[,mbs=2][,v=2][,sp=0|1][,recompute=none|selective|full (remat=0|1)]"
-       "[,zero=0..3][,cp=N][,ep=N][,first=N,last=N][,schedule=NAME]] [--schedule NAME|auto] [--overlap on|off] [--precision fp32|tf32|bf16|fp16|fp8|mixed]",
+       "[,zero=0..3][,reshard=0|1 (zero=3: free gathered weights after forward)][,cp=N][,ep=N][,first=N,last=N][,schedule=NAME]] [--schedule NAME|auto] [--overlap on|off] [--precision fp32|tf32|bf16|fp16|fp8|mixed]",
        {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer", "plan", "overlap",
          "schedule"},
         {"brute-force", "ignore-boundaries"}},
@@ -195,7 +195,7 @@ std::vector<Command> inter_commands() {
        "and keeps the least makespan that fits (the stage costs are computed once).\n\n"
        "options: --cluster --dump-stage-costs --layers --max-layers --microbatches --mode --model --optimizer --overlap --plan\n"
        "         --schedule --stage-costs --zero --brute-force --ignore-boundaries --json\n"},
-      {"validate", "predictions against published training runs (Megatron-LM SC'21, Korthikanti et al. 2022, BLOOM, Alpa), fitted or held out: each plan priced, and autopar's own",
+      {"validate", "predictions against published training runs (Megatron-LM SC'21, Korthikanti et al. 2022, BLOOM, Alpa, NVIDIA's H100 recipes), fitted or held out: each plan priced, and autopar's own",
        "[--run NAME,...] [--price-only] [--full-search]", {{"run"}, {"price-only", "full-search"}}, validate_command},
   };
 }

@@ -144,7 +144,7 @@ StageMemoryChoice choose_stage_memory(const StageMemorySums& sums, double capaci
       const int mode = modes[mi];
       if (options.zero_stage >= 0 && z != options.zero_stage) continue;
       const double per_micro = mode == 0 ? sums.activation : mode == 1 ? sums.selective : sums.kept;
-      const double fixed = double(copies) * sums.states[z] + (mode == 2 ? sums.largest : 0);
+      const double fixed = double(copies) * sums.states[z] + sums.buffers[z] + (mode == 2 ? sums.largest : 0);
       const double room = capacity - fixed;
       const bool fits = room >= inflight * per_micro;
       const int succ = room < per_micro ? -1 : per_micro > 0 ? int(std::min(1e6, std::floor((room - per_micro) / per_micro))) : int(1e6);
@@ -175,7 +175,7 @@ StageMemoryChoice choose_stage_memory(const StageMemorySums& sums, double capaci
   c.zero_stage = best_z;
   c.mode = best_mode;
   c.state_bytes = sums.states[best_z];
-  c.room_bytes = capacity - double(copies) * sums.states[best_z] - (remat ? sums.largest : 0);
+  c.room_bytes = capacity - double(copies) * sums.states[best_z] - sums.buffers[best_z] - (remat ? sums.largest : 0);   // the buffers are working memory, beside the activations
   c.activation_bytes = best_mode == 0 ? sums.activation : best_mode == 1 ? sums.selective : sums.kept;
   return c;
 }

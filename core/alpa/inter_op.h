@@ -42,6 +42,7 @@ struct StageMemorySums {
   double activation = 0, selective = 0, kept = 0;   // one micro-batch's activations: none, selective, full recomputation (layer inputs)
   double largest = 0;                    // the largest layer's activations (held while full recomputation reruns it)
   double recompute_ms = 0, selective_ms = 0;        // full and selective recomputation's extra forward
+  double buffers[4] = {0, 0, 0, 0};      // per ZeRO stage: gathered-weight working buffers beside the states (ZeRO 3 only)
 };
 
 // What one stage costs: for layers [first, last] on each sub-mesh, a latency (infinite when
@@ -297,6 +298,11 @@ struct InterOpOptions {
   // Korthikanti et al. 2022's sequence parallelism: LayerNorm, dropout and residual work and
   // activations split over the tensor-parallel group (its collectives move the same bytes).
   bool sequence_parallel = false;
+  // ZeRO 3 (FSDP): whether a layer's gathered weights are freed after its forward pass and
+  // gathered again for its backward pass (PyTorch FSDP's reshard_after_forward, its default),
+  // or kept until the backward pass (false: one gather per micro-batch, the stage's weights
+  // whole in memory at the turn, as Llama 3's training ran; Dubey et al. 2024, section 3.3.2).
+  bool reshard_after_forward = true;
   // A given plan's stages, as the layer index each one ends at, and its interleaving: each
   // stage's memory then holds the micro-batches its schedule keeps in flight (1F1B: min(p - i, B)
   // at stage i of p). Empty: the stages are searched, and a stage reserves room for
@@ -407,6 +413,7 @@ struct LayerPlan {
   double selective_bytes = 0;            // activations of one micro-batch under selective recomputation
   double ring_exposed_ms = 0;            // context parallelism: the ring's K/V passes not hidden by attention (forward and backward)
   double all_to_all_ms = 0;              // expert parallelism: dispatch and combine, forward and backward
+  double gathered_bytes = 0;             // ZeRO 3: the layer's weights gathered on a device (16-bit, after tensor parallelism)
   ShardingSpec out_spec, in_spec;        // of the tensor leaving / entering the layer
 };
 

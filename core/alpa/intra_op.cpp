@@ -525,8 +525,8 @@ double fraction_of(const Tensor& t, const ShardingSpec& s, const DeviceMesh& mes
 
 // What an op keeps for its backward pass on one device under a strategy (op_kinds.h's
 // saved_activations, each tensor split as the strategy splits it).
-double saved_bytes(const Op& op, const OpStrategy& s, const DeviceMesh& mesh) {
-  const SavedActivations a = saved_activations(op);
+double saved_bytes(const Op& op, const OpStrategy& s, const DeviceMesh& mesh, const IntraOpOptions& options) {
+  const SavedActivations a = saved_activations(op, options.gpu && fused_attention(*options.gpu));
   double b = double(a.with_output_bytes) * fraction_of(op.output, s.output, mesh);
   if (!op.inputs.empty() && !s.inputs.empty()) b += double(a.with_input_bytes) * fraction_of(op.inputs[0], s.inputs[0], mesh);
   return b;
@@ -790,8 +790,11 @@ MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, con
         c.zero_cost += zero_stage >= 3 ? rs.reduce_cost * options.grad_sync_scale + rs.gather_cost * (forward_passes + 1)
                                        : rs.cost * options.grad_sync_scale;
         c.zero_cost -= gs.cost;
+        c.zero3_gather_ms += rs.gather_cost;
+        c.zero3_reduce_ms += rs.reduce_cost;
+        c.zero3_replaced_ms += gs.cost;
       }
-    saved[v] = saved_bytes(op, s, mesh);
+    saved[v] = saved_bytes(op, s, mesh, options);
     outputs[v] = bytes_of(op.output, s.output, mesh);
     for (size_t k = 0; k < op.inputs.size(); ++k)
       if (op.producers[k] < 0 && inputs.emplace(op.inputs[k].name, bytes_of(op.inputs[k], s.inputs[k], mesh)).second)
@@ -829,7 +832,7 @@ IntraOpPlan intra_op_problem(const Graph& g, const DeviceMesh& mesh, const Intra
       cost.push_back(s.cost());
       double params = 0, grads = 0, optimizer = 0;
       if (budget > 0) add_states(g.ops[v], s, mesh, bp, zero_stage, params, grads, optimizer);
-      mem.push_back(budget > 0 ? params + grads + optimizer + (options.remat ? 0 : saved_bytes(g.ops[v], s, mesh)) : s.memory_bytes);
+      mem.push_back(budget > 0 ? params + grads + optimizer + (options.remat ? 0 : saved_bytes(g.ops[v], s, mesh, options)) : s.memory_bytes);
     }
     p.node_cost.push_back(cost);
     p.node_memory.push_back(mem);

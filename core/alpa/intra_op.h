@@ -174,6 +174,10 @@ CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, cons
 struct MemoryChoice {
   PlanMemory memory;
   double zero_cost = 0;
+  // ZeRO 3's collectives apart, for pricing their overlap (stage_cost_builder.cpp): one
+  // all-gather of every sharded weight, one reduce-scatter of their gradients (both per
+  // micro-batch, unscaled), and the gradient sync they replace (scaled as in the objective).
+  double zero3_gather_ms = 0, zero3_reduce_ms = 0, zero3_replaced_ms = 0;
   double recompute_comm = 0;
   double recompute_compute = 0;
   double cost_delta() const { return zero_cost + recompute_comm + recompute_compute; }

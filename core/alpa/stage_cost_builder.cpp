@@ -166,7 +166,7 @@ bool sequence_parallel_kind(OpKind k) {
 // `cp` and `ep`: a given plan's context and expert parallelism (context_expert.h); `sg` is then
 // of s / cp-token sequences and the mesh's rows are d x cp.
 LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync,
-                      bool sequence_parallel, const std::vector<char>& in_block, int cp, int ep) {
+                      bool sequence_parallel, bool reshard_after_forward, const std::vector<char>& in_block, int cp, int ep) {
   LayerPlan lp;
   auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
@@ -175,7 +175,7 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
     // reduce-scatter and an all-gather, which move the same bytes over a ring as the all-reduce
     // (Korthikanti et al. 2022, section 4.2.2), so the objective's communication stands.
     lp.latency = p.objective;
-    double backward_ms = 0, saved_all = 0, scores_all = 0, scores_here = 0;
+    double backward_ms = 0, forward_ms = 0, saved_all = 0, scores_all = 0, scores_here = 0;
     // Context and expert parallelism's additions (context_expert.h): the forward work a full
     // recomputation reruns, the expert gradients' sync that ep shrinks, the expert parameters.
     double cp_ep_forward_ms = 0, expert_sync_saved = 0, expert_elements = 0, extra_scores_here = 0;
@@ -190,7 +190,7 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
       if (sequence_parallel && sequence_parallel_kind(op.spec.kind)) split = std::max<int64_t>(split, mesh.devices());
       double train = op_compute_ms(op, split, cluster);
       double forward = op_forward_ms(cluster.gpu, op, 1.0 / double(split));
-      const SavedActivations sa = saved_activations(op);
+      const SavedActivations sa = saved_activations(op, fused_attention(cluster.gpu));
       // With context parallelism a rank's queries meet every key of the sequence: cp blocks of
       // the s / cp x s / cp attention the graph holds (balanced by Megatron's 2 cp chunks), and
       // its scores are s / cp x s (cp times the graph's). K and V (and backward their gradients
@@ -248,6 +248,7 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
       }
       lp.latency += train;
       backward_ms += train - forward;
+      forward_ms += forward;
       saved_all += double(sa.with_input_bytes) + double(sa.with_output_bytes) * attention_blocks;
       if (op.spec.kind == OpKind::attention) {
         // Selective recomputation reruns the attention core's forward (QK^T, softmax, dropout,
@@ -282,6 +283,22 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
       const double updated = (bp.optimizer > 0 ? c.memory.optimizer_bytes / double(bp.optimizer) : c.memory.params_bytes / double(bp.params)) -
                              expert_updated[z] + expert_elements / (z >= 1 ? n : e);
       lp.zero_ms[z] = c.zero_cost + (cluster.optimizer_step ? o.grad_sync_scale * optimizer_step_ms(cluster.gpu, updated, o.optimizer, precision) : 0);
+      if (z == 0) lp.gathered_bytes = c.memory.params_bytes;
+      if (z == 3) {
+        // ZeRO 3 as FSDP and Megatron-FSDP run it (Zhao et al., "PyTorch FSDP", VLDB 2023,
+        // section 3.3: backward and forward prefetch): each micro-batch all-gathers the
+        // layer's weights ahead of its forward pass (and again ahead of its backward pass
+        // when resharded after the forward) and reduce-scatters its gradients during the
+        // backward pass; on their own stream, so only what outlasts the pass they overlap is
+        // exposed. This replaces the data-parallel sync the objective priced (less the part
+        // of it that hid behind the last backward pass).
+        const double gather = c.zero3_gather_ms, reduce = c.zero3_reduce_ms;
+        const double hidden = overlap_grad_sync ? std::min(p.grad_sync_cost, backward_ms) * o.grad_sync_scale : 0;
+        const double exposed = std::max(0.0, gather - forward_ms) +
+                               std::max(0.0, (reshard_after_forward ? gather : 0.0) + reduce - backward_ms);
+        lp.zero_ms[z] = exposed - (c.zero3_replaced_ms - std::min(hidden, c.zero3_replaced_ms)) +
+                        (cluster.optimizer_step ? o.grad_sync_scale * optimizer_step_ms(cluster.gpu, updated, o.optimizer, precision) : 0);
+      }
     }
     const MemoryChoice r = evaluate_memory_choice(sg, p, o, 0, true);
     lp.input_bytes = r.memory.input_bytes;
@@ -340,13 +357,13 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   o.optimizer = options_.optimizer;
   o.expert_parallel = options_.expert_parallel;
   if (!batch_split) {
-    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block,
+    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, options_.reshard_after_forward, in_block,
                                           options_.context_parallel, options_.expert_parallel);
     return;
   }
   o.data_parallel_only = true;
   o.activations_batch_split = true;
-  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block,
+  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, options_.reshard_after_forward, in_block,
                                             options_.context_parallel, options_.expert_parallel);
 }
 
@@ -383,6 +400,7 @@ namespace {
 // A stage's sums over a chain of layer plans (add_stages).
 struct StageSum {
   double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0, sel = 0, selective = 0, ring = 0, a2a = 0;
+  double gathered = 0, gathered_largest = 0;   // ZeRO 3's gathered weights: all the layers', the largest layer's
   double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
   int first = 0;   // the plan the chain starts with (0: the layer's own, 1: batch-split)
   // Adds one layer's plan (its latency, memory and settings' costs).
@@ -400,6 +418,8 @@ struct StageSum {
     selective += lp.selective_ms;
     ring += lp.ring_exposed_ms;
     a2a += lp.all_to_all_ms;
+    gathered += lp.gathered_bytes;
+    gathered_largest = std::max(gathered_largest, lp.gathered_bytes);
   }
 };
 
@@ -491,6 +511,11 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
       sums.largest = largest;
       sums.recompute_ms = recompute;
       sums.selective_ms = best.selective;
+      // ZeRO 3 holds gathered weights beside its shards: resharded after the forward pass, the
+      // layer computing and the one prefetched (FSDP's limit of two all-gathers in flight), plus
+      // one layer's unsharded gradients before their reduce-scatter; kept, every layer's weights
+      // at the turn from forward to backward.
+      sums.buffers[3] = options_.reshard_after_forward ? 3 * best.gathered_largest : best.gathered + best.gathered_largest;
       const int copies = given && options_.schedule ? schedule_parameter_copies(*options_.schedule) : 1;
       const StageMemoryChoice c = choose_stage_memory(sums, capacity, inflight, options_, given, copies);
       if (!c.found) continue;                                    // searched: nothing fits even one micro-batch

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "cost_model.h"
 #include "op_kinds.h"
 #include "regions.h"
 
@@ -14,6 +15,7 @@ DeviceMemory::DeviceMemory(const Graph& graph, const Cluster& cluster, const Str
     : graph_(graph), optimizer_(optimizer), precision_(training_precision(graph)) {
   bytes_per_param_ = state_bytes_per_param(precision_, optimizer_);
   capacity_ = cluster.gpu.memory_capacity_bytes();
+  fused_attention_ = fused_attention(cluster.gpu);
   remat_ = strategy.remat;
   configs_ = strategy.ops;
   const size_t n = graph.ops.size();
@@ -108,7 +110,7 @@ void DeviceMemory::compute_contributions(int i, const OpConfig& c, std::vector<P
   const Op& op = graph_.ops[size_t(i)];
   // ZeRO shards each weight shard's state over the parts that hold the same shard.
   const double replicas = double(std::max(1, weight_replicas(op, c)));
-  const SavedActivations saved = saved_activations(op);
+  const SavedActivations saved = saved_activations(op, fused_attention_);
   const double out_elements = double(num_elements(op.output.shape));
   const double in_elements = op.inputs.empty() ? 0 : double(num_elements(op.inputs[0].shape));
   const StateBytesPerParam& bp = bytes_per_param_;

@@ -82,6 +82,7 @@ class DeviceMemory {
   Precision precision_;
   StateBytesPerParam bytes_per_param_;
   double capacity_ = 0;
+  bool fused_attention_ = false;   // attention keeps no s x s scores (cost_model.h, fused_attention)
   bool remat_ = false;
   std::vector<OpConfig> configs_;
   std::vector<int> layer_of_;                  // per op: its layer, -1 outside the layers

@@ -74,6 +74,10 @@ Cluster calibrated_on(Cluster c, const std::string& runs) {
 // Matrix products: the share of the tensor-core peak cuBLAS GEMMs reach at training sizes,
 // fitted on Megatron-LM's SC'21 Table 1 runs (A100) and Alpa's benchmark run (V100).
 constexpr double kMatmulA100 = 0.67, kMatmulV100 = 0.47;
+// H100 SXM: fitted on one run, NeMo 24.07's GPT-3 175B in FP8 on 128 H100 (NVIDIA/NeMo
+// docs/source/performance/performance_summary.md, 726 tokens/s/GPU; validate's nemo-gpt3-175b-128):
+// the share of the peak the GEMMs reach, BF16 and FP8 alike (under fp8, of the FP8 peak).
+constexpr double kMatmulH100 = 0.55;
 // Half efficiency at about one wave of 128 x 128 output tiles over the GPU's SMs (108 on A100)
 // with K = 512: 108 * 128 * 128 * 2 * 512 = 1.8 GFLOP (NVIDIA, "Matrix Multiplication Background
 // User's Guide", wave quantization).
@@ -88,6 +92,7 @@ constexpr double kScorePasses = 6;
 // DGX A100: ~230 of 300 GB/s), over InfiniBand ~90% (~22.5 of 25 GB/s per NIC).
 constexpr double kNvlinkBus = 0.78, kNetworkBus = 0.90;
 const char* const kMegatronFit = "Megatron-LM's SC'21 Table 1 runs (Narayanan et al. 2021) on DGX A100";
+const char* const kH100Fit = "NeMo 24.07's GPT-3 175B FP8 run on 128 H100 (NVIDIA/NeMo performance summary; matrix products only)";
 const char* const kAlpaFit = "Alpa's benchmark run on one p3.16xlarge (alpa-projects/alpa, benchmark/alpa/README.md)";
 
 std::vector<ClusterPreset> build_presets() {
@@ -145,20 +150,21 @@ std::vector<ClusterPreset> build_presets() {
                     "Intra-node: NVLink 3 via NVSwitch, 600 GB/s bidirectional = 300 GB/s per direction. "
                     "Inter-node: one HDR InfiniBand 200 Gb/s NIC per GPU = 25 GB/s (DGX A100 datasheet).")),
                              kMegatronFit)});
-  // h100: DGX H100 (NVLink 4 via NVSwitch, one 400 Gb/s NDR InfiniBand NIC per GPU). Its
-  // efficiencies are A100's, not calibrated on an H100 run; attention is fused (FlashAttention,
-  // Dao et al. 2022, keeps the scores on chip).
+  // h100: DGX H100 (NVLink 4 via NVSwitch, one 400 Gb/s NDR InfiniBand NIC per GPU). Its matrix
+  // efficiency is fitted on one H100 run (kMatmulH100), the other efficiencies are A100's
+  // measured figures; attention is fused (FlashAttention, Dao et al. 2022, keeps the scores on chip).
   // H100 SXM5 datasheet: FP32 67 TFLOP/s; tensor core TF32 989, BF16/FP16 1,979 and FP8 3,958
   // TFLOP/s with sparsity, half of each dense (494.7, 989.4, 1,978.9; the datasheet's footnote
   // "Shown with sparsity. Specifications 1/2 lower without sparsity"); 3.35 TB/s HBM3, 80 GB.
   const GpuSpec h100_gpu = calibrated(gpu_with({"H100 SXM5 80 GB", 67, 3350, 80, launch}, 494.7, 989.4, 1978.9),
-                                      kMatmulA100, kHalfGflop, kMemoryEfficiency, 0);
+                                      kMatmulH100, kHalfGflop, kMemoryEfficiency, 0);
   p.push_back({"h100", "DGX H100: 8 x H100 80 GB per node, NVSwitch, 8 x 400 Gb/s NDR InfiniBand", 1, 8,
-               framework_run(make("h100", 1, 8, h100_gpu, link(3, 450, kNvlinkBus), link(5, 50, kNetworkBus),
+               calibrated_on(framework_run(make("h100", 1, 8, h100_gpu, link(3, 450, kNvlinkBus), link(5, 50, kNetworkBus),
                     "GPU: NVIDIA H100 SXM5 datasheet (67 TFLOP/s FP32; tensor core TF32 989, FP16/BF16 1,979 and FP8 3,958 with sparsity, "
                     "so 494.7, 989.4 and 1,978.9 dense; 3.35 TB/s HBM3, 80 GB). "
                     "Intra-node: NVLink 4 via NVSwitch, 900 GB/s bidirectional = 450 GB/s per direction. "
-                    "Inter-node: one NDR InfiniBand 400 Gb/s NIC per GPU = 50 GB/s (DGX H100 datasheet)."))});
+                    "Inter-node: one NDR InfiniBand 400 Gb/s NIC per GPU = 50 GB/s (DGX H100 datasheet).")),
+                             kH100Fit)});
   // h200: DGX H200. The same GH100 compute as H100 SXM (NVIDIA H200 datasheet: FP8 3,958 and
   // BF16 1,979 TFLOP/s with sparsity, as H100 SXM), 141 GB of HBM3e at 4.8 TB/s; NVLink 4 and
   // eight 400 Gb/s ConnectX-7 NICs as DGX H100 (DGX BasePOD reference architecture, "NVIDIA DGX
@@ -280,7 +286,8 @@ std::string efficiency_note(const Cluster& c) {
   } else {
     note = c.calibrated() ? "Calibrated: efficiencies fitted on " + c.calibrated_by + "."
                           : std::string("Not calibrated: no published run on this GPU fits these efficiencies (the presets borrow "
-                                        "A100's, fitted on Megatron-LM's SC'21 Table 1, until runs on the GPU are in validate).");
+                                        "those of a calibrated GPU: H100's for H200, which shares its compute; A100's, fitted on "
+                                        "Megatron-LM's SC'21 Table 1, for the others, until runs on the GPU are in validate).");
     note += " Matrix products reach " + percent_text(g.matmul_efficiency) + " of the tensor-core peak";
     if (g.matmul_half_gflop > 0)
       note += ", half of that at " + short_number(g.matmul_half_gflop) + " GFLOP per kernel (one wave of 128x128 tiles, NVIDIA's GEMM guide)";

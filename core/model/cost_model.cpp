@@ -45,6 +45,8 @@ double achieved_flops_per_ms(const GpuSpec& g, double flops, OpKind k) {
   return achieved_rate(g, op_peak_flops_per_ms(g, k), flops, is_matmul_kind(k));
 }
 
+bool fused_attention(const GpuSpec& g) { return g.attention_score_passes == 0 && g.matmul_half_gflop > 0; }
+
 double achieved_bytes_per_ms(const GpuSpec& g) { return g.memory_bandwidth_bytes_per_ms() * g.memory_efficiency; }
 
 double op_forward_traffic_bytes(const GpuSpec& g, const Op& op, double fraction) {

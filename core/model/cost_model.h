@@ -39,6 +39,12 @@ double achieved_flops_per_ms(const GpuSpec& g, double flops, bool matmul);
 // layers under fp8), its curve and efficiency those of matrix products when is_matmul_kind(k).
 double achieved_flops_per_ms(const GpuSpec& g, double flops, OpKind k);
 
+// Whether `g` runs attention fused (FlashAttention): a calibrated GPU (one with the GEMM size
+// curve, matmul_half_gflop > 0) that makes no passes over the s x s scores. Its attention keeps
+// no scores for the backward pass (saved_activations(op, true)); the plain roofline (lecture,
+// p100, k80) keeps Korthikanti et al.'s textbook count.
+bool fused_attention(const GpuSpec& g);
+
 // Bytes per millisecond streaming kernels reach: memory bandwidth * memory_efficiency.
 double achieved_bytes_per_ms(const GpuSpec& g);
 

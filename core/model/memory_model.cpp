@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "cost_model.h"
 #include "op_kinds.h"
 
 namespace autopar {
@@ -235,7 +236,7 @@ Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const Mem
   std::vector<double> saved(g.ops.size());
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const Op& op = g.ops[v];
-    const SavedActivations s = saved_activations(op);
+    const SavedActivations s = saved_activations(op, fused_attention(c.gpu));
     const int p = op.producers.empty() ? -1 : op.producers[0];
     saved[v] = share(double(s.with_input_bytes), p >= 0 && layout.output_split[size_t(p)]) +
                share(double(s.with_output_bytes), layout.output_split[v]);
@@ -251,7 +252,17 @@ Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const Mem
   r.recompute_bytes = a.recompute_bytes;
   r.other_bytes = a.other_bytes;
   r.activation_bytes = a.total_bytes;
-  r.total_bytes = r.params_bytes + r.grads_bytes + r.optimizer_bytes + r.activation_bytes;
+  if (o.zero_stage >= 3) {
+    double largest = 0;
+    for (const auto& [first, last] : find_layers(g).layers) {
+      double e = 0;
+      for (int v = first; v <= last; ++v)
+        for (const Tensor& p : g.ops[size_t(v)].params) e += double(num_elements(p.shape)) / (layout.param_split.at(p.name) ? tp : 1.0);
+      largest = std::max(largest, e);
+    }
+    r.gathered_bytes = largest * (2.0 * r.bytes_per_param.params + r.bytes_per_param.grads);
+  }
+  r.total_bytes = r.params_bytes + r.grads_bytes + r.optimizer_bytes + r.gathered_bytes + r.activation_bytes;
   r.capacity_bytes = c.gpu.memory_capacity_bytes();
   r.fits = r.total_bytes <= r.capacity_bytes;
   return r;

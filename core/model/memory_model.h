@@ -84,6 +84,10 @@ struct MemoryReport {
   double grads_bytes = 0;
   double optimizer_bytes = 0;
   double activation_bytes = 0;
+  // ZeRO 3's working buffers (FSDP, resharded after the forward pass): the largest layer's
+  // weights gathered whole twice (the one computing, the one prefetched) and its gradients once
+  // before their reduce-scatter; 0 below stage 3.
+  double gathered_bytes = 0;
   double total_bytes = 0;
   double capacity_bytes = 0;
   bool fits = false;

@@ -442,6 +442,15 @@ std::vector<OpKind> all_op_kinds() {
 
 SavedActivations saved_activations(const Op& op) { return op_kind_traits(op.spec.kind).saved(op); }
 
+SavedActivations saved_activations(const Op& op, bool fused_attention) {
+  if (!fused_attention || op.spec.kind != OpKind::attention || op.inputs.empty() || op.inputs[0].shape.size() != 3)
+    return saved_activations(op);
+  const Shape& x = op.inputs[0].shape;
+  const int64_t heads = op.spec.attrs.count("heads") ? op.spec.attrs.at("heads") : 1;
+  // Its output is the output projection's saved input (one tensor, counted there).
+  return {tensor_bytes(op.inputs[0]), x[0] * heads * x[1] * 4};
+}
+
 Status infer_op(Op& op, DType float_dtype, const std::string& path) {
   OpSpec& spec = op.spec;
   const OpKindTraits& traits = op_kind_traits(spec.kind);

@@ -128,4 +128,11 @@ Status infer_op(Op& op, DType float_dtype, const std::string& path);
 // What `op` keeps for its backward pass (see SavedActivations).
 SavedActivations saved_activations(const Op& op);
 
+// The same with attention fused (FlashAttention, Dao et al. 2022, section 3.1: the backward
+// pass recomputes the scores from Q, K, V, the output and the softmax statistics), when
+// `fused_attention`: attention keeps its QKV input and one FP32 log-sum-exp per head and
+// position instead of the s x s scores (its output is the next linear's saved input); other
+// kinds as saved_activations(op).
+SavedActivations saved_activations(const Op& op, bool fused_attention);
+
 }  // namespace autopar

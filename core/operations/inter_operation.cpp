@@ -124,14 +124,14 @@ std::string GivenPlan::text() const {
          (last_stage_layers > 0 ? item("last", last_stage_layers) : "") + (interleave > 1 ? item("v", interleave) : "") +
          (sequence_parallel ? ",sp=1" : "") +
          (recompute == Recompute::full ? "" : recompute == Recompute::none ? ",remat=0" : ",recompute=selective") +
-         (zero_stage >= 0 ? item("zero", zero_stage) : "") + (schedule ? std::string(",schedule=") + schedule_name(*schedule) : "");
+         (zero_stage >= 0 ? item("zero", zero_stage) : "") + (reshard_after_forward ? "" : ",reshard=0") + (schedule ? std::string(",schedule=") + schedule_name(*schedule) : "");
 }
 
 Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path) {
   GivenPlan g;
   const std::string usage = "; write --plan t=8,p=8,d=16 (tensor, pipeline and data-parallel sizes; optional mbs=2 micro-batch size, "
                             "v=2 interleaving, first=/last= end-stage layers, sp=0|1 sequence parallelism, recompute=none|selective|full "
-                            "(remat=0|1), zero=0..3, cp=, ep=, schedule=zb-h1)";
+                            "(remat=0|1), zero=0..3, reshard=0|1 (zero=3), cp=, ep=, schedule=zb-h1)";
   size_t start = 0;
   std::vector<std::string> seen;
   while (start <= text.size()) {
@@ -162,14 +162,15 @@ Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& a
     int* target = key == "t" ? &g.tensor : key == "p" ? &g.pipeline : key == "d" ? &g.data : key == "v" ? &g.interleave
                   : key == "cp" ? &g.context : key == "ep" ? &g.expert : key == "mbs" ? &g.micro_batch_size
                   : key == "first" ? &g.first_stage_layers : key == "last" ? &g.last_stage_layers : nullptr;
-    const bool flag = key == "remat" || key == "sp" || key == "zero";
+    const bool flag = key == "remat" || key == "sp" || key == "zero" || key == "reshard";
     if (!flag && !target) return make_error("bad_value", "plan item '" + item + "': the key '" + key + "' is unknown" + usage, arg_path);
     if (value.empty() || value.size() > 6 || value.find_first_not_of("0123456789") != std::string::npos)
       return make_error("bad_value", "plan item '" + item + "' needs a whole number" + usage, arg_path);
     const int v = std::stoi(value);
-    if (key == "remat" || key == "sp") {
+    if (key == "remat" || key == "sp" || key == "reshard") {
       if (v > 1) return make_error("bad_value", "plan item '" + item + "': " + key + " is 0 or 1" + usage, arg_path);
       if (key == "remat") g.recompute = v == 1 ? Recompute::full : Recompute::none;
+      else if (key == "reshard") g.reshard_after_forward = v == 1;
       else g.sequence_parallel = v == 1;
     } else if (key == "zero") {
       if (v > 3) return make_error("bad_value", "plan item '" + item + "': zero is 0, 1, 2 or 3 (3 = FSDP)" + usage, arg_path);
@@ -180,6 +181,8 @@ Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& a
     }
     if (comma >= text.size()) break;
   }
+  if (!g.reshard_after_forward && g.zero_stage != 3)
+    return make_error("bad_value", "plan item 'reshard=0' keeps ZeRO 3's gathered weights from forward to backward, but the plan is not zero=3; add zero=3 or leave reshard out", arg_path);
   if (g.sequence_parallel && g.tensor == 1)
     return make_error("bad_value", "plan item 'sp=1' splits along the tensor-parallel group, but t=1; give t=2 or more, or leave sp out", arg_path);
   return g;
@@ -288,6 +291,7 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
     o.force_remat = request.plan->recompute == Recompute::full;
     o.recompute = int(request.plan->recompute);
     o.sequence_parallel = request.plan->sequence_parallel;
+    o.reshard_after_forward = request.plan->reshard_after_forward;
     if (request.plan->zero_stage >= 0) o.zero_stage = request.plan->zero_stage;
     o.layers = 0;
     o.max_layers = 1 << 20;

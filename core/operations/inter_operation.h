@@ -37,6 +37,7 @@ struct GivenPlan {
   Recompute recompute = Recompute::full;   // full by default, as Megatron-LM's published 2021 runs
   bool sequence_parallel = false;      // sp=1: Korthikanti et al.'s sequence parallelism beside tensor parallelism
   int zero_stage = -1;                 // zero=0..3 as given; -1: chosen per stage (0 unless memory needs more)
+  bool reshard_after_forward = true;   // reshard=0|1: under zero=3, free gathered weights after the forward pass (FSDP's default) or keep them
   int micro_batch_size = 0;            // mbs: sequences per micro-batch on one data-parallel replica (0: --microbatches decides)
   // Layers of the first and last stage (0: an equal share), as Megatron-LM's
   // --decoder-first/last-pipeline-num-layers; the stages between split the rest equally.
@@ -49,7 +50,7 @@ struct GivenPlan {
   bool remat() const { return recompute == Recompute::full; }
 };
 // Parses "t=8,p=8,d=16[,mbs=2][,v=2][,first=5,last=5][,sp=1][,recompute=selective][,zero=1]
-// [,cp=1][,ep=1][,schedule=zb-h1]" (any order; t, p, d default to 1; remat=0|1 is
+// [,reshard=0][,cp=1][,ep=1][,schedule=zb-h1]" (any order; t, p, d default to 1; remat=0|1 is
 // recompute=none|full); errors name the key and `arg_path`.
 Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path = "--plan");
 

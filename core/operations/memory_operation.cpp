@@ -73,7 +73,8 @@ Result<PlanMemoryReport> plan_memory_operation(const Graph& graph, const Cluster
     s.optimizer_bytes = states * o_share / all;
     s.activation_bytes_per_microbatch = t.activation_bytes[idx];
     s.inflight_microbatches = stage_inflight_microbatches(plan.schedule, int(k), int(rep.plan.stages.size()), microbatches, plan.interleave);
-    // activation_room_bytes = capacity - states - (full recomputation's one layer being recomputed).
+    // activation_room_bytes = capacity - states - (full recomputation's one layer being recomputed)
+    // - (ZeRO 3's gathered weights and unsharded gradients in flight): both counted here.
     const double recomputing = out.capacity_bytes - states - t.activation_room_bytes[idx];
     s.activation_bytes = s.inflight_microbatches * s.activation_bytes_per_microbatch + recomputing;
     s.total_bytes = states + s.activation_bytes;
@@ -162,6 +163,7 @@ Json TrainingMemoryReport::to_json() const {
               {"grads_bytes", m.grads_bytes},
               {"optimizer_bytes", m.optimizer_bytes},
               {"activation_bytes", m.activation_bytes},
+              {"gathered_bytes", m.gathered_bytes},
               {"total_bytes", m.total_bytes},
               {"capacity_bytes", m.capacity_bytes},
               {"fits", m.fits},
@@ -182,6 +184,7 @@ std::string TrainingMemoryReport::to_text() const {
     << (o.zero_stage >= 2 ? ", sharded" : "") << ")\n"
     << "  optimizer    " << pad(gb(m.optimizer_bytes), 12, true) << "  (" << m.bytes_per_param.optimizer << " B/param"
     << (o.zero_stage >= 1 ? ", sharded" : "") << ")\n"
+    << (o.zero_stage >= 3 ? "  gathered     " + pad(gb(m.gathered_bytes), 12, true) + "  (ZeRO 3: the largest layer's weights twice, its gradients once)\n" : std::string())
     << "  activations  " << pad(gb(m.activation_bytes), 12, true) << "  (" << m.layers << (m.layers == 1 ? " layer" : " layers")
     << (o.remat ? ": inputs kept " + gb(m.kept_input_bytes) + ", one layer recomputed " + gb(m.recompute_bytes) : ": " + gb(m.layer_bytes))
     << "; other ops " << gb(m.other_bytes) << ")\n"

@@ -206,12 +206,13 @@ void add_alpa_scenarios(std::vector<Scenario>& s) {
   // The cost model held against training runs that happened (`autopar validate --price-only`).
   s.push_back({"published-runs", "6.5", {"Predicted against measured: published training runs", "预测与实测：已发表的训练运行"},
                {"Each row is a run someone published: Megatron-LM's SC'21 Table 1, Korthikanti et al. 2022's Table 5 (full recomputation, "
-                "and sequence parallelism with selective recomputation), BLOOM 176B, Alpa's own benchmark. autopar prices "
+                "and sequence parallelism with selective recomputation), BLOOM 176B, Alpa's own benchmark, NVIDIA's DGX H100 recipe runs "
+                "(GPT-3 175B, Llama 3 8B with FSDP and 70B, in FP8). autopar prices "
                 "exactly the plan that run used (t, p, d, micro-batch size, interleaving, recomputation, sequence parallelism) on a cluster of the same "
                 "size, under its calibrated cost model (kernel efficiency, NCCL bus bandwidth, overlap, optimizer step), and compares "
                 "the predicted iteration time with the measured one.",
                 "每一行都是别人发表过的一次训练：Megatron-LM 的 SC'21 表 1、Korthikanti 等人 2022 年的表 5（完全重计算，以及序列并行加选择性重计算）、"
-                "BLOOM 176B、Alpa 自己的基准。autopar 在同样大小的集群上，"
+                "BLOOM 176B、Alpa 自己的基准、NVIDIA 在 DGX H100 上的配方运行（GPT-3 175B、用 FSDP 的 Llama 3 8B 和 70B，FP8）。autopar 在同样大小的集群上，"
                 "用校准过的代价模型（kernel 效率、NCCL 总线带宽、通信重叠、优化器步骤）为那次运行实际用的方案（t、p、d、micro-batch "
                 "大小、交错、重计算、序列并行）定价，并把预测的迭代时间和实测的比较。"}});
   s.push_back({"flexflow-vs-alpa", "7", {"FlexFlow and Alpa on the same model and cluster", "同一个模型和集群上的 FlexFlow 与 Alpa"},

@@ -104,6 +104,46 @@ PublishedRun alpa_p3_run(const std::string& name, const std::string& label, cons
   return r;
 }
 
+// A run of NVIDIA's published recipe tables on DGX H100 (8 H100 SXM 80 GB per node, NVSwitch,
+// 8 x 400 Gb/s NDR InfiniBand: the h100 preset), measured in tokens/s per GPU; iteration seconds
+// = B x s / (tokens/s/GPU x GPUs). FP8 is Transformer Engine's: the linear layers' GEMMs in
+// FP8, attention in BF16 (the fp8 precision's model).
+PublishedRun h100_recipe(const std::string& name, const std::string& label, const std::string& source, int gpus, const std::string& precision,
+                         double tokens_per_gpu) {
+  PublishedRun r;
+  r.name = name;
+  r.label = label;
+  r.source = source;
+  r.cluster = "h100:" + std::to_string(gpus / 8) + "x8,precision=" + precision;
+  r.measured_tokens_per_gpu = tokens_per_gpu;
+  r.overlap_grad_sync = true;   // Megatron's distributed optimizer overlaps its gradient reduce-scatter (overlap_grad_sync)
+  r.fit_note = "held out: no constant fitted on it";
+  return r;
+}
+
+// GPT-3 175B on DGX H100 in FP8 (NVIDIA/NeMo docs/source/performance/performance_summary.md,
+// NeMo 24.07, "System: DGX-H100"): t = 4, p = 8, v = 6, micro-batch 1 (128 GPUs, B = 256) or 2
+// (512 GPUs, B = 2048); the recipe (NeMo-Framework-Launcher conf/training/gpt3/175b.yaml):
+// sequence parallelism, selective recomputation, the distributed optimizer (distributed_fused_adam)
+// with overlapped gradient and parameter syncs.
+PublishedRun nemo_gpt3_175b(int gpus, int64_t batch, int mbs, double tokens_per_gpu) {
+  PublishedRun r = h100_recipe("nemo-gpt3-175b-" + std::to_string(gpus), "NeMo GPT-3 175B FP8, " + std::to_string(gpus) + " H100",
+                               "NVIDIA NeMo 24.07 performance summary, DGX-H100 (" + fmt("%g", tokens_per_gpu) +
+                                   " tokens/s/GPU); recipe NeMo-Framework-Launcher conf/training/gpt3/175b.yaml",
+                               gpus, "fp8", tokens_per_gpu);
+  r.model = "transformer:layers=96,batch=" + std::to_string(batch) + ",seq=2048,hidden=12288,heads=96,vocab=51200";
+  r.plan.tensor = 4;
+  r.plan.pipeline = 8;
+  r.plan.data = gpus / 32;
+  r.plan.interleave = 6;
+  r.plan.micro_batch_size = mbs;
+  r.plan.sequence_parallel = true;
+  r.plan.recompute = Recompute::selective;
+  r.plan.zero_stage = 1;
+  set_formula_shape(r, batch, 2048, 96, 12288, 51200);
+  return r;
+}
+
 std::vector<PublishedRun> build_runs() {
   std::vector<PublishedRun> runs;
   //                 size    l    h      a   t  p  mbs   B     nodes v  torch  TFLOP/s
@@ -182,6 +222,45 @@ std::vector<PublishedRun> build_runs() {
   m.dense_ffn_every_other = 8192;
   m.fit_note = "held out: added after the V100 fit";
   runs.push_back(m);
+
+  // NVIDIA's recipe tables on DGX H100 (../shared/published-runs.md).
+  PublishedRun g128 = nemo_gpt3_175b(128, 256, 1, 726);
+  g128.fitted = true;
+  g128.fit_note = "H100 matmul_efficiency 0.55 was fitted on this row";
+  runs.push_back(g128);
+  runs.push_back(nemo_gpt3_175b(512, 2048, 2, 782));
+  // Llama 3 8B, FSDP over 8 H100 (NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md, 25.11,
+  // "System: DGX-H100": FP8-CS, GBS 128, MBS 1, seq 8192, FSDP 1, TP = PP = CP = 1, 14,451
+  // tokens/s/GPU). Megatron-FSDP shards parameters, gradients and optimizer state (zero=3);
+  // its recipe (scripts/performance/configs/llama/llama3_workload_base_configs.py) recomputes 5
+  // of the 32 layers, which a plan here cannot say: priced without recomputation.
+  PublishedRun l8 = h100_recipe("megatron-bridge-llama3-8b", "Megatron-Bridge Llama 3 8B FP8 FSDP, 8 H100",
+                                "Megatron-Bridge 25.11 performance summary, DGX-H100 (14451 tokens/s/GPU); FSDP d8, recipe llama3_workload_base_configs.py",
+                                8, "fp8", 14451);
+  l8.arch = "llama-3-8b";
+  l8.plan.data = 8;
+  l8.plan.micro_batch_size = 1;
+  l8.plan.recompute = Recompute::none;
+  l8.plan.zero_stage = 3;
+  set_formula_shape(l8, 128, 8192, 32, 4096, 128256);
+  runs.push_back(l8);
+  // Llama 3 70B on 64 H100 (the same table: FP8-CS, GBS 128, MBS 1, seq 8192, TP 4, PP 8, VP 5,
+  // no FSDP, 1,602 tokens/s/GPU): d = 2, sequence parallelism with tensor parallelism, no
+  // recomputation, Megatron's distributed optimizer.
+  PublishedRun l70 = h100_recipe("megatron-bridge-llama3-70b", "Megatron-Bridge Llama 3 70B FP8, 64 H100",
+                                 "Megatron-Bridge 25.11 performance summary, DGX-H100 (1602 tokens/s/GPU); t4 p8 v5 d2",
+                                 64, "fp8", 1602);
+  l70.arch = "llama-3-70b";
+  l70.plan.tensor = 4;
+  l70.plan.pipeline = 8;
+  l70.plan.data = 2;
+  l70.plan.interleave = 5;
+  l70.plan.micro_batch_size = 1;
+  l70.plan.sequence_parallel = true;
+  l70.plan.recompute = Recompute::none;
+  l70.plan.zero_stage = 1;
+  set_formula_shape(l70, 128, 8192, 80, 8192, 128256);
+  runs.push_back(l70);
   return runs;
 }
 
@@ -220,7 +299,41 @@ double published_iteration_flops(const PublishedRun& run) {
   return megatron_iteration_flops(run.batch, run.seq, run.layers, run.hidden, run.vocab);
 }
 
+Result<TransformerArch> published_run_arch(const std::string& name) {
+  // meta-llama/Meta-Llama-3-8B and Meta-Llama-3-70B config.json (examples/models/hf/): Llama 2
+  // 70B's structure (RMSNorm, SwiGLU, rotary, grouped-query attention with 8 K/V heads, untied
+  // head) with a 128,256-word vocabulary, 8,192 positions and rope_theta 500,000.
+  if (name != "llama-3-8b" && name != "llama-3-70b")
+    return make_error("bad_value", "no published architecture is called '" + name + "' (llama-3-8b, llama-3-70b)", "run.arch");
+  TransformerArch a = transformer_presets().at("llama2-70b");
+  a.name = name;
+  a.vocab = 128256;
+  a.context = 8192;
+  a.rope_theta = 500000;
+  a.norm_epsilon = 1e-5;
+  a.torch_dtype = "bfloat16";
+  a.dtype_bytes = 2;
+  if (name == "llama-3-8b") {
+    a.hidden = 4096;
+    a.layers = 32;
+    a.heads = 32;
+    a.intermediate = 14336;
+  }
+  return a;
+}
+
 Result<Graph> published_run_graph(const PublishedRun& run) {
+  if (!run.arch.empty()) {
+    auto arch = published_run_arch(run.arch);
+    if (!arch.ok()) return arch.error();
+    TrainingShape shape;
+    shape.batch = run.batch;
+    shape.seq = run.seq;
+    shape.dtype_bytes = 2;
+    auto spec = transformer_model_spec(arch.value(), shape, "run." + run.name + ".arch");
+    if (!spec.ok()) return spec.error();
+    return build_graph(spec.value());
+  }
   auto spec = builtin_model_spec(run.model + ",dtype_bytes=2", "run." + run.name + ".model");
   if (!spec.ok()) return spec.error();
   ModelSpec m = spec.value();
@@ -281,9 +394,9 @@ Result<ValidateReport> run_validation(const ValidateRequest& request) {
     ValidationRow row;
     row.run = &run;
     const int gpus = run.plan.tensor * run.plan.pipeline * run.plan.data;
-    row.measured_s = run.measured_tflops > 0
-                         ? published_iteration_flops(run) / (double(gpus) * run.measured_tflops * 1e12)
-                         : run.measured_s;
+    row.measured_s = run.measured_tflops > 0 ? published_iteration_flops(run) / (double(gpus) * run.measured_tflops * 1e12)
+                     : run.measured_tokens_per_gpu > 0 ? double(run.batch) * double(run.seq) / (run.measured_tokens_per_gpu * double(gpus))
+                                                       : run.measured_s;
     auto graph = published_run_graph(run);
     if (!graph.ok()) return graph.error();
     auto cluster = published_run_cluster(run);
@@ -349,7 +462,7 @@ Json ValidateReport::to_json() const {
     Json j{{"name", r.run->name},
            {"label", r.run->label},
            {"source", r.run->source},
-           {"model", r.run->model},
+           {"model", r.run->arch.empty() ? r.run->model : r.run->arch + ":batch=" + std::to_string(r.run->batch) + ",seq=" + std::to_string(r.run->seq)},
            {"cluster", r.run->cluster},
            {"plan", r.run->plan.text()},
            {"microbatches", r.published.microbatches},

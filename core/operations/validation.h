@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cluster.h"
+#include "hf_config.h"
 #include "inter_operation.h"
 #include "json_io.h"
 #include "result.h"
@@ -19,12 +20,16 @@ struct PublishedRun {
   std::string label;                   // "Megatron-LM GPT 1.7B, 32 A100"
   std::string source;                  // where the plan and the measurement are published
   std::string model;                   // an autopar model argument (built-in, with its shape)
+  // Non-empty: the model is this Hugging Face architecture (published_run_arch: "llama-3-8b",
+  // "llama-3-70b") at batch x seq, and `model` is left empty.
+  std::string arch;
   std::string cluster;                 // a preset argument ("a100:4x8,precision=mixed")
   double inter_node_gb_per_s = 0;      // > 0: the run's network per GPU differs from the preset's (cited in `source`)
   GivenPlan plan;                      // the published t, p, d, mbs and interleaving
   bool overlap_grad_sync = true;       // the framework overlaps the gradient all-reduce with backward
   double measured_s = 0;               // iteration time as published (or derived below)
   double measured_tflops = 0;          // > 0: published TFLOP/s per GPU, from which measured_s is derived
+  double measured_tokens_per_gpu = 0;  // > 0: published tokens/s per GPU: measured_s = batch x seq / (it x GPUs)
   // The FLOPs formula the publication turned its iteration time into TFLOP/s with.
   enum class Flops { megatron, alpa_moe } flops = Flops::megatron;
   int64_t batch = 0, seq = 0, layers = 0, hidden = 0, vocab = 0;   // for the FLOPs formula
@@ -53,6 +58,10 @@ double alpa_moe_iteration_flops(int64_t batch, int64_t seq, int64_t layers, int6
 
 // The FLOPs per iteration a run's TFLOP/s were computed from (its publication's formula).
 double published_iteration_flops(const PublishedRun& run);
+
+// The architectures `arch` names, as Meta's published config.json files give them
+// (examples/models/hf/llama-3-8b.json and llama-3-70b.json); errors name an unknown one.
+Result<TransformerArch> published_run_arch(const std::string& name);
 
 // The model a run trained, in 16-bit (its `model`, with the dense layers of
 // dense_ffn_every_other swapped in).

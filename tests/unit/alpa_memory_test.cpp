@@ -58,7 +58,10 @@ TEST_CASE("intra and memory count a data-parallel plan alike: mixed-precision Ad
       CHECK(p.memory.grads_bytes == doctest::Approx(m.value().grads_bytes));
       CHECK(p.memory.optimizer_bytes == doctest::Approx(m.value().optimizer_bytes));
       CHECK(p.memory.activation_bytes == doctest::Approx(m.value().activation_bytes));
-      CHECK(p.memory.total_bytes == doctest::Approx(m.value().total_bytes));
+      // `memory` adds ZeRO 3's gathered-weight buffers (FSDP's working memory); the intra-op
+      // pass counts the shards only (the pipeline's stage costs add the buffers per stage).
+      CHECK((m.value().gathered_bytes > 0) == (zero >= 3));
+      CHECK(p.memory.total_bytes == doctest::Approx(m.value().total_bytes - m.value().gathered_bytes));
       CHECK(p.memory.fits == m.value().fits);
       // ZeRO's collectives are priced: stage 3 gathers the weights in every pass, so it costs
       // more than stages 1 and 2, which cost what the all-reduce did within latency terms.

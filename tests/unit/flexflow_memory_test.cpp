@@ -23,7 +23,8 @@ void check_equal(const DeviceMemoryUse& f, const MemoryReport& m) {
   CHECK(f.grads_bytes == doctest::Approx(m.grads_bytes).epsilon(1e-12));
   CHECK(f.optimizer_bytes == doctest::Approx(m.optimizer_bytes).epsilon(1e-12));
   CHECK(f.activation_bytes == doctest::Approx(m.activation_bytes).epsilon(1e-12));
-  CHECK(f.total_bytes == doctest::Approx(m.total_bytes).epsilon(1e-12));
+  // `memory` adds ZeRO 3's gathered-weight buffers; FlexFlow's simulator counts the shards only.
+  CHECK(f.total_bytes == doctest::Approx(m.total_bytes - m.gathered_bytes).epsilon(1e-12));
 }
 
 }  // namespace

@@ -116,6 +116,9 @@ TEST_CASE("each family's shipped config gives its published parameter count exac
   // meta-llama/Meta-Llama-3-8B, 8.03B: 2 * 128256*4096 + 32 * (2*4096^2 + 2*4096*1024 + 3*4096*14336 + 2*4096) + 4096
   // = 8,030,261,248.
   CHECK(load(hf("llama-3-8b")).total_param_elements() == 8030261248);
+  // meta-llama/Meta-Llama-3-70B, 70.6B (validate's H100 row): 2 * 128256*8192 + 80 * (2*8192^2 + 2*8192*1024
+  // + 3*8192*28672 + 2*8192) + 8192 = 70,553,706,496.
+  CHECK(load(hf("llama-3-70b")).total_param_elements() == 70553706496);
   // meta-llama/Llama-3.1-405B, 405.85B (the model Llama 3 trained on 16,384 H100s): 2 * 128256*16384 + 126 *
   // (2*16384^2 + 2*16384*1024 + 3*16384*53248 + 2*16384) + 16384 = 405,853,388,800.
   CHECK(load(hf("llama-3.1-405b")).total_param_elements() == 405853388800);
