@@ -379,11 +379,12 @@ void DeltaSimulator::undo() {
   }
   tg_.undo_last();
   auto& tasks = tg_.tasks();
-  for (const SavedTimes& t : saved_times_) {
+  for (size_t k = 0; k < saved_count_; ++k) {
+    const SavedTimes& t = saved_times_[k];
     Task& task = tasks[size_t(t.slot)];
     task.ready_ms = t.ready;
     task.start_ms = t.start;
-    task.end_ms = t.end;
+    task.end_ms = t.start + task.duration_ms;   // as the simulators computed it: the same bits
   }
   order_.swap(order_before_);
   // The move wrote its own indices from p0_ on: the next move re-indexes from there if it
@@ -503,19 +504,32 @@ double replay_before(MoveArrays& m, const std::vector<int>& order, size_t p0, co
   return makespan;
 }
 
-// What the walk found: the new makespan and how many tasks' times it changed.
+// What the walk found: the new makespan, how many tasks' times it changed, and how many old
+// tasks' times it saved.
 struct WalkResult {
   double makespan;
   int recomputed;
+  size_t saved;
 };
 
 // Simulates the tasks of `order` from p0 on (and the heap's) in their new order, appending them
 // to `next` (which holds order's first p0 entries), from the makespan so far; saves the old times
-// of the tasks it changes in `saved` (DeltaSimulator's saved_times_, whose type is private).
+// of the tasks it changes at the start of `saved` (DeltaSimulator's saved_times_, whose type is
+// private; its size only grows, the result tells how many entries this move wrote).
 template <class SavedTimesList>
-WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, double makespan, std::vector<int>& next, SavedTimesList& saved) {
+WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, double makespan, std::vector<int>& next, SavedTimesList& saved,
+                     size_t added) {
   const size_t count = order.size();
   DeltaQueue queue(m.heap);
+  // Both outputs written through pointers into room made up front: each old task from p0 on is
+  // saved at most once, and the new order holds the live tasks (a push_back per task, with its
+  // capacity check, was 5% of a move's instructions).
+  if (saved.size() < count - p0) saved.resize(count - p0);
+  auto* const saved_out = saved.data();
+  size_t saved_count = 0;
+  next.resize(count + added);
+  int* const next_out = next.data();
+  size_t next_count = p0;
   // Walk the old order from K0 merged with the heap, in the new (ready, order) order, as a full
   // simulation would take the tasks. A task of the old order whose deps all ended by the time
   // the walk reaches it, at the ready time it had, keeps its key: it is simulated there without
@@ -557,7 +571,7 @@ WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, do
     double& device_end = m.device_end[size_t(t.device)];
     const double start = std::max(ready, device_end);
     if (ready != t.ready_ms || start != t.start_ms || m.state[size_t(s)] == kNew) {
-      if (m.state[size_t(s)] != kNew) saved.push_back({s, t.ready_ms, t.start_ms, t.end_ms});
+      if (m.state[size_t(s)] != kNew) saved_out[saved_count++] = {s, t.ready_ms, t.start_ms};
       t.ready_ms = ready;
       t.start_ms = start;
       t.end_ms = start + t.duration_ms;
@@ -568,9 +582,9 @@ WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, do
     // A new task, or one the walk has passed: nothing else will clear its state (the walk
     // clears a queued one when it passes its old place).
     uint8_t& own = m.state[size_t(s)];
-    if (own == kNew || own == kDeferred) own = kUntouched;
-    m.pos[size_t(s)] = int(next.size());   // pos_ is read only before the walk
-    next.push_back(s);
+    own = own == kQueued ? kQueued : kUntouched;
+    m.pos[size_t(s)] = int(next_count);   // pos_ is read only before the walk
+    next_out[next_count++] = s;
     const double end = t.end_ms;
     for (int u : t.succs) {
       double& acc = m.acc[size_t(u)];
@@ -589,7 +603,8 @@ WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, do
     }
     if (top_free) queue.pop();
   }
-  return {makespan, recomputed};
+  next.resize(next_count);
+  return {makespan, recomputed, saved_count};
 }
 
 }  // namespace
@@ -597,7 +612,7 @@ WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, do
 double DeltaSimulator::set_config(int op, const OpConfig& config) {
   remat_move_ = false;
   auto& tasks = tg_.tasks();
-  saved_times_.clear();
+  saved_count_ = 0;
   saved_makespan_ = makespan_;
   saved_valid_ = true;
 
@@ -629,7 +644,8 @@ double DeltaSimulator::set_config(int op, const OpConfig& config) {
   const double makespan = replay_before(m, order_, p0, change, tg_.topology().num_devices());
   std::vector<int>& next = order_before_;   // becomes the new order; the old one is kept for undo
   next.assign(order_.begin(), order_.begin() + std::ptrdiff_t(p0));
-  const WalkResult walk = walk_from(m, order_, p0, makespan, next, saved_times_);
+  const WalkResult walk = walk_from(m, order_, p0, makespan, next, saved_times_, change.added.size());
+  saved_count_ = walk.saved;
   order_.swap(next);
   stale_from_ = order_.size();   // the walk indexed every task from p0 on
   last_recomputed_ = walk.recomputed;
