@@ -158,7 +158,7 @@ class QuadQueue {
   void heapify() {
     HeapItem* const d = h_.data();
     const size_t n = h_.size();
-    for (size_t i = n / 4 + 1; i-- > 0;) {
+    for (size_t i = n < 2 ? 0 : (n - 2) / 4 + 1; i-- > 0;) {   // from the last entry's parent
       const HeapItem x = d[i];
       size_t j = i;
       while (true) {   // sift x down: the smallest child rises while it is before x
