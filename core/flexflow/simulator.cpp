@@ -594,6 +594,12 @@ WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, do
       if (state == kUntouched && acc == m.tasks[size_t(u)].ready_ms) continue;   // the walk takes it
       if (state == kUntouched) state = kQueued;
       const HeapItem item{acc, m.tasks[size_t(u)].order, u};
+      // Its task is read again when the queue gives it back, a few dozen tasks later: the rest
+      // of it (a task spans three cache lines; its succs list reaches into the second) is
+      // fetched now. On transformer:layers=24 on 4x8, where every task after K0 goes through
+      // the queue, moves took 0.79-0.95x as long (best of six, three alternating runs; DLRM 16x8
+      // within 2%).
+      __builtin_prefetch(reinterpret_cast<const char*>(&m.tasks[size_t(u)]) + 64);
       if (top_free) {
         queue.replace_top(item);
         top_free = false;
