@@ -94,8 +94,10 @@ class DeltaSimulator {
   size_t p0_ = 0;             // the last set_config's first changed index
   size_t stale_from_ = 0;     // pos_ is exact before this index of order_ (undo leaves the rest)
   // The timeline before the last set_config, for undo(): the times of the tasks it changed.
-  struct SavedTimes { int slot; double ready, start, end; };
-  std::vector<SavedTimes> saved_times_;
+  // Its end is start + duration again (the simulators computed it so).
+  struct SavedTimes { int slot; double ready, start; };
+  std::vector<SavedTimes> saved_times_;   // its first saved_count_ entries
+  size_t saved_count_ = 0;
   double saved_makespan_ = 0;
   bool saved_valid_ = false;
   // Per slot, during a set_config: its state (see simulator.cpp), its deps not yet simulated,
