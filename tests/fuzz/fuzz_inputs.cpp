@@ -1,7 +1,8 @@
 // libFuzzer targets for everything autopar reads from users: model, cluster, strategy and
 // stage-cost JSON, sharding-spec strings, and the page's share links. Each target must return normally for any input
 // (an Error is fine; a crash, an abort, a sanitizer report or a hang is a bug).
-// Built with clang when AUTOPAR_FUZZ is on; FUZZ_TARGET selects the reader.
+// Built with clang when AUTOPAR_FUZZ is on, once for all the targets: each fuzz_NAME program is
+// fuzz_main.cpp with FUZZ_TARGET naming its reader here (autopar_fuzz::exercise_NAME).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -18,7 +19,7 @@
 
 using namespace autopar;
 
-namespace {
+namespace autopar_fuzz {
 
 // A model that parses and builds is also simulated with a random strategy, so that what a
 // file can express reaches the planners too.
@@ -101,11 +102,4 @@ void exercise_share_link(const std::string& text) {
   }
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size > 1 << 16) return 0;
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  FUZZ_TARGET(text);
-  return 0;
-}
+}  // namespace autopar_fuzz
