@@ -20,20 +20,35 @@ text=open(sys.argv[1]).read()
 try: print(json.dumps(s(json.loads(text)),indent=1))
 except ValueError: print(text)
 ' "$1"; }
-pass=0; fail=0
+# One command: its result (empty when identical, else what differs) goes to $t/N.res.
+compare_one() {
+  local n=$1 line=$2 nrc wrc
+  local args; read -r -a args <<<"$line"
+  "$native" "${args[@]}" >"$t/$n.n.out" 2>"$t/$n.n.err"; nrc=$?
+  node --no-experimental-fetch "$wasm" "${args[@]}" >"$t/$n.w.out" 2>"$t/$n.w.err"; wrc=$?
+  if [ $nrc -ne $wrc ]; then
+    { echo "DIFF  $line: exit $nrc native vs $wrc wasm"; head -3 "$t/$n.w.err"; } >"$t/$n.res"; return
+  fi
+  if ! cmp -s <(strip "$t/$n.n.out") <(strip "$t/$n.w.out") || ! cmp -s "$t/$n.n.err" "$t/$n.w.err"; then
+    { echo "DIFF  $line"; diff <(strip "$t/$n.n.out") <(strip "$t/$n.w.out") | head -10; diff "$t/$n.n.err" "$t/$n.w.err" | head -4; } >"$t/$n.res"
+    return
+  fi
+  : >"$t/$n.res"
+}
+# PARITY_JOBS commands at a time (each command is one process, then the other); results are
+# printed in the file's order.
+jobs_max=${PARITY_JOBS:-2}
+n=0
 while IFS= read -r line; do
   case "$line" in ""|\#*) continue;; esac
-  read -r -a args <<<"$line"
-  "$native" "${args[@]}" >"$t/n.out" 2>"$t/n.err"; nrc=$?
-  node --no-experimental-fetch "$wasm" "${args[@]}" >"$t/w.out" 2>"$t/w.err"; wrc=$?
-  if [ $nrc -ne $wrc ]; then
-    echo "DIFF  $line: exit $nrc native vs $wrc wasm"; head -3 "$t/w.err"; fail=$((fail+1)); continue
-  fi
-  if ! cmp -s <(strip "$t/n.out") <(strip "$t/w.out") || ! cmp -s "$t/n.err" "$t/w.err"; then
-    echo "DIFF  $line"; diff <(strip "$t/n.out") <(strip "$t/w.out") | head -10; diff "$t/n.err" "$t/w.err" | head -4
-    fail=$((fail+1)); continue
-  fi
-  pass=$((pass+1))
+  n=$((n+1))
+  compare_one "$n" "$line" &
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
 done <tests/parity/commands.txt
+wait
+pass=0; fail=0
+for i in $(seq 1 "$n"); do
+  if [ -s "$t/$i.res" ]; then cat "$t/$i.res"; fail=$((fail+1)); elif [ -f "$t/$i.res" ]; then pass=$((pass+1)); else echo "LOST  command $i"; fail=$((fail+1)); fi
+done
 echo "parity: $pass identical, $fail different"
 [ $fail -eq 0 ] && [ $pass -gt 0 ]
