@@ -10,7 +10,17 @@ export NODE_PATH=/usr/share/nodejs   # Emscripten's JS optimizer needs Debian's 
 # Each step prints the minutes since the start, so a slow CI run shows which step grew.
 start_s=$SECONDS
 tmp_out=$(mktemp); trap 'rm -f "$tmp_out" "$tmp_out".*' EXIT
-step() { printf '\n== %s (at %d min %02d s)\n' "$*" $(((SECONDS - start_s) / 60)) $(((SECONDS - start_s) % 60)); }
+# The CPU time (user + system) of the steps so far too: on a shared machine it says more than the
+# wall time.
+# `times` runs in this shell (its children's times), awk reads what it wrote.
+cpu_s() {
+  times >"$tmp_out.times"
+  cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' "$tmp_out.times")
+}
+step() {
+  cpu_s
+  printf '\n== %s (at %d min %02d s, CPU %d min %02d s)\n' "$*" $(((SECONDS - start_s) / 60)) $(((SECONDS - start_s) % 60)) $((cpu / 60)) $((cpu % 60))
+}
 
 step "setup"
 ./scripts/setup.sh
@@ -85,4 +95,5 @@ if [ -d ../shared/checks ]; then
   done
 fi
 
-printf '\nall tests passed (%d min %02d s)\n' $(((SECONDS - start_s) / 60)) $(((SECONDS - start_s) % 60))
+cpu_s
+printf '\nall tests passed (%d min %02d s, CPU %d min %02d s)\n' $(((SECONDS - start_s) / 60)) $(((SECONDS - start_s) % 60)) $((cpu / 60)) $((cpu % 60))
