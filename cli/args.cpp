@@ -70,7 +70,7 @@ Status apply_precision(Args& a) {
   auto precision = precision_from_text(*p, "--precision");
   if (!precision.ok()) return precision.error();
   // The model's float width: 16-bit activations, weights and gradients in mixed precision.
-  const std::string width = precision.value() == Precision::mixed ? "2" : "4";
+  const std::string width = is_mixed_precision(precision.value()) ? "2" : "4";
   if (auto m = a.get("model")) {
     const bool has_params = m->find(':') != std::string::npos;
     a.options["model"] = *m + (has_params ? "," : ":") + "dtype_bytes=" + width;

@@ -9,7 +9,7 @@ namespace autopar::cli {
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> all = [] {
     std::vector<Command> v = input_commands();
-    for (auto* group : {&flexflow_commands, &alpa_commands, &inter_commands, &plan_commands, &memory_commands, &scenario_commands, &bench_commands})
+    for (auto* group : {&flexflow_commands, &alpa_commands, &inter_commands, &schedule_commands, &plan_commands, &memory_commands, &scenario_commands, &bench_commands})
       for (auto& c : (*group)()) v.push_back(std::move(c));
     return v;
   }();
@@ -39,7 +39,7 @@ Result<Output> run_command(const std::vector<std::string>& given) {
     if (shared_precision) flags += " --precision";
     std::string help = cmd->help;
     if (!help.empty() && cmd->syntax.options.count("model") && help.find("--precision") == std::string::npos)
-      help += "  --precision fp32|tf32|mixed  the arithmetic: the model's float width and the GPU peak used (default: the model's dtype)\n";
+      help += "  --precision fp32|tf32|bf16|fp16|fp8|mixed  the arithmetic: the model's float width and the GPU peak used (bf16, fp16, mixed: 16-bit mixed precision; fp8: linear GEMMs at the FP8 peak; default: the model's dtype)\n";
     Output out;
     out.text = "autopar " + cmd->name + " " + cmd->usage + "\n" + cmd->summary + "\n\n" + (help.empty() ? "options:" + flags + " --json\n" : help);
     out.json = Json{{"command", cmd->name}, {"usage", cmd->usage}, {"summary", cmd->summary}, {"help", out.text}};

@@ -49,6 +49,8 @@ std::vector<Command> plan_commands();
 std::vector<Command> bench_commands();
 // `memory`: training memory per GPU.
 std::vector<Command> memory_commands();
+// `schedule`: a pipeline schedule on uniform stages (commands_schedule.cpp).
+std::vector<Command> schedule_commands();
 // `scenario`: the lecture's demos.
 std::vector<Command> scenario_commands();
 

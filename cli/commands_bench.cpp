@@ -126,6 +126,69 @@ Json delta_rates(const ModelOnCluster& s, double seconds, std::ostringstream& t)
               {"search_same_best", best_delta == best_full}};
 }
 
+// Issue 40's large graph: transformer:layers=24 on lecture:4x8 (18,496 tasks under data
+// parallel). Single-op moves from data parallel (each undone, as MCMC rejects most) against a
+// new task graph built and simulated per move, and the search itself both ways (dp start,
+// beta 500, seed 1, 300 steps: --full-sim takes seconds per hundred proposals here).
+Json bench_large_delta(double seconds, std::ostringstream& t) {
+  const char* model = "transformer:layers=24";
+  const char* cluster = "lecture:4x8";
+  auto loaded = load_model_on_cluster(model, cluster);
+  const ModelOnCluster& s = loaded.value();
+  const int n = s.cluster.num_devices();
+  std::vector<std::vector<OpConfig>> space;
+  for (const Op& op : s.graph.ops) space.push_back(enumerate_configs(op, n));
+  const Strategy base = load_strategy("dp", s.graph, s.cluster).value();
+  DeltaSimulator delta(s.graph, s.cluster, base);
+  Rng rng_d(3), rng_f(3);
+  auto move = [&](Rng& rng) {
+    int op = int(rng.below(space.size()));
+    return std::make_pair(op, &space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))]);
+  };
+  double recomputed = 0, live = 0;
+  const double delta_rate = rate(seconds, [&] {
+    auto [op, cfg] = move(rng_d);
+    delta.set_config(op, *cfg);
+    recomputed += delta.last_recomputed();
+    live += delta.task_graph().live_count();
+    delta.undo();
+  });
+  const double full_rate = rate(seconds, [&] {
+    auto [op, cfg] = move(rng_f);
+    Strategy s2 = base;
+    s2.ops[size_t(op)] = *cfg;
+    TaskGraph tg(s.graph, s.cluster, s2);
+    simulate_full(tg);
+  });
+  auto search_rate = [&](bool full_sim, double* best_ms) {
+    SearchOptions o;
+    o.beta = 500;
+    o.steps = 300;
+    o.seed = 1;
+    o.full_sim = full_sim;
+    o.stop_when_stalled = false;
+    double elapsed_ms = 0;
+    SearchResult r = run_search(s.graph, s.cluster, base, o, &elapsed_ms);
+    *best_ms = r.best_ms;
+    return double(r.steps) / ((elapsed_ms - r.setup_ms) / 1000);
+  };
+  double best_delta = 0, best_full = 0;
+  const double search_delta = search_rate(false, &best_delta);
+  const double search_full = search_rate(true, &best_full);
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "delta vs full simulation on %s, %s (%d tasks under dp; targets: at least 5x and 2,000 evaluations/s)\n"
+                "  single-op moves from dp: delta %.0f moves/s vs full %.0f/s = %.2fx; a move recomputes %.0f%% of the tasks\n"
+                "  search (dp, beta 500, 300 steps, seed 1): delta %.0f proposals/s vs --full-sim %.0f/s = %.2fx, same best: %s\n",
+                model, cluster, delta.task_graph().live_count(), delta_rate, full_rate, delta_rate / full_rate, 100 * recomputed / live, search_delta,
+                search_full, search_delta / search_full, best_delta == best_full ? "yes" : "no");
+  t << line;
+  return Json{{"model", model}, {"cluster", cluster}, {"tasks", delta.task_graph().live_count()}, {"delta_moves_per_s", delta_rate},
+              {"full_moves_per_s", full_rate}, {"speedup", delta_rate / full_rate}, {"recomputed_share", recomputed / live},
+              {"search_delta_proposals_per_s", search_delta}, {"search_full_proposals_per_s", search_full},
+              {"search_speedup", search_delta / search_full}, {"search_same_best", best_delta == best_full}};
+}
+
 // Full simulation of AlexNet and DLRM on lecture:2x4, per named strategy.
 Result<Json> bench_simulation(double seconds, std::ostringstream& t) {
   t << "full simulation, AlexNet on lecture:2x4 (targets: at most 20 us; dp build+simulate at most 2x simulate only)\n";
@@ -259,6 +322,10 @@ Result<Output> bench_command(const Args& a) {
     return make_error("bad_value", "--seconds is the minimum time per measurement, between 0 and 60", "--seconds");
   std::ostringstream t;
   Json out;
+  if (a.has("large")) {   // only the large-graph delta figures (issue 40)
+    out["delta"] = Json{{"transformer_24_lecture:4x8", bench_large_delta(seconds, t)}};
+    return Output{out, t.str()};
+  }
   if (a.has("planner")) {   // only the planner's long sweep (bench_planner.cpp)
     out["planner"] = planner_bench_sweep(t);
     return Output{out, t.str()};
@@ -267,6 +334,7 @@ Result<Output> bench_command(const Args& a) {
   if (!sim.ok()) return sim.error();
   out["simulation"] = sim.value();
   out["delta"] = bench_delta(seconds, t);
+  out["delta"]["transformer_24_lecture:4x8"] = bench_large_delta(seconds, t);
   out["mcmc"] = bench_mcmc(t);
   out["scaling"] = bench_scaling(seconds, t);
   auto alpa = bench_alpa(seconds, t);
@@ -282,7 +350,7 @@ Result<Output> bench_command(const Args& a) {
 }  // namespace
 
 std::vector<Command> bench_commands() {
-  return {{"bench", "measure simulator, delta-simulation, search and planner throughput", "[--seconds S] [--planner]", {{"seconds"}, {"planner"}},
+  return {{"bench", "measure simulator, delta-simulation, search and planner throughput", "[--seconds S] [--planner] [--large]", {{"seconds"}, {"planner", "large"}},
            bench_command}};
 }
 

@@ -33,6 +33,7 @@ Result<Output> simulate_command(const Args& a) {
   if (!optimizer.ok()) return optimizer.error();
   SimulateRequest request;
   request.strategy = s.value();
+  request.expert = a.get("strategy").value_or("dp") == "expert";
   request.optimizer = optimizer.value();
   if (a.get("zero")) {
     auto zero = whole_option(a, "zero", -1);

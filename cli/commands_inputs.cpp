@@ -6,6 +6,7 @@
 #include "cluster_spec.h"
 #include "commands.h"
 #include "models.h"
+#include "number_text.h"
 
 namespace autopar::cli {
 
@@ -43,17 +44,25 @@ Result<Output> clusters_command(const Args&) {
   Output out;
   Json list = Json::array();
   std::ostringstream t;
-  t << pad("preset", 9) << pad("default", 9) << pad("TFLOP/s", 9, true) << pad("TF32", 7, true) << pad("FP16", 7, true) << pad("mem GB/s", 10, true)
-    << pad("GiB", 6, true) << pad("intra GB/s", 12, true) << pad("inter GB/s", 12, true) << "  description\n";
+  // Peaks are dense (sparsity excluded), in TFLOP/s; the network is per NIC, with NICs per node.
+  t << pad("preset", 9) << pad("default", 8) << pad("FP32", 7, true) << pad("TF32", 7, true) << pad("BF16", 7, true) << pad("FP8", 7, true)
+    << pad("mem GB/s", 10, true) << pad("GiB", 6, true) << pad("intra GB/s", 12, true) << pad("NIC GB/s", 10, true) << pad("NICs", 6, true)
+    << "  calibrated  description\n";
+  std::string notes;
   for (const auto& p : cluster_presets()) {
     const Cluster& c = p.cluster;
     std::string shape = std::to_string(p.default_nodes) + "x" + std::to_string(p.default_gpus_per_node);
-    list.push_back(Json{{"name", p.name}, {"description", p.description}, {"default_shape", shape}, {"cluster", cluster_to_json(c)}});
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%-9s%-9s%9.2f%7.0f%7.0f%10.0f%6.0f%12.2f%12.3f", p.name.c_str(), shape.c_str(), c.gpu.peak_tflops,
-                  c.gpu.peak_tflops_tf32, c.gpu.peak_tflops_fp16, c.gpu.memory_bandwidth_gb_per_s, c.gpu.memory_gib, c.intra_node.bandwidth_gb_per_s, c.inter_node.bandwidth_gb_per_s);
-    t << buf << "  " << p.description << "\n";
+    list.push_back(Json{{"name", p.name}, {"description", p.description}, {"default_shape", shape}, {"calibrated", c.calibrated()},
+                        {"note", efficiency_note(c)}, {"cluster", cluster_to_json(c)}});
+    auto peak = [](double tflops) { return tflops > 0 ? format_number(tflops, 4) : std::string("-"); };
+    t << pad(p.name, 9) << pad(shape, 8) << pad(peak(c.gpu.peak_tflops), 7, true) << pad(peak(c.gpu.peak_tflops_tf32), 7, true)
+      << pad(peak(c.gpu.peak_tflops_fp16), 7, true) << pad(peak(c.gpu.peak_tflops_fp8), 7, true)
+      << pad(format_number(c.gpu.memory_bandwidth_gb_per_s, 4), 10, true) << pad(format_number(c.gpu.memory_gib, 3), 6, true)
+      << pad(format_number(c.intra_node.bandwidth_gb_per_s, 4), 12, true) << pad(format_number(c.inter_node.bandwidth_gb_per_s, 4), 10, true)
+      << pad(std::to_string(c.nics()), 6, true) << "  " << pad(c.calibrated() ? "yes" : "NO", 10) << "  " << p.description << "\n";
+    notes += "  " + p.name + ": " + efficiency_note(c) + "\n";
   }
+  t << "\nEfficiencies (README, 'The cost model'), from each preset's own numbers:\n" << notes;
   out.json = Json{{"clusters", list}};
   out.text = t.str();
   return out;

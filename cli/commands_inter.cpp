@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "commands.h"
+#include "pipeline_schedules.h"
 #include "inter_operation.h"
 #include "memory_model.h"
 #include "operation_requests.h"
@@ -53,6 +54,8 @@ Result<InterRequest> inter_request_of_words(const Args& a, bool search) {
     return make_error("bad_value", "--mode must be alpa, intra-only or inter-only", "--mode");
   request.boundaries = !a.has("ignore-boundaries");
   request.brute_force = a.has("brute-force");
+  // Checked with the request's other fields (validate).
+  if (auto sched = a.get("schedule")) request.schedule = *sched;
   return request;
 }
 
@@ -90,6 +93,9 @@ Status model_words_onto(const Args& a, const Graph& g, InterRequest& request) {
   auto zero = zero_option(a, request.options.zero_stage);
   if (!zero.ok()) return zero.error();
   request.options.zero_stage = zero.value();
+  if (request.plan && request.plan->zero_stage >= 0 && a.get("zero") && zero.value() != request.plan->zero_stage)
+    return make_error("bad_argument", "--zero " + std::to_string(zero.value()) + " contradicts the plan's zero=" + std::to_string(request.plan->zero_stage) +
+                                          "; give one of them", "--zero");
   auto optimizer = optimizer_option(a);
   if (!optimizer.ok()) return optimizer.error();
   request.options.optimizer = optimizer.value();
@@ -170,11 +176,20 @@ Result<Output> validate_command(const Args& a) {
 std::vector<Command> inter_commands() {
   return {
       {"inter", "Alpa's inter-op plan: pipeline stages on sub-meshes (or the price of a given t,p,d plan)",
-       "--model M --cluster C --microbatches B|auto [--plan t=8,p=8,d=16[,mbs=2][,v=2][,remat=0]] [--overlap on|off] [--precision fp32|tf32|mixed]",
-       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer", "plan", "overlap"},
+       "--model M --cluster C --microbatches B|auto [--plan t=8,p=8,d=16[,mbs=2][,v=2][,sp=0|1][,recompute=none|selective|full (remat=0|1)]"
+       "[,zero=0..3][,first=N,last=N][,schedule=NAME]] [--schedule NAME|auto] [--overlap on|off] [--precision fp32|tf32|bf16|fp16|fp8|mixed]",
+       {{"model", "cluster", "microbatches", "stage-costs", "mode", "max-layers", "layers", "dump-stage-costs", "zero", "optimizer", "plan", "overlap",
+         "schedule"},
         {"brute-force", "ignore-boundaries"}},
-       inter_command},
-      {"validate", "predictions against published training runs (Megatron-LM, BLOOM, Alpa): each plan priced, and autopar's own",
+       inter_command,
+       "--plan prices that plan as given: p stages of equal layer counts (first=, last= for the end stages), each on\n"
+       "t x d GPUs; sp=1 is sequence parallelism, recompute= (remat=0|1 for none|full; full by default) and zero= hold\n"
+       "on every stage (zero= left out: chosen per stage by memory). cp= and ep= above 1 are refused: not priced yet.\n"
+       "A stage whose model states and in-flight micro-batches (1F1B: min(p - i, B) at stage i; interleaved:\n"
+       "Megatron-LM's warm-up) do not fit its GPUs is refused naming the stage and the bytes short.\n\n"
+       "options: --cluster --dump-stage-costs --layers --max-layers --microbatches --mode --model --optimizer --overlap --plan\n"
+       "         --schedule --stage-costs --zero --brute-force --ignore-boundaries --json\n"},
+      {"validate", "predictions against published training runs (Megatron-LM SC'21, Korthikanti et al. 2022, BLOOM, Alpa), fitted or held out: each plan priced, and autopar's own",
        "[--run NAME,...] [--price-only] [--full-search]", {{"run"}, {"price-only", "full-search"}}, validate_command},
   };
 }

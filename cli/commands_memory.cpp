@@ -6,6 +6,7 @@
 #include "cluster_spec.h"
 #include "commands.h"
 #include "device_mesh.h"
+#include "inter_operation.h"
 #include "memory_operation.h"
 #include "models.h"
 #include "operation_requests.h"
@@ -19,6 +20,36 @@ Result<Output> memory_command(const Args& a) {
   auto c = cluster_option(a);
   if (!c.ok()) return c.error();
   const int devices = c.value().num_devices();
+  if (auto text = a.get("plan")) {
+    // A pipeline plan (inter --plan's syntax): memory per stage with its in-flight micro-batches.
+    for (const char* key : {"mesh", "dp", "remat"})
+      if (a.has(key) || a.get(key))
+        return make_error("bad_argument", std::string("--") + key + " describes a plan without pipelining; with --plan give t=, d=, recompute= in the plan",
+                          std::string("--") + key);
+    auto plan = parse_given_plan(*text);
+    if (!plan.ok()) return plan.error();
+    GivenPlan gp = plan.value();
+    auto zero = zero_option(a, -1);
+    if (!zero.ok()) return zero.error();
+    if (zero.value() >= 0 && gp.zero_stage < 0) gp.zero_stage = int(zero.value());
+    auto optimizer = optimizer_option(a);
+    if (!optimizer.ok()) return optimizer.error();
+    int microbatches = 0;
+    if (gp.micro_batch_size > 0) {
+      if (a.get("microbatches")) return make_error("bad_argument", "give the plan's mbs= or --microbatches, not both", "--microbatches");
+      auto b = given_plan_microbatches(gp, model_batch(g.value()));
+      if (!b.ok()) return b.error();
+      microbatches = b.value();
+    } else {
+      auto b = whole_option(a, "microbatches", 1);
+      if (!b.ok()) return b.error();
+      if (auto st = check_bound(b.value(), kMicrobatchesBound, "--microbatches"); !st.ok()) return st.error();
+      microbatches = int(b.value());
+    }
+    auto r = plan_memory_operation(g.value(), c.value(), gp, microbatches, optimizer.value());
+    if (!r.ok()) return r.error();
+    return output_of(r.value());
+  }
   MemoryOptions o;
   // Devices: the cluster's, as an R x C mesh (rows data parallel, columns tensor parallel, as
   // Megatron-LM places them: the fast links inside a node carry the tensor-parallel traffic).
@@ -70,9 +101,14 @@ Result<Output> memory_command(const Args& a) {
 
 std::vector<Command> memory_commands() {
   return {{"memory", "training memory per GPU: parameters, gradients, optimizer state (ZeRO), activations (recomputation)",
-           "--model M --cluster C [--mesh RxC] [--dp N] [--zero 0|1|2|3] [--optimizer adam|sgd] [--precision fp32|mixed] [--remat] [--json]",
-           {{"model", "cluster", "mesh", "dp", "zero", "optimizer", "precision"}, {"remat"}},
-           memory_command}};
+           "--model M --cluster C [--mesh RxC] [--dp N] [--zero 0|1|2|3] [--optimizer adam|sgd] [--precision fp32|tf32|bf16|fp16|fp8|mixed] [--remat] "
+           "[--plan t=8,p=8,d=1,mbs=1[,v=3,sp=1,recompute=none|selective|full,zero=1] [--microbatches B]] [--json]",
+           {{"model", "cluster", "mesh", "dp", "zero", "optimizer", "precision", "plan", "microbatches"}, {"remat"}},
+           memory_command,
+           "--plan (inter --plan's syntax; not with --mesh, --dp or --remat): memory per pipeline stage, its model states,\n"
+           "one micro-batch's activations and the micro-batches its schedule holds in flight (1F1B: min(p - i, B) at\n"
+           "stage i of p); B from the plan's mbs= or --microbatches (default 1). A stage that does not fit is reported.\n\n"
+           "options: --cluster --dp --mesh --microbatches --model --optimizer --plan --zero --remat --json\n"}};
 }
 
 }  // namespace autopar::cli

@@ -73,8 +73,14 @@ Result<DeviceMesh> mesh_from_cluster(int rows, int cols, const Cluster& cluster,
   m.axis[1].crosses_nodes = !(cols <= g && g % cols == 0);
   // Axis 0 strides by C: inside one node only when the whole mesh fits in one node.
   m.axis[0].crosses_nodes = rows > 1 && n > g;
-  for (MeshAxis& a : m.axis) {
-    const LinkSpec& link = a.crosses_nodes ? cluster.inter_node : cluster.intra_node;
+  // A collective over an axis runs in every group of it at once. The rings of axis 0 (one per
+  // column) leave a node once each: min(G, C) transfers share its NICs; axis 1's groups (runs of
+  // consecutive devices) leave it once. inter_node is one NIC: a node with fewer NICs than
+  // leaving transfers shares them (cluster.h, inter_node_shared).
+  const int streams[2] = {std::min(g, cols), 1};
+  for (int i = 0; i < 2; ++i) {
+    MeshAxis& a = m.axis[i];
+    const LinkSpec link = a.crosses_nodes ? cluster.inter_node_shared(streams[i]) : cluster.intra_node;
     a.alpha = link.latency_ms();
     a.beta = 1.0 / link.bandwidth_bytes_per_ms();
   }

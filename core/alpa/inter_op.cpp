@@ -116,6 +116,13 @@ double equal_submesh_plan_total(const StageCostTable& t, int microbatches, bool 
 }
 }  // namespace
 
+double inflight_microbatches(int stage, int stages, int microbatches, int interleave) {
+  const int v = std::max(1, interleave), m = std::max(1, microbatches);
+  if (v == 1) return double(std::min(stages - stage, m));
+  const int warmup = (stages - stage - 1) * 2 + (v - 1) * stages;
+  return double(std::min(warmup + 1, m * v)) / double(v);
+}
+
 std::vector<Submesh> alpa_submeshes(int nodes, int gpus_per_node) {
   std::vector<Submesh> out;
   for (int m = 1; m < gpus_per_node; m *= 2) out.push_back({1, m});
@@ -135,6 +142,9 @@ void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   logical_mesh.assign(size, "");
   zero_stage.assign(size, 0);
   remat.assign(size, 0);
+  state_bytes.assign(size, 0);
+  activation_room_bytes.assign(size, 0);
+  activation_bytes.assign(size, 0);
   has_boundaries = false;
   cut_bytes.assign(size_t(l), 0);
   recv_allgather_ms.assign(size, 0);
@@ -448,7 +458,7 @@ Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& t, int microbat
                                            int m, bool boundaries, int interleave) {
   if (m < 0 || m >= int(t.submeshes.size())) return make_error("bad_value", "the plan's sub-mesh is not one of the table's", "plan");
   if (stages.empty() || stages.front().first != 0 || stages.back().second != t.layers - 1)
-    return make_error("bad_value", "the plan's stages must cover layers 0 to " + std::to_string(t.layers - 1), "plan");
+    return make_error("bad_value", "the plan's stages must cover layers 1 to " + std::to_string(t.layers), "plan");
   const int size = t.submeshes[size_t(m)].devices();
   if (int64_t(size) * int64_t(stages.size()) != int64_t(t.nodes) * t.gpus_per_node)
     return make_error("bad_value", std::to_string(stages.size()) + " stages of " + std::to_string(size) + " GPUs do not tile the " +
@@ -462,15 +472,15 @@ Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& t, int microbat
     if (r > 0 && k != stages[r - 1].second + 1) return make_error("bad_value", "the plan's stages must be consecutive", "plan");
     const size_t idx = t.index(k, i, m);
     if (!std::isfinite(t.latency[idx]))
-      return make_error("infeasible", "stage " + std::to_string(r) + " (layers " + std::to_string(k) + "-" + std::to_string(i) +
+      return make_error("infeasible", "stage " + std::to_string(r + 1) + " (layers " + std::to_string(k + 1) + "-" + std::to_string(i + 1) +
                                           ") does not fit in GPU memory on its sub-mesh, even with recomputation and ZeRO", "plan");
     const int after = int(stages.size() - 1 - r);
     if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < after)
-      return make_error("infeasible", "stage " + std::to_string(r) + " keeps too many micro-batches' activations for the " +
+      return make_error("infeasible", "stage " + std::to_string(r + 1) + " keeps too many micro-batches' activations for the " +
                                           std::to_string(after) + " stages after it (1F1B memory)", "plan");
     StageTerms st;
     if (!stage_terms(t, boundaries, k, i, m, int(r) * size, st))
-      return make_error("bad_value", "stage " + std::to_string(r) + "'s sub-mesh cannot start at device " + std::to_string(int(r) * size), "plan");
+      return make_error("bad_value", "stage " + std::to_string(r + 1) + "'s sub-mesh cannot start at device " + std::to_string(int(r) * size), "plan");
     terms.push_back(st);
     plan.stages.push_back(plan_stage(t, k, i, m, int(r) * size));
   }
@@ -964,6 +974,9 @@ Result<StageCostTable> merge_stage_cost_parts(const std::vector<StageCostPart>& 
       out.logical_mesh[i] = t.logical_mesh[i];
       out.zero_stage[i] = t.zero_stage[i];
       out.remat[i] = t.remat[i];
+      out.state_bytes[i] = t.state_bytes[i];
+      out.activation_room_bytes[i] = t.activation_room_bytes[i];
+      out.activation_bytes[i] = t.activation_bytes[i];
       out.recv_allgather_ms[i] = t.recv_allgather_ms[i];
       out.recv_replicas[i] = t.recv_replicas[i];
     }
@@ -981,7 +994,8 @@ Json stage_cost_part_to_json(const StageCostPart& part) {
   for (size_t i = 0; i < part.set_by.size() && i < t.latency.size(); ++i) {
     if (part.set_by[i] < 0) continue;
     entries.push_back(Json::array({i, exact_number(t.latency[i]), t.max_succ_stages[i], t.logical_mesh[i], t.zero_stage[i], int(t.remat[i]),
-                                   exact_number(t.recv_allgather_ms[i]), t.recv_replicas[i], part.set_by[i]}));
+                                   exact_number(t.recv_allgather_ms[i]), t.recv_replicas[i], part.set_by[i], exact_number(t.state_bytes[i]),
+                                   exact_number(t.activation_room_bytes[i]), exact_number(t.activation_bytes[i])}));
   }
   return Json{{"layers", t.layers},
               {"nodes", t.nodes},
@@ -993,7 +1007,8 @@ Json stage_cost_part_to_json(const StageCostPart& part) {
               {"inter_link", Json::array({exact_number(t.inter_link.latency_us), exact_number(t.inter_link.bandwidth_gb_per_s)})},
               {"units", part.units},
               {"reused", part.reused},
-              // [index, latency, max_succ_stages, logical_mesh, zero_stage, remat, recv_allgather_ms, recv_replicas, set_by]
+              // [index, latency, max_succ_stages, logical_mesh, zero_stage, remat, recv_allgather_ms, recv_replicas, set_by,
+              //  state_bytes, activation_room_bytes, activation_bytes]
               {"entries", entries}};
 }
 
@@ -1032,12 +1047,15 @@ Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
   for (size_t k = 0; k < j["entries"].size(); ++k) {
     const Json& e = j["entries"][k];
     const std::string path = "entries[" + std::to_string(k) + "]";
-    if (!e.is_array() || e.size() != 9 || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
+    if (!e.is_array() || e.size() != 12 || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
         !e[4].is_number_integer() || !e[5].is_number_integer() || !e[7].is_number_integer() || !e[8].is_number_integer())
-      return bad("entries [index, latency, max_succ, mesh, zero, remat, allgather_ms, replicas, set_by]", path);
+      return bad("entries [index, latency, max_succ, mesh, zero, remat, allgather_ms, replicas, set_by, state, room, activation bytes]", path);
     const size_t i = e[0].get<size_t>();
     if (i >= t.latency.size()) return bad("entry indices inside the table", path);
     if (!read_exact_number(e[1], t.latency[i]) || !read_exact_number(e[6], t.recv_allgather_ms[i])) return bad("numbers for latencies", path);
+    if (!read_exact_number(e[9], t.state_bytes[i]) || !read_exact_number(e[10], t.activation_room_bytes[i]) ||
+        !read_exact_number(e[11], t.activation_bytes[i]))
+      return bad("numbers for memory", path);
     t.max_succ_stages[i] = e[2].get<int>();
     t.logical_mesh[i] = e[3].get<std::string>();
     t.zero_stage[i] = e[4].get<int>();

@@ -41,7 +41,12 @@ struct StageCostTable {
   std::vector<int> max_succ_stages;      // same indexing
   std::vector<std::string> logical_mesh; // same indexing; the best logical mesh, e.g. "2x4"
   std::vector<int> zero_stage;           // same indexing; the ZeRO stage the stage runs with (0 from a stage-cost file)
-  std::vector<char> remat;               // same indexing; whether it recomputes its activations
+  std::vector<char> remat;               // same indexing; its recomputation: 0 none, 1 full, 2 selective (the attention core; 1 stays full, as older files mean)
+  // Same indexing, known when the table comes from a model (0 from a stage-cost file): the
+  // bytes per GPU of the stage's model states under its ZeRO stage, what its memory leaves for
+  // activations after them, and one micro-batch's activations (what a schedule holds per
+  // micro-batch in flight). A schedule's memory check reads them (pipeline_schedules.h).
+  std::vector<double> state_bytes, activation_room_bytes, activation_bytes;
   // Boundaries (known when the table comes from a model; a stage-cost file has none):
   bool has_boundaries = false;
   std::vector<double> cut_bytes;         // [i]: bytes crossing forward from layer i to layer i + 1, one micro-batch
@@ -245,6 +250,18 @@ struct InterOpOptions {
   int zero_stage = -1;                   // 0-3: every stage's ZeRO stage; -1: chosen per stage (0 unless memory needs more)
   Optimizer optimizer = Optimizer::adam; // the optimizer state counted
   bool force_remat = false;              // every stage recomputes its activations (Megatron-LM's full recomputation)
+  // A given plan's recomputation, priced as given: -1 chosen per stage (none unless memory needs
+  // full; force_remat forces full), 0 none, 1 selective (the attention core only), 2 full.
+  int recompute = -1;
+  // Korthikanti et al. 2022's sequence parallelism: LayerNorm, dropout and residual work and
+  // activations split over the tensor-parallel group (its collectives move the same bytes).
+  bool sequence_parallel = false;
+  // A given plan's stages, as the layer index each one ends at, and its interleaving: each
+  // stage's memory then holds the micro-batches its schedule keeps in flight (1F1B: min(p - i, B)
+  // at stage i of p). Empty: the stages are searched, and a stage reserves room for
+  // min(stages that can follow it, B - 1) more micro-batches.
+  std::vector<int> stage_ends;
+  int interleave = 1;
   // Whether the data-parallel gradient all-reduce runs during the last micro-batch's backward
   // pass, as PyTorch DDP's buckets and XLA's asynchronous collectives do (Li et al., VLDB 2020),
   // so that only what outlasts that pass is exposed; none: as the cluster says
@@ -254,6 +271,13 @@ struct InterOpOptions {
   Submesh fixed_submesh{0, 0};
   int fixed_mesh_rows = 0;
 };
+
+// The micro-batches of activations stage `stage` (0-based) of `stages` holds at its peak under
+// Megatron-LM's schedules, in units of the whole stage's activations: 1F1B min(stages - stage,
+// microbatches); interleaved with v chunks, Megatron-LM's warm-up of (stages - stage - 1) * 2 +
+// (v - 1) * stages chunk micro-batches plus the one in progress, capped at microbatches * v,
+// each 1 / v of the stage (megatron/core/pipeline_parallel/schedules.py, interleaved warm-up).
+double inflight_microbatches(int stage, int stages, int microbatches, int interleave);
 
 // Layers of a graph: contiguous op ranges ending where a single tensor crosses to the rest,
 // merged (balancing FLOPs) to at most `max_layers`.
@@ -303,6 +327,8 @@ struct LayerPlan {
   double zero_ms[4] = {0, 0, 0, 0};
   double input_bytes = 0;                // the layer's input on a device: all recomputation keeps of it
   double recompute_ms = 0;               // recomputation's second forward pass (collectives and compute)
+  double selective_ms = 0;               // selective recomputation: the attention cores' forward once more
+  double selective_bytes = 0;            // activations of one micro-batch under selective recomputation
   ShardingSpec out_spec, in_spec;        // of the tensor leaving / entering the layer
 };
 
@@ -373,6 +399,7 @@ class StageCostBuilder {
   std::vector<std::pair<int, int>> numbers_;
   int reused_ = 0;
   std::vector<int> same_as_;             // per layer: the first layer with the same structure (shares its plan)
+  std::vector<char> in_block_;           // per op of the graph: whether it is in the model's repeating blocks (find_layers), which recomputation reruns
   std::vector<MeshPair> pairs_;
   StageCostTable table_;
   size_t pair_ = 0;                      // the pair being planned

@@ -69,6 +69,9 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
   }
   layers_ = layers.value().ops;
   numbers_ = layers.value().numbers;
+  in_block_.assign(graph_.ops.size(), 0);
+  for (const auto& [first, last] : find_layers(graph_).layers)
+    for (int v = first; v <= last; ++v) in_block_[size_t(v)] = 1;
   const int L = int(layers_.size());
   table_.reset(L, cluster_.nodes, cluster_.gpus_per_node, alpa_submeshes(cluster_.nodes, cluster_.gpus_per_node));
   table_.has_boundaries = true;
@@ -146,18 +149,44 @@ namespace {
 
 // One layer's intra-op plan on `mesh`: its latency (communication and compute), memory and
 // boundary layouts; infinite latency when the solve fails.
-LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync) {
+// Ops outside tensor parallelism's column/row pairs that sequence parallelism splits along the
+// sequence over the tensor-parallel group (Korthikanti et al. 2022, section 4.2.2: LayerNorm,
+// dropout and the residual adds).
+bool sequence_parallel_kind(OpKind k) {
+  return k == OpKind::layernorm || k == OpKind::rmsnorm || k == OpKind::add || k == OpKind::dropout;
+}
+
+// `in_block` (per op of sg): whether the op belongs to the model's repeating blocks; the others
+// (embedding, final norm, output head, loss) are not recomputed, as Megatron-LM checkpoints only
+// its transformer layers (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
+LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync,
+                      bool sequence_parallel, const std::vector<char>& in_block) {
   LayerPlan lp;
   auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
     const auto& p = plan.value();
+    // Sequence parallelism's collectives: each all-reduce of tensor parallelism becomes a
+    // reduce-scatter and an all-gather, which move the same bytes over a ring as the all-reduce
+    // (Korthikanti et al. 2022, section 4.2.2), so the objective's communication stands.
     lp.latency = p.objective;
-    double backward_ms = 0;
+    double backward_ms = 0, saved_all = 0, scores_all = 0, scores_here = 0;
     for (size_t v = 0; v < sg.ops.size(); ++v) {
-      const int64_t split = work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh);
-      const double train = op_compute_ms(sg.ops[v], split, cluster);
+      const Op& op = sg.ops[v];
+      int64_t split = work_split(p.strategies[v][size_t(p.solution.choice[v])], mesh);
+      if (sequence_parallel && sequence_parallel_kind(op.spec.kind)) split = std::max<int64_t>(split, mesh.devices());
+      const double train = op_compute_ms(op, split, cluster);
       lp.latency += train;
-      backward_ms += train - op_forward_ms(cluster.gpu, sg.ops[v], 1.0 / double(split));
+      backward_ms += train - op_forward_ms(cluster.gpu, op, 1.0 / double(split));
+      const SavedActivations sa = saved_activations(op);
+      saved_all += double(sa.with_input_bytes + sa.with_output_bytes);
+      if (op.spec.kind == OpKind::attention) {
+        // Selective recomputation reruns the attention core's forward (QK^T, softmax, dropout,
+        // attention over V) in the backward pass and does not keep its s x s tensors
+        // (Korthikanti et al. 2022, section 5: the 5as^2b term of eq. 1).
+        lp.selective_ms += op_forward_ms(cluster.gpu, op, 1.0 / double(split));
+        scores_all += double(sa.with_output_bytes);
+        scores_here += double(sa.with_output_bytes) / double(split);
+      }
     }
     // The gradient sync (its 1 / B share per micro-batch in the objective) hides behind the last
     // micro-batch's backward pass up to that pass's length.
@@ -176,7 +205,38 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
     }
     const MemoryChoice r = evaluate_memory_choice(sg, p, o, 0, true);
     lp.input_bytes = r.memory.input_bytes;
+    lp.selective_bytes = std::max(0.0, lp.activation_memory - scores_here);
+    if (sequence_parallel) {
+      // Every activation of the layer split over the whole d x t mesh: Korthikanti et al. 2022,
+      // eq. 4, sbh(34/t + 5as/(ht)) per layer (the 10sbh tensor parallelism left replicated is
+      // split too); selective recomputation drops the scores, sbh * 34/t (eq. 5); full
+      // recomputation keeps each layer's input split as well, 2sbh/t.
+      const double devices = double(mesh.devices());
+      lp.activation_memory = saved_all / devices;
+      lp.selective_bytes = (saved_all - scores_all) / devices;
+      double inputs_all = 0;
+      std::set<std::string> counted;
+      for (size_t v = 0; v < sg.ops.size(); ++v)
+        for (size_t k = 0; k < sg.ops[v].inputs.size(); ++k)
+          if (sg.ops[v].producers[k] < 0 && counted.insert(sg.ops[v].inputs[k].name).second) inputs_all += double(tensor_bytes(sg.ops[v].inputs[k]));
+      lp.input_bytes = std::min(lp.input_bytes, inputs_all / devices);
+    }
     lp.recompute_ms = r.recompute_comm + r.recompute_compute;
+    // What recomputation would rerun of the ops outside the repeating blocks: their forward
+    // compute, forward collectives and the resharding into them.
+    for (size_t v = 0; v < sg.ops.size() && v < in_block.size(); ++v) {
+      if (in_block[v]) continue;
+      const Op& op = sg.ops[v];
+      const OpStrategy& sv = p.strategies[v][size_t(p.solution.choice[v])];
+      double skip = op_forward_ms(cluster.gpu, op, 1.0 / double(work_split(sv, mesh))) + sv.forward_comm + sv.input_reshard;
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const int u = op.producers[k];
+        if (u < 0) continue;
+        const OpStrategy& su = p.strategies[size_t(u)][size_t(p.solution.choice[size_t(u)])];
+        skip += reshard_cost(su.output, sv.inputs[k], op.inputs[k].shape, dtype_bytes(op.inputs[k].dtype), mesh);
+      }
+      lp.recompute_ms = std::max(0.0, lp.recompute_ms - skip);
+    }
     lp.out_spec = p.strategies.back()[size_t(p.solution.choice.back())].output;
     lp.in_spec = p.strategies.front()[size_t(p.solution.choice.front())].inputs.front();
   }
@@ -190,6 +250,7 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   const auto [first, last] = layers_[size_t(layer)];
   std::vector<std::string> activations;
   Graph sg = layer_subgraph(graph_, first, last, activations);
+  const std::vector<char> in_block(in_block_.begin() + first, in_block_.begin() + last + 1);
   IntraOpOptions o;
   o.solver = "auto";
   o.grad_sync_scale = 1.0 / options_.microbatches;   // synchronised once per iteration, not per micro-batch
@@ -198,12 +259,12 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   o.gpu = cluster_.gpu;   // no capacity: memory is decided per stage (add_stages)
   o.optimizer = options_.optimizer;
   if (!batch_split) {
-    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync));
+    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block);
     return;
   }
   o.data_parallel_only = true;
   o.activations_batch_split = true;
-  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync));
+  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, in_block);
 }
 
 // Layers planned one by one choose layouts that can disagree, and the resharding between them
@@ -238,7 +299,7 @@ namespace {
 
 // A stage's sums over a chain of layer plans (add_stages).
 struct StageSum {
-  double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0;
+  double lat = 0, amem = 0, kept = 0, largest = 0, recompute = 0, sel = 0, selective = 0;
   double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
   int first = 0;   // the plan the chain starts with (0: the layer's own, 1: batch-split)
   // Adds one layer's plan (its latency, memory and settings' costs).
@@ -252,6 +313,8 @@ struct StageSum {
     kept += lp.input_bytes;
     largest = std::max(largest, lp.activation_memory);
     recompute += lp.recompute_ms;
+    sel += lp.selective_bytes;
+    selective += lp.selective_ms;
   }
 };
 
@@ -312,42 +375,70 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
       const LayerPlan& first_plan = (best.first == 0 ? plans : batch_plans)[size_t(f)];
       if (options_.mode == "intra-only" && l != L - 1) continue;
       if (!std::isfinite(lat)) continue;
-      // The stage's ZeRO stage and recomputation (memory_model.h's accounting). 1F1B: with s
-      // stages after it, a stage keeps s + 1 micro-batches of activations (under recomputation
-      // only their inputs, plus one layer's activations while it is recomputed). The default
-      // (no ZeRO, no recomputation) is kept when it leaves room for every stage that can follow;
-      // otherwise the cheapest setting that does, else the one that allows the most.
-      const int can_follow = options_.mode == "intra-only" ? 0 : std::min(L - 1 - l, cluster_.num_devices() - table.submeshes[size_t(m)].devices());
-      double best_lat = kInf;
-      int best_succ = -2, best_z = 0;
-      bool best_r = false;
-      const bool default_r = options_.force_remat;   // the setting kept when memory allows
+      // The stage's ZeRO stage and recomputation (memory_model.h's accounting): its model states,
+      // plus the activations of the micro-batches it holds in flight (under full recomputation
+      // only their layer inputs, plus one layer's activations while it is recomputed). A given
+      // plan's stage holds what its schedule keeps in flight (inflight_microbatches); a searched
+      // stage reserves room for one more micro-batch per stage that can still follow it: at
+      // most one per later layer, one per sub-mesh of its size the remaining GPUs make, and
+      // B - 1 (1F1B never holds more micro-batches than there are).
+      double inflight = 1;
+      if (!options_.stage_ends.empty()) {
+        const auto& ends = options_.stage_ends;
+        const auto it = std::find(ends.begin(), ends.end(), l);
+        const int k = int(it - ends.begin());
+        if (it == ends.end() || (k == 0 ? f != 0 : ends[size_t(k - 1)] + 1 != f)) continue;   // not one of the plan's stages
+        inflight = inflight_microbatches(k, int(ends.size()), options_.microbatches, options_.interleave);
+      } else if (options_.mode != "intra-only") {
+        const int size = table.submeshes[size_t(m)].devices();
+        inflight = 1 + std::min({L - 1 - l, (cluster_.num_devices() - size) / size, std::max(0, options_.microbatches - 1)});
+      }
+      // Recomputation settings tried: 0 none, 1 selective, 2 full; the first is the default.
+      int modes[2] = {options_.recompute >= 0 ? options_.recompute : options_.force_remat ? 2 : 0, 2};
+      const int mode_count = options_.recompute >= 0 || options_.force_remat ? 1 : 2;
+      const bool given = !options_.stage_ends.empty();
+      double best_lat = kInf, best_room = -kInf;
+      int best_succ = -2, best_z = 0, best_mode = modes[0];
+      bool best_fits = false;
       for (int z = 0; z < 4; ++z)
-        for (bool r : {false, true}) {
+        for (int mi = 0; mi < mode_count; ++mi) {
+          const int mode = modes[mi];
           if (options_.zero_stage >= 0 && z != options_.zero_stage) continue;
-          if (options_.force_remat && !r) continue;
-          const double per_micro = r ? kept : amem;
-          const double room = capacity - states[z] - (r ? largest : 0) - per_micro;
-          if (room < 0) continue;
-          const int succ = per_micro > 0 ? int(std::min(1e6, std::floor(room / per_micro))) : int(1e6);
-          const double option_lat = lat + zero_ms[z] + (r ? recompute : 0);
-          const bool enough = succ >= can_follow, best_enough = best_succ >= can_follow;
-          if (best_succ == -2 || (enough && !best_enough) || (enough && best_enough && option_lat < best_lat) ||
-              (!enough && !best_enough && (succ > best_succ || (succ == best_succ && option_lat < best_lat)))) {
-            if (best_succ >= 0 && best_z == std::max(0, options_.zero_stage) && best_r == default_r && best_enough) continue;   // the default suffices
+          const double per_micro = mode == 0 ? amem : mode == 1 ? best.sel : kept;
+          const double fixed = states[z] + (mode == 2 ? largest : 0);
+          const double room = capacity - fixed;
+          const bool fits = room >= inflight * per_micro;
+          const int succ = room < per_micro ? -1 : per_micro > 0 ? int(std::min(1e6, std::floor((room - per_micro) / per_micro))) : int(1e6);
+          const double option_lat = lat + zero_ms[z] + (mode == 2 ? recompute : mode == 1 ? best.selective : 0);
+          const bool is_default = z == std::max(0, options_.zero_stage) && mode == modes[0];
+          // The default when it fits; else the cheapest that fits; else the one leaving the most room.
+          const double room_share = per_micro > 0 ? room / per_micro : room;
+          bool take = best_succ == -2;
+          if (!take && fits && !best_fits) take = true;
+          else if (!take && fits && best_fits) take = !(best_z == std::max(0, options_.zero_stage) && best_mode == modes[0]) && (is_default || option_lat < best_lat);
+          else if (!take && !fits && !best_fits) take = room_share > best_room || (room_share == best_room && option_lat < best_lat);
+          if (take) {
             best_lat = option_lat;
             best_succ = succ;
             best_z = z;
-            best_r = r;
+            best_mode = mode;
+            best_fits = fits;
+            best_room = room_share;
           }
         }
-      if (best_succ < 0) continue;   // nothing fits even one micro-batch
+      if (best_succ == -2 || (!given && best_succ < 0)) continue;   // searched: nothing fits even one micro-batch
+      const bool best_r = best_mode == 2;
+      const double best_act = best_mode == 0 ? amem : best_mode == 1 ? best.sel : kept;
       const size_t idx = table.index(f, l, m);
       if (best_lat < table.latency[idx]) {
         table.latency[idx] = best_lat;
-        table.max_succ_stages[idx] = amem > 0 || best_r ? std::min(best_succ, int(1e6)) : -1;
+        // A given plan's memory is checked against its stages' own in-flight counts (InterJob).
+        table.max_succ_stages[idx] = given ? -1 : amem > 0 || best_r ? std::min(best_succ, int(1e6)) : -1;
         table.zero_stage[idx] = best_z;
-        table.remat[idx] = best_r;
+        table.remat[idx] = char(best_mode == 2 ? 1 : best_mode == 1 ? 2 : 0);
+        table.state_bytes[idx] = states[best_z];
+        table.activation_room_bytes[idx] = capacity - states[best_z] - (best_r ? largest : 0);
+        table.activation_bytes[idx] = best_act;
         table.logical_mesh[idx] = mesh.shape_string();
         set_by_[idx] = int(pair_);
         if (f > 0) {

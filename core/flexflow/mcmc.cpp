@@ -87,6 +87,31 @@ void McmcSearch::revert() {
   if (delta_) delta_->undo();
 }
 
+bool McmcSearch::decide(McmcStep record, double makespan, double cost, double rate) {
+  // The draw only when the proposal is worse, as always: the same seed gives the same chain
+  // whether or not steps are recorded.
+  const bool better = cost <= current_cost_;
+  const double p = better ? 1.0 : acceptance_probability(current_cost_, cost, rate);
+  double draw = -1;
+  bool accept = better;
+  if (!better) {
+    draw = rng_.uniform();
+    accept = draw < p;
+  }
+  if (int64_t(records_.size()) < options_.record_steps) {
+    record.step = result_.steps;
+    record.current_cost = current_cost_;
+    record.proposed_cost = cost;
+    record.proposed_ms = makespan;
+    record.rate = rate;
+    record.probability = p;
+    record.draw = draw;
+    record.accepted = accept;
+    records_.push_back(std::move(record));
+  }
+  return accept;
+}
+
 int64_t McmcSearch::step(int64_t n) {
   int64_t made = 0;
   const double scale = options_.beta / init_cost_;
@@ -107,8 +132,11 @@ int64_t McmcSearch::step(int64_t n) {
       double makespan;
       OpConfig zero_config;
       int zero_op = -1;
+      McmcStep record;
       if (move == 2 * n_ops) {
         makespan = evaluate_remat(!current_.remat);
+        record.move = McmcStep::Move::remat;
+        record.remat_to = !current_.remat;
       } else {
         zero_op = int(move - n_ops);
         zero_config = current_.ops[size_t(zero_op)];
@@ -117,11 +145,15 @@ int64_t McmcSearch::step(int64_t n) {
         if (stage >= zero_config.zero) ++stage;
         zero_config.zero = stage;
         makespan = evaluate(zero_op, zero_config);
+        if (int64_t(records_.size()) < options_.record_steps) {
+          record.move = McmcStep::Move::zero;
+          record.op = zero_op;
+          record.from = current_.ops[size_t(zero_op)];
+          record.to = zero_config;
+        }
       }
       const double cost = search_cost(makespan, memory_);
-      bool accept = cost <= current_cost_;
-      if (!accept) accept = rng_.uniform() < acceptance_probability(current_cost_, cost, scale);
-      if (accept) {
+      if (decide(std::move(record), makespan, cost, scale)) {
         ++result_.accepted;
         if (delta_) delta_->compact_if_scattered();
         if (zero_op >= 0) current_.ops[size_t(zero_op)] = zero_config;
@@ -147,10 +179,14 @@ int64_t McmcSearch::step(int64_t n) {
     proposal.zero = current_.ops[size_t(op)].zero;
     const double makespan = evaluate(op, proposal);
     const double cost = search_cost(makespan, memory_);
+    McmcStep record;
+    if (int64_t(records_.size()) < options_.record_steps) {
+      record.op = op;
+      record.from = current_.ops[size_t(op)];
+      record.to = proposal;
+    }
     // Metropolis-Hastings: always accept an improvement, a worse one with exp(-beta * delta / cost(S0)).
-    bool accept = cost <= current_cost_;
-    if (!accept) accept = rng_.uniform() < acceptance_probability(current_cost_, cost, scale);
-    if (accept) {
+    if (decide(std::move(record), makespan, cost, scale)) {
       ++result_.accepted;
       if (delta_) delta_->compact_if_scattered();
       current_.ops[size_t(op)] = proposal;

@@ -31,6 +31,29 @@ struct SearchOptions {
   // Proposals of ZeRO stages (per op) and recomputation (search-wide) besides configurations:
   // 1 on, 0 off, -1 (auto) on when the initial strategy does not fit.
   int memory_moves = -1;
+  // Keep a record (McmcStep) of each of the first `record_steps` proposals (the page's step
+  // inspector); 0 keeps none, so the CLI's search pays nothing for them.
+  int64_t record_steps = 0;
+};
+
+// What one proposal did (the page's MCMC step inspector): which move, from what to what, the
+// costs, Metropolis-Hastings' acceptance probability and whether the chain took it.
+struct McmcStep {
+  enum class Move : uint8_t { config, zero, remat };
+  int64_t step = 0;              // 1-based proposal number
+  Move move = Move::config;      // a new configuration, a new ZeRO stage, or recomputation flipped
+  int op = -1;                   // the op proposed (-1 for a recomputation flip)
+  OpConfig from, to;             // its configuration before and as proposed (zero: the ZeRO stage changes)
+  bool remat_to = false;         // remat: recomputation as proposed
+  double current_cost = 0;       // the chain's cost before the proposal (search_cost: ms, more when memory overflows)
+  double proposed_cost = 0;      // the proposal's cost
+  double proposed_ms = 0;        // the proposal's simulated makespan
+  double rate = 0;               // beta / cost(S0): the acceptance probability's scale per unit of cost
+  double probability = 1;        // acceptance_probability(current_cost, proposed_cost, rate)
+  double draw = -1;              // the uniform number drawn against it (-1: none, an improvement is always taken)
+  bool accepted = false;
+  // proposed_cost - current_cost (negative: an improvement).
+  double delta_cost() const { return proposed_cost - current_cost; }
 };
 
 // The cost the chain minimises: the makespan of a strategy that fits; for one that does not,
@@ -81,8 +104,13 @@ class McmcSearch {
   // The strategy the chain is at now.
   const Strategy& current() const { return current_; }
   const SearchOptions& options() const { return options_; }
+  // The records of the first options().record_steps proposals made so far, in order.
+  const std::vector<McmcStep>& step_records() const { return records_; }
 
  private:
+  // Metropolis-Hastings' decision on a proposal costing `cost` (its makespan `makespan`):
+  // always an improvement, a worse one with acceptance_probability; records it when asked.
+  bool decide(McmcStep record, double makespan, double cost, double rate);
   double evaluate(int op, const OpConfig& config);
   double evaluate_remat(bool remat);
   // True when a ZeRO stage changes anything for `op` under `c`: it has weights and replicas of them.
@@ -104,6 +132,7 @@ class McmcSearch {
   SearchResult result_;
   int64_t charged_best_step_ = 0;    // best_step when charge_time last saw an improvement
   double last_improvement_ms_ = 0;   // the search time then
+  std::vector<McmcStep> records_;
 };
 
 // Runs a whole search (honouring options.budget_ms with a steady clock); `elapsed_ms` receives

@@ -140,7 +140,40 @@ Strategy model_parallel(const Graph& g, int num_devices) {
   return s;
 }
 
-Strategy expert_strategy(const Graph& g, const Cluster& cluster) {
+ExpertRecipe expert_recipe(const Graph& g) {
+  int tables = 0;
+  for (const Op& op : g.ops) {
+    if (op.spec.kind == OpKind::attention) return ExpertRecipe::transformer;
+    if (op.spec.kind == OpKind::embedding) ++tables;
+  }
+  return tables >= 2 ? ExpertRecipe::dlrm : ExpertRecipe::cnn;
+}
+
+const char* expert_recipe_name(ExpertRecipe r) {
+  switch (r) {
+    case ExpertRecipe::transformer: return "transformer";
+    case ExpertRecipe::dlrm: return "dlrm";
+    case ExpertRecipe::cnn: break;
+  }
+  return "cnn";
+}
+
+const char* expert_recipe_summary(ExpertRecipe r) {
+  switch (r) {
+    case ExpertRecipe::transformer:
+      return "Megatron-LM: QKV, FFN-in, attention-out and FFN-out split by output channel and attention by head over each node's GPUs, "
+             "data parallel across nodes; norms and adds data parallel";
+    case ExpertRecipe::dlrm:
+      return "FlexFlow's DLRM recipe: each embedding table whole on its own GPU, fully connected layers split by parameter in a node, the rest data parallel";
+    case ExpertRecipe::cnn: break;
+  }
+  return "FlexFlow's CNN recipe: convolutions and other ops data parallel, fully connected layers split by parameter over one node's GPUs";
+}
+
+namespace {
+
+// The FlexFlow paper's recipe (AlexNet, DLRM): see expert_strategy.
+Strategy flexflow_paper_expert(const Graph& g, const Cluster& cluster) {
   const int n = cluster.num_devices();
   Strategy s = data_parallel(g, n);
   int table = 0;
@@ -159,6 +192,39 @@ Strategy expert_strategy(const Graph& g, const Cluster& cluster) {
     }
   }
   return s;
+}
+
+// Sample split `across` ways and dimension `dim` `within` ways (the last varying fastest, so a
+// node's GPUs hold one sample slice's `within` parts), over the first across x within devices.
+OpConfig tensor_and_data(const Op& op, int dim, int within, int across) {
+  std::vector<int> degrees(op.split_dims.size(), 1);
+  const int sample = find_dim(op, SplitKind::sample);
+  if (sample >= 0) degrees[size_t(sample)] = int(std::min<int64_t>(across, op.split_dims[size_t(sample)].size));
+  if (dim >= 0) degrees[size_t(dim)] = int(std::min<int64_t>(within, op.split_dims[size_t(dim)].size));
+  return block_config(degrees, 0);
+}
+
+// Megatron-LM's recipe within SOAP: see expert_strategy.
+Strategy megatron_expert(const Graph& g, const Cluster& cluster) {
+  const int n = cluster.num_devices();
+  const int within = cluster.gpus_per_node, across = cluster.nodes;
+  Strategy s = data_parallel(g, n);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    const bool weights = op.param_bytes > 0;
+    if ((op.spec.kind == OpKind::linear || op.spec.kind == OpKind::embedding) && weights)
+      s.ops[i] = tensor_and_data(op, find_dim(op, SplitKind::parameter), within, across);
+    else if (op.spec.kind == OpKind::attention)
+      s.ops[i] = tensor_and_data(op, find_dim(op, SplitKind::attribute), within, across);
+  }
+  return s;
+}
+
+}  // namespace
+
+Strategy expert_strategy(const Graph& g, const Cluster& cluster) {
+  if (expert_recipe(g) == ExpertRecipe::transformer) return megatron_expert(g, cluster);
+  return flexflow_paper_expert(g, cluster);
 }
 
 Strategy random_strategy(const Graph& g, int num_devices, uint64_t seed) {

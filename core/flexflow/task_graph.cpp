@@ -13,8 +13,10 @@
 
 namespace autopar {
 
+int flexflow_nics_per_node(const Cluster& cluster) { return std::max(1, cluster.nics()); }
+
 int DeviceTopology::num_devices() const {
-  return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + nodes * (nodes - 1);
+  return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + nodes * (nodes - 1) * nics_per_node;
 }
 
 int DeviceTopology::link(int a, int b) const {
@@ -23,7 +25,8 @@ int DeviceTopology::link(int a, int b) const {
     int la = a % gpus_per_node, lb = b % gpus_per_node;
     return gpus + na * gpus_per_node * (gpus_per_node - 1) + la * (gpus_per_node - 1) + (lb < la ? lb : lb - 1);
   }
-  return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + na * (nodes - 1) + (nb < na ? nb : nb - 1);
+  const int nic = (a % gpus_per_node) * nics_per_node / gpus_per_node;
+  return gpus + nodes * gpus_per_node * (gpus_per_node - 1) + (na * (nodes - 1) + (nb < na ? nb : nb - 1)) * nics_per_node + nic;
 }
 
 std::string DeviceTopology::name(int device) const {
@@ -39,9 +42,13 @@ std::string DeviceTopology::name(int device) const {
     return "link " + std::to_string(base + la) + "->" + std::to_string(base + lb);
   }
   d -= intra;
+  const int nic = d % nics_per_node;
+  d /= nics_per_node;
   int na = d / (nodes - 1), nb = d % (nodes - 1);
   if (nb >= na) ++nb;
-  return "network node " + std::to_string(na) + "->node " + std::to_string(nb);
+  std::string s = "network node " + std::to_string(na) + "->node " + std::to_string(nb);
+  if (nics_per_node > 1) s += " NIC " + std::to_string(nic);
+  return s;
 }
 
 namespace {
@@ -78,6 +85,7 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
   topo_.gpus = cluster.num_devices();
   topo_.nodes = cluster.nodes;
   topo_.gpus_per_node = cluster.gpus_per_node;
+  topo_.nics_per_node = flexflow_nics_per_node(cluster);
   const size_t n = graph.ops.size();
   op_units_.resize(n);
   edges_of_op_.resize(n);
@@ -249,7 +257,7 @@ double TaskGraph::compute_ms(int op, int part, bool backward, double flops, doub
     const double hidden = op_forward_traffic_bytes(gpu, o, 1.0) - double(o.forward_bytes());
     bytes += (backward ? 2 : 1) * hidden * flops / pass_flops;
   }
-  double t = kernel_ms(gpu, flops, bytes, is_matmul_kind(o.spec.kind));
+  double t = kernel_ms(gpu, flops, bytes, o.spec.kind);   // by kind: under fp8 only linear GEMMs run at the FP8 peak
   if (cost_.mode == CostMode::fine) {
     double u = Rng::hash_uniform(cost_.jitter_seed, order_key(op, backward ? kBackward : kForward, 0, part, 0));
     t = t * (1.0 + kFineJitter * (2.0 * u - 1.0)) + kFineLaunchMs;

@@ -59,15 +59,21 @@ struct Task {
   double bytes = 0;                  // transfers and sync: bytes moved
 };
 
+// NICs per node that FlexFlow's simulator gives lanes to: the cluster's own count (one per GPU
+// on the DGX presets, one per node on the lecture's, p100, k80 and v100), at least one.
+int flexflow_nics_per_node(const Cluster& cluster);
+
 // Devices of the simulation: GPUs first, then one link per ordered GPU pair inside a node,
-// then one network link per ordered pair of nodes.
+// then network lanes: per ordered pair of nodes, one per NIC of the sending node (a GPU sends
+// through NIC gpu * nics / gpus_per_node of its node).
 struct DeviceTopology {
   int gpus = 0, nodes = 1, gpus_per_node = 1;
+  int nics_per_node = 1;   // network lanes per ordered node pair (1..gpus_per_node)
   // Number of devices (GPUs and links).
   int num_devices() const;
   // The link device carrying data from GPU a to GPU b (a != b).
   int link(int a, int b) const;
-  // "GPU 3", "link 0->1", "network node 0->node 1".
+  // "GPU 3", "link 0->1", "network node 0->node 1" (with " NIC k" when a node has several).
   std::string name(int device) const;
   // True for a link device.
   bool is_link(int device) const { return device >= gpus; }

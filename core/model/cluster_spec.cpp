@@ -32,9 +32,9 @@ Status apply_cluster_options(const std::string& options, Cluster& c, const std::
   for (const OptionItem& item : items) {
     if (!item.has_value || item.key != "precision")
       return make_error("bad_value", "cluster option '" + item.key + (item.has_value ? "=" + item.value : "") +
-                                         "' is unknown; the one option is precision=fp32|tf32|mixed", arg_path);
+                                         "' is unknown; the one option is precision=fp32|tf32|bf16|fp16|fp8|mixed", arg_path);
     auto p = parse_precision(item.value);
-    if (!p) return make_error("bad_value", "precision '" + item.value + "' is unknown; use fp32, tf32 or mixed", arg_path);
+    if (!p) return make_error("bad_value", "precision '" + item.value + "' is unknown; use " + std::string(precision_names()), arg_path);
     c.gpu.precision = *p;
   }
   return Ok{};

@@ -10,14 +10,39 @@ bool is_matmul_kind(OpKind k) {
   return k == OpKind::linear || k == OpKind::conv1d || k == OpKind::conv2d || k == OpKind::attention || k == OpKind::moe;
 }
 
-double achieved_flops_per_ms(const GpuSpec& g, double flops, bool matmul) {
-  const double peak = g.peak_flops_per_ms();
+bool runs_fp8_gemm(OpKind k) { return k == OpKind::linear || k == OpKind::moe; }
+
+double op_peak_flops_per_ms(const GpuSpec& g, OpKind k) {
+  return (runs_fp8_gemm(k) ? g.fp8_gemm_peak_tflops() : g.active_peak_tflops()) * 1e9;
+}
+
+double matmul_peak_flops_per_ms(const GpuSpec& g, Precision p) {
+  GpuSpec at = g;
+  at.precision = p;
+  return at.fp8_gemm_peak_tflops() * 1e9;
+}
+
+namespace {
+
+// The roofline's compute rate for a kernel of `flops` with peak `peak`: matrix products reach
+// matmul_efficiency of it, less for kernels too small to fill the GPU.
+double achieved_rate(const GpuSpec& g, double peak, double flops, bool matmul) {
   if (!matmul) return peak;
   // A kernel too small to fill every SM with tiles leaves part of the GPU idle (wave
   // quantisation): efficiency rises as flops / (flops + half) towards the large-GEMM plateau.
   const double half = g.matmul_half_gflop * 1e9;
   const double curve = half > 0 && flops > 0 ? flops / (flops + half) : 1.0;
   return peak * g.matmul_efficiency * curve;
+}
+
+}  // namespace
+
+double achieved_flops_per_ms(const GpuSpec& g, double flops, bool matmul) {
+  return achieved_rate(g, g.peak_flops_per_ms(), flops, matmul);
+}
+
+double achieved_flops_per_ms(const GpuSpec& g, double flops, OpKind k) {
+  return achieved_rate(g, op_peak_flops_per_ms(g, k), flops, is_matmul_kind(k));
 }
 
 double achieved_bytes_per_ms(const GpuSpec& g) { return g.memory_bandwidth_bytes_per_ms() * g.memory_efficiency; }
@@ -38,14 +63,18 @@ double kernel_ms(const GpuSpec& g, double flops, double bytes, bool matmul) {
   return g.kernel_overhead_ms() + std::max(flops / achieved_flops_per_ms(g, flops, matmul), bytes / achieved_bytes_per_ms(g));
 }
 
+double kernel_ms(const GpuSpec& g, double flops, double bytes, OpKind k) {
+  return g.kernel_overhead_ms() + std::max(flops / achieved_flops_per_ms(g, flops, k), bytes / achieved_bytes_per_ms(g));
+}
+
 double op_forward_ms(const GpuSpec& g, const Op& op, double fraction) {
-  return kernel_ms(g, op.forward_flops * fraction, op_forward_traffic_bytes(g, op, fraction), is_matmul_kind(op.spec.kind));
+  return kernel_ms(g, op.forward_flops * fraction, op_forward_traffic_bytes(g, op, fraction), op.spec.kind);
 }
 
 double op_train_ms(const GpuSpec& g, const Op& op, double fraction) {
   const double forward = op.forward_flops * fraction;
   const double flops = (op.forward_flops + op.backward_flops) * fraction;
-  const double rate = achieved_flops_per_ms(g, forward, is_matmul_kind(op.spec.kind));
+  const double rate = achieved_flops_per_ms(g, forward, op.spec.kind);
   return 2 * g.kernel_overhead_ms() + std::max(flops / rate, 3.0 * op_forward_traffic_bytes(g, op, fraction) / achieved_bytes_per_ms(g));
 }
 
@@ -63,7 +92,7 @@ double optimizer_step_ms(const GpuSpec& g, double params, Optimizer opt, Precisi
 
 Cluster cluster_for_model(const Cluster& c, const Graph& g) {
   Cluster out = c;
-  if (out.gpu.precision == Precision::fp32 && training_precision(g) == Precision::mixed) out.gpu.precision = Precision::mixed;
+  if (out.gpu.precision == Precision::fp32 && is_mixed_precision(training_precision(g))) out.gpu.precision = Precision::mixed;
   return out;
 }
 

@@ -15,10 +15,29 @@ namespace autopar {
 // or reductions, bound by memory traffic.
 bool is_matmul_kind(OpKind k);
 
+// Whether `k` runs its GEMMs in FP8 under an FP8 recipe: linear layers and experts (Transformer
+// Engine's Linear, LayerNormLinear, LayerNormMLP and GroupedLinear). Attention's batched
+// products stay in BF16 (TE's recipes leave fp8_dpa off), as do convolutions (TE has none).
+bool runs_fp8_gemm(OpKind k);
+
+// The peak `k`'s FLOPs run at on `g`, in FLOPs per millisecond, before efficiencies: the FP8
+// peak for an FP8 GEMM under Precision::fp8 (runs_fp8_gemm), else the peak of the precision in
+// use (GpuSpec::active_peak_tflops: BF16 under fp8).
+double op_peak_flops_per_ms(const GpuSpec& g, OpKind k);
+
+// The dense matrix-product peak of `g` at precision `p`, in FLOPs per millisecond, for a GEMM
+// that the precision runs in its own type (an fp8 linear layer: the FP8 peak). The API the
+// precision parser and tables call: matmul_peak_flops_per_ms(gpu, Precision::fp8).
+double matmul_peak_flops_per_ms(const GpuSpec& g, Precision p);
+
 // FLOPs per millisecond one kernel of `flops` reaches: the peak at the precision in use times
 // matmul_efficiency * flops / (flops + half) for matrix products (half = matmul_half_gflop), the
 // plain peak otherwise.
 double achieved_flops_per_ms(const GpuSpec& g, double flops, bool matmul);
+
+// The same for a kernel of op kind `k`: its peak is op_peak_flops_per_ms (FP8 for linear
+// layers under fp8), its curve and efficiency those of matrix products when is_matmul_kind(k).
+double achieved_flops_per_ms(const GpuSpec& g, double flops, OpKind k);
 
 // Bytes per millisecond streaming kernels reach: memory bandwidth * memory_efficiency.
 double achieved_bytes_per_ms(const GpuSpec& g);
@@ -30,6 +49,9 @@ double op_forward_traffic_bytes(const GpuSpec& g, const Op& op, double fraction)
 
 // One kernel's time: launch overhead + max(flops / achieved FLOPs, bytes / achieved bandwidth).
 double kernel_ms(const GpuSpec& g, double flops, double bytes, bool matmul);
+
+// The same for a kernel of op kind `k` (its peak follows the precision: FP8 GEMMs under fp8).
+double kernel_ms(const GpuSpec& g, double flops, double bytes, OpKind k);
 
 // The forward pass of `op` on a device doing `fraction` of its work (recomputation repeats it).
 double op_forward_ms(const GpuSpec& g, const Op& op, double fraction);

@@ -85,10 +85,13 @@ namespace {
 // The types autopar builds, and the encoder-decoders it refuses by name: an encoder-decoder's
 // decoder attends to the encoder's output in every layer (cross-attention), so its layers are
 // not the one chain both planners slice.
-const std::vector<std::string>& supported_types() {
-  static const std::vector<std::string> t = {"gpt2", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma",
-                                             "phi3", "gpt_neox", "falcon", "opt", "bert", "roberta"};
-  return t;
+// (Defined after the family table below, from which it is read.)
+const std::vector<std::string>& supported_types();
+// Those types as a sentence's list: "gpt2, llama, ..., roberta".
+std::string supported_list() {
+  std::string s;
+  for (const std::string& t : supported_types()) s += (s.empty() ? "" : ", ") + t;
+  return s;
 }
 const std::vector<std::string>& encoder_decoder_types() {
   static const std::vector<std::string> t = {"t5", "mt5", "umt5", "longt5", "switch_transformers", "bart", "mbart", "plbart",
@@ -123,7 +126,7 @@ std::string type_of_architecture(const std::string& cls) {
 std::string encoder_decoder_reason(const std::string& type) {
   return "model_type '" + type + "' is an encoder-decoder: its decoder attends to the encoder's output in every layer "
          "(cross-attention), which autopar's layer chain does not model. autopar reads decoder-only and encoder-only "
-         "configs: gpt2, llama, mistral, mixtral, qwen2, qwen2_moe, gemma, phi3, gpt_neox, falcon, opt, bert, roberta";
+         "configs: " + supported_list();
 }
 
 // The fields that make a config a mixture of experts, by the names transformers uses.
@@ -210,6 +213,246 @@ Status activation_field(const Json& j, const std::string& type, const std::strin
 
 }  // namespace
 
+namespace {
+
+// modeling_gpt2.py: learned positions, LayerNorm, GELU MLP with biases, a tied head.
+Status read_gpt2(const Json& j, const std::string& type, TransformerArch& a) {
+  a.family = "gpt2";
+  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_FIELD(hidden, int_field(j, type, "n_embd", -1));
+  AUTOPAR_FIELD(layers, int_field(j, type, "n_layer", -1, 2000));
+  AUTOPAR_FIELD(heads, int_field(j, type, "n_head", -1, 65536));
+  // n_positions, or n_ctx in older configs.
+  AUTOPAR_FIELD(positions, int_field(j, type, !j.contains("n_positions") && j.contains("n_ctx") ? "n_ctx" : "n_positions", -1));
+  AUTOPAR_FIELD(inner, int_field(j, type, "n_inner", 4 * hidden));
+  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
+  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attn_pdrop", 0.1));
+  AUTOPAR_FIELD(resid_drop, dropout_field(j, type, "resid_pdrop", 0.1));
+  a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
+  a.intermediate = inner; a.max_positions = positions; a.context = positions;
+  a.tied_embeddings = tied; a.attention_bias = true; a.mlp_bias = true;
+  a.attention_dropout = attn_drop; a.hidden_dropout = resid_drop;
+  a.norm = "layernorm"; a.mlp = "gelu"; a.position = "learned";
+  if (auto st = activation_field(j, type, "activation_function", "gelu", "autopar models GPT-2's GELU MLP"); !st.ok()) return st.error();
+  return Ok{};
+}
+
+// Llama's layout (modeling_llama.py) and the families that keep it: Mistral; Qwen2 (biases
+// on q/k/v only); Gemma (head_dim 256 whatever the width, GeGLU, tied embeddings; its
+// embedding scaling by sqrt(hidden) and RMSNorm's (1 + weight) change no count); Phi-3
+// (q/k/v fused in qkv_proj, gate and up in gate_up_proj: the same weights as the fused ops
+// here); Mixtral (each MLP is num_local_experts SwiGLU experts behind a router without
+// bias); Qwen2-MoE (Qwen2's attention, num_experts SwiGLU experts of moe_intermediate_size
+// and a gated shared expert of shared_expert_intermediate_size).
+Status read_llama_like(const Json& j, const std::string& type, TransformerArch& a) {
+  a.family = "llama";
+  const bool qwen = type == "qwen2" || type == "qwen2_moe";
+  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
+  AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
+  AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
+  AUTOPAR_FIELD(kv, int_field(j, type, "num_key_value_heads", heads, 65536));
+  AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 4096));
+  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", type == "gemma"));
+  AUTOPAR_FIELD(abias, bool_field(j, type, "attention_bias", false));
+  AUTOPAR_FIELD(mbias, bool_field(j, type, "mlp_bias", false));
+  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
+  AUTOPAR_FIELD(resid_drop, dropout_field(j, type, "resid_pdrop", 0.0));
+  // head_dim: Gemma's 256 (and newer Llama/Mistral configs) need not be hidden / heads; the
+  // attention then reads heads x head_dim and o_proj maps that back to hidden.
+  AUTOPAR_FIELD(head_dim, int_field(j, type, "head_dim", type == "gemma" ? 256 : 0, 65536));
+  if (heads % kv != 0)
+    return field_error("bad_value", type, "num_key_value_heads", "has num_key_value_heads " + std::to_string(kv) +
+                                                                   ", which does not divide num_attention_heads " + std::to_string(heads));
+  if (type == "gemma") {
+    // Gemma names its activation hidden_activation (newer) or hidden_act: a GELU, gated.
+    for (const char* key : {"hidden_activation", "hidden_act"})
+      if (auto st = activation_field(j, type, key, "gelu", "Gemma's MLP is GeGLU (gelu)"); !st.ok()) return st.error();
+  } else if (auto st = activation_field(j, type, "hidden_act", "silu", "this family's MLP is SwiGLU (silu)"); !st.ok()) {
+    return st.error();
+  }
+  a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = kv;
+  a.intermediate = inter; a.context = context; a.tied_embeddings = tied;
+  a.attention_bias = abias; a.mlp_bias = mbias; a.attention_dropout = attn_drop; a.hidden_dropout = resid_drop;
+  a.qkv_bias_only = qwen && !abias;   // Qwen2Attention: q/k/v_proj bias=True, o_proj bias=False
+  a.head_dim = head_dim > 0 && head_dim * heads != hidden ? head_dim : 0;
+  a.norm = "rmsnorm"; a.mlp = type == "gemma" ? "geglu" : "swiglu"; a.position = "rope";
+  if (type == "mixtral") {
+    AUTOPAR_FIELD(experts, int_field(j, type, "num_local_experts", 8, 65536));
+    AUTOPAR_FIELD(topk, int_field(j, type, "num_experts_per_tok", 2, 65536));
+    a.experts = experts; a.experts_per_token = topk; a.moe_intermediate = inter;
+  } else if (type == "qwen2_moe") {
+    AUTOPAR_FIELD(experts, int_field(j, type, "num_experts", 60, 65536));
+    AUTOPAR_FIELD(topk, int_field(j, type, "num_experts_per_tok", 4, 65536));
+    AUTOPAR_FIELD(moe_inter, int_field(j, type, "moe_intermediate_size", 1408));
+    AUTOPAR_FIELD(shared_inter, int_field(j, type, "shared_expert_intermediate_size", 5632));
+    AUTOPAR_FIELD(step, int_field(j, type, "decoder_sparse_step", 1, 2000));
+    AUTOPAR_FIELD(dense, int_list_field(j, type, "mlp_only_layers"));
+    a.experts = experts; a.experts_per_token = topk; a.moe_intermediate = moe_inter;
+    a.shared_expert_intermediate = shared_inter; a.moe_layer_step = step; a.dense_layers = dense;
+  }
+  if (a.experts > 0 && a.experts_per_token > a.experts)
+    return field_error("out_of_range", type, "num_experts_per_tok", "routes each token to " + std::to_string(a.experts_per_token) +
+                                                                      " experts but has only " + std::to_string(a.experts) + "; give num_experts_per_tok at most that");
+  return Ok{};
+}
+
+// modeling_gpt_neox.py: LayerNorm before attention and MLP, fused query_key_value with
+// biases, rotary on rotary_pct of each head, GELU MLP with biases, an untied embed_out and,
+// with use_parallel_residual, x + attn(ln1(x)) + mlp(ln2(x)).
+Status read_gpt_neox(const Json& j, const std::string& type, TransformerArch& a) {
+  a.family = "gpt_neox";
+  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
+  AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
+  AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
+  AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 2048));
+  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", false));
+  AUTOPAR_FIELD(parallel, bool_field(j, type, "use_parallel_residual", true));
+  AUTOPAR_FIELD(abias, bool_field(j, type, "attention_bias", true));
+  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
+  AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout", 0.0));
+  double rotary = 0.25;
+  if (auto it = j.find("rotary_pct"); it != j.end() && !it->is_null()) {
+    if (!it->is_number() || !(it->get<double>() > 0 && it->get<double>() <= 1))
+      return field_error("bad_value", type, "rotary_pct", "needs 'rotary_pct' to be a share in (0, 1], not " + it->dump());
+    rotary = it->get<double>();
+  }
+  if (auto st = activation_field(j, type, "hidden_act", "gelu", "GPT-NeoX's MLP is GELU"); !st.ok()) return st.error();
+  a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
+  a.intermediate = inter; a.context = context; a.tied_embeddings = tied; a.attention_bias = abias; a.mlp_bias = true;
+  a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop; a.parallel_residual = parallel;
+  a.norm = "layernorm"; a.mlp = "gelu"; a.position = "rope"; a.rotary_percent = rotary;
+  return Ok{};
+}
+
+// modeling_falcon.py: multi-query attention (one K/V head) or, with new_decoder_architecture,
+// num_kv_heads groups; parallel_attn runs attention and MLP on one input_layernorm (two,
+// ln_attn and ln_mlp, in the new architecture); `bias` for every linear; a tied head.
+Status read_falcon(const Json& j, const std::string& type, TransformerArch& a) {
+  a.family = "gpt_neox";
+  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_FIELD(layers, int_field(j, type, j.contains("num_hidden_layers") || !j.contains("n_layer") ? "num_hidden_layers" : "n_layer", -1, 2000));
+  AUTOPAR_FIELD(heads, int_field(j, type, j.contains("num_attention_heads") || !j.contains("n_head") ? "num_attention_heads" : "n_head", -1, 65536));
+  AUTOPAR_FIELD(new_arch, bool_field(j, type, "new_decoder_architecture", false));
+  AUTOPAR_FIELD(multi_query, bool_field(j, type, "multi_query", true));
+  AUTOPAR_FIELD(parallel, bool_field(j, type, "parallel_attn", true));
+  AUTOPAR_FIELD(bias, bool_field(j, type, "bias", false));
+  AUTOPAR_FIELD(alibi, bool_field(j, type, "alibi", false));
+  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
+  AUTOPAR_FIELD(kv_given, int_field(j, type, "num_kv_heads", heads, 65536));
+  AUTOPAR_FIELD(ffn, int_field(j, type, "ffn_hidden_size", 4 * hidden));
+  AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 2048));
+  AUTOPAR_FIELD(norms, int_field(j, type, "num_ln_in_parallel_attn", new_arch ? 2 : 1, 2));
+  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
+  AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout", 0.0));
+  if (alibi)
+    return field_error("bad_value", type, "alibi", "with alibi true (ALiBi attention biases instead of rotary positions) is not supported; autopar models Falcon's rotary layout");
+  if (auto st = activation_field(j, type, "activation", "gelu", "Falcon's MLP is GELU"); !st.ok()) return st.error();
+  const int64_t kv = new_arch ? kv_given : multi_query ? 1 : heads;
+  if (heads % kv != 0)
+    return field_error("bad_value", type, "num_kv_heads", "has num_kv_heads " + std::to_string(kv) + ", which does not divide num_attention_heads " + std::to_string(heads));
+  a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = kv;
+  a.intermediate = ffn; a.context = context; a.tied_embeddings = tied; a.attention_bias = bias; a.mlp_bias = bias;
+  a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop;
+  a.parallel_residual = parallel || new_arch;
+  a.shared_norm = a.parallel_residual && !(new_arch && norms == 2);
+  a.norm = "layernorm"; a.mlp = "gelu"; a.position = "rope";
+  return Ok{};
+}
+
+// modeling_opt.py: learned positions with 2 rows before the first (OPTLearnedPositionalEmbedding's
+// offset), biased q/k/v/out_proj and fc1/fc2 with ReLU, LayerNorm before (or, with
+// do_layer_norm_before false, after) each block, project_in/out when word_embed_proj_dim
+// differs from hidden_size, a head tied to embed_tokens.
+Status read_opt(const Json& j, const std::string& type, TransformerArch& a) {
+  a.family = "opt";
+  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_FIELD(ffn, int_field(j, type, "ffn_dim", -1));
+  AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
+  AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
+  AUTOPAR_FIELD(positions, int_field(j, type, "max_position_embeddings", 2048));
+  AUTOPAR_FIELD(proj, int_field(j, type, "word_embed_proj_dim", hidden));
+  AUTOPAR_FIELD(pre_norm, bool_field(j, type, "do_layer_norm_before", true));
+  AUTOPAR_FIELD(removed_final, bool_field(j, type, "_remove_final_layer_norm", false));
+  AUTOPAR_FIELD(bias, bool_field(j, type, "enable_bias", true));
+  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
+  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
+  AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "dropout", 0.1));
+  if (auto st = activation_field(j, type, "activation_function", "relu", "OPT's MLP is ReLU"); !st.ok()) return st.error();
+  a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
+  a.intermediate = ffn; a.max_positions = positions + 2; a.position_offset = 2; a.context = positions;
+  a.tied_embeddings = tied; a.attention_bias = bias; a.mlp_bias = bias; a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop;
+  a.post_norm = !pre_norm; a.embed_dim = proj != hidden ? proj : 0;
+  a.norm = "layernorm"; a.mlp = "relu"; a.position = "learned";
+  // The final norm exists only with norms before the blocks, and when not removed (OPTDecoder.__init__).
+  a.final_norm = pre_norm && !removed_final;
+  return Ok{};
+}
+
+// bert and roberta (modeling_roberta.py: BERT's layout; positions counted from
+// padding_idx + 1, so max_position_embeddings = 514 rows hold 512 positions).
+Status read_bert(const Json& j, const std::string& type, TransformerArch& a) {
+  a.family = "bert";
+  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
+  AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
+  AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
+  AUTOPAR_FIELD(positions, int_field(j, type, "max_position_embeddings", -1));
+  AUTOPAR_FIELD(types, int_field(j, type, "type_vocab_size", type == "roberta" ? 1 : 2));
+  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_probs_dropout_prob", 0.1));
+  AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout_prob", 0.1));
+  if (auto st = activation_field(j, type, "hidden_act", "gelu", "BERT's MLP is GELU"); !st.ok()) return st.error();
+  int64_t offset = 0;
+  if (type == "roberta") {
+    // padding_idx may be 0 (then positions start at 1); a non-integer is the wrong type.
+    int64_t pad = 1;
+    if (auto it = j.find("pad_token_id"); it != j.end() && !it->is_null()) {
+      if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= positions)
+        return field_error("bad_value", type, "pad_token_id", "needs 'pad_token_id' to be a token id below max_position_embeddings, not " + it->dump());
+      pad = it->get<int64_t>();
+    }
+    offset = pad + 1;
+    if (offset >= positions)
+      return field_error("out_of_range", type, "max_position_embeddings", "has max_position_embeddings " + std::to_string(positions) +
+                                                                               ", which leaves no position after padding_idx " + std::to_string(pad));
+  }
+  a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
+  a.intermediate = inter; a.max_positions = positions; a.position_offset = offset; a.context = positions - offset; a.type_vocab = types;
+  a.attention_bias = true; a.mlp_bias = true; a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop;
+  a.norm = "layernorm"; a.mlp = "gelu"; a.position = "learned"; a.post_norm = true;
+  return Ok{};
+}
+
+// Each model_type autopar reads, with the reader of its family's fields (the families that keep
+// Llama's layout share one reader).
+struct HfFamily {
+  const char* model_type;
+  Status (*read)(const Json& j, const std::string& type, TransformerArch& a);
+};
+const HfFamily kHfFamilies[] = {
+    {"gpt2", read_gpt2},           {"llama", read_llama_like}, {"mistral", read_llama_like}, {"mixtral", read_llama_like},
+    {"qwen2", read_llama_like},    {"qwen2_moe", read_llama_like}, {"gemma", read_llama_like}, {"phi3", read_llama_like},
+    {"gpt_neox", read_gpt_neox},   {"falcon", read_falcon},    {"opt", read_opt},            {"bert", read_bert},
+    {"roberta", read_bert},
+};
+
+const std::vector<std::string>& supported_types() {
+  static const std::vector<std::string> t = [] {
+    std::vector<std::string> types;
+    for (const HfFamily& f : kHfFamilies) types.push_back(f.model_type);
+    return types;
+  }();
+  return t;
+}
+
+}  // namespace
+
 Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& name) {
   if (!j.is_object()) return make_error("wrong_type", "a config.json must be an object", "");
   auto mt = j.find("model_type");
@@ -218,9 +461,7 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
   const std::string type = mt->get<std::string>();
   if (contains(encoder_decoder_types(), type)) return make_error("unknown_model", encoder_decoder_reason(type), "model_type");
   if (!contains(supported_types(), type))
-    return make_error("unknown_model", "model_type '" + type + "' is not supported; autopar reads gpt2, llama, mistral, mixtral, qwen2, qwen2_moe, "
-                                       "gemma, phi3, gpt_neox, falcon, opt, bert and roberta configs",
-                      "model_type");
+    return make_error("unknown_model", "model_type '" + type + "' is not supported; autopar reads " + supported_list() + " configs", "model_type");
   const bool moe_type = type == "mixtral" || type == "qwen2_moe";
   if (auto st = check_consistent(j, type, moe_type); !st.ok()) return st.error();
   AUTOPAR_FIELD(dtype_bytes, dtype_field(j));
@@ -234,204 +475,11 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
   a.rope_theta = number_or(j, j.contains("rope_theta") ? "rope_theta" : "rotary_emb_base", 10000);
   for (const char* key : {"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps"})
     if (a.norm_epsilon == 0) a.norm_epsilon = number_or(j, key, 0);
-  const bool llama_like = type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen2_moe" ||
-                          type == "gemma" || type == "phi3";
-  if (type == "gpt2") {
-    a.family = "gpt2";
-    AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-    AUTOPAR_FIELD(hidden, int_field(j, type, "n_embd", -1));
-    AUTOPAR_FIELD(layers, int_field(j, type, "n_layer", -1, 2000));
-    AUTOPAR_FIELD(heads, int_field(j, type, "n_head", -1, 65536));
-    // n_positions, or n_ctx in older configs.
-    AUTOPAR_FIELD(positions, int_field(j, type, !j.contains("n_positions") && j.contains("n_ctx") ? "n_ctx" : "n_positions", -1));
-    AUTOPAR_FIELD(inner, int_field(j, type, "n_inner", 4 * hidden));
-    AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
-    AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attn_pdrop", 0.1));
-    AUTOPAR_FIELD(resid_drop, dropout_field(j, type, "resid_pdrop", 0.1));
-    a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
-    a.intermediate = inner; a.max_positions = positions; a.context = positions;
-    a.tied_embeddings = tied; a.attention_bias = true; a.mlp_bias = true;
-    a.attention_dropout = attn_drop; a.hidden_dropout = resid_drop;
-    a.norm = "layernorm"; a.mlp = "gelu"; a.position = "learned";
-    if (auto st = activation_field(j, type, "activation_function", "gelu", "autopar models GPT-2's GELU MLP"); !st.ok()) return st.error();
-  } else if (llama_like) {
-    // Llama's layout (modeling_llama.py) and the families that keep it: Mistral; Qwen2 (biases
-    // on q/k/v only); Gemma (head_dim 256 whatever the width, GeGLU, tied embeddings; its
-    // embedding scaling by sqrt(hidden) and RMSNorm's (1 + weight) change no count); Phi-3
-    // (q/k/v fused in qkv_proj, gate and up in gate_up_proj: the same weights as the fused ops
-    // here); Mixtral (each MLP is num_local_experts SwiGLU experts behind a router without
-    // bias); Qwen2-MoE (Qwen2's attention, num_experts SwiGLU experts of moe_intermediate_size
-    // and a gated shared expert of shared_expert_intermediate_size).
-    a.family = "llama";
-    const bool qwen = type == "qwen2" || type == "qwen2_moe";
-    AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-    AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-    AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
-    AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
-    AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
-    AUTOPAR_FIELD(kv, int_field(j, type, "num_key_value_heads", heads, 65536));
-    AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 4096));
-    AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", type == "gemma"));
-    AUTOPAR_FIELD(abias, bool_field(j, type, "attention_bias", false));
-    AUTOPAR_FIELD(mbias, bool_field(j, type, "mlp_bias", false));
-    AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
-    AUTOPAR_FIELD(resid_drop, dropout_field(j, type, "resid_pdrop", 0.0));
-    // head_dim: Gemma's 256 (and newer Llama/Mistral configs) need not be hidden / heads; the
-    // attention then reads heads x head_dim and o_proj maps that back to hidden.
-    AUTOPAR_FIELD(head_dim, int_field(j, type, "head_dim", type == "gemma" ? 256 : 0, 65536));
-    if (heads % kv != 0)
-      return field_error("bad_value", type, "num_key_value_heads", "has num_key_value_heads " + std::to_string(kv) +
-                                                                     ", which does not divide num_attention_heads " + std::to_string(heads));
-    if (type == "gemma") {
-      // Gemma names its activation hidden_activation (newer) or hidden_act: a GELU, gated.
-      for (const char* key : {"hidden_activation", "hidden_act"})
-        if (auto st = activation_field(j, type, key, "gelu", "Gemma's MLP is GeGLU (gelu)"); !st.ok()) return st.error();
-    } else if (auto st = activation_field(j, type, "hidden_act", "silu", "this family's MLP is SwiGLU (silu)"); !st.ok()) {
-      return st.error();
+  for (const HfFamily& family : kHfFamilies)
+    if (type == family.model_type) {
+      if (auto st = family.read(j, type, a); !st.ok()) return st.error();
+      break;
     }
-    a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = kv;
-    a.intermediate = inter; a.context = context; a.tied_embeddings = tied;
-    a.attention_bias = abias; a.mlp_bias = mbias; a.attention_dropout = attn_drop; a.hidden_dropout = resid_drop;
-    a.qkv_bias_only = qwen && !abias;   // Qwen2Attention: q/k/v_proj bias=True, o_proj bias=False
-    a.head_dim = head_dim > 0 && head_dim * heads != hidden ? head_dim : 0;
-    a.norm = "rmsnorm"; a.mlp = type == "gemma" ? "geglu" : "swiglu"; a.position = "rope";
-    if (type == "mixtral") {
-      AUTOPAR_FIELD(experts, int_field(j, type, "num_local_experts", 8, 65536));
-      AUTOPAR_FIELD(topk, int_field(j, type, "num_experts_per_tok", 2, 65536));
-      a.experts = experts; a.experts_per_token = topk; a.moe_intermediate = inter;
-    } else if (type == "qwen2_moe") {
-      AUTOPAR_FIELD(experts, int_field(j, type, "num_experts", 60, 65536));
-      AUTOPAR_FIELD(topk, int_field(j, type, "num_experts_per_tok", 4, 65536));
-      AUTOPAR_FIELD(moe_inter, int_field(j, type, "moe_intermediate_size", 1408));
-      AUTOPAR_FIELD(shared_inter, int_field(j, type, "shared_expert_intermediate_size", 5632));
-      AUTOPAR_FIELD(step, int_field(j, type, "decoder_sparse_step", 1, 2000));
-      AUTOPAR_FIELD(dense, int_list_field(j, type, "mlp_only_layers"));
-      a.experts = experts; a.experts_per_token = topk; a.moe_intermediate = moe_inter;
-      a.shared_expert_intermediate = shared_inter; a.moe_layer_step = step; a.dense_layers = dense;
-    }
-    if (a.experts > 0 && a.experts_per_token > a.experts)
-      return field_error("out_of_range", type, "num_experts_per_tok", "routes each token to " + std::to_string(a.experts_per_token) +
-                                                                        " experts but has only " + std::to_string(a.experts) + "; give num_experts_per_tok at most that");
-  } else if (type == "gpt_neox") {
-    // modeling_gpt_neox.py: LayerNorm before attention and MLP, fused query_key_value with
-    // biases, rotary on rotary_pct of each head, GELU MLP with biases, an untied embed_out and,
-    // with use_parallel_residual, x + attn(ln1(x)) + mlp(ln2(x)).
-    a.family = "gpt_neox";
-    AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-    AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-    AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
-    AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
-    AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
-    AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 2048));
-    AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", false));
-    AUTOPAR_FIELD(parallel, bool_field(j, type, "use_parallel_residual", true));
-    AUTOPAR_FIELD(abias, bool_field(j, type, "attention_bias", true));
-    AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
-    AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout", 0.0));
-    double rotary = 0.25;
-    if (auto it = j.find("rotary_pct"); it != j.end() && !it->is_null()) {
-      if (!it->is_number() || !(it->get<double>() > 0 && it->get<double>() <= 1))
-        return field_error("bad_value", type, "rotary_pct", "needs 'rotary_pct' to be a share in (0, 1], not " + it->dump());
-      rotary = it->get<double>();
-    }
-    if (auto st = activation_field(j, type, "hidden_act", "gelu", "GPT-NeoX's MLP is GELU"); !st.ok()) return st.error();
-    a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
-    a.intermediate = inter; a.context = context; a.tied_embeddings = tied; a.attention_bias = abias; a.mlp_bias = true;
-    a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop; a.parallel_residual = parallel;
-    a.norm = "layernorm"; a.mlp = "gelu"; a.position = "rope"; a.rotary_percent = rotary;
-  } else if (type == "falcon") {
-    // modeling_falcon.py: multi-query attention (one K/V head) or, with new_decoder_architecture,
-    // num_kv_heads groups; parallel_attn runs attention and MLP on one input_layernorm (two,
-    // ln_attn and ln_mlp, in the new architecture); `bias` for every linear; a tied head.
-    a.family = "gpt_neox";
-    AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-    AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-    AUTOPAR_FIELD(layers, int_field(j, type, j.contains("num_hidden_layers") || !j.contains("n_layer") ? "num_hidden_layers" : "n_layer", -1, 2000));
-    AUTOPAR_FIELD(heads, int_field(j, type, j.contains("num_attention_heads") || !j.contains("n_head") ? "num_attention_heads" : "n_head", -1, 65536));
-    AUTOPAR_FIELD(new_arch, bool_field(j, type, "new_decoder_architecture", false));
-    AUTOPAR_FIELD(multi_query, bool_field(j, type, "multi_query", true));
-    AUTOPAR_FIELD(parallel, bool_field(j, type, "parallel_attn", true));
-    AUTOPAR_FIELD(bias, bool_field(j, type, "bias", false));
-    AUTOPAR_FIELD(alibi, bool_field(j, type, "alibi", false));
-    AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
-    AUTOPAR_FIELD(kv_given, int_field(j, type, "num_kv_heads", heads, 65536));
-    AUTOPAR_FIELD(ffn, int_field(j, type, "ffn_hidden_size", 4 * hidden));
-    AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 2048));
-    AUTOPAR_FIELD(norms, int_field(j, type, "num_ln_in_parallel_attn", new_arch ? 2 : 1, 2));
-    AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
-    AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout", 0.0));
-    if (alibi)
-      return field_error("bad_value", type, "alibi", "with alibi true (ALiBi attention biases instead of rotary positions) is not supported; autopar models Falcon's rotary layout");
-    if (auto st = activation_field(j, type, "activation", "gelu", "Falcon's MLP is GELU"); !st.ok()) return st.error();
-    const int64_t kv = new_arch ? kv_given : multi_query ? 1 : heads;
-    if (heads % kv != 0)
-      return field_error("bad_value", type, "num_kv_heads", "has num_kv_heads " + std::to_string(kv) + ", which does not divide num_attention_heads " + std::to_string(heads));
-    a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = kv;
-    a.intermediate = ffn; a.context = context; a.tied_embeddings = tied; a.attention_bias = bias; a.mlp_bias = bias;
-    a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop;
-    a.parallel_residual = parallel || new_arch;
-    a.shared_norm = a.parallel_residual && !(new_arch && norms == 2);
-    a.norm = "layernorm"; a.mlp = "gelu"; a.position = "rope";
-  } else if (type == "opt") {
-    // modeling_opt.py: learned positions with 2 rows before the first (OPTLearnedPositionalEmbedding's
-    // offset), biased q/k/v/out_proj and fc1/fc2 with ReLU, LayerNorm before (or, with
-    // do_layer_norm_before false, after) each block, project_in/out when word_embed_proj_dim
-    // differs from hidden_size, a head tied to embed_tokens.
-    a.family = "opt";
-    AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-    AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-    AUTOPAR_FIELD(ffn, int_field(j, type, "ffn_dim", -1));
-    AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
-    AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
-    AUTOPAR_FIELD(positions, int_field(j, type, "max_position_embeddings", 2048));
-    AUTOPAR_FIELD(proj, int_field(j, type, "word_embed_proj_dim", hidden));
-    AUTOPAR_FIELD(pre_norm, bool_field(j, type, "do_layer_norm_before", true));
-    AUTOPAR_FIELD(removed_final, bool_field(j, type, "_remove_final_layer_norm", false));
-    AUTOPAR_FIELD(bias, bool_field(j, type, "enable_bias", true));
-    AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
-    AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
-    AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "dropout", 0.1));
-    if (auto st = activation_field(j, type, "activation_function", "relu", "OPT's MLP is ReLU"); !st.ok()) return st.error();
-    a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
-    a.intermediate = ffn; a.max_positions = positions + 2; a.position_offset = 2; a.context = positions;
-    a.tied_embeddings = tied; a.attention_bias = bias; a.mlp_bias = bias; a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop;
-    a.post_norm = !pre_norm; a.embed_dim = proj != hidden ? proj : 0;
-    a.norm = "layernorm"; a.mlp = "relu"; a.position = "learned";
-    // The final norm exists only with norms before the blocks, and when not removed (OPTDecoder.__init__).
-    a.final_norm = pre_norm && !removed_final;
-  } else {
-    // bert and roberta (modeling_roberta.py: BERT's layout; positions counted from
-    // padding_idx + 1, so max_position_embeddings = 514 rows hold 512 positions).
-    a.family = "bert";
-    AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-    AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-    AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
-    AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
-    AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
-    AUTOPAR_FIELD(positions, int_field(j, type, "max_position_embeddings", -1));
-    AUTOPAR_FIELD(types, int_field(j, type, "type_vocab_size", type == "roberta" ? 1 : 2));
-    AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_probs_dropout_prob", 0.1));
-    AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout_prob", 0.1));
-    if (auto st = activation_field(j, type, "hidden_act", "gelu", "BERT's MLP is GELU"); !st.ok()) return st.error();
-    int64_t offset = 0;
-    if (type == "roberta") {
-      // padding_idx may be 0 (then positions start at 1); a non-integer is the wrong type.
-      int64_t pad = 1;
-      if (auto it = j.find("pad_token_id"); it != j.end() && !it->is_null()) {
-        if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= positions)
-          return field_error("bad_value", type, "pad_token_id", "needs 'pad_token_id' to be a token id below max_position_embeddings, not " + it->dump());
-        pad = it->get<int64_t>();
-      }
-      offset = pad + 1;
-      if (offset >= positions)
-        return field_error("out_of_range", type, "max_position_embeddings", "has max_position_embeddings " + std::to_string(positions) +
-                                                                                 ", which leaves no position after padding_idx " + std::to_string(pad));
-    }
-    a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
-    a.intermediate = inter; a.max_positions = positions; a.position_offset = offset; a.context = positions - offset; a.type_vocab = types;
-    a.attention_bias = true; a.mlp_bias = true; a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop;
-    a.norm = "layernorm"; a.mlp = "gelu"; a.position = "learned"; a.post_norm = true;
-  }
   if (a.head_dim == 0 && a.hidden % a.heads != 0)
     return make_error("bad_value", "a " + type + " config has a hidden size of " + std::to_string(a.hidden) +
                                        ", which " + std::to_string(a.heads) + " attention heads do not divide",

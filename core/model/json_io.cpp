@@ -320,6 +320,7 @@ Json cluster_to_json(const Cluster& c) {
                   {"kernel_overhead_us", c.gpu.kernel_overhead_us},
                   {"peak_tflops_tf32", c.gpu.peak_tflops_tf32},
                   {"peak_tflops_fp16", c.gpu.peak_tflops_fp16}};
+  if (c.gpu.peak_tflops_fp8 > 0) j["gpu"]["peak_tflops_fp8"] = c.gpu.peak_tflops_fp8;
   if (c.gpu.precision != Precision::fp32) j["gpu"]["precision"] = precision_name(c.gpu.precision);
   // The efficiencies are written when they differ from the plain roofline (files of ideal GPUs stay as they were).
   const GpuSpec ideal;
@@ -334,16 +335,22 @@ Json cluster_to_json(const Cluster& c) {
   };
   j["intra_node"] = link_json(c.intra_node);
   j["inter_node"] = link_json(c.inter_node);
+  // The network is per NIC: its bandwidth is one NIC's, and the node has this many.
+  j["inter_node"]["nics_per_node"] = c.nics();
   if (c.overlap_grad_sync) j["overlap_grad_sync"] = true;
   if (c.optimizer_step) j["optimizer_step"] = true;
   j["sources"] = c.sources;
+  // Derived from the numbers above (read back but not trusted): whether a run calibrates them, and what they mean.
+  j["calibrated"] = c.calibrated();
+  if (c.calibrated()) j["calibrated_by"] = c.calibrated_by;
+  j["note"] = efficiency_note(c);
   return j;
 }
 
 Result<Cluster> cluster_from_json(const Json& j) {
   if (!j.is_object()) return wrong_type("(top level)", "an object with nodes, gpus_per_node, gpu, intra_node and inter_node", j);
   if (auto s = only_keys(j, "", {"format", "version", "name", "nodes", "gpus_per_node", "gpu", "intra_node", "inter_node", "sources",
-                                "overlap_grad_sync", "optimizer_step"}); !s.ok())
+                                "overlap_grad_sync", "optimizer_step", "calibrated", "calibrated_by", "note"}); !s.ok())
     return s.error();
   if (auto f = member(j, "format", "", false); f.ok() && f.value()) {
     if (!f.value()->is_string() || f.value()->get<std::string>() != "autopar-cluster")
@@ -376,7 +383,7 @@ Result<Cluster> cluster_from_json(const Json& j) {
   if (!gpu.value()->is_object()) return wrong_type("gpu", "an object", *gpu.value());
   const Json& g = *gpu.value();
   if (auto s = only_keys(g, "gpu", {"model", "peak_tflops", "memory_bandwidth_gb_per_s", "memory_gib", "kernel_overhead_us",
-                                    "peak_tflops_tf32", "peak_tflops_fp16", "precision", "matmul_efficiency", "matmul_half_gflop",
+                                    "peak_tflops_tf32", "peak_tflops_fp16", "peak_tflops_fp8", "precision", "matmul_efficiency", "matmul_half_gflop",
                                     "memory_efficiency", "attention_score_passes"}); !s.ok())
     return s.error();
   // The efficiencies are optional: without them the GPU is the datasheet's plain roofline.
@@ -390,17 +397,19 @@ Result<Cluster> cluster_from_json(const Json& j) {
     }
   }
   // The TF32 and FP16/BF16 peaks are optional (0: none or unknown, the FP32 peak is used).
-  for (const char* key : {"peak_tflops_tf32", "peak_tflops_fp16"}) {
-    if (auto m = member(g, key, "gpu", false); m.ok() && m.value()) {
-      auto v = get_number(g, key, "gpu");
+  struct Peak { const char* key; double* target; };
+  for (const Peak& pk : {Peak{"peak_tflops_tf32", &c.gpu.peak_tflops_tf32}, Peak{"peak_tflops_fp16", &c.gpu.peak_tflops_fp16},
+                         Peak{"peak_tflops_fp8", &c.gpu.peak_tflops_fp8}}) {
+    if (auto m = member(g, pk.key, "gpu", false); m.ok() && m.value()) {
+      auto v = get_number(g, pk.key, "gpu");
       if (!v.ok()) return v.error();
-      (std::string(key) == "peak_tflops_tf32" ? c.gpu.peak_tflops_tf32 : c.gpu.peak_tflops_fp16) = v.value();
+      *pk.target = v.value();
     }
   }
   if (auto m = member(g, "precision", "gpu", false); m.ok() && m.value()) {
-    if (!m.value()->is_string()) return wrong_type("gpu.precision", "a string (fp32, tf32 or mixed)", *m.value());
+    if (!m.value()->is_string()) return wrong_type("gpu.precision", std::string("a string (") + precision_names() + ")", *m.value());
     auto p = parse_precision(m.value()->get<std::string>());
-    if (!p) return make_error("bad_value", "gpu.precision '" + m.value()->get<std::string>() + "' is unknown; use fp32, tf32 or mixed", "gpu.precision");
+    if (!p) return make_error("bad_value", "gpu.precision '" + m.value()->get<std::string>() + "' is unknown; use " + precision_names(), "gpu.precision");
     c.gpu.precision = *p;
   }
   if (auto m = member(g, "model", "gpu", false); m.ok() && m.value()) {
@@ -421,8 +430,24 @@ Result<Cluster> cluster_from_json(const Json& j) {
     auto l = member(j, link, "", true);
     if (!l.ok()) return l.error();
     if (!l.value()->is_object()) return wrong_type(link, "an object with latency_us and bandwidth_gb_per_s", *l.value());
-    if (auto s = only_keys(*l.value(), link, {"latency_us", "bandwidth_gb_per_s", "bus_efficiency"}); !s.ok()) return s.error();
-    LinkSpec& spec = std::string(link) == "intra_node" ? c.intra_node : c.inter_node;
+    const bool network = std::string(link) == "inter_node";
+    if (network) {
+      if (auto s = only_keys(*l.value(), link, {"latency_us", "bandwidth_gb_per_s", "bus_efficiency", "nics_per_node"}); !s.ok()) return s.error();
+      // inter_node.bandwidth_gb_per_s is one NIC's; a file without nics_per_node (written before
+      // the field existed) has one NIC per GPU, which is how its bandwidth was priced then.
+      if (auto m = member(*l.value(), "nics_per_node", link, false); m.ok() && m.value()) {
+        auto v = as_int(*m.value(), "inter_node.nics_per_node");
+        if (!v.ok()) return v.error();
+        if (v.value() < 1 || v.value() > kMaxNicsPerNode)
+          return make_error("out_of_range", "inter_node.nics_per_node is " + std::to_string(v.value()) + "; it must be between 1 and " +
+                                                std::to_string(kMaxNicsPerNode) + " (network NICs per node, each of bandwidth_gb_per_s)",
+                            "inter_node.nics_per_node");
+        c.nics_per_node = int(v.value());
+      }
+    } else if (auto s = only_keys(*l.value(), link, {"latency_us", "bandwidth_gb_per_s", "bus_efficiency"}); !s.ok()) {
+      return s.error();
+    }
+    LinkSpec& spec = network ? c.inter_node : c.intra_node;
     if (auto m = member(*l.value(), "bus_efficiency", link, false); m.ok() && m.value()) {
       auto v = get_number(*l.value(), "bus_efficiency", link);
       if (!v.ok()) return v.error();
@@ -439,6 +464,14 @@ Result<Cluster> cluster_from_json(const Json& j) {
     if (!s.value()->is_string()) return wrong_type("sources", "a string", *s.value());
     c.sources = s.value()->get<std::string>();
   }
+  // "calibrated" and "note" are derived from the rest (efficiency_note); they are checked for type only.
+  if (auto m = member(j, "calibrated_by", "", false); m.ok() && m.value()) {
+    if (!m.value()->is_string()) return wrong_type("calibrated_by", "a string (the published runs the efficiencies are fitted on)", *m.value());
+    c.calibrated_by = m.value()->get<std::string>();
+  }
+  if (auto m = member(j, "calibrated", "", false); m.ok() && m.value() && !m.value()->is_boolean())
+    return wrong_type("calibrated", "true or false", *m.value());
+  if (auto m = member(j, "note", "", false); m.ok() && m.value() && !m.value()->is_string()) return wrong_type("note", "a string", *m.value());
   if (auto s = validate_cluster(c); !s.ok()) return s.error();
   return c;
 }

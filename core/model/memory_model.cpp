@@ -56,7 +56,7 @@ const char* optimizer_name(Optimizer o) { return o == Optimizer::adam ? "adam" :
 
 StateBytesPerParam state_bytes_per_param(Precision p, Optimizer o) {
   StateBytesPerParam b;
-  const bool mixed = p == Precision::mixed;
+  const bool mixed = is_mixed_precision(p);   // mixed, bf16, fp16 and fp8 keep 16-bit weights and gradients
   b.params = mixed ? 2 : 4;
   b.grads = mixed ? 2 : 4;
   const int moments = o == Optimizer::adam ? 8 : 4;   // Adam: momentum + variance; SGD: momentum (FP32)

@@ -475,15 +475,22 @@ Result<Graph> load_model_json(const std::string& text, const std::string& label,
   return g;
 }
 
+ModelFileSpec split_model_file_spec(const std::string& text) {
+  ModelFileSpec out;
+  const size_t json_end = text.find(".json:");
+  if (!ends_with(text, ".json") && json_end == std::string::npos) return out;
+  out.is_file = true;
+  out.file = json_end == std::string::npos ? text : text.substr(0, json_end + 5);
+  out.overrides = json_end == std::string::npos ? "" : text.substr(json_end + 6);
+  return out;
+}
+
 Result<Graph> load_model(const std::string& text) {
   // FILE.json or FILE.json:key=value,...
-  size_t json_end = text.find(".json:");
-  if (ends_with(text, ".json") || json_end != std::string::npos) {
-    const std::string file = json_end == std::string::npos ? text : text.substr(0, json_end + 5);
-    const std::string overrides = json_end == std::string::npos ? "" : text.substr(json_end + 6);
-    auto body = read_text_file(file);
+  if (const ModelFileSpec spec = split_model_file_spec(text); spec.is_file) {
+    auto body = read_text_file(spec.file);
     if (!body.ok()) return body.error();
-    return load_model_json(body.value(), "'" + file + "'", overrides, "--model");
+    return load_model_json(body.value(), "'" + spec.file + "'", spec.overrides, "--model");
   }
   auto spec = builtin_model_spec(text);
   if (!spec.ok()) return spec.error();

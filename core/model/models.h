@@ -49,6 +49,15 @@ Result<BuiltinChoice> parse_builtin_model(const std::string& text, const std::st
 // valid ones). `arg_path` names the argument in errors (e.g. "--model").
 Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string& arg_path = "--model");
 
+// A model given as a file: "FILE.json" or "FILE.json:key=value,..." split into the file and its
+// overrides. `is_file` is false for anything else (a built-in spec), with both parts empty.
+struct ModelFileSpec {
+  bool is_file = false;
+  std::string file;        // "examples/models/hf/llama-3-8b.json"
+  std::string overrides;   // "batch=16,seq=2048"; empty when none
+};
+ModelFileSpec split_model_file_spec(const std::string& text);
+
 // Loads a model from a built-in spec string or a file: "FILE.json" or "FILE.json:key=value,..."
 // (an autopar model file, or a Hugging Face config.json recognised by its model_type).
 Result<Graph> load_model(const std::string& text);

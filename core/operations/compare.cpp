@@ -8,6 +8,7 @@
 
 #include "device_mesh.h"
 #include "engine_export.h"
+#include "pipeline_schedule.h"
 #include "sharding_spec.h"
 #include "soap.h"
 
@@ -94,7 +95,47 @@ Result<AlpaPipelinePlan> plan_alpa_pipeline(const Graph& g, const Cluster& c, in
   return planner.result();
 }
 
-AlpaPipelinePlanner::AlpaPipelinePlanner(const Graph& g, const Cluster& c, int microbatches) : cluster_(c), microbatches_(microbatches) {
+Status check_given_inter_plan(const InterOpPlan& plan, int layers, const Cluster& c, const std::string& path) {
+  const std::string at = path + ".stages";
+  if (plan.stages.empty()) return make_error(ErrorCode::bad_value, at + " is empty: a pipeline plan has at least one stage", at);
+  int next_layer = 0, next_device = 0;
+  for (size_t k = 0; k < plan.stages.size(); ++k) {
+    const PipelineStage& s = plan.stages[k];
+    const std::string here = at + "[" + std::to_string(k) + "]";
+    if (s.first != next_layer || s.last < s.first || s.last >= layers)
+      return make_error(ErrorCode::bad_value,
+                        here + " covers layers " + std::to_string(s.first) + ".." + std::to_string(s.last) + "; the stages must cover layers 0.." +
+                            std::to_string(layers - 1) + " of this model in order, the next from layer " + std::to_string(next_layer),
+                        here + ".first");
+    const bool shape_ok = s.submesh.nodes >= 1 && s.submesh.gpus >= 1 && s.submesh.nodes <= c.nodes && s.submesh.gpus <= c.gpus_per_node &&
+                          (s.submesh.nodes == 1 || s.submesh.gpus == c.gpus_per_node);
+    if (!shape_ok)
+      return make_error(ErrorCode::bad_value,
+                        here + "'s sub-mesh " + std::to_string(s.submesh.nodes) + "x" + std::to_string(s.submesh.gpus) + " is not one of Alpa's on a " +
+                            std::to_string(c.nodes) + "x" + std::to_string(c.gpus_per_node) + " cluster",
+                        here + ".submesh");
+    // The plan's stages sit on consecutive devices in pipeline order (the inter-op pass's boundary model).
+    if (s.device_offset != next_device || next_device + s.submesh.devices() > c.num_devices())
+      return make_error(ErrorCode::bad_value,
+                        here + " starts at device " + std::to_string(s.device_offset) + "; the stages must sit on consecutive devices, this one from " +
+                            std::to_string(next_device) + ", within the cluster's " + std::to_string(c.num_devices()),
+                        here + ".device_offset");
+    auto shape = parse_mesh_shape(s.logical_mesh, here + ".logical_mesh");
+    if (!shape.ok()) return shape.error();
+    if (shape.value().first * shape.value().second != s.submesh.devices())
+      return make_error(ErrorCode::bad_value, here + "'s logical mesh " + s.logical_mesh + " does not have the sub-mesh's " +
+                                                  std::to_string(s.submesh.devices()) + " devices", here + ".logical_mesh");
+    next_layer = s.last + 1;
+    next_device += s.submesh.devices();
+  }
+  if (next_layer != layers)
+    return make_error(ErrorCode::bad_value, at + " end at layer " + std::to_string(next_layer - 1) + "; this model has layers 0.." + std::to_string(layers - 1),
+                      at);
+  return Ok{};
+}
+
+AlpaPipelinePlanner::AlpaPipelinePlanner(const Graph& g, const Cluster& c, int microbatches, const std::optional<InterOpPlan>& given)
+    : cluster_(c), microbatches_(microbatches) {
   auto micro = microbatch_graph(g, microbatches);
   if (!micro.ok()) {
     outcome_.emplace(micro.error());
@@ -102,23 +143,35 @@ AlpaPipelinePlanner::AlpaPipelinePlanner(const Graph& g, const Cluster& c, int m
   }
   InterOpOptions o;
   o.microbatches = microbatches;
+  // The builder groups the layers as `inter` does (its constructor plans nothing).
   builder_.emplace(std::move(micro.value()), c, o);
   plan_.microbatches = microbatches;
+  if (!given) return;
+  if (auto st = check_given_inter_plan(*given, int(builder_->layers().size()), c, "inter_plan"); !st.ok()) {
+    outcome_.emplace(st.error());
+    return;
+  }
+  given_ = true;
+  plan_.inter = *given;
+  stages_ = int64_t(plan_.inter.stages.size());
+  plan_.stage_of_op.assign(builder_->graph().ops.size(), 0);
+  inter_done_ = true;
 }
 
 JobProgress AlpaPipelinePlanner::progress() const {
   if (!builder_) return JobProgress{0, 0, "Alpa plan"};
   // Every layer may become a stage of its own: the stages' plans are bounded by the layers.
   const int64_t stages = inter_done_ ? stages_ : int64_t(builder_->layers().size());
-  const int64_t total = builder_->units_total() + 1 + stages;
+  const int64_t costs = given_ ? 0 : builder_->units_total() + 1;   // the stage costs and the DP, unless the plan was given
+  const int64_t total = costs + stages;
   if (done()) return JobProgress{total, total, "Alpa plan"};
-  const int64_t units = builder_->units_done() + (inter_done_ ? 1 : 0) + int64_t(next_stage_);
-  return JobProgress{units, total, !builder_->done() ? "stage costs" : !inter_done_ ? "pipeline DP" : "stage plans"};
+  const int64_t units = (given_ ? 0 : builder_->units_done() + (inter_done_ ? 1 : 0)) + int64_t(next_stage_);
+  return JobProgress{units, total, !inter_done_ && !builder_->done() ? "stage costs" : !inter_done_ ? "pipeline DP" : "stage plans"};
 }
 
 bool AlpaPipelinePlanner::step() {
   if (done()) return true;
-  if (!builder_->done()) {
+  if (!inter_done_ && !builder_->done()) {
     builder_->step(1);
     return false;
   }
@@ -244,7 +297,7 @@ void CompareFlexflowJob::work(BudgetMeter& meter) {
 CompareAlpaJob::CompareAlpaJob(const CompareRequest& request) : request_(request) {
   auto checked = check_compare_request(request);
   if (!checked.ok()) finish(checked.error());
-  else planner_.emplace(request.graph, request.cluster, checked.value());
+  else planner_.emplace(request.graph, request.cluster, checked.value(), request.inter_plan);
 }
 
 JobProgress CompareAlpaJob::progress() const {
@@ -362,9 +415,18 @@ Json CompareAlpaPart::to_json(const Graph& g) const {
   // model's (a batch of one has no sample split), so it is written against that graph.
   auto micro = microbatch_graph(g, alpa.microbatches);
   const Json alpa_strategy_json = micro.ok() ? strategy_to_json(micro.value(), alpa.strategy) : Json(nullptr);
+  // The same plan run by the schedule model (pipeline_schedule.h): the makespans the inter-op
+  // tab's charts and `inter --schedule gpipe|1f1b` give it.
+  const PlanShares shares{plan_forward_share(g), plan_weight_share(g)};
+  Json schedules = Json::object();
+  for (const auto& [name, kind] : {std::pair<const char*, PipelineKind>{"gpipe", PipelineKind::gpipe}, {"1f1b", PipelineKind::one_f_one_b}}) {
+    const PipelineSchedule ps = plan_pipeline_schedule(alpa.inter, alpa.microbatches, kind, shares);
+    schedules[name] = Json{{"makespan_ms", ps.makespan_ms}, {"bubble_fraction", ps.bubble_fraction}};
+  }
   return Json{{"makespan_ms", a.makespan_ms},
               {"mesh", cluster_shape},
               {"objective", alpa.inter.total_latency},
+              {"schedules", schedules},
               {"microbatches", alpa.microbatches},
               {"stages", stages},
               {"solve_ms", sim.planning_ms},

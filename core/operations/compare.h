@@ -33,6 +33,10 @@ struct CompareRequest {
   uint64_t seed = 1;                  // FlexFlow's search
   int64_t steps = 2000;               // FlexFlow's proposals
   int microbatches = 0;               // Alpa's pipeline; 0: the largest divisor of the batch up to 8
+  // Alpa's pipeline plan as given (the page's inter-op tab shows it: one plan per page state, so
+  // Compare simulates that very plan); none: the inter-op pass plans it here. Its stages index
+  // the layers of the micro-batch graph as `inter` numbers them (first, last from 0).
+  std::optional<InterOpPlan> inter_plan;
 };
 
 // The micro-batch count compare uses by default: the largest B <= 8 dividing every input's batch.
@@ -112,12 +116,20 @@ Result<int> check_compare_request(const CompareRequest& request);
 // Alpa's whole plan for a model (inter-op, then each stage's intra-op plan), without simulating it.
 Result<AlpaPipelinePlan> plan_alpa_pipeline(const Graph& g, const Cluster& c, int microbatches);
 
+// Checks that a given pipeline plan fits a model of `layers` layers on `c`: its stages cover
+// layers 0 .. layers-1 in order, each on a sub-mesh of the cluster's shape at consecutive device
+// offsets within it, with a logical mesh of the sub-mesh's device count. Errors name the stage
+// under `path` ("request.inter_plan.stages[2].submesh").
+Status check_given_inter_plan(const InterOpPlan& plan, int layers, const Cluster& c, const std::string& path);
+
 // plan_alpa_pipeline a unit of work at a time, so that a job can be cancelled between units:
 // one intra-op solve of the stage costs, the inter-op DP, or one stage's intra-op plan.
 class AlpaPipelinePlanner {
  public:
-  // Starts on the micro-batch graph of `g` (an error ends the planning at once).
-  AlpaPipelinePlanner(const Graph& g, const Cluster& c, int microbatches);
+  // Starts on the micro-batch graph of `g` (an error ends the planning at once). With `given`,
+  // that pipeline plan is used as it is (checked with check_given_inter_plan; no stage costs,
+  // no DP) and only its stages' intra-op plans are made.
+  AlpaPipelinePlanner(const Graph& g, const Cluster& c, int microbatches, const std::optional<InterOpPlan>& given = std::nullopt);
   // Does one unit of work; returns done().
   bool step();
   // True once the plan or an error is known.
@@ -134,6 +146,7 @@ class AlpaPipelinePlanner {
   std::optional<StageCostBuilder> builder_;
   AlpaPipelinePlan plan_;
   bool inter_done_ = false;
+  bool given_ = false;                 // the inter-op plan was given: the stage costs are not built
   size_t next_stage_ = 0;
   int64_t stages_ = 0;                 // the DP's stages (plan_ is moved into the result at the end)
   std::optional<Result<AlpaPipelinePlan>> outcome_;

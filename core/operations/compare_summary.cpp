@@ -157,6 +157,15 @@ Result<CompareSummary> compare_summary_from_json(const Json& report) {
   s.search_steps = ff.integer("search_steps");
   s.microbatches = int(al.integer("microbatches"));
   s.pipeline_objective_ms = al.number("objective");
+  // The plan under the schedule model (the inter-op tab's GPipe and 1F1B), when reported.
+  if (report.contains("alpa") && report["alpa"].contains("schedules") && report["alpa"]["schedules"].is_object()) {
+    const Json& sc = report["alpa"]["schedules"];
+    auto makespan = [&](const char* name) {
+      return sc.contains(name) && sc[name].contains("makespan_ms") && sc[name]["makespan_ms"].is_number() ? sc[name]["makespan_ms"].get<double>() : 0.0;
+    };
+    s.pipeline_gpipe_ms = makespan("gpipe");
+    s.pipeline_1f1b_ms = makespan("1f1b");
+  }
   s.alpa_solve_ms = al.number("solve_ms");
   s.mesh = al.text("mesh");
   s.stages = read_stages(al.at("stages"), "alpa.stages", error);

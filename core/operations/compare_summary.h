@@ -55,6 +55,7 @@ struct CompareSummary {
   int64_t search_steps = 0;
   int microbatches = 0;                     // Alpa's pipeline
   double pipeline_objective_ms = 0;         // the inter-op pass's total latency
+  double pipeline_gpipe_ms = 0, pipeline_1f1b_ms = 0;   // its plan under the schedule model (0: not reported)
   double alpa_solve_ms = 0;                 // Alpa's planning (wall clock)
   std::string mesh;                         // "NxG", the cluster Alpa's stages tile
   std::vector<CompareStageRow> stages;

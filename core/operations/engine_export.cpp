@@ -263,20 +263,30 @@ std::string number_text(double v) {
   return o.str();
 }
 
-}  // namespace
+// The degrees and sizes Megatron-LM's flags take for a plan, each as planned and as Megatron-LM
+// can run it, with what the notes need to say why they differ.
+struct MegatronDegrees {
+  std::vector<int64_t> stage_tp;      // per stage: the tensor-parallel size of its own plan
+  std::string logical_meshes;         // the stages' logical meshes, ", "-separated
+  int64_t planned_tp = 1, tp = 1;     // the size most stages use; the size Megatron-LM's rules allow
+  int64_t planned_ep = 1, ep = 1;     // the same for expert parallelism
+  int planned_pp = 1, pp = 1;         // the plan's stages; the nearest size that divides the GPUs
+  std::vector<int64_t> per_stage;     // per stage: its transformer layers
+  std::string stage_gpus;             // per stage: its GPUs, ", "-separated
+  PipelineSplit split;                // layers over the pipeline (Megatron's first/last options)
+  int64_t dp = 0;                     // implied data-parallel size (0: tp x pp does not divide the GPUs)
+  int64_t micro = 1;                  // each replica's micro-batch size
+};
 
-std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int devices, const std::string& title) {
+MegatronDegrees megatron_degrees(const AlpaPipelinePlan& plan, const MegatronModel& model, int devices, int64_t batch) {
+  MegatronDegrees d;
   const InterOpPlan& pipeline = plan.inter;
-  const int microbatches = plan.microbatches;
-  const MegatronModel model = megatron_model(g);
-  const int64_t batch = g.spec.inputs.empty() ? 0 : g.spec.inputs[0].shape[0];
   const int64_t heads = model.heads, groups = model.kv_heads, layers = model.layers;
   // Tensor-parallel size: each stage's own plan on its logical mesh splits its Linear layers
   // by column or row (and attention by heads) over some mesh axes; Megatron-LM runs one size for
   // every stage, so the size most stages use (the smaller on a tie). Expert parallelism, the
   // same way, from the axes the MoE layers give to experts.
-  std::vector<int64_t> stage_tp, stage_ep;
-  std::string logical_meshes;
+  std::vector<int64_t> stage_ep;
   for (const CompareStage& st : plan.stages) {
     AxisMask axes = 0, expert_axes = 0;
     for (size_t v = 0; v < st.intra.strategies.size(); ++v) {
@@ -287,9 +297,9 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
       const int e = axis_of_role(chosen(st.intra, v).name, "expert");
       if (e >= 0) expert_axes |= AxisMask(1 << e);
     }
-    stage_tp.push_back(mask_ways(axes, st.intra.mesh));
+    d.stage_tp.push_back(mask_ways(axes, st.intra.mesh));
     stage_ep.push_back(mask_ways(expert_axes, st.intra.mesh));
-    logical_meshes += (logical_meshes.empty() ? "" : ", ") + st.stage.logical_mesh;
+    d.logical_meshes += (d.logical_meshes.empty() ? "" : ", ") + st.stage.logical_mesh;
   }
   const auto vote = [](const std::vector<int64_t>& sizes) {
     int64_t best = 1;
@@ -303,72 +313,84 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
     }
     return best;
   };
-  int64_t tp = vote(stage_tp), ep = model.experts > 0 ? vote(stage_ep) : 1;
+  d.planned_tp = d.tp = vote(d.stage_tp);
+  d.planned_ep = d.ep = model.experts > 0 ? vote(stage_ep) : 1;
   // Pipeline size: the plan's stages. Megatron-LM gives every stage the same number of GPUs, so
   // a stage count that does not divide the GPUs cannot run as planned; the flags then take the
   // pipeline size nearest it that divides them (the smaller on a tie, at most one stage per
   // layer), and a note says so.
-  const int planned_pp = std::max<int>(1, int(pipeline.stages.size()));
-  int pp = planned_pp;
-  if (devices % pp != 0) {
+  d.planned_pp = d.pp = std::max<int>(1, int(pipeline.stages.size()));
+  if (devices % d.pp != 0) {
     int best = 1;
-    for (int d = 1; d <= devices; ++d)
-      if (devices % d == 0 && (layers == 0 || d <= layers) && std::abs(d - planned_pp) < std::abs(best - planned_pp)) best = d;
-    pp = best;
+    for (int k = 1; k <= devices; ++k)
+      if (devices % k == 0 && (layers == 0 || k <= layers) && std::abs(k - d.planned_pp) < std::abs(best - d.planned_pp)) best = k;
+    d.pp = best;
   }
   // Megatron-LM's checks on the tensor-parallel size: tensor x pipeline size divides the GPUs
   // (arguments.py), and the attention heads and the K/V groups divide over the tensor-parallel
   // ranks (TransformerConfig). A size that breaks one is halved until none is broken.
-  const int64_t planned_tp = tp;
   const auto tp_ok = [&](int64_t t) {
-    return t * pp <= devices && devices % (t * pp) == 0 && (heads == 0 || heads % t == 0) && (groups == 0 || groups % t == 0);
+    return t * d.pp <= devices && devices % (t * d.pp) == 0 && (heads == 0 || heads % t == 0) && (groups == 0 || groups % t == 0);
   };
-  while (tp > 1 && !tp_ok(tp)) tp = tp % 2 == 0 ? tp / 2 : 1;
+  while (d.tp > 1 && !tp_ok(d.tp)) d.tp = d.tp % 2 == 0 ? d.tp / 2 : 1;
   // Expert parallelism: the experts divide over it, and tensor x expert x pipeline size divides
   // the GPUs (parallel_state: the expert grid uses the tensor-parallel size for experts too).
-  const int64_t planned_ep = ep;
-  while (ep > 1 && (model.experts % ep != 0 || devices % (tp * ep * pp) != 0)) ep = ep % 2 == 0 ? ep / 2 : 1;
-  std::ostringstream o;
-  o << "# " << title << "\n"
-    << "# Generated by autopar: pipeline stages from Alpa's inter-op plan (" << pipeline.stages.size()
-    << (pipeline.stages.size() == 1 ? " stage, " : " stages, ") << microbatches << (microbatches == 1 ? " micro-batch" : " micro-batches")
-    << "), tensor parallelism from each stage's intra-op plan on its logical mesh (" << logical_meshes << ").\n"
-    << "# Checked against Megatron-LM core_r0.14.0's argument rules (megatron/training/arguments.py validate_args, TransformerConfig).\n";
-  if (std::adjacent_find(stage_tp.begin(), stage_tp.end(), std::not_equal_to<int64_t>()) != stage_tp.end()) {
-    o << "# Note: the stages' own plans use tensor-parallel sizes ";
-    for (size_t k = 0; k < stage_tp.size(); ++k) o << (k ? ", " : "") << stage_tp[k];
-    o << "; Megatron-LM runs one size for every stage: " << planned_tp << ".\n";
-  }
-  if (tp != planned_tp)
-    o << "# Note: tensor-parallel size " << planned_tp << " lowered to " << tp << ": Megatron-LM needs tensor x pipeline size to divide the "
-      << devices << " GPUs and the " << heads << " attention heads and " << groups << " K/V groups to divide over the tensor-parallel ranks.\n";
-  if (ep != planned_ep)
-    o << "# Note: expert-parallel size " << planned_ep << " lowered to " << ep << ": Megatron-LM needs it to divide the " << model.experts
-      << " experts and tensor x expert x pipeline size to divide the " << devices << " GPUs.\n";
+  while (d.ep > 1 && (model.experts % d.ep != 0 || devices % (d.tp * d.ep * d.pp) != 0)) d.ep = d.ep % 2 == 0 ? d.ep / 2 : 1;
   // Each stage's transformer layers, in the model's numbering (1..layers; ops before the first
   // layer or after the last, such as the embedding and the head, are numbered outside it).
-  std::vector<int64_t> per_stage;
-  std::string stage_gpus;
   for (size_t k = 0; k < pipeline.stages.size(); ++k) {
     const PipelineStage& st = pipeline.stages[k];
     if (k < plan.stages.size() && plan.stages[k].layer_numbers.size() == 2)
-      per_stage.push_back(std::max<int64_t>(0, std::min<int64_t>(plan.stages[k].layer_numbers[1], layers) -
-                                                   std::max<int64_t>(plan.stages[k].layer_numbers[0], 1) + 1));
+      d.per_stage.push_back(std::max<int64_t>(0, std::min<int64_t>(plan.stages[k].layer_numbers[1], layers) -
+                                                     std::max<int64_t>(plan.stages[k].layer_numbers[0], 1) + 1));
     else
-      per_stage.push_back(st.last - st.first + 1);
-    stage_gpus += (stage_gpus.empty() ? "" : ", ") + std::to_string(st.submesh.devices());
+      d.per_stage.push_back(st.last - st.first + 1);
+    d.stage_gpus += (d.stage_gpus.empty() ? "" : ", ") + std::to_string(st.submesh.devices());
   }
-  if (pp != planned_pp)
-    o << "# Note: the plan's " << planned_pp << " stages (" << stage_gpus << " GPUs) do not fit Megatron-LM, which needs the pipeline size to divide the "
+  // Layers over the pipeline: even, or Megatron's first/last-stage options (the plan's own
+  // stage sizes only when the flags keep its stages).
+  d.split = megatron_pipeline_split(layers, d.pp, d.pp == d.planned_pp ? d.per_stage : std::vector<int64_t>{});
+  // Batch: the global batch is micro-batch size x data-parallel size x the number of
+  // micro-batches (num_microbatches_calculator); each replica's micro-batch is the plan's
+  // micro-batch split over the data-parallel replicas.
+  d.dp = devices % (d.tp * d.pp) == 0 ? devices / (d.tp * d.pp) : 0;
+  d.micro = std::max<int64_t>(1, batch / std::max<int64_t>(1, int64_t(plan.microbatches) * std::max<int64_t>(1, d.dp)));
+  return d;
+}
+
+// The comment lines on where the degrees come from and why they differ from the plan's:
+// tensor, expert and pipeline sizes, the layer split and the batch.
+void write_megatron_layout_notes(std::ostream& o, const AlpaPipelinePlan& plan, const MegatronModel& model, const MegatronDegrees& d, int devices,
+                                 int64_t batch, const std::string& title) {
+  const InterOpPlan& pipeline = plan.inter;
+  const int microbatches = plan.microbatches;
+  const int64_t layers = model.layers;
+  o << "# " << title << "\n"
+    << "# Generated by autopar: pipeline stages from Alpa's inter-op plan (" << pipeline.stages.size()
+    << (pipeline.stages.size() == 1 ? " stage, " : " stages, ") << microbatches << (microbatches == 1 ? " micro-batch" : " micro-batches")
+    << "), tensor parallelism from each stage's intra-op plan on its logical mesh (" << d.logical_meshes << ").\n"
+    << "# Checked against Megatron-LM core_r0.14.0's argument rules (megatron/training/arguments.py validate_args, TransformerConfig).\n";
+  if (std::adjacent_find(d.stage_tp.begin(), d.stage_tp.end(), std::not_equal_to<int64_t>()) != d.stage_tp.end()) {
+    o << "# Note: the stages' own plans use tensor-parallel sizes ";
+    for (size_t k = 0; k < d.stage_tp.size(); ++k) o << (k ? ", " : "") << d.stage_tp[k];
+    o << "; Megatron-LM runs one size for every stage: " << d.planned_tp << ".\n";
+  }
+  if (d.tp != d.planned_tp)
+    o << "# Note: tensor-parallel size " << d.planned_tp << " lowered to " << d.tp << ": Megatron-LM needs tensor x pipeline size to divide the "
+      << devices << " GPUs and the " << model.heads << " attention heads and " << model.kv_heads << " K/V groups to divide over the tensor-parallel ranks.\n";
+  if (d.ep != d.planned_ep)
+    o << "# Note: expert-parallel size " << d.planned_ep << " lowered to " << d.ep << ": Megatron-LM needs it to divide the " << model.experts
+      << " experts and tensor x expert x pipeline size to divide the " << devices << " GPUs.\n";
+  const int pp = d.pp;
+  if (pp != d.planned_pp)
+    o << "# Note: the plan's " << d.planned_pp << " stages (" << d.stage_gpus << " GPUs) do not fit Megatron-LM, which needs the pipeline size to divide the "
       << devices << " GPUs with every stage the same size; these flags run the nearest pipeline it can: " << pp << (pp == 1 ? " stage" : " stages")
       << " of " << devices / pp << " GPUs.\n";
   else if (std::adjacent_find(pipeline.stages.begin(), pipeline.stages.end(), [](const PipelineStage& a, const PipelineStage& b) {
              return a.submesh.devices() != b.submesh.devices();
            }) != pipeline.stages.end())
-    o << "# Note: the plan's stages have " << stage_gpus << " GPUs; Megatron-LM gives every stage the same number (" << devices / pp << ").\n";
-  // Layers over the pipeline: even, or Megatron's first/last-stage options (the plan's own
-  // stage sizes only when the flags keep its stages).
-  const PipelineSplit split = megatron_pipeline_split(layers, pp, pp == planned_pp ? per_stage : std::vector<int64_t>{});
+    o << "# Note: the plan's stages have " << d.stage_gpus << " GPUs; Megatron-LM gives every stage the same number (" << devices / pp << ").\n";
+  const PipelineSplit& split = d.split;
   if (layers > 0 && !split.ok)
     o << "# Note: Megatron-LM cannot run this plan as it is: " << split.why << ".\n";
   else if (split.first > 0) {
@@ -381,19 +403,16 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
       o << ", the " << middle_stages << (split.last > 0 ? " middle" : " other") << (middle_stages == 1 ? " stage " : " stages ")
         << (layers - split.first - split.last) / middle_stages << (middle_stages == 1 ? "" : " each");
     o << " (--decoder-first/last-pipeline-num-layers).\n";
-  } else if (!split.as_planned && !per_stage.empty() && std::adjacent_find(per_stage.begin(), per_stage.end(), std::not_equal_to<int64_t>()) != per_stage.end()) {
+  } else if (!split.as_planned && !d.per_stage.empty() &&
+             std::adjacent_find(d.per_stage.begin(), d.per_stage.end(), std::not_equal_to<int64_t>()) != d.per_stage.end()) {
     o << "# Note: the plan's stages hold different numbers of layers; Megatron-LM splits the " << layers << " layers evenly (" << layers / pp << " per stage).\n";
   }
-  // Batch: the global batch is micro-batch size x data-parallel size x the number of
-  // micro-batches (num_microbatches_calculator); each replica's micro-batch is the plan's
-  // micro-batch split over the data-parallel replicas.
-  const int64_t dp = devices % (tp * pp) == 0 ? devices / (tp * pp) : 0;
-  const int64_t micro = std::max<int64_t>(1, batch / std::max<int64_t>(1, int64_t(microbatches) * std::max<int64_t>(1, dp)));
   // Comments go before the arguments: a comment line between backslash-continued arguments
   // would end the pasted command there.
+  const int64_t dp = d.dp, micro = d.micro;
   if (dp == 0) {
-    o << "# Note: Megatron-LM cannot run this plan as it is: it needs tensor x pipeline size (" << tp << " x " << pp << ") to divide the "
-      << devices << " GPUs, with every stage the same size, and this plan's stages have " << stage_gpus << " GPUs.\n";
+    o << "# Note: Megatron-LM cannot run this plan as it is: it needs tensor x pipeline size (" << d.tp << " x " << pp << ") to divide the "
+      << devices << " GPUs, with every stage the same size, and this plan's stages have " << d.stage_gpus << " GPUs.\n";
   } else if (batch % (micro * dp) != 0) {
     o << "# data-parallel size (implied): " << dp << "\n"
       << "# Note: Megatron-LM cannot run this plan as it is: it needs the global batch (" << batch << ") to be a multiple of micro-batch size x "
@@ -406,7 +425,13 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
         << (batch / std::max(1, microbatches) == 1 ? " sample" : " samples") << ", which do not split evenly over " << dp << " data-parallel replicas)";
     o << "\n";
   }
-  // What the flags cannot say about the model, and the vocabulary.
+}
+
+// The model's notes (what the flags cannot say, positions, vocabulary, precision) and then
+// every flag, ending the pasteable command.
+void write_megatron_flags(std::ostream& o, const Graph& g, const MegatronModel& model, const MegatronDegrees& d, int64_t batch) {
+  const int64_t heads = model.heads, groups = model.kv_heads, layers = model.layers;
+  const int64_t tp = d.tp, ep = d.ep;
   for (const std::string& c : model.cannot) o << "# Note: Megatron-LM's GPT model cannot build " << c << ".\n";
   if (layers == 0) o << "# Note: Megatron-LM builds transformer layers; this model has no attention layers, so only the parallel and batch sizes are given.\n";
   int64_t max_positions = model.max_positions;
@@ -431,9 +456,9 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
   const bool fp16 = half && model.torch_dtype == "float16" && ep == 1;
   if (half && model.torch_dtype == "float16" && ep > 1) o << "# Note: the checkpoint is float16; Megatron-LM trains expert parallelism in bf16 only.\n";
   o << "--tensor-model-parallel-size " << tp << " \\\n"
-    << "--pipeline-model-parallel-size " << pp << " \\\n";
-  if (split.ok && split.first > 0) o << "--decoder-first-pipeline-num-layers " << split.first << " \\\n";
-  if (split.ok && split.last > 0) o << "--decoder-last-pipeline-num-layers " << split.last << " \\\n";
+    << "--pipeline-model-parallel-size " << d.pp << " \\\n";
+  if (d.split.ok && d.split.first > 0) o << "--decoder-first-pipeline-num-layers " << d.split.first << " \\\n";
+  if (d.split.ok && d.split.last > 0) o << "--decoder-last-pipeline-num-layers " << d.split.last << " \\\n";
   if (layers > 0) {
     o << "--num-layers " << layers << " \\\n--hidden-size " << model.hidden << " \\\n";
     if (model.ffn > 0) o << "--ffn-hidden-size " << model.ffn << " \\\n";
@@ -472,8 +497,19 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
     if (model.vocab > 0) o << "--make-vocab-size-divisible-by " << std::max<int64_t>(divisor, 1) << " \\\n";
   }
   if (half) o << (fp16 ? "--fp16" : "--bf16") << " \\\n";
-  o << "--micro-batch-size " << micro << " \\\n"
+  o << "--micro-batch-size " << d.micro << " \\\n"
     << "--global-batch-size " << batch << "\n";
+}
+
+}  // namespace
+
+std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int devices, const std::string& title) {
+  const MegatronModel model = megatron_model(g);
+  const int64_t batch = g.spec.inputs.empty() ? 0 : g.spec.inputs[0].shape[0];
+  const MegatronDegrees d = megatron_degrees(plan, model, devices, batch);
+  std::ostringstream o;
+  write_megatron_layout_notes(o, plan, model, d, devices, batch, title);
+  write_megatron_flags(o, g, model, d, batch);
   return o.str();
 }
 

@@ -130,9 +130,15 @@ DeltaMovesExercise delta_moves_exercise(const Graph& graph, const Cluster& clust
   for (const Task& t : simulated.tasks())
     if (t.live && t.kind == TaskKind::forward && t.op >= 0 && size_t(t.op) < e.first_start_ms.size())
       e.first_start_ms[size_t(t.op)] = std::min(e.first_start_ms[size_t(t.op)], t.start_ms);
-  for (const auto& m : e.moves) e.most_recomputed = std::max(e.most_recomputed, m.recomputed);
+  // The key is the share of a move's tasks recomputed, not the count: the question (and its
+  // hint and explanation) is where delta simulation saves the least, and an op with more tasks
+  // can recompute more of them while still keeping a larger part of the timeline.
+  for (const auto& m : e.moves) e.most_recomputed_share = std::max(e.most_recomputed_share, m.recomputed_share());
   for (const auto& m : e.moves)
-    if (m.recomputed == e.most_recomputed) e.most_recomputing_ops.push_back(m.op);
+    if (m.recomputed_share() >= e.most_recomputed_share * (1 - 1e-12)) {
+      e.most_recomputing_ops.push_back(m.op);
+      e.most_recomputed = std::max(e.most_recomputed, m.recomputed);
+    }
   return e;
 }
 

@@ -63,6 +63,8 @@ struct DeltaMove {
   double full_ms = 0;             // full re-simulation of the new strategy (equals new_ms)
   // True when the delta simulation's makespan is the full re-simulation's (to 1e-9 relative).
   bool matches_full() const;
+  // The share of the live tasks after the move that were recomputed (0 when there are none).
+  double recomputed_share() const { return tasks > 0 ? double(recomputed) / double(tasks) : 0.0; }
   std::vector<int> changed_slots; // task slots that are new or have new times
   // One box of the timeline after the move: its lane (GPU or link), times and whether it changed.
   struct Box {
@@ -80,12 +82,14 @@ struct DeltaMove {
 // moved strategy in full for comparison.
 DeltaMove delta_move(const Graph& graph, const Cluster& cluster, const Strategy& strategy, int op);
 
-// Exercise 3 for a strategy: every op's move and which ops' moves recompute the most.
+// Exercise 3 for a strategy: every op's move and which ops' moves recompute the largest share of
+// their tasks (where delta simulation saves the least).
 struct DeltaMovesExercise {
   std::vector<DeltaMove> moves;              // per op
   std::vector<double> first_start_ms;        // per op: its first forward task's start (inf: none)
-  int most_recomputed = 0;                   // the largest DeltaMove::recomputed
-  std::vector<int> most_recomputing_ops;     // the ops whose move recomputes that many (ties), ascending
+  double most_recomputed_share = 0;          // the largest DeltaMove::recomputed_share()
+  std::vector<int> most_recomputing_ops;     // the ops whose move recomputes that share (ties), ascending
+  int most_recomputed = 0;                   // the most tasks recomputed among those ops
 };
 // `simulated` is `strategy`'s simulated task graph (its forward starts are what the reader
 // reasons from).

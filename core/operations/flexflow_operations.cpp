@@ -127,6 +127,7 @@ SimulateReport simulate_operation(const Graph& graph, const Cluster& cluster, co
   r.strategy = strategy_to_json(graph, request.strategy);
   r.strategy_text = strategy_table_text(graph, request.strategy);
   r.summary_text = simulation_summary_text(r.summary, cluster);
+  if (request.expert) r.expert_recipe = expert_recipe(graph);
   if (request.trace) r.trace = perfetto_trace(tg);
   if (request.task_graph) r.task_graph = task_graph_json(tg, makespan);
   return r;
@@ -136,10 +137,15 @@ Json SimulateReport::to_json() const {
   Json j = simulation_summary_json(summary, capacity_bytes);
   j["cost_model"] = cost_model;
   j["strategy"] = strategy;
+  if (expert_recipe) j["expert_recipe"] = Json{{"name", expert_recipe_name(*expert_recipe)}, {"summary", expert_recipe_summary(*expert_recipe)}};
   return j;
 }
 
-std::string SimulateReport::to_text() const { return summary_text + "\n" + strategy_text; }
+std::string SimulateReport::to_text() const {
+  const std::string recipe =
+      expert_recipe ? std::string("expert recipe: ") + expert_recipe_name(*expert_recipe) + " (" + expert_recipe_summary(*expert_recipe) + ")\n" : "";
+  return recipe + summary_text + "\n" + strategy_text;
+}
 
 Result<ExhaustiveReport> exhaustive_operation(const Graph& graph, const Cluster& cluster) {
   auto r = exhaustive_search(graph, cluster);

@@ -48,10 +48,12 @@ struct SimulateRequest {
   bool trace = false;               // keep the Perfetto trace (report.trace)
   bool task_graph = false;          // keep the task list (report.task_graph)
   Optimizer optimizer = Optimizer::adam;   // whose state the memory per GPU counts
+  bool expert = false;              // the strategy is the named expert one: the report says its recipe
 };
 // `simulate`: the summary, the strategy, and the trace or task list when asked for.
 struct SimulateReport {
   SimSummary summary;
+  std::optional<ExpertRecipe> expert_recipe;   // which recipe the expert strategy followed (request.expert)
   double capacity_bytes = 0;        // per GPU
   std::string cost_model;           // ideal, calibrated or fine
   Json strategy;                    // strategy_to_json

@@ -11,6 +11,8 @@
 
 #include "cost_model.h"
 #include "memory_model.h"
+#include "number_text.h"
+#include "pipeline_schedule.h"
 #include "report_text.h"
 
 namespace autopar {
@@ -52,19 +54,51 @@ Result<Submesh> given_plan_submesh(const GivenPlan& g, const Cluster& c) {
   return Submesh{int(per_stage / G), G};
 }
 
+// A given plan's stages over L layers: the first and last as given, the others an equal share
+// of the rest (Megatron-LM's rule); each stage's layers split into v interleaved chunks.
+Result<std::vector<std::pair<int, int>>> given_plan_stages(const GivenPlan& g, int L) {
+  const int given_ends = (g.first_stage_layers > 0) + (g.last_stage_layers > 0);
+  const int middle = g.pipeline - given_ends, rest = L - g.first_stage_layers - g.last_stage_layers;
+  if (given_ends > g.pipeline || rest < 0 || (middle == 0 ? rest != 0 : rest % middle != 0 || rest == 0))
+    return make_error("bad_value", "the model has " + std::to_string(L) + " layers, which " + std::to_string(g.pipeline) +
+                                       " pipeline stages do not split evenly" + (given_ends ? " after the first/last stages' layers" : "") +
+                                       " (Megatron-LM needs the layer count divisible by p; give first= and last= for the end stages)", "--plan");
+  const int per = middle > 0 ? rest / middle : 0;
+  std::vector<std::pair<int, int>> stages;
+  for (int k = 0, next = 0; k < g.pipeline; ++k) {
+    const int n = k == 0 && g.first_stage_layers > 0 ? g.first_stage_layers : k == g.pipeline - 1 && g.last_stage_layers > 0 ? g.last_stage_layers : per;
+    if (g.interleave > 1 && n % g.interleave != 0)
+      return make_error("bad_value", "stage " + std::to_string(k + 1) + "'s " + std::to_string(n) + " layers (layers " + std::to_string(next + 1) + "-" +
+                                         std::to_string(next + n) + ") do not split into v = " + std::to_string(g.interleave) +
+                                         " interleaved chunks; pick v dividing every stage's layer count", "--plan");
+    stages.push_back({next, next + n - 1});
+    next += n;
+  }
+  return stages;
+}
+
 }  // namespace
 
+const char* recompute_name(Recompute r) {
+  return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";
+}
+
 std::string GivenPlan::text() const {
+  auto item = [](const char* key, int v) { return std::string(",") + key + "=" + std::to_string(v); };
   return "t=" + std::to_string(tensor) + ",p=" + std::to_string(pipeline) + ",d=" + std::to_string(data) +
-         (micro_batch_size > 0 ? ",mbs=" + std::to_string(micro_batch_size) : "") +
-         (first_stage_layers > 0 ? ",first=" + std::to_string(first_stage_layers) : "") +
-         (last_stage_layers > 0 ? ",last=" + std::to_string(last_stage_layers) : "") + (interleave > 1 ? ",v=" + std::to_string(interleave) : "") + (remat ? "" : ",remat=0");
+         (context > 1 ? item("cp", context) : "") + (expert > 1 ? item("ep", expert) : "") +
+         (micro_batch_size > 0 ? item("mbs", micro_batch_size) : "") + (first_stage_layers > 0 ? item("first", first_stage_layers) : "") +
+         (last_stage_layers > 0 ? item("last", last_stage_layers) : "") + (interleave > 1 ? item("v", interleave) : "") +
+         (sequence_parallel ? ",sp=1" : "") +
+         (recompute == Recompute::full ? "" : recompute == Recompute::none ? ",remat=0" : ",recompute=selective") +
+         (zero_stage >= 0 ? item("zero", zero_stage) : "") + (schedule ? std::string(",schedule=") + schedule_name(*schedule) : "");
 }
 
 Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path) {
   GivenPlan g;
   const std::string usage = "; write --plan t=8,p=8,d=16 (tensor, pipeline and data-parallel sizes; optional mbs=2 micro-batch size, "
-                            "v=2 interleaving, remat=0)";
+                            "v=2 interleaving, first=/last= end-stage layers, sp=0|1 sequence parallelism, recompute=none|selective|full "
+                            "(remat=0|1), zero=0..3, cp=, ep=, schedule=zb-h1)";
   size_t start = 0;
   std::vector<std::string> seen;
   while (start <= text.size()) {
@@ -73,23 +107,55 @@ Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& a
     start = comma + 1;
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    int* target = key == "t" ? &g.tensor : key == "p" ? &g.pipeline : key == "d" ? &g.data : key == "v" ? &g.interleave
-                  : key == "mbs" ? &g.micro_batch_size : key == "first" ? &g.first_stage_layers : key == "last" ? &g.last_stage_layers : nullptr;
-    if (key != "remat" && !target) return make_error("bad_value", "plan item '" + item + "' is unknown" + usage, arg_path);
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return make_error("bad_value", "plan gives '" + key + "' twice" + usage, arg_path);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end() ||
+        ((key == "remat" || key == "recompute") && std::find(seen.begin(), seen.end(), key == "remat" ? "recompute" : "remat") != seen.end()))
+      return make_error("bad_value", "plan gives '" + key + "' twice (remat and recompute are one setting)" + usage, arg_path);
     seen.push_back(key);
-    if (value.empty() || value.size() > 5 || value.find_first_not_of("0123456789") != std::string::npos)
+    if (key == "schedule") {
+      auto kind = parse_schedule_kind(value, arg_path);
+      if (!kind.ok()) return kind.error();
+      g.schedule = kind.value();
+      if (comma >= text.size()) break;
+      continue;
+    }
+    if (key == "recompute") {
+      if (value == "none") g.recompute = Recompute::none;
+      else if (value == "selective") g.recompute = Recompute::selective;
+      else if (value == "full") g.recompute = Recompute::full;
+      else return make_error("bad_value", "plan item '" + item + "': recompute is none, selective or full" + usage, arg_path);
+      if (comma >= text.size()) break;
+      continue;
+    }
+    int* target = key == "t" ? &g.tensor : key == "p" ? &g.pipeline : key == "d" ? &g.data : key == "v" ? &g.interleave
+                  : key == "cp" ? &g.context : key == "ep" ? &g.expert : key == "mbs" ? &g.micro_batch_size
+                  : key == "first" ? &g.first_stage_layers : key == "last" ? &g.last_stage_layers : nullptr;
+    const bool flag = key == "remat" || key == "sp" || key == "zero";
+    if (!flag && !target) return make_error("bad_value", "plan item '" + item + "': the key '" + key + "' is unknown" + usage, arg_path);
+    if (value.empty() || value.size() > 6 || value.find_first_not_of("0123456789") != std::string::npos)
       return make_error("bad_value", "plan item '" + item + "' needs a whole number" + usage, arg_path);
     const int v = std::stoi(value);
-    if (key == "remat") {
-      if (v > 1) return make_error("bad_value", "remat is 0 or 1, not " + value + usage, arg_path);
-      g.remat = v == 1;
+    if (key == "remat" || key == "sp") {
+      if (v > 1) return make_error("bad_value", "plan item '" + item + "': " + key + " is 0 or 1" + usage, arg_path);
+      if (key == "remat") g.recompute = v == 1 ? Recompute::full : Recompute::none;
+      else g.sequence_parallel = v == 1;
+    } else if (key == "zero") {
+      if (v > 3) return make_error("bad_value", "plan item '" + item + "': zero is 0, 1, 2 or 3 (3 = FSDP)" + usage, arg_path);
+      g.zero_stage = v;
     } else {
       if (v < 1 || v > kMaxDevices) return make_error("out_of_range", "plan item '" + item + "' must be between 1 and " + std::to_string(kMaxDevices), arg_path);
       *target = v;
     }
     if (comma >= text.size()) break;
   }
+  // Context and expert parallelism change what a stage computes and sends (ring attention's K/V
+  // passes, the experts' all-to-all); this cost model does not price them yet, and a plan priced
+  // as if they were 1 would be wrong without saying so.
+  if (g.context > 1)
+    return make_error("bad_value", "plan item 'cp=" + std::to_string(g.context) + "': context parallelism is not priced yet; leave cp out (or cp=1)", arg_path);
+  if (g.expert > 1)
+    return make_error("bad_value", "plan item 'ep=" + std::to_string(g.expert) + "': expert parallelism is not priced yet in a given plan; leave ep out (or ep=1)", arg_path);
+  if (g.sequence_parallel && g.tensor == 1)
+    return make_error("bad_value", "plan item 'sp=1' splits along the tensor-parallel group, but t=1; give t=2 or more, or leave sp out", arg_path);
   return g;
 }
 
@@ -163,6 +229,16 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
   report_.boundaries = request.boundaries;
   report_.brute_force = request.brute_force;
   report_.model_name = graph.name();
+  report_.forward_share = plan_forward_share(graph);
+  report_.weight_share = plan_weight_share(graph);
+  // A given plan's GPUs are checked first: a plan for the wrong cluster is the fault to name,
+  // whatever the micro-batch count.
+  if (request.plan) {
+    if (auto sub = given_plan_submesh(*request.plan, cluster); !sub.ok()) {
+      finish(sub.error());
+      return;
+    }
+  }
   auto micro = microbatch_inputs(graph, request);
   if (!micro.ok()) {
     finish(micro.error());
@@ -179,9 +255,22 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
     report_.given = request.plan;
     o.fixed_submesh = sub.value();
     o.fixed_mesh_rows = request.plan->data;
-    o.force_remat = request.plan->remat;
+    o.force_remat = request.plan->recompute == Recompute::full;
+    o.recompute = int(request.plan->recompute);
+    o.sequence_parallel = request.plan->sequence_parallel;
+    if (request.plan->zero_stage >= 0) o.zero_stage = request.plan->zero_stage;
     o.layers = 0;
     o.max_layers = 1 << 20;
+    o.interleave = request.plan->interleave;
+    auto layers = plan_layers(micro.value().graph, o);
+    if (layers.ok()) {
+      auto stages = given_plan_stages(*request.plan, int(layers.value().ops.size()));
+      if (!stages.ok()) {
+        finish(stages.error());
+        return;
+      }
+      for (const auto& [first, last] : stages.value()) o.stage_ends.push_back(last);
+    }
   }
   request_.options = o;
   // How the layers were found: Alpa's construction when asked for, else the model's own or cuts.
@@ -398,29 +487,38 @@ void InterJob::work(BudgetMeter& meter) {
 void InterJob::price_given_plan(BudgetMeter& meter) {
   const GivenPlan& g = *request_.plan;
   const StageCostTable& t = report_.table;
-  // The first and last stages as given, the others an equal share of the rest (Megatron-LM's rule).
-  const int given_ends = (g.first_stage_layers > 0) + (g.last_stage_layers > 0);
-  const int middle = g.pipeline - given_ends, rest = t.layers - g.first_stage_layers - g.last_stage_layers;
-  if (given_ends > g.pipeline || rest < 0 || (middle == 0 ? rest != 0 : rest % middle != 0 || rest == 0))
-    return finish(make_error("bad_value", "the model has " + std::to_string(t.layers) + " layers, which " + std::to_string(g.pipeline) +
-                                              " pipeline stages do not split evenly" +
-                                              (given_ends ? " after the first/last stages' layers" : "") +
-                                              " (Megatron-LM needs the layer count divisible by p; give first= and last= for the end stages)", "--plan"));
-  const int per = middle > 0 ? rest / middle : 0;
-  std::vector<std::pair<int, int>> stages;
-  for (int k = 0, next = 0; k < g.pipeline; ++k) {
-    const int n = k == 0 && g.first_stage_layers > 0 ? g.first_stage_layers : k == g.pipeline - 1 && g.last_stage_layers > 0 ? g.last_stage_layers : per;
-    if (g.interleave > 1 && n % g.interleave != 0)
-      return finish(make_error("bad_value", "stage " + std::to_string(k) + "'s " + std::to_string(n) + " layers do not split into v = " +
-                                                std::to_string(g.interleave) + " interleaved chunks", "--plan"));
-    stages.push_back({next, next + n - 1});
-    next += n;
-  }
+  auto split = given_plan_stages(g, t.layers);
+  if (!split.ok()) return finish(split.error());
+  const std::vector<std::pair<int, int>>& stages = split.value();
   int m = 0;
   while (m < int(t.submeshes.size()) && !(t.submeshes[size_t(m)] == request_.options.fixed_submesh)) ++m;
+  // Each stage as given: its recomputation and ZeRO stage, and the activations of the
+  // micro-batches its schedule holds in flight, must fit its GPUs' memory; else the plan is
+  // refused naming the stage (numbered from 1, as the stage table), its layers and the bytes.
+  for (size_t k = 0; k < stages.size() && m < int(t.submeshes.size()); ++k) {
+    const auto [first, last] = stages[k];
+    const std::string where = "stage " + std::to_string(k + 1) + " (layers " +
+                              std::to_string(report_.layer_numbers.empty() ? first + 1 : report_.layer_numbers[size_t(first)].first) + "-" +
+                              std::to_string(report_.layer_numbers.empty() ? last + 1 : report_.layer_numbers[size_t(last)].second) + ")";
+    const size_t idx = t.index(first, last, m);
+    if (!std::isfinite(t.latency[idx]))
+      return finish(make_error(ErrorCode::infeasible, where + " cannot be planned on its " + std::to_string(t.submeshes[size_t(m)].devices()) + " GPUs", "--plan"));
+    const double inflight = inflight_microbatches(int(k), int(stages.size()), request_.microbatches, g.interleave);
+    const double need = inflight * t.activation_bytes[idx], room = t.activation_room_bytes[idx];
+    if (request_.refuse_overflow && need > room * (1 + 1e-12)) {
+      const int r = t.remat[idx];
+      const std::string setting = std::string(r == 1 ? "full" : r == 2 ? "selective" : "no") + " recomputation, ZeRO-" + std::to_string(t.zero_stage[idx]);
+      return finish(make_error(ErrorCode::infeasible,
+                               where + " does not fit with " + setting + ": " + fmt("%.3g", inflight) + " micro-batches in flight keep " + si(need) +
+                                   "B of activations per GPU where its model states leave " + si(std::max(0.0, room)) + "B (short by " +
+                                   si(need - std::max(0.0, room)) + "B); try recompute=selective or full, sp=1, a higher zero=, or more pipeline stages",
+                               "--plan"));
+    }
+  }
   auto plan = evaluate_inter_op_plan(t, request_.microbatches, stages, m, request_.boundaries, g.interleave);
   if (!plan.ok()) return finish(plan.error());
   report_.plan = plan.value();
+  if (Status sc = price_schedules(); !sc.ok()) return finish(sc.error());
   report_.elapsed_ms = setup_ms_ + compute_ms() + meter.elapsed_ms();
   finish(report_);
 }
@@ -443,8 +541,89 @@ void InterJob::solve(BudgetMeter& meter) {
     report_.plan = plan.value();
   }
   if (request_.brute_force) report_.dp_ms += meter.elapsed_ms() - start_ms;
+  if (Status sc = price_schedules(); !sc.ok()) return finish(sc.error());
   report_.elapsed_ms = setup_ms_ + compute_ms() + meter.elapsed_ms();
   finish(report_);
+}
+
+Status InterJob::price_schedules() {
+  const std::optional<ScheduleKind> given = request_.plan ? request_.plan->schedule : std::nullopt;
+  if (request_.schedule.empty() && !given) return Ok{};
+  std::vector<ScheduleKind> kinds;
+  if (given) kinds = {*given};
+  else if (request_.schedule == "auto") kinds = all_schedule_kinds();
+  else {
+    auto k = parse_schedule_kind(request_.schedule, "--schedule");
+    if (!k.ok()) return make_error(k.error().code, k.error().message + ", or auto", "--schedule");
+    kinds = {k.value()};
+  }
+  const InterOpPlan& plan = report_.plan;
+  const StageCostTable& t = report_.table;
+  // The plan as the schedule model sees it, built as the page's charts build it (pipeline_schedule.h).
+  const PlanPipeline pp = plan_pipeline(plan, report_.microbatches, PlanShares{report_.forward_share, report_.weight_share});
+  const int v = request_.plan && request_.plan->interleave > 1 ? request_.plan->interleave : 2;
+  report_.schedules.clear();
+  for (ScheduleKind kind : kinds) {
+    PlanScheduleRow row;
+    row.kind = kind;
+    row.interleave = kind == ScheduleKind::interleaved ? v : 1;
+    const int chunks = schedule_chunks_per_device(kind, v);
+    for (size_t k = 0; k < plan.stages.size() && row.why.empty(); ++k) {
+      const auto [first, last] = report_.stage_layers(plan.stages[k]);
+      if (chunks > 1 && (plan.stages[k].last - plan.stages[k].first + 1) % chunks != 0)
+        row.why = "stage " + std::to_string(k + 1) + "'s layers " + std::to_string(first) + "-" + std::to_string(last) + " do not split into " +
+                  std::to_string(chunks) + " chunks";
+    }
+    Result<ScheduleResult> r = make_error(ErrorCode::infeasible, row.why);
+    if (row.why.empty()) {
+      auto in = plan_schedule_input(pp, kind, v);
+      r = in.ok() ? simulate_schedule(in.value()) : Result<ScheduleResult>(in.error());
+      if (!r.ok()) row.why = r.error().message;
+    }
+    if (r.ok()) {
+      row.total_ms = r.value().makespan_ms;
+      row.bubble_fraction = r.value().bubble_fraction;
+      row.peak_inflight = r.value().peak_inflight;
+      row.fits = true;
+      // Each stage's activations in flight against the memory its model states leave (DualPipe
+      // keeps a second copy of them: DeepSeek-V3 Table 2's 2x parameters).
+      for (size_t k = 0; k < plan.stages.size() && row.fits; ++k) {
+        const PipelineStage& st = plan.stages[k];
+        size_t m = 0;
+        while (m + 1 < t.submeshes.size() && !(t.submeshes[m] == st.submesh)) ++m;
+        const size_t idx = t.index(st.first, st.last, int(m));
+        const double peak = row.peak_inflight[k];
+        const double act = idx < t.activation_bytes.size() ? t.activation_bytes[idx] : 0;
+        if (act > 0) {
+          const double room = t.activation_room_bytes[idx] - (kind == ScheduleKind::dualpipe ? t.state_bytes[idx] : 0);
+          if (peak * act > room * (1 + 1e-12)) {
+            row.fits = false;
+            row.why = "stage " + std::to_string(k + 1) + " holds " + fmt("%.3g", peak) + " micro-batches of activations (" + si(peak * act) +
+                      "B per GPU) where " + si(std::max(0.0, room)) + "B are free" +
+                      (kind == ScheduleKind::dualpipe ? " after a second copy of its model states" : "");
+          }
+        } else if (idx < t.max_succ_stages.size() && t.max_succ_stages[idx] >= 0 && peak > t.max_succ_stages[idx] + 1 + 1e-9) {
+          row.fits = false;
+          row.why = "stage " + std::to_string(k + 1) + " holds " + fmt("%.3g", peak) + " micro-batches of activations; its memory allows " +
+                    std::to_string(t.max_succ_stages[idx] + 1);
+        }
+      }
+    }
+    report_.schedules.push_back(row);
+  }
+  int best = -1;
+  for (size_t i = 0; i < report_.schedules.size(); ++i)
+    if (report_.schedules[i].fits && (best < 0 || report_.schedules[i].total_ms < report_.schedules[size_t(best)].total_ms)) best = int(i);
+  if (best < 0) {
+    const PlanScheduleRow& row = report_.schedules.front();
+    if (kinds.size() == 1)
+      return make_error(ErrorCode::infeasible, std::string("the plan cannot run under ") + schedule_name(row.kind) + ": " + row.why,
+                        given ? "--plan" : "--schedule");
+    return make_error(ErrorCode::infeasible, "no pipeline schedule fits this plan's memory: " + row.why, "--schedule");
+  }
+  report_.chosen_schedule = best;
+  report_.plan.total_latency = report_.schedules[size_t(best)].total_ms;
+  return Ok{};
 }
 
 JobProgress InterJob::progress() const {
@@ -453,13 +632,13 @@ JobProgress InterJob::progress() const {
   return JobProgress{0, 0, "pipeline DP"};
 }
 
-std::pair<int, bool> InterReport::stage_memory_setting(const PipelineStage& st) const {
+std::pair<int, Recompute> InterReport::stage_memory_setting(const PipelineStage& st) const {
   size_t sm = 0;
   while (sm + 1 < table.submeshes.size() && !(table.submeshes[sm] == st.submesh)) ++sm;
   const size_t entry = table.index(st.first, st.last, int(sm));
   const int zero = entry < table.zero_stage.size() ? table.zero_stage[entry] : 0;
-  const bool remat = entry < table.remat.size() && table.remat[entry];
-  return {zero, remat};
+  const int r = entry < table.remat.size() ? table.remat[entry] : 0;
+  return {zero, r == 1 ? Recompute::full : r == 2 ? Recompute::selective : Recompute::none};
 }
 
 std::pair<int, int> InterReport::stage_layers(const PipelineStage& st) const {
@@ -490,7 +669,21 @@ Json InterReport::to_json() const {
            {"logical_mesh", st.logical_mesh}};
     const auto [zero, remat] = stage_memory_setting(st);
     s["zero_stage"] = zero;
-    s["remat"] = remat;
+    s["remat"] = remat == Recompute::full;
+    s["recompute"] = recompute_name(remat);
+    {
+      size_t sm = 0;
+      while (sm + 1 < table.submeshes.size() && !(table.submeshes[sm] == st.submesh)) ++sm;
+      const size_t entry = table.index(st.first, st.last, int(sm));
+      if (entry < table.state_bytes.size()) {
+        // Per GPU: model states, one micro-batch's activations, and (a given plan) the
+        // micro-batches its schedule holds in flight.
+        Json mem{{"state_bytes", table.state_bytes[entry]}, {"activation_bytes_per_microbatch", table.activation_bytes[entry]},
+                 {"activation_room_bytes", table.activation_room_bytes[entry]}};
+        if (given) mem["inflight_microbatches"] = inflight_microbatches(int(k), int(p.stages.size()), microbatches, given->interleave);
+        s["memory"] = mem;
+      }
+    }
     if (from_model) s["ops"] = Json::array({layer_ops[size_t(st.first)].first, layer_ops[size_t(st.last)].second});
     if (table.has_boundaries) {
       s["device_offset"] = st.device_offset;
@@ -540,7 +733,27 @@ Json InterReport::to_json() const {
   }
   if (given)
     out["plan"] = Json{{"tensor", given->tensor}, {"pipeline", given->pipeline}, {"data", given->data}, {"interleave", given->interleave},
-                       {"remat", given->remat}, {"text", given->text()}};
+                       {"remat", given->remat()}, {"recompute", recompute_name(given->recompute)},
+                       {"sequence_parallel", given->sequence_parallel}, {"text", given->text()}};
+  // How a stage's time splits into F, B and W: the page's schedule charts read these.
+  out["forward_share"] = forward_share;
+  out["weight_share"] = weight_share;
+  if (!schedules.empty()) {
+    Json rows = Json::array();
+    for (const PlanScheduleRow& r : schedules) {
+      Json row{{"schedule", schedule_name(r.kind)}, {"fits", r.fits}};
+      if (r.kind == ScheduleKind::interleaved) row["v"] = r.interleave;
+      if (r.total_ms > 0) {
+        row["total_latency"] = r.total_ms;
+        row["bubble_fraction"] = r.bubble_fraction;
+        row["peak_inflight"] = r.peak_inflight;
+      }
+      if (!r.why.empty()) row["why"] = r.why;
+      rows.push_back(row);
+    }
+    out["schedule"] = schedule_name(schedules[size_t(chosen_schedule)].kind);
+    out["schedules"] = rows;
+  }
   return out;
 }
 
@@ -548,12 +761,15 @@ std::string InterReport::to_text() const {
   const InterOpPlan& p = plan;
   std::ostringstream t;
   const std::string unit = from_model ? " ms" : "";
+  // A time in human units ("18.9 s", "352.2 ms"; number_text.h) when it is one, else the plain unitless cost.
+  auto time_text = [&](double v) { return from_model ? format_ms(v) : fmt("%.4g", v); };
   if (given) t << "given plan " << given->text() << " (" << given->pipeline << " equal stages of " << given->data << "x" << given->tensor
-                << (given->remat ? ", full recomputation" : "") << (given->interleave > 1 ? ", interleaved" : "") << ")\n";
+                << (given->recompute == Recompute::full ? ", full recomputation" : given->recompute == Recompute::selective ? ", selective recomputation" : ", no recomputation")
+                << (given->sequence_parallel ? ", sequence parallel" : "") << (given->interleave > 1 ? ", interleaved" : "") << ")\n";
   t << (from_model ? "pipeline of " + model_name : std::string("pipeline")) << " on " << table.nodes << "x" << table.gpus_per_node << " with "
     << microbatches << (microbatches == 1 ? " micro-batch (" : " micro-batches (") << mode
     << (table.has_boundaries ? (boundaries ? ", boundaries priced" : ", boundaries ignored as in Alpa's DP") : "") << "): " << p.stages.size()
-    << (p.stages.size() == 1 ? " stage, total " : " stages, total ") << fmt("%.4g", p.total_latency) << unit << " (t_max " << fmt("%.4g", p.t_max) << ", ";
+    << (p.stages.size() == 1 ? " stage, total " : " stages, total ") << time_text(p.total_latency) << " (t_max " << time_text(p.t_max) << ", ";
   // The brute force enumerates every slicing and sub-mesh instead of t_max candidates.
   if (given) t << "priced, not searched)\n";
   else if (brute_force) t << "brute force over every slicing)\n";
@@ -570,15 +786,25 @@ std::string InterReport::to_text() const {
       bnd = si(b.bytes) + "B " + (b.inter_node ? "across nodes " : "in a node ") + fmt("%.3g", b.ms()) + " ms" +
             (b.replicas > 1 ? (b.local_all_gather ? " (+local AG)" : " (x" + std::to_string(b.replicas) + " copies)") : "");
     }
-    t << pad(std::to_string(k), 7) << pad(std::to_string(first) + "-" + std::to_string(last), 10)
+    t << pad(std::to_string(k + 1), 7) << pad(std::to_string(first) + "-" + std::to_string(last), 10)
       << pad("(" + std::to_string(st.submesh.nodes) + "," + std::to_string(st.submesh.gpus) + ")", 10) << pad(st.logical_mesh, 9)
       << pad(fmt("%.4g", st.latency), 11, true) << (table.has_boundaries ? "  " + pad(bnd, 36) : "") << "  " << ops;
     const auto [zero, remat] = stage_memory_setting(st);
-    t << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat ? "  recomputed" : "") << "\n";
+    t << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat == Recompute::full ? "  recomputed" : remat == Recompute::selective ? "  attention recomputed" : "") << "\n";
+  }
+  if (!schedules.empty()) {
+    t << "pipeline schedules on these stages (F = " << fmt("%.2f", forward_share) << " of a stage's time, W = " << fmt("%.2f", weight_share)
+      << " of its backward, from the model's FLOPs):\n";
+    for (size_t i = 0; i < schedules.size(); ++i) {
+      const PlanScheduleRow& r = schedules[i];
+      t << (int(i) == chosen_schedule ? "* " : "  ") << pad(schedule_name(r.kind), 12)
+        << (r.total_ms > 0 ? pad(time_text(r.total_ms), 14, true) + "  bubble " + pad(fmt("%.1f%%", 100 * r.bubble_fraction), 6, true) : pad("-", 14, true))
+        << (r.fits ? "" : "  does not fit: " + r.why) << "\n";
+    }
   }
   if (!microbatch_search.empty()) {
     t << "micro-batches searched:";
-    for (const auto& [b, total] : microbatch_search) t << " " << b << (total >= 0 ? " -> " + fmt("%.4g", total) + unit : std::string(" -> none"));
+    for (const auto& [b, total] : microbatch_search) t << " " << b << (total >= 0 ? " -> " + time_text(total) : std::string(" -> none"));
     t << "\n";
   }
   if (from_model)

@@ -13,23 +13,42 @@
 #include "graph.h"
 #include "inter_op.h"
 #include "job.h"
+#include "pipeline_schedules.h"
 
 namespace autopar {
 
-// A Megatron-LM-style 3-D plan to price (`inter --plan t=8,p=8,d=16`): p pipeline stages of
+// How a given plan recomputes activations in the backward pass (Korthikanti et al. 2022,
+// arXiv 2205.05198, section 5): none keeps every layer's activations; selective recomputes only
+// the attention core (QK^T, softmax, dropout, attention over V), whose s x s tensors are most of
+// the memory and little of the FLOPs; full keeps each layer's input and reruns its forward.
+enum class Recompute { none, selective, full };
+// "none", "selective" or "full".
+const char* recompute_name(Recompute r);
+
+// A Megatron-LM-style plan to price (`inter --plan t=8,p=8,d=16`): p pipeline stages of
 // equal layer counts, each on t * d GPUs as a d x t logical mesh (tensor parallelism inside).
 struct GivenPlan {
   int tensor = 1, pipeline = 1, data = 1;
+  int context = 1;                     // cp: context-parallel degree (only 1 is priced yet; parse_given_plan refuses more)
+  int expert = 1;                      // ep: expert-parallel degree (only 1 is priced yet; parse_given_plan refuses more)
   int interleave = 1;                  // v: Megatron-LM's virtual stages per device (interleaved 1F1B)
-  bool remat = true;                   // full recomputation, as Megatron-LM's published runs use
+  Recompute recompute = Recompute::full;   // full by default, as Megatron-LM's published 2021 runs
+  bool sequence_parallel = false;      // sp=1: Korthikanti et al.'s sequence parallelism beside tensor parallelism
+  int zero_stage = -1;                 // zero=0..3 as given; -1: chosen per stage (0 unless memory needs more)
   int micro_batch_size = 0;            // mbs: sequences per micro-batch on one data-parallel replica (0: --microbatches decides)
   // Layers of the first and last stage (0: an equal share), as Megatron-LM's
   // --decoder-first/last-pipeline-num-layers; the stages between split the rest equally.
   int first_stage_layers = 0, last_stage_layers = 0;
-  // "t=8,p=8,d=16,mbs=2,v=2" (defaults left out).
+  // The pipeline schedule it runs (none: the DP's closed form, 1F1B's or interleaving's).
+  std::optional<ScheduleKind> schedule;
+  // "t=8,p=8,d=16,mbs=2,v=2,schedule=zb-h1" (defaults left out).
   std::string text() const;
+  // Whether the plan keeps every layer's activations (none) or recomputes (legacy `remat`).
+  bool remat() const { return recompute == Recompute::full; }
 };
-// Parses "t=8,p=8,d=16[,mbs=2][,v=2][,first=5,last=5][,remat=0]" (any order; t, p, d default to 1); errors name `arg_path`.
+// Parses "t=8,p=8,d=16[,mbs=2][,v=2][,first=5,last=5][,sp=1][,recompute=selective][,zero=1]
+// [,cp=1][,ep=1][,schedule=zb-h1]" (any order; t, p, d default to 1; remat=0|1 is
+// recompute=none|full); errors name the key and `arg_path`.
 Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path = "--plan");
 
 // What the pass is started with.
@@ -39,6 +58,22 @@ struct InterRequest {
   bool boundaries = true;              // price the boundaries between stages (false: --ignore-boundaries, as Alpa's DP)
   bool brute_force = false;            // every slicing instead of the DP (small tables only)
   std::optional<GivenPlan> plan;       // price this plan instead of searching (from a model only)
+  bool refuse_overflow = true;         // a given plan whose stage does not fit is an error (false: `memory --plan` reports it)
+  // The pipeline schedule (`inter --schedule`): empty keeps the DP's closed form (1F1B); a
+  // name simulates the plan under that schedule; "auto" simulates every schedule on the plan
+  // and keeps the fastest whose activations fit each stage's memory.
+  std::string schedule;
+};
+
+// One schedule simulated on a plan's stages (pipeline_schedules.h).
+struct PlanScheduleRow {
+  ScheduleKind kind = ScheduleKind::one_f_one_b;
+  int interleave = 1;
+  double total_ms = 0;                 // its makespan per iteration (0 when it cannot run)
+  double bubble_fraction = 0;
+  std::vector<double> peak_inflight;   // per stage
+  bool fits = false;                   // it can run and every stage's activations fit
+  std::string why;                     // when not: which stage, how many bytes, or what rule
 };
 
 // What `inter` reports.
@@ -59,10 +94,14 @@ struct InterReport {
   double dp_ms = 0;                    // of which in the DP
   std::optional<GivenPlan> given;      // the plan priced, when one was given
   std::vector<std::pair<int, double>> microbatch_search;   // (B, total) per candidate, when B was searched
+  double forward_share = 1.0 / 3;      // the forward's share of a stage's time (plan_forward_share)
+  double weight_share = 0.5;           // the backward's weight-gradient share (plan_weight_share)
+  std::vector<PlanScheduleRow> schedules;   // the schedules simulated on the plan (InterRequest::schedule)
+  int chosen_schedule = -1;            // the row whose makespan is the plan's total (-1: the DP's closed form)
   // A stage's first and last layer as printed: the model's numbering, or the file's own.
   std::pair<int, int> stage_layers(const PipelineStage& stage) const;
-  // The ZeRO stage and recomputation a stage's memory needed (memory_model.h's accounting).
-  std::pair<int, bool> stage_memory_setting(const PipelineStage& stage) const;
+  // The ZeRO stage and recomputation a stage runs with (memory_model.h's accounting).
+  std::pair<int, Recompute> stage_memory_setting(const PipelineStage& stage) const;
   Json to_json() const;
   std::string to_text() const;
 };
@@ -136,6 +175,7 @@ class InterJob : public Job<InterReport> {
  private:
   void solve(BudgetMeter& meter);
   void price_given_plan(BudgetMeter& meter);   // the given plan's equal stages, priced (no DP)
+  Status price_schedules();            // the schedules asked for, simulated on the plan found
   void take_layers(const StageCostBuilder& builder);   // the report's layer fields
   InterRequest request_;
   InterReport report_;                 // filled as the phases finish

@@ -2,6 +2,7 @@
 #include "memory_operation.h"
 
 #include <sstream>
+#include <tuple>
 
 #include "report_text.h"
 
@@ -16,6 +17,106 @@ Result<TrainingMemoryReport> memory_operation(const Graph& graph, const Cluster&
   auto r = estimate_memory(graph, cluster, options);
   if (!r.ok()) return r.error();
   return TrainingMemoryReport{graph.name(), cluster.num_devices(), options, r.value()};
+}
+
+Result<PlanMemoryReport> plan_memory_operation(const Graph& graph, const Cluster& cluster, const GivenPlan& plan, int microbatches, Optimizer optimizer) {
+  InterRequest r;
+  r.plan = plan;
+  r.microbatches = microbatches;
+  r.refuse_overflow = false;
+  r.options.optimizer = optimizer;
+  InterJob job(graph, cluster, r);
+  const auto& priced = run_to_end(job);
+  if (!priced.ok()) return priced.error();
+  const InterReport& rep = priced.value();
+  const StageCostTable& t = rep.table;
+  PlanMemoryReport out;
+  out.model = graph.name();
+  out.plan = plan.text();
+  out.devices = cluster.num_devices();
+  out.microbatches = microbatches;
+  out.capacity_bytes = cluster.gpu.memory_capacity_bytes();
+  const StateBytesPerParam bp = state_bytes_per_param(training_precision(graph), optimizer);
+  for (size_t k = 0; k < rep.plan.stages.size(); ++k) {
+    const PipelineStage& st = rep.plan.stages[k];
+    size_t m = 0;
+    while (m + 1 < t.submeshes.size() && !(t.submeshes[m] == st.submesh)) ++m;
+    const size_t idx = t.index(st.first, st.last, int(m));
+    PlanStageMemory s;
+    std::tie(s.first_layer, s.last_layer) = rep.stage_layers(st);
+    const auto [zero, recompute] = rep.stage_memory_setting(st);
+    s.zero_stage = zero;
+    s.recompute = recompute_name(recompute);
+    // The table keeps the states' sum; ZeRO stage z shards parameters (z >= 3), gradients
+    // (z >= 2) and optimizer state (z >= 1) alike over the d replicas, so the sum splits in
+    // proportion to each kind's bytes per parameter after sharding (ZeRO paper, section 5).
+    const double d = plan.data;
+    const double p_share = bp.params / (zero >= 3 ? d : 1.0), g_share = bp.grads / (zero >= 2 ? d : 1.0),
+                 o_share = bp.optimizer / (zero >= 1 ? d : 1.0), all = p_share + g_share + o_share;
+    s.params_bytes = t.state_bytes[idx] * p_share / all;
+    s.grads_bytes = t.state_bytes[idx] * g_share / all;
+    s.optimizer_bytes = t.state_bytes[idx] * o_share / all;
+    s.activation_bytes_per_microbatch = t.activation_bytes[idx];
+    s.inflight_microbatches = inflight_microbatches(int(k), int(rep.plan.stages.size()), microbatches, plan.interleave);
+    // activation_room_bytes = capacity - states - (full recomputation's one layer being recomputed).
+    const double recomputing = out.capacity_bytes - t.state_bytes[idx] - t.activation_room_bytes[idx];
+    s.activation_bytes = s.inflight_microbatches * s.activation_bytes_per_microbatch + recomputing;
+    s.total_bytes = t.state_bytes[idx] + s.activation_bytes;
+    s.fits = s.total_bytes <= out.capacity_bytes * (1 + 1e-12);
+    out.stages.push_back(s);
+  }
+  return out;
+}
+
+Json PlanMemoryReport::to_json() const {
+  Json stages = Json::array();
+  size_t fullest = 0;
+  bool fits = true;
+  for (size_t k = 0; k < this->stages.size(); ++k) {
+    const PlanStageMemory& s = this->stages[k];
+    if (s.total_bytes > this->stages[fullest].total_bytes) fullest = k;
+    fits = fits && s.fits;
+    stages.push_back(Json{{"stage", int(k + 1)},
+                          {"layers", Json::array({s.first_layer, s.last_layer})},
+                          {"zero_stage", s.zero_stage},
+                          {"recompute", s.recompute},
+                          {"params_bytes", s.params_bytes},
+                          {"grads_bytes", s.grads_bytes},
+                          {"optimizer_bytes", s.optimizer_bytes},
+                          {"activation_bytes_per_microbatch", s.activation_bytes_per_microbatch},
+                          {"inflight_microbatches", s.inflight_microbatches},
+                          {"activation_bytes", s.activation_bytes},
+                          {"total_bytes", s.total_bytes},
+                          {"fits", s.fits}});
+  }
+  Json j{{"model", model}, {"plan", plan}, {"devices", devices}, {"microbatches", microbatches}, {"capacity_bytes", capacity_bytes}, {"fits", fits}, {"stages", stages}};
+  if (!this->stages.empty()) {
+    const PlanStageMemory& f = this->stages[fullest];
+    j["fullest_stage"] = int(fullest + 1);
+    j["params_bytes"] = f.params_bytes;
+    j["grads_bytes"] = f.grads_bytes;
+    j["optimizer_bytes"] = f.optimizer_bytes;
+    j["activation_bytes"] = f.activation_bytes;
+    j["total_bytes"] = f.total_bytes;
+  }
+  return j;
+}
+
+std::string PlanMemoryReport::to_text() const {
+  std::ostringstream t;
+  t << "memory per GPU: " << model << " under plan " << plan << " on " << devices << " GPUs, " << microbatches
+    << " micro-batches (each stage holds its schedule's micro-batches in flight)\n";
+  t << pad("stage", 7) << pad("layers", 10) << pad("states", 12, true) << pad("act/micro", 12, true) << pad("in flight", 11, true)
+    << pad("activations", 13, true) << pad("total", 12, true) << "  of " << gb(capacity_bytes) << "\n";
+  for (size_t k = 0; k < stages.size(); ++k) {
+    const PlanStageMemory& s = stages[k];
+    t << pad(std::to_string(k + 1), 7) << pad(std::to_string(s.first_layer) + "-" + std::to_string(s.last_layer), 10)
+      << pad(gb(s.params_bytes + s.grads_bytes + s.optimizer_bytes), 12, true) << pad(gb(s.activation_bytes_per_microbatch), 12, true)
+      << pad(fmt("%.3g", s.inflight_microbatches), 11, true) << pad(gb(s.activation_bytes), 13, true) << pad(gb(s.total_bytes), 12, true) << "  "
+      << (s.fits ? "fits" : "DOES NOT FIT") << "  " << s.recompute << " recomputation" << (s.zero_stage > 0 ? ", ZeRO-" + std::to_string(s.zero_stage) : "")
+      << "\n";
+  }
+  return t.str();
 }
 
 std::vector<int> data_parallel_degrees(int devices, int64_t batch) {

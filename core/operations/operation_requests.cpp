@@ -127,6 +127,12 @@ Result<InterRequest> inter_request_from_json(const Json& j, const FieldPath& pat
     if (!plan.ok()) return plan.error();
     r.plan = plan.value();
   }
+  // The pipeline schedule (`inter --schedule`): a name or "auto".
+  if (o.contains("schedule")) {
+    auto text = string_from_json(o["schedule"], path("schedule"), "a schedule name such as \"zb-h1\", or \"auto\"");
+    if (!text.ok()) return text.error();
+    r.schedule = text.value();
+  }
   if (auto v = validate(r, path); !v.ok()) return v.error();
   return r;
 }
@@ -135,6 +141,7 @@ Json request_to_json(const InterRequest& r) {
   Json j{{"microbatches", r.microbatches}, {"ignore_boundaries", !r.boundaries}, {"optimizer", optimizer_word(r.options.optimizer)}};
   if (r.options.zero_stage >= 0) j["zero"] = r.options.zero_stage;
   if (r.plan) j["plan"] = r.plan->text();
+  if (!r.schedule.empty()) j["schedule"] = r.schedule;
   return j;
 }
 
@@ -143,6 +150,12 @@ Status validate(const InterRequest& r, const FieldPath& path) {
   // -1: each stage's ZeRO stage is chosen by the planner (the field left out).
   if (r.options.zero_stage != -1)
     if (auto st = check_bound(int64_t(r.options.zero_stage), kZeroStageBound, path("zero")); !st.ok()) return st;
+  if (!r.schedule.empty() && r.schedule != "auto") {
+    auto kind = parse_schedule_kind(r.schedule, path("schedule"));
+    if (!kind.ok()) return make_error(kind.error().code, kind.error().message + ", or auto (the fastest that fits)", path("schedule"));
+  }
+  if (!r.schedule.empty() && r.plan && r.plan->schedule)
+    return make_error(ErrorCode::bad_argument, "the plan names its schedule already; give the schedule once: in the plan (schedule=) or on its own, not both", path("schedule"));
   return Ok{};
 }
 
@@ -199,6 +212,17 @@ Result<CompareRequest> compare_request_from_json(const Json& j, const FieldPath&
     if (auto b = check_bound(microbatches, kMicrobatchesBound, path("microbatches")); !b.ok()) return b.error();
   r.seed = checked_seed.value();
   r.microbatches = int(microbatches);
+  // The page's inter-op plan, simulated as given (Compare and the inter-op tab show one plan).
+  if (o.contains("inter_plan")) {
+    auto plan = inter_plan_from_json(o["inter_plan"]);
+    if (!plan.ok()) {
+      Error e = plan.error();
+      e.path = path("inter_plan") + "." + e.path;
+      e.message = path("inter_plan") + ": " + e.message;
+      return e;
+    }
+    r.inter_plan = std::move(plan.value());
+  }
   if (auto v = validate(r, path); !v.ok()) return v.error();
   return r;
 }
@@ -206,6 +230,7 @@ Result<CompareRequest> compare_request_from_json(const Json& j, const FieldPath&
 Json request_to_json(const CompareRequest& r) {
   Json j{{"title", r.title}, {"seed", r.seed}, {"steps", r.steps}};
   if (r.microbatches != 0) j["microbatches"] = r.microbatches;
+  if (r.inter_plan) j["inter_plan"] = inter_plan_to_json(*r.inter_plan);
   return j;
 }
 
@@ -230,7 +255,7 @@ Result<MemoryOptions> memory_request_from_json(const Json& j, const FieldPath& p
   if (st.ok()) st = read_field(o, "optimizer", path, r.optimizer, read_optimizer);
   if (st.ok()) st = read_field(o, "remat", path, r.remat, read_bool);
   if (st.ok()) st = read_field(o, "precision", path, r.precision, [](const Json& v, const std::string& p) -> Result<Precision> {
-    auto s = string_from_json(v, p, "fp32, tf32 or mixed");
+    auto s = string_from_json(v, p, "fp32, tf32, bf16, fp16, fp8 or mixed");
     if (!s.ok()) return s.error();
     return precision_from_text(s.value(), p);
   });
@@ -407,6 +432,7 @@ Result<SimulateRequest> simulate_request_from_json(const Json& j, const Graph& g
     auto s = load_strategy(text.value(), graph, cluster, path("strategy"));
     if (!s.ok()) return s.error();
     r.strategy = s.value();
+    r.expert = text.value() == "expert";
   }
   if (auto v = validate(r, path); !v.ok()) return v.error();
   return r;

@@ -41,7 +41,8 @@ Json request_to_json(const AccuracyRequest& r);
 Status validate(const AccuracyRequest& r, const FieldPath& path);
 
 // `compare` (its graph and cluster come from the inputs, not the request): {title, seed, steps,
-// microbatches (absent or 0: the default, default_compare_microbatches)}.
+// microbatches (absent or 0: the default, default_compare_microbatches), inter_plan (optional:
+// Alpa's pipeline plan as inter_plan_to_json writes it, simulated as given)}.
 Result<CompareRequest> compare_request_from_json(const Json& j, const FieldPath& path);
 Json request_to_json(const CompareRequest& r);
 // Bounds: seed, steps (kSearchStepsBound), microbatches (0 or kMicrobatchesBound).

@@ -100,7 +100,7 @@ const char* optimizer_word(Optimizer o) { return o == Optimizer::adam ? "adam" :
 
 Result<Precision> precision_from_text(const std::string& text, const std::string& path) {
   if (auto p = parse_precision(text)) return *p;
-  return make_error(ErrorCode::bad_value, path + " is '" + text + "'; use fp32, tf32 or mixed", path);
+  return make_error(ErrorCode::bad_value, path + " is '" + text + "'; use fp32, tf32, bf16, fp16, fp8 or mixed (bf16, fp16 and mixed: the same 16-bit mixed training)", path);
 }
 
 }  // namespace autopar

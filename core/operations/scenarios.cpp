@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "number_text.h"
 #include "report_text.h"
 
 namespace autopar {
@@ -14,12 +15,12 @@ Status gpt3_findings(const Json& j, Json& r, std::vector<Bilingual>& f) {
   for (const auto& st : j["stages"]) gpus += st["submesh"][0].get<int>() * st["submesh"][1].get<int>();
   r["gpus_used"] = gpus;
   f.push_back(say("{0} stages on {1} GPUs, total {2} per iteration of 64 micro-batches", "{0} 级，共 {1} 块卡，每次迭代（64 个 micro-batch）总计 {2}",
-                  {std::to_string(j["stages"].size()), std::to_string(gpus), fmt("%.4g ms", j["total_latency"].get<double>())}));
+                  {std::to_string(j["stages"].size()), std::to_string(gpus), format_ms(j["total_latency"].get<double>())}));
   for (const auto& st : j["stages"])
     f.push_back(say("layers {0}-{1} on ({2},{3}) as {4}: {5}", "第 {0}-{1} 层，子网格 ({2},{3})，逻辑网格 {4}：{5}",
                     {std::to_string(st["layers"][0].get<int>()), std::to_string(st["layers"][1].get<int>()),
                      std::to_string(st["submesh"][0].get<int>()), std::to_string(st["submesh"][1].get<int>()),
-                     st["logical_mesh"].get<std::string>(), fmt("%.4g ms", st["latency"].get<double>())}));
+                     st["logical_mesh"].get<std::string>(), format_ms(st["latency"].get<double>())}));
   f.push_back(say("{0} intra-op solves reused from identical layers; the DP tried {1} of {2} t_max candidates",
                   "{0} 次算子内求解从相同的层复用；动态规划尝试了 {2} 个 t_max 候选中的 {1} 个",
                   {std::to_string(j["reused_solves"].get<int>()), std::to_string(j["t_max_tried"].get<int>()),
@@ -124,19 +125,55 @@ void add_alpa_scenarios(std::vector<Scenario>& s) {
                 "(column). The plan puts data parallelism on the slow axis 0 and tensor parallelism on the fast axis 1.",
                 "Y[b,j] = sum_i X[b,i] W[i,j]，8,192 token × 4096 → 4096：每个网格轴分给 b（数据并行）、i（行并行）或 j（列并行）。"
                 "方案把数据并行放在慢的轴 0 上，张量并行放在快的轴 1 上。"}});
+  // Asks before it tells (the Welcome dialog's first suggestion): the explanation sets the
+  // problem, the question asks for the split, and the telling is the answer's "why".
   s.push_back({"megatron", "5.5", {"Megatron-LM rediscovered, logical meshes compared, and the 2-node surprise",
                                     "重新发现 Megatron-LM、比较逻辑网格，以及 2 节点的意外"},
-               {"One transformer layer as a chain on one node of 8 GPUs: the intra-op pass finds QKV by column, attention by heads, "
-                "output projection by row, FFN1 by column, FFN2 by row, with zero resharding. On 2 nodes x 8 GPUs it puts tensor "
-                "parallelism across the nodes: a micro-batch's activations are small next to the layer's 200M weights.",
-                "一个 transformer 层作为一条链放在一个节点的 8 块卡上：算子内 pass（intra-op pass）找到 QKV 按列、注意力按头、"
-                "输出投影按行、FFN1 按列、FFN2 按行，重分片代价为零。在 2 节点 × 8 卡上，它把张量并行放到节点之间："
-                "一个 micro-batch 的激活比这一层 200M 的权重小得多。"}});
+               {"One transformer layer as a chain (QKV projection -> attention core -> output projection -> FFN1 -> FFN2) on one "
+                "node of 8 GPUs, then on 2 nodes x 8 GPUs. Nobody tells the intra-op pass how Megatron-LM splits a layer: it "
+                "chooses every op's split from the costs alone. Before the numbers, predict what it finds.",
+                "一个 transformer 层作为一条链（QKV 投影 → 注意力核心 → 输出投影 → FFN1 → FFN2），先放在一个节点的 8 块卡上，"
+                "再放在 2 节点 × 8 卡上。没有人告诉算子内 pass（intra-op pass）Megatron-LM 怎样切一层：它只根据代价为每个算子选切法。"
+                "看数字之前，先预测它会找到什么。"}});
+  s.back().question = ScenarioQuestion{
+      {"On one node of 8 GPUs, how does the intra-op pass split the five ops?", "在一个节点的 8 块卡上，算子内 pass 怎样切这五个算子？"},
+      {{"every op data parallel: the batch split 8 ways, the weights replicated", "每个算子都数据并行：batch 切成 8 份，权重复制"},
+       {"every op by column (its output features split 8 ways)", "每个算子都按列切（输出特征切成 8 份）"},
+       {"QKV by column, attention by heads, output projection by row, FFN1 by column, FFN2 by row",
+        "QKV 按列、注意力按头、输出投影按行、FFN1 按列、FFN2 按行"},
+       {"each op whole on its own GPUs, one after another (a pipeline inside the layer)", "每个算子整个放在自己的几块卡上，一个接一个（层内流水线）"}},
+      2,
+      {"Column then row: a column split leaves each GPU a slice of the features, which the next op's row split (or the "
+       "attention's split by heads) consumes where it is, so nothing is resharded between the ops and only the row-split "
+       "ops' outputs need an all-reduce, two per layer: exactly Megatron-LM's split (lecture 14), found from the costs. On "
+       "2 nodes x 8 GPUs it puts tensor parallelism across the nodes: a micro-batch's activations are small next to the "
+       "layer's 200M weights, whose gradients data parallelism would all-reduce over the slow network.",
+       "先按列再按行：按列切让每块卡留下一部分特征，下一个算子按行切（或注意力按头切）时就地使用，算子之间不需要重分片，"
+       "只有按行切的算子的输出需要 all-reduce，每层两次：这正是 Megatron-LM 的切法（第 14 讲），从代价里推出来的。在 2 节点 × "
+       "8 卡上，它把张量并行放到节点之间：一个 micro-batch 的激活比这一层 200M 的权重小得多，而数据并行要在慢速网络上对这些"
+       "权重的梯度做 all-reduce。"}};
+  // Asks before it tells: the lecture's answer (one stage per node) is not this cluster's.
   s.push_back({"gpt-pipeline", "6.3", {"Inter-op plan of a GPT-style model on 4 x 8 GPUs", "4 × 8 卡上 GPT 式模型的算子间方案"},
-               {"24 transformer layers, 32 micro-batches: the DP slices the layers into pipeline stages on sub-meshes and picks each "
-                "stage's logical mesh; stages stay inside nodes, where tensor and data parallelism are cheap.",
-                "24 个 transformer 层、32 个 micro-batch：动态规划（DP）把各层切成流水线（pipeline）的级，放到子网格上，并为每一级"
-                "选逻辑网格；级留在节点内部，那里张量并行和数据并行都便宜。"}});
+               {"24 transformer layers, 32 micro-batches on 4 nodes x 8 GPUs (PCIe inside a node, 10 Gb/s Ethernet between nodes): "
+                "the DP slices the layers into pipeline stages on sub-meshes and picks each stage's logical mesh. Before the numbers, "
+                "predict its slicing.",
+                "24 个 transformer 层、32 个 micro-batch，放在 4 节点 × 8 卡上（节点内 PCIe，节点间 10 Gb/s 以太网）：动态规划（DP）"
+                "把各层切成流水线（pipeline）的级，放到子网格上，并为每一级选逻辑网格。看数字之前，先预测它怎么切。"}});
+  s.back().question = ScenarioQuestion{
+      {"How does the DP slice the 24 layers on this cluster?", "在这个集群上，动态规划怎样切这 24 层？"},
+      {{"one stage per node: 4 stages of 8 GPUs, tensor and data parallel inside (the lecture's and Megatron-LM's plan)",
+        "每个节点一级：4 级、每级 8 块卡，级内张量并行和数据并行（讲义和 Megatron-LM 的方案）"},
+       {"stages of half a node: 8 stages of 4 GPUs, every stage inside a node", "半个节点一级：8 级、每级 4 块卡，每一级都在一个节点内"},
+       {"one stage over all 32 GPUs: no pipeline, only tensor and data parallelism", "一级用全部 32 块卡：不用流水线，只用张量并行和数据并行"},
+       {"24 stages of one layer each", "24 级，每级一层"}},
+      1,
+      {"8 stages of half a node. Stages stay inside nodes, where tensor and data parallelism are cheap, as the lecture says; but "
+       "this cluster joins a node's GPUs by PCIe at 16 GB/s, not NVLink, so tensor and data parallelism over 8 GPUs cost more "
+       "than a pipeline boundary between two 4-GPU stages, and with 32 micro-batches the bubble of the extra stages is small. "
+       "The lecture's plan, priced by the same cost model, is far slower here (the findings give both).",
+       "8 级，每级半个节点。级留在节点内部，那里张量并行和数据并行便宜，这一点和讲义一致；但这个集群的节点内用 16 GB/s 的 PCIe "
+       "而不是 NVLink 连接，所以 8 块卡上的张量并行和数据并行，比两个 4 卡级之间的流水线边界更贵；而 32 个 micro-batch 时，"
+       "多出来的级带来的空泡很小。讲义的方案用同一个代价模型定价，在这里慢得多（结果里给出两者）。"}};
   // Lecture 6.4, self-contained: one pipeline boundary priced by the same model as `inter`.
   s.push_back({"cross-mesh-resharding", "6.4", {"Cross-mesh resharding: send/recv and Alpa's local all-gather",
                                                  "跨网格的重分片：send/recv 与 Alpa 的 local all-gather"},
@@ -168,13 +205,15 @@ void add_alpa_scenarios(std::vector<Scenario>& s) {
                 "每级用它最好的逻辑网格。"}});
   // The cost model held against training runs that happened (`autopar validate --price-only`).
   s.push_back({"published-runs", "6.5", {"Predicted against measured: published training runs", "预测与实测：已发表的训练运行"},
-               {"Each row is a run someone published: Megatron-LM's SC'21 Table 1, BLOOM 176B, Alpa's own benchmark. autopar prices "
-                "exactly the plan that run used (t, p, d, micro-batch size, interleaving, full recomputation) on a cluster of the same "
+               {"Each row is a run someone published: Megatron-LM's SC'21 Table 1, Korthikanti et al. 2022's Table 5 (full recomputation, "
+                "and sequence parallelism with selective recomputation), BLOOM 176B, Alpa's own benchmark. autopar prices "
+                "exactly the plan that run used (t, p, d, micro-batch size, interleaving, recomputation, sequence parallelism) on a cluster of the same "
                 "size, under its calibrated cost model (kernel efficiency, NCCL bus bandwidth, overlap, optimizer step), and compares "
                 "the predicted iteration time with the measured one.",
-                "每一行都是别人发表过的一次训练：Megatron-LM 的 SC'21 表 1、BLOOM 176B、Alpa 自己的基准。autopar 在同样大小的集群上，"
+                "每一行都是别人发表过的一次训练：Megatron-LM 的 SC'21 表 1、Korthikanti 等人 2022 年的表 5（完全重计算，以及序列并行加选择性重计算）、"
+                "BLOOM 176B、Alpa 自己的基准。autopar 在同样大小的集群上，"
                 "用校准过的代价模型（kernel 效率、NCCL 总线带宽、通信重叠、优化器步骤）为那次运行实际用的方案（t、p、d、micro-batch "
-                "大小、交错、完全重计算）定价，并把预测的迭代时间和实测的比较。"}});
+                "大小、交错、重计算、序列并行）定价，并把预测的迭代时间和实测的比较。"}});
   s.push_back({"flexflow-vs-alpa", "7", {"FlexFlow and Alpa on the same model and cluster", "同一个模型和集群上的 FlexFlow 与 Alpa"},
                {"MCMC over the flat SOAP space against Alpa's pipeline (inter-op stages, an exact intra-op solve for each), both plans "
                 "simulated by the same simulator: Alpa's micro-batch by micro-batch, with each stage boundary as send/recv transfer tasks.",
@@ -313,7 +352,8 @@ void attach_overview_page_setups(PageSetups& p) {
   p.set("gpt3-1024", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
   // The table and its chart are drawn in the Lecture tab itself (no set-up of other tabs).
   p.set("published-runs", Json::object(), "lecture", [](const Json&, const std::vector<std::string>&) { return Json::array(); });
-  p.set("flexflow-vs-alpa", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}}, "compare",
+  // 8 micro-batches: what `compare` takes for alexnet (the largest divisor of its batch up to 8), now that Compare uses the page's.
+  p.set("flexflow-vs-alpa", {{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"mesh", "2x4"}, {"seed", 1}, {"microbatches", 8}}, "compare",
       [](const Json& r, const std::vector<std::string>&) {
         return Json::array({shown("compare.flexflow_ms", r["alexnet"]["flexflow_ms"]), shown("compare.alpa_ms", r["alexnet"]["alpa_ms"])});
       });
@@ -354,7 +394,7 @@ Json ScenarioListReport::to_json() const {
   Json list = Json::array();
   for (const auto& s : scenario_catalogue())
     list.push_back(Json{{"name", s.name}, {"section", s.section}, {"title", s.title.in(language)}, {"explanation", s.explanation.in(language)},
-                        {"page", s.page}});
+                        {"page", s.page}, {"question", s.question ? scenario_question_to_json(*s.question, language) : Json(nullptr)}});
   return Json{{"scenarios", list}};
 }
 
@@ -395,15 +435,39 @@ Json ScenarioReport::to_json() const {
   const std::vector<std::string> shown_findings = findings_in(language);
   Json page = scenario->page;
   if (page.is_object()) page["shows"] = scenario->shows ? scenario->shows(results, shown_findings) : Json::array();
+  Json versus = Json::array();
+  for (const Bilingual& v : versus_lecture()) versus.push_back(v.in(language));
   return Json{{"name", scenario->name}, {"section", scenario->section}, {"title", scenario->title.in(language)},
-              {"explanation", scenario->explanation.in(language)}, {"findings", shown_findings}, {"results", results}, {"page", page}};
+              {"explanation", scenario->explanation.in(language)},
+              {"question", scenario->question ? scenario_question_to_json(*scenario->question, language) : Json(nullptr)},
+              {"findings", shown_findings}, {"versus_lecture", versus}, {"results", results}, {"page", page}};
+}
+
+std::vector<Bilingual> ScenarioReport::versus_lecture() const { return autopar::versus_lecture(scenario->name, results); }
+
+Json scenario_question_to_json(const ScenarioQuestion& q, Language language) {
+  Json choices = Json::array();
+  for (const Bilingual& c : q.choices) choices.push_back(c.in(language));
+  return Json{{"prompt", q.prompt.in(language)}, {"choices", choices}, {"answer", q.answer}, {"why", q.why.in(language)}};
 }
 
 std::string ScenarioReport::to_text() const {
   std::ostringstream t;
   t << (language == Language::zh ? "讲义 " : "Lecture ") << scenario->section << (language == Language::zh ? "：" : ": ")
     << scenario->title.in(language) << "\n\n" << scenario->explanation.in(language) << "\n\n";
+  const bool zh = language == Language::zh;
+  if (const auto& q = scenario->question) {
+    // The CLI cannot wait for a prediction: it asks, then answers below the choices.
+    t << (zh ? "问题：" : "Question: ") << q->prompt.in(language) << "\n";
+    for (size_t k = 0; k < q->choices.size(); ++k) t << "  " << char('a' + k) << ") " << q->choices[k].in(language) << "\n";
+    t << (zh ? "答案：" : "Answer: ") << char('a' + q->answer) << ") " << q->why.in(language) << "\n\n";
+  }
   for (const auto& f : findings_in(language)) t << "  " << f << "\n";
+  const std::vector<Bilingual> versus = versus_lecture();
+  if (!versus.empty()) {
+    t << "\n" << (zh ? "与讲义的不同：" : "Against the lecture notes:") << "\n";
+    for (const auto& v : versus) t << "  " << v.in(language) << "\n";
+  }
   return t.str();
 }
 

@@ -4,6 +4,7 @@
 // examples/scenarios/ lists the same scenarios as files (scripts/make-examples.sh).
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,15 @@
 #include "result.h"
 
 namespace autopar {
+
+// A prediction a scenario asks before it tells (the page hides its findings until the reader has
+// answered): the question, its choices, the right one and why.
+struct ScenarioQuestion {
+  Bilingual prompt;
+  std::vector<Bilingual> choices;
+  int answer = 0;    // index into choices
+  Bilingual why;     // the telling, shown with the answer
+};
 
 // A scenario: what it shows (its runner, which fills the results and findings, is in
 // scenario_runs.cpp: scenario_operation); the title, explanation and findings are in both
@@ -26,6 +36,8 @@ struct Scenario {
   // window.autopar.result(), "value": the number or text it must equal}]; the browser test
   // checks every entry of every scenario.
   std::function<Json(const Json& results, const std::vector<std::string>& findings)> shows = nullptr;
+  // The prediction asked before the findings (none: the scenario tells at once).
+  std::optional<ScenarioQuestion> question = std::nullopt;
 };
 
 // Every scenario, in lecture order (built once).
@@ -47,6 +59,8 @@ struct ScenarioReport {
   std::vector<Bilingual> findings;
   Json results;
   Language language = Language::en;   // what to_json and to_text print
+  // versus_lecture(name, results): where the numbers differ from the lecture notes'.
+  std::vector<Bilingual> versus_lecture() const;
   // The findings in `language`.
   std::vector<std::string> findings_in(Language language) const;
   Json to_json() const;
@@ -74,6 +88,15 @@ struct PlannedScenario {
 };
 // The planned scenario called `name`, or nullptr when `name` computes otherwise.
 const PlannedScenario* planned_scenario(const std::string& name);
+
+// Where scenario `name`'s computed `results` differ from the numbers lecture 15's notes print:
+// one "the lecture says X; here Y, because Z" per difference, in both languages (empty when they
+// agree or the results lack the numbers). Pure: the CLI's report and the page (from the worker's
+// results) word them the same.
+std::vector<Bilingual> versus_lecture(const std::string& name, const Json& results);
+
+// question's JSON: {"prompt", "choices": [...], "answer": index, "why"} in `language`.
+Json scenario_question_to_json(const ScenarioQuestion& q, Language language);
 
 // The names of the scenarios that have a runner (scenario_runs.cpp), which are those of scenario_catalogue().
 std::vector<std::string> scenario_runner_names();

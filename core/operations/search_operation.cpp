@@ -156,6 +156,83 @@ std::string SearchReport::to_text() const {
   return t.str();
 }
 
+namespace {
+
+Json config_to_json(const OpConfig& c) { return Json::array({Json(c.degrees), Json(c.devices), c.zero}); }
+
+// A configuration written by config_to_json: whole numbers, degrees of at least 1 whose product
+// is the part count, devices in range, a ZeRO stage 0..3.
+Result<OpConfig> config_from_json(const Json& j, int num_devices, const std::string& path) {
+  auto bad = [&] { return make_error(ErrorCode::wrong_type, path + " must be [degrees, devices, zero]", path); };
+  if (!j.is_array() || j.size() != 3 || !j[0].is_array() || !j[1].is_array() || !j[2].is_number_integer()) return bad();
+  OpConfig c;
+  int64_t parts = 1;
+  for (const Json& d : j[0]) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > num_devices) return bad();
+    c.degrees.push_back(d.get<int>());
+    parts *= c.degrees.back();
+    if (parts > num_devices) return bad();
+  }
+  for (const Json& d : j[1]) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() >= num_devices) return bad();
+    c.devices.push_back(d.get<int>());
+  }
+  if (int64_t(c.devices.size()) != parts || j[2].get<int64_t>() < 0 || j[2].get<int64_t>() > 3) return bad();
+  c.zero = j[2].get<int>();
+  return c;
+}
+
+const char* move_name(McmcStep::Move m) {
+  switch (m) {
+    case McmcStep::Move::zero: return "zero";
+    case McmcStep::Move::remat: return "remat";
+    case McmcStep::Move::config: break;
+  }
+  return "config";
+}
+
+}  // namespace
+
+Json mcmc_step_to_json(const McmcStep& r) {
+  return Json::array({r.step, move_name(r.move), r.op, config_to_json(r.from), config_to_json(r.to), r.remat_to, r.current_cost, r.proposed_cost,
+                      r.proposed_ms, r.rate, r.probability, r.draw, r.accepted});
+}
+
+Result<McmcStep> mcmc_step_from_json(const Json& j, int num_ops, int num_devices, const std::string& path) {
+  if (!j.is_array() || j.size() != 13) return make_error(ErrorCode::wrong_type, path + " must be an array of 13 fields (mcmc_step_to_json)", path);
+  McmcStep r;
+  if (!j[0].is_number_integer() || !j[1].is_string() || !j[2].is_number_integer() || !j[5].is_boolean() || !j[12].is_boolean())
+    return make_error(ErrorCode::wrong_type, path + ": step, move, op, remat_to or accepted has the wrong type", path);
+  for (size_t k = 6; k <= 11; ++k)
+    if (!j[k].is_number()) return make_error(ErrorCode::wrong_type, path + "[" + std::to_string(k) + "] must be a number", path + "[" + std::to_string(k) + "]");
+  r.step = j[0].get<int64_t>();
+  const std::string move = j[1].get<std::string>();
+  if (move == "config") r.move = McmcStep::Move::config;
+  else if (move == "zero") r.move = McmcStep::Move::zero;
+  else if (move == "remat") r.move = McmcStep::Move::remat;
+  else return make_error(ErrorCode::bad_value, path + "[1] must be config, zero or remat", path + "[1]");
+  r.op = j[2].get<int>();
+  if (r.op < -1 || r.op >= num_ops || (r.op < 0 && r.move != McmcStep::Move::remat))
+    return make_error(ErrorCode::out_of_range, path + "[2] is not an op of the model", path + "[2]");
+  if (r.move != McmcStep::Move::remat) {
+    auto from = config_from_json(j[3], num_devices, path + "[3]");
+    if (!from.ok()) return from.error();
+    auto to = config_from_json(j[4], num_devices, path + "[4]");
+    if (!to.ok()) return to.error();
+    r.from = std::move(from.value());
+    r.to = std::move(to.value());
+  }
+  r.remat_to = j[5].get<bool>();
+  r.current_cost = j[6].get<double>();
+  r.proposed_cost = j[7].get<double>();
+  r.proposed_ms = j[8].get<double>();
+  r.rate = j[9].get<double>();
+  r.probability = j[10].get<double>();
+  r.draw = j[11].get<double>();
+  r.accepted = j[12].get<bool>();
+  return r;
+}
+
 Json SearchPartial::next(const SearchJob& job) {
   const SearchResult* r = job.state();
   if (!r) return nullptr;
@@ -187,6 +264,15 @@ Json SearchPartial::next(const SearchJob& job) {
                         {"evals_per_s", job.evals_per_s()},
                         {"init", job.init_name()}}},
          {"trace", Json{{"from", from}, {"stride", t.stride}, {"step", steps}, {"best", best}, {"current", current}}}};
+  if (job.search()) {
+    const auto& records = job.search()->step_records();
+    if (records.size() > sent_records_) {
+      Json list = Json::array();
+      for (size_t k = sent_records_; k < records.size(); ++k) list.push_back(mcmc_step_to_json(records[k]));
+      j["records"] = std::move(list);
+      sent_records_ = records.size();
+    }
+  }
   // The best strategy is the largest part: only when it changed (best_step moves with it).
   if (!sent_ || r->best_step != sent_best_step_) j["best"] = strategy_to_json(job.graph(), r->best);
   sent_best_step_ = r->best_step;
@@ -260,6 +346,17 @@ Status SearchView::apply(const Json& partial, const Graph& graph, int num_device
     }
     next.best = std::move(best.value());
   }
+  std::vector<McmcStep> new_steps;
+  if (partial.contains("records")) {
+    const Json& list = partial["records"];
+    if (!list.is_array()) return make_error(ErrorCode::wrong_type, "partial.records must be an array", "partial.records");
+    for (size_t k = 0; k < list.size(); ++k) {
+      auto r = mcmc_step_from_json(list[k], int(graph.ops.size()), num_devices, "partial.records[" + std::to_string(k) + "]");
+      if (!r.ok()) return r.error();
+      new_steps.push_back(std::move(r.value()));
+    }
+  }
+  steps.insert(steps.end(), new_steps.begin(), new_steps.end());
   chain = std::move(next);
   trace = std::move(trace_next);
   init = std::move(init_next);

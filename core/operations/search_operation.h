@@ -79,6 +79,8 @@ class SearchJob : public Job<SearchReport> {
   const std::string& init_name() const { return init_name_; }
   const Graph& graph() const { return graph_; }
   const Cluster& cluster() const { return cluster_; }
+  // The search itself (null when it could not start): its step records.
+  const McmcSearch* search() const { return search_.get(); }
 
  protected:
   void work(BudgetMeter& meter) override;
@@ -94,16 +96,30 @@ class SearchJob : public Job<SearchReport> {
   double setup_ms_ = 0;
 };
 
+// How many proposals a search the page runs keeps records of (its step inspector replays them).
+constexpr int64_t kInspectorRecordSteps = 5000;
+
+// One step record as a compact JSON array: [step, move ("config" | "zero" | "remat"), op,
+// from, to, remat_to, current_cost, proposed_cost, proposed_ms, rate, probability, draw,
+// accepted], a configuration as [degrees, devices, zero].
+Json mcmc_step_to_json(const McmcStep& r);
+// Reads one record mcmc_step_to_json wrote, for a graph of `num_ops` ops on `num_devices` GPUs;
+// errors name `path`.
+Result<McmcStep> mcmc_step_from_json(const Json& j, int num_ops, int num_devices, const std::string& path);
+
 // What a running search has to show since the last call, for a page drawing it live (the
 // worker's partial replies): {state: the chain's counts and costs, trace: {from, stride, step,
 // best, current} (the points from index `from` on; from 0 with the whole trace after a
 // thinning), best: the best strategy (only when it changed)}.
+// A partial also carries the step records (McmcStep) the job's search kept since the last one:
+// {records: [record, ...]} as mcmc_step_to_json writes them, in order.
 class SearchPartial {
  public:
   // The partial for `job` now (tracks what it already gave).
   Json next(const SearchJob& job);
 
  private:
+  size_t sent_records_ = 0;
   size_t sent_points_ = 0;
   int64_t sent_stride_ = 0;
   int64_t sent_best_step_ = -1;
@@ -115,6 +131,7 @@ class SearchPartial {
 struct SearchView {
   SearchResult chain;            // counts, costs and the best strategy (no history)
   SearchTrace trace;
+  std::vector<McmcStep> steps;   // the step records received (the first SearchOptions::record_steps proposals)
   std::string init;              // the initial strategy's name
   double compute_ms = 0;         // search time so far
   double evals_per_s = 0;

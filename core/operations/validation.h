@@ -32,6 +32,10 @@ struct PublishedRun {
   // > 0: every second layer (2, 4, ...) has a dense FFN of this width instead of the model's
   // mixture of experts, as Alpa's MoE alternates them (see published_run_graph).
   int64_t dense_ffn_every_other = 0;
+  // Whether a constant of the cost model was fitted on this run (so it is no independent check)
+  // and, in a few words, which; held-out rows were never fitted on.
+  bool fitted = false;
+  std::string fit_note;
 };
 
 // The runs `validate` checks, in a fixed order.
@@ -76,6 +80,10 @@ struct ValidateReport {
   std::vector<ValidationRow> rows;
   double median_abs_error = 0;         // over the rows
   double max_abs_error = 0;
+  double mean_abs_error = 0;
+  // The same over the held-out rows only (no constant fitted on them); 0 when there are none.
+  int held_out_rows = 0;
+  double held_out_median_abs_error = 0, held_out_mean_abs_error = 0, held_out_max_abs_error = 0;
   Json to_json() const;
   std::string to_text() const;
 };

@@ -27,7 +27,7 @@ namespace {
 // inputs.precision (as --precision), when given.
 Result<std::optional<Precision>> precision_of(const Json& inputs) {
   if (!inputs.is_object() || !inputs.contains("precision")) return std::optional<Precision>();
-  auto text = string_from_json(inputs["precision"], "inputs.precision", "fp32, tf32 or mixed");
+  auto text = string_from_json(inputs["precision"], "inputs.precision", "fp32, tf32, bf16, fp16, fp8 or mixed");
   if (!text.ok()) return text.error();
   auto parsed = precision_from_text(text.value(), "inputs.precision");
   if (!parsed.ok()) return parsed.error();
@@ -44,7 +44,10 @@ Result<Graph> graph_from_inputs(const Json& inputs) {
   std::string model = inputs["model"].get<std::string>();
   if (inputs.contains("model_json")) {
     if (!inputs["model_json"].is_string()) return make_error(ErrorCode::wrong_type, "inputs.model_json must be the model file's text", "inputs.model_json");
-    auto g = load_model_json(inputs["model_json"].get<std::string>(), model);
+    // The page's imported file by its name, with the overrides typed after it ("NAME.json:batch=16").
+    const ModelFileSpec spec = split_model_file_spec(model);
+    auto g = spec.is_file ? load_model_json(inputs["model_json"].get<std::string>(), spec.file, spec.overrides, "inputs.model")
+                          : load_model_json(inputs["model_json"].get<std::string>(), model);
     if (!g.ok()) {
       Error e = g.error();
       e.path = e.path.empty() ? "inputs.model_json" : "inputs.model_json." + e.path;
@@ -54,7 +57,7 @@ Result<Graph> graph_from_inputs(const Json& inputs) {
   }
   // --precision's model half, as the CLI and the page load it: 16-bit floats in mixed precision.
   if (precision.value())
-    model += std::string(model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (*precision.value() == Precision::mixed ? "2" : "4");
+    model += std::string(model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (is_mixed_precision(*precision.value()) ? "2" : "4");
   auto spec = builtin_model_spec(model, "inputs.model");
   if (!spec.ok()) return spec.error();
   return build_graph(spec.value());
@@ -266,6 +269,9 @@ Started start_search(const Json& req, Graph graph, Cluster cluster) {
     if (!v.ok()) return v.error();
     partials = v.value();
   }
+  // A live search keeps records of its first proposals for the page's step inspector (they do
+  // not change the chain or the report).
+  if (partials) sr.value().record_steps = kInspectorRecordSteps;
   // The job owns its copies of the graph and cluster: the operation's are unused.
   auto op = make_operation<SearchJob>(Graph{}, Cluster{}, [](const SearchReport& report, const SearchJob&) { return Json{{"report", report.to_json()}}; });
   op->start_owning(std::move(graph), std::move(cluster), sr.value(), std::string("request.init"));

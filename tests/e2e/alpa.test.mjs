@@ -1,7 +1,7 @@
 // Browser end-to-end test of the page's Alpa half and its exports (index.html +
 // build-wasm/web/autopar-web.*): window.autopar.run() runs CLI commands in the page's workers with
 // the CLI's numbers; result().objective (intra-op plan of the current model on the current mesh)
-// and result().total_latency (inter-op plan, after planning) equal `autopar intra` and
+// and result().total_latency (inter-op plan, which follows the inputs on its tab) equal `autopar intra` and
 // `autopar inter`; --reduce-scatter / --remat (setState intra, the tab's checkboxes) give the
 // CLI's objective, collective counts and memory; the per-op strategies show the Megatron split; exportPlan() gives the engine
 // plans; no console errors. Screenshots of the Alpa tabs go to build-wasm/screenshots/.
@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { shotDir, CLI, cli, check, nextFrames, settlePointer, runTest, withBrowser, openApp } from './harness.mjs';
+import { shotDir, CLI, cli, check, nextFrames, settlePointer, runTest, withBrowser, openApp, waitForResult } from './harness.mjs';
 
 
 // The native CLI's plain output (export prints text).
@@ -127,15 +127,21 @@ async function alpaChecks(page) {
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-alpa-intra-mlp-2x4.png') });
 
-  // Inter-op: null until planned, then the CLI's total latency.
+  // Inter-op: the tab plans its inputs by itself (the plan follows them); result() never shows a
+  // stale plan meanwhile, and planInter() plans again to the same numbers.
+  const interRef = cli(['inter', '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4', '--microbatches', '16']);
   const interSet = await st({ model: 'transformer:layers=8', cluster: 'lecture:2x4', mesh: '2x4', microbatches: 16, panel: 'inter' });
-  const before = await res();
-  check('result().total_latency is null until the inter-op plan is computed', interSet.ok === true && before.total_latency === null,
-        String(before.total_latency));
+  const before = await page.evaluate(() => window.autopar.result());
+  check('right after the change the inter-op tab plans its new inputs (total_latency null or already the new plan)',
+        interSet.ok === true && (before.total_latency === null ? before.inter_planning === true : (!interRef || before.total_latency === interRef.total_latency)),
+        `${before.total_latency}, planning ${before.inter_planning}`);
+  const byItself = await waitForResult(page, (r) => typeof r.total_latency === 'number', 30_000);
+  check('the inter-op tab plans by itself (no planInter): the CLI\'s total latency',
+        typeof byItself.total_latency === 'number' && (!interRef || byItself.total_latency === interRef.total_latency),
+        `page ${byItself.total_latency}, CLI ${interRef?.total_latency}`);
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'tab-alpa-inter-unplanned.png') });
   const planned = await page.evaluate(() => window.autopar.planInter());
-  const interRef = cli(['inter', '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4', '--microbatches', '16']);
   check('after planning, result().total_latency equals the CLI\'s inter',
         typeof planned.total_latency === 'number' && (!interRef || planned.total_latency === interRef.total_latency),
         `page ${planned.total_latency}, CLI ${interRef?.total_latency}`);
@@ -158,7 +164,11 @@ async function alpaChecks(page) {
   await st({ ignore_boundaries: false });
   await page.evaluate(() => window.autopar.planInter());
   await st({ microbatches: 8 });
-  check('changing micro-batches makes the inter-op plan stale (total_latency null)', (await res()).total_latency === null);
+  const refMb8 = cli(['inter', '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4', '--microbatches', '8']);
+  const replanned = await waitForResult(page, (r) => typeof r.total_latency === 'number' && (!refMb8 || r.total_latency === refMb8.total_latency), 30_000);
+  check('changing micro-batches re-plans by itself: the CLI\'s plan for 8 (never the stale one)',
+        typeof replanned.total_latency === 'number' && (!refMb8 || replanned.total_latency === refMb8.total_latency),
+        `page ${replanned.total_latency}, CLI ${refMb8?.total_latency}`);
 
   // The Plan button through the UI (real mouse click): "planning..." first, then the CLI's plan.
   await page.mouse.click(239, 119);

@@ -157,7 +157,9 @@ async function main() {
     await responsive(page, 'comparing', 'model');
     const cr = await cmpDone;
     const cmpGaps = await stopGaps(page);
-    const cmpRef = cli(['compare', '--model', CMP_MODEL, '--cluster', 'lecture:2x4', '--seed', '1']);
+    // Compare uses the page's micro-batches (and the inter-op tab's plan for them).
+    const cmpRef = cli(['compare', '--model', CMP_MODEL, '--cluster', 'lecture:2x4', '--seed', '1', '--microbatches',
+                        String((await page.evaluate(() => window.autopar.getState())).microbatches)]);
     const times = (j) => { const o = JSON.parse(JSON.stringify(j)); delete o.flexflow.elapsed_ms; delete o.alpa.solve_ms; return o; };
     check('Compare in the workers merges into `autopar compare --json` byte for byte (but its wall times)', !!cr.compare?.report && !!cmpRef &&
           JSON.stringify(times(cr.compare.report)) === JSON.stringify(times(cmpRef)),

@@ -144,25 +144,28 @@ async function groupChecks(page) {
   check('the Cluster drawing shows the 8 devices of lecture:2x4', drawing.drawn === true && drawing.devices.length === 8,
         `drawn=${drawing.drawn}, ${drawing.devices.length} boxes`);
 
-  // Mesh 2x4: device 5 is (1, 1); its row 4-7 is tensor parallel, its column {1, 5} data parallel.
+  // The page plans the pipeline by itself (the inter-op plan follows the page), so once the plan
+  // is in the drawing's groups are the plan's: alexnet on lecture:2x4 is two (1,4) stages
+  // (`autopar inter`), device 5 is index 1 of stage 1 (GPUs 4-7, its 1x4 logical mesh: tensor
+  // group 4-7), its pipeline partner index 1 of stage 0, device 1. Before the plan is in, the
+  // groups are the mesh's (2x4: row 4-7 tensor, column 1, 5 data).
+  await page.evaluate(() => window.autopar.planInter());
+  await nextFrames(page);
   let h = await hoverDevice(page, 5);
   await shot(page, 'cluster-hover-2x4');
-  check('hovering device 5 reports it (node 1, GPU 1, mesh position (1, 1))',
-        h.hovered?.device === 5 && h.hovered.node === 1 && h.hovered.gpu === 1 && h.hovered.mesh_row === 1 && h.hovered.mesh_col === 1,
+  check('hovering device 5 reports it (node 1, GPU 1)', h.hovered?.device === 5 && h.hovered.node === 1 && h.hovered.gpu === 1,
         JSON.stringify(h.hovered));
-  check('on mesh 2x4 its tensor-parallel group is its mesh row 4-7 and its data-parallel group its column 1, 5',
-        h.groups_from === 'mesh' && same(h.hovered?.tensor_parallel, [4, 5, 6, 7]) && same(h.hovered?.data_parallel, [1, 5]),
-        JSON.stringify(h.hovered));
-  check('without an inter-op plan it has no pipeline partners', same(h.hovered?.pipeline, [5]), JSON.stringify(h.hovered?.pipeline));
+  check('with the plan the page made itself, device 5 is in stage 1: tensor group 4-7, pipeline partners 1, 5',
+        h.groups_from === 'plan' && h.hovered?.stage === 1 && same(h.hovered?.tensor_parallel, [4, 5, 6, 7]) &&
+        same(h.hovered?.pipeline, [1, 5]), JSON.stringify(h));
 
-  // Mesh 4x2: device 5 is (2, 1): row {4, 5}, column {1, 3, 5, 7}.
+  // Mesh 4x2 is the intra-op tab's mesh: the drawing shows it, the pipeline's groups stay the plan's.
   const set = await page.evaluate(() => window.autopar.setState({ mesh: '4x2' }));
   await nextFrames(page);
   h = await hoverDevice(page, 5);
   await shot(page, 'cluster-hover-4x2');
-  check('on mesh 4x2 the groups follow: row 4, 5 (tensor), column 1, 3, 5, 7 (data)',
-        set.ok && h.mesh === '4x2' && h.hovered?.mesh_row === 2 && same(h.hovered?.tensor_parallel, [4, 5]) &&
-        same(h.hovered?.data_parallel, [1, 3, 5, 7]), JSON.stringify(h.hovered));
+  check('on mesh 4x2 the drawing follows the mesh and the groups stay the plan\'s',
+        set.ok && h.mesh === '4x2' && h.groups_from === 'plan' && same(h.hovered?.pipeline, [1, 5]), JSON.stringify(h));
 
   // Moving off the drawing clears the hover.
   await page.mouse.move(20, 845);

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { shotDir, cli, check, nextFrames, runTest, withBrowser, openApp } from './harness.mjs';
 
-const PANELS = ['model', 'strategy', 'search', 'accuracy', 'lecture', 'exercises', 'compare', 'intra', 'inter'];
+const PANELS = ['model', 'strategy', 'search', 'accuracy', 'lecture', 'exercises', 'compare', 'intra', 'inter', 'schedules'];
 
 // Waits until getState().panel is `want` (a few frames at most); returns the last panel seen.
 async function panelBecomes(page, want, ms = 3000) {
@@ -46,10 +46,10 @@ await runTest('input.test', async () => {
     await nextFrames(page);
     r = await page.evaluate(() => window.autopar.result());
     const tabs = r.ui.tabs;
-    check('result().ui.tabs gives the nine tabs', tabs.length === 9 && tabs.every((t) => t.w > 10), JSON.stringify(tabs));
+    check('result().ui.tabs gives the ten tabs', tabs.length === 10 && tabs.every((t) => t.w > 10), JSON.stringify(tabs));
 
     // One instant click per tab, in an order that always changes tab.
-    const order = [1, 2, 3, 4, 5, 6, 7, 8, 0, 4, 2, 7];
+    const order = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 4, 2, 7];
     const lost = [];
     for (const i of order) {
       const c = tabCenter(tabs, i);

@@ -85,10 +85,9 @@ async function lectureChecks(page, consoleErrors) {
         (r.scenario?.findings || []).join(' | '));
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'lecture-alexnet-strategies.png') });
-  // beta-sweep (35 searches) runs in the page a slice per frame: click "Compute the numbers" and wait.
+  // beta-sweep (35 searches) starts in the page's workers as it opens: no click, just wait.
   await st({ scenario: 'beta-sweep' });
   await nextFrames(page);
-  await clickAt(page, 300, 283);
   await page.waitForTimeout(300);
   await page.mouse.move(700, 700);
   await page.screenshot({ path: path.join(shotDir, 'lecture-beta-sweep-running.png') });
@@ -137,7 +136,7 @@ async function lectureChecks(page, consoleErrors) {
     if (n === 6) await clickAt(page, 385, 231);   // "All" t_max candidates
     if (n === 5 || n === 6) { await page.mouse.move(700, 840); await nextFrames(page); }
     if (n === 4 || n === 7 || n === 8) {   // answered (first box) and checked: the verdicts and explanations
-      await st({ exercise: { number: n, answer: n === 4 ? '0' : n === 7 ? '3' : '100' } });
+      await st({ exercise: { number: n, answers: n === 4 ? ['0', '1', '1'] : n === 7 ? ['b', 'c', 'd'] : ['a', 'b', 'b'] } });
       await nextFrames(page);
     }
     await page.screenshot({ path: path.join(shotDir, `exercise-${n}.png`) });
@@ -148,7 +147,9 @@ async function lectureChecks(page, consoleErrors) {
   await nextFrames(page);
   await page.screenshot({ path: path.join(shotDir, 'compare-running.png') });
   r = await waitForResult(page, (x) => x.compare !== null && !x.compare.running, 60_000);   // {running: true} while the workers compare
-  const cmp = cli(['compare', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--seed', '1']);
+  // Compare uses the page's micro-batches (and the inter-op tab's plan for them).
+  const cmp = cli(['compare', '--model', 'alexnet', '--cluster', 'lecture:2x4', '--seed', '1', '--microbatches',
+                   String((await page.evaluate(() => window.autopar.getState())).microbatches)]);
   check('Compare shows FlexFlow and Alpa makespans equal to `autopar compare --json`',
         !!r.compare && (!cmp || (r.compare.flexflow_ms === cmp.flexflow.makespan_ms && r.compare.alpa_ms === cmp.alpa.makespan_ms)),
         `page ${r.compare?.flexflow_ms} / ${r.compare?.alpa_ms} ms, CLI ${cmp?.flexflow.makespan_ms} / ${cmp?.alpa.makespan_ms} ms`);

@@ -63,7 +63,7 @@ async function memoryChecks(page) {
   check('precision "" goes back to the model as loaded', set.ok && (await res()).memory?.precision === 'fp32');
 
   // Bad values are refused with their path.
-  for (const [bad, field] of [[{ zero: 4 }, 'zero'], [{ remat: 1 }, 'remat'], [{ precision: 'fp8' }, 'precision']]) {
+  for (const [bad, field] of [[{ zero: 4 }, 'zero'], [{ remat: 1 }, 'remat'], [{ precision: 'fp4' }, 'precision']]) {
     const out = await st(bad);
     check(`setState(${JSON.stringify(bad)}) is refused naming ${field}`, out.ok === false && out.error?.path === field, JSON.stringify(out.error));
   }

@@ -220,11 +220,13 @@ async function importChecks(browser, base) {
         got.makespan_ms === want.makespan_ms, other && `${got.model} ${got.ops} ${got.makespan_ms}`);
   await ctx2.close();
 
-  // The imported model reaches Compare, which equals `autopar compare` on the same file.
+  // The imported model reaches Compare, which equals `autopar compare` on the same file with the
+  // page's micro-batches (Compare uses the page's, and the inter-op tab's plan for them).
   const dir = mkdtempSync(path.join(os.tmpdir(), 'autopar-state-'));
   const file = path.join(dir, 'picked.json');
   writeFileSync(file, JSON.stringify(picked));
-  const cmpRef = cli(['compare', '--model', file, '--cluster', 'lecture:2x4', '--seed', '1']);
+  const pageMicrobatches = (await state(page)).microbatches;
+  const cmpRef = cli(['compare', '--model', file, '--cluster', 'lecture:2x4', '--seed', '1', '--microbatches', String(pageMicrobatches)]);
   rmSync(dir, { recursive: true, force: true });
   await page.evaluate(() => window.autopar.setState({ seed: 1, panel: 'compare' }));
   // compare is {running: true} while its two halves run in the workers.

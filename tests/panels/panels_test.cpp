@@ -22,6 +22,7 @@
 #include "page_strings.h"
 #include "panel_registry.h"
 #include "panel_table.h"
+#include "schedules_state.h"
 #include "panels.h"
 #include "task_kind_style.h"
 #include "trace_export.h"
@@ -248,8 +249,13 @@ TEST_CASE("the Exercises panel draws every exercise with its answer, tables and 
     INFO("exercise ", n);
     state.exercises.shown = n;
     refresh_exercise_data(state);
-    CHECK(!exercise_parts(state, n).empty());
-    reveal_exercise(state);
+    const size_t parts = exercise_parts(state, n).size();
+    CHECK(parts > 0);
+    // The answer is revealed only after a real attempt: a wrong answer in every box first.
+    CHECK(!reveal_exercise(state).ok());
+    for (size_t k = 0; k < parts; ++k) state.exercises.answers[size_t(n - 1)][k] = "zz";
+    check_exercise(state);
+    CHECK(reveal_exercise(state).ok());
     show_panel(state, "exercises");
     // Exercise 5's last row and exercise 6's whole walk are drawn too.
     state.exercises.ex5_rows_shown = int(state.exercises.ex5.dp.best.size());
@@ -324,4 +330,82 @@ TEST_CASE("hovering a single timeline box shows the task's name and kind") {
   INFO("tooltip text:\n", text);
   CHECK(text.find(unspaced(task_name(*state.flexflow.task_graph, task))) != std::string::npos);
   CHECK(text.find(unspaced(tr(task_kind_pass_label(task.kind, task.forward_pass)))) != std::string::npos);
+}
+
+TEST_CASE("the inter-op panel plans by itself and shows the terms of the total, the bubble and why 1F1B is slower") {
+  AppState state;
+  REQUIRE(init_app_state(state).ok());
+  Settings next = state.settings;
+  next.model = "transformer:layers=24";
+  next.cluster = "lecture:4x8";
+  next.mesh = "4x8";
+  next.microbatches = 32;
+  REQUIRE(apply_settings(state, next).ok());
+  // No Plan pressed: the tab in front plans its inputs.
+  show_panel(state, "inter");
+  CHECK(inter_planning(state.alpa.inter));
+  // main.cpp counts the frames; advance_inter_plan works once per counted frame.
+  for (int k = 0; k < 20000 && inter_planning(state.alpa.inter); ++k) {
+    ++state.frame_stats.frames;
+    draw_frame(state);
+  }
+  INFO("plan error: ", state.alpa.inter.error ? state.alpa.inter.error->message : std::string("none"), "; key ", state.alpa.inter.key,
+       "; inputs ", inter_key(alpa_inputs(state)), "; notice ", state.notice.text);
+  REQUIRE(current_inter_plan(state.alpa.inter, alpa_inputs(state)) != nullptr);
+  draw_frame(state);
+  check_panel_window(kInterWindow, last_layout().inter);
+  const std::string drawn = drawn_text(*window_of(kInterWindow));
+  INFO("inter-op panel text:\n", drawn);
+  std::string text;   // wrapped lines joined
+  for (char c : drawn)
+    if (c != '\n') text += c;
+  // The terms a reader adds up, t_max marked, the sum redone, and the sentence under the charts.
+  CHECK(text.find("=t_max") != std::string::npos);
+  CHECK(text.find("Byhand:") != std::string::npos);
+  CHECK(text.find("Why1F1Btakeslongerhere") != std::string::npos);
+  CHECK(text.find(unspaced(tr("inter.idle_legend"))) != std::string::npos);
+}
+
+TEST_CASE("the Schedules panel draws two 8 x 64 schedules with the CLI's figures, plays, and plans the pipeline it shows") {
+  AppState state;
+  REQUIRE(init_app_state(state).ok());
+  REQUIRE(apply_settings_json(state, R"({"schedules":{"first":"1f1b","second":"zb-h1","devices":8,"microbatches":64,"time":0}})").ok());
+  show_panel(state, "schedules");
+  check_panel_window("window.schedules", last_layout().schedules);
+  REQUIRE(state.schedules.report);
+  CHECK(state.schedules.drawn_revision == state.schedules.revision);
+  // The figures table shows each makespan as the CLI prints it (%.4g): 1F1B 8 x 64 with F 1, B 2
+  // is 64 x 3 + 7 x 3 = 213.
+  const std::string text = drawn_text(*window_of("window.schedules"));
+  CHECK(text.find("1f1b") != std::string::npos);
+  CHECK(text.find("zb-h1") != std::string::npos);
+  CHECK(state.schedules.report->runs[0].result.makespan_ms == 213);
+  CHECK(text.find("213") != std::string::npos);
+  // Play moves the cursor by the frames' time; Pause (playing false) holds it.
+  state.settings.schedules.playing = true;
+  for (int i = 0; i < 6; ++i) draw_frame(state);
+  const double t = state.settings.schedules.time;
+  CHECK(t > 0);
+  CHECK(t == doctest::Approx(6 * (1.0 / 60.0) * state.schedules.makespan / kSecondsPerMakespan).epsilon(0.05));
+  state.settings.schedules.playing = false;
+  draw_frame(state);
+  CHECK(state.settings.schedules.time == t);
+  // The playback buttons were drawn where result().schedules.controls reports them (the browser test clicks there).
+  bool found = false;
+  for (const auto& c : state.schedules.controls_px) found |= c.first == "step";
+  CHECK(found);
+  // The plan source without a plan: the tab plans the pipeline itself (no button to press),
+  // then shows the plan's stages under both schedules, one device per stage.
+  REQUIRE(apply_settings_json(state, R"({"model":"transformer:layers=4","cluster":"lecture:1x4","mesh":"1x4","schedules":{"source":"plan","devices":4,"microbatches":8}})").ok());
+  // The planning advances once per frame number (advance_inter_plan), which main.cpp counts.
+  for (int i = 0; i < 20000 && !(schedules_plan(state) && state.schedules.report && !state.schedules.plan_latency_ms.empty()); ++i) {
+    ++state.frame_stats.frames;
+    draw_frame(state);
+  }
+  INFO("tab: ", state.schedules.error ? state.schedules.error->message : std::string("-"), "; plan: ",
+       state.alpa.inter.error ? state.alpa.inter.error->message : std::string("-"), "; planning ", inter_planning(state.alpa.inter));
+  REQUIRE(state.schedules.report);
+  REQUIRE(schedules_plan(state) != nullptr);
+  CHECK(state.schedules.report->runs[0].result.devices == int(schedules_plan(state)->stages.size()));
+  CHECK(state.schedules.plan_latency_ms.size() == schedules_plan(state)->stages.size());
 }

@@ -41,20 +41,28 @@ checks = {
         and r["local"]["total_ms"] < r["plain"]["total_ms"] and len(r["local"]["local_steps"]) == 1,
     "megatron": lambda r: [o["strategy"] for o in r["one_node"]["ops"]] == ["column@1", "heads@1", "row@1", "column@1", "row@1"]
         and r["one_node"]["resharding_cost"] == 0,
-    # 6.3: several stages whose sub-meshes tile the 32 GPUs.
-    "gpt-pipeline": lambda r: len(r["plan"]["stages"]) >= 2 and sum(s["submesh"][0] * s["submesh"][1] for s in r["plan"]["stages"]) == 32,
+    # 6.3: several stages whose sub-meshes tile the 32 GPUs; the scenario's question answers "8 stages
+    # of half a node" (b), and the lecture's plan (one stage per node) priced by the same model is slower.
+    "gpt-pipeline": lambda r: len(r["plan"]["stages"]) >= 2 and sum(s["submesh"][0] * s["submesh"][1] for s in r["plan"]["stages"]) == 32
+        and len(r["plan"]["stages"]) == 8 and all(s["submesh"] == [1, 4] for s in r["plan"]["stages"])
+        and r["lecture_plan"]["total_latency"] > r["plan"]["total_latency"]
+        # The plan run by the schedule model (as the inter-op tab's charts and inter --schedule):
+        # the cross-node sends make 1F1B slower than GPipe, and both slower than the closed form.
+        and r["schedules"]["1f1b"]["makespan_ms"] > r["schedules"]["gpipe"]["makespan_ms"] > r["plan"]["total_latency"],
     # 6.3: Alpa's plan (inter + intra) is never slower than intra-only or inter-only at any size, and it
-    # scales: 4 nodes keep at least a third of one node's throughput per GPU (the lecture's cluster has
-    # 10 Gb/s between nodes; the scenario's finding says why this is far below the lecture's 91%).
+    # scales: 4 nodes keep at least 30% of one node's throughput per GPU (the lecture's cluster has one
+    # 10 Gb/s NIC per node, which the 8 GPUs' cross-node transfers share: 32% here; 43% while the
+    # network was read as one NIC per GPU; the scenario's finding says why this is far below the lecture's 91%).
     "wide-resnet": lambda r: all(row["alpa"]["total_latency"] <= min(row["intra-only"]["total_latency"], row["inter-only"]["total_latency"]) * (1 + 1e-9)
-        for row in r["weak_scaling"]) and r["weak_scaling"][-1]["alpa"]["efficiency"] > 1 / 3,
+        for row in r["weak_scaling"]) and r["weak_scaling"][-1]["alpa"]["efficiency"] > 0.3,
     # 6.5: GPT-3 175B on 1,024 GPUs: every GPU used, a finite total, several pipeline stages of whole
     # nodes (the planning time is measured by `autopar bench --planner`, not asserted here).
     "gpt3-1024": lambda r: r["gpus_used"] == 1024 and 0 < r["plan"]["total_latency"] < float("inf") and len(r["plan"]["stages"]) >= 2
         and all(s["submesh"][1] == 8 for s in r["plan"]["stages"]),
-    # 6.5: every published run's own plan predicted within 25% of its measured iteration time.
-    "published-runs": lambda r: len(r["rows"]) >= 9 and all(abs(row["error"]) <= 0.25 for row in r["rows"])
-        and r["max_abs_error"] <= 0.25,
+    # 6.5: every published run's own plan predicted within 15% of its measured iteration time (issue
+    # 39's target), Korthikanti et al.'s 8 rows among them, and the held-out rows reported apart.
+    "published-runs": lambda r: len(r["rows"]) >= 17 and all(abs(row["error"]) <= 0.15 for row in r["rows"])
+        and r["max_abs_error"] <= 0.15 and r["held_out"]["rows"] == sum(1 for row in r["rows"] if not row["fitted"]) >= 10,
     # 7: both plans simulated.
     "flexflow-vs-alpa": lambda r: all(r[m]["flexflow_ms"] > 0 and r[m]["alpa_ms"] > 0 for m in r),
 }

@@ -141,7 +141,7 @@ TEST_CASE("inter --plan: parsing, the sub-mesh rules and uneven layer counts") {
   CHECK(!run_to_end(job3).ok());
 }
 
-TEST_CASE("published runs: each plan predicted within 25% of its measured time, never above peak") {
+TEST_CASE("published runs: each plan predicted within 15% of its measured time, never above peak") {
   ValidateRequest request;
   request.search = false;
   auto v = run_validation(request);
@@ -149,7 +149,7 @@ TEST_CASE("published runs: each plan predicted within 25% of its measured time, 
   CHECK(v.value().rows.size() >= 10);
   for (const ValidationRow& row : v.value().rows) {
     INFO(row.run->name);
-    CHECK(std::abs(row.error()) <= 0.25);
+    CHECK(std::abs(row.error()) <= 0.15);   // issue 39's target for every row
     // The model's FLOPs over the predicted time never exceed the GPUs' peak.
     const Cluster c = published_run_cluster(*row.run).value();
     const Graph g = published_run_graph(*row.run).value();
@@ -159,6 +159,7 @@ TEST_CASE("published runs: each plan predicted within 25% of its measured time, 
   // Megatron-LM's formula by hand for its 1.7B row: 3.53 s at 137 TFLOP/s on 32 GPUs.
   CHECK(megatron_iteration_flops(512, 2048, 24, 2304, 51200) / (32 * 137e12) == doctest::Approx(3.53).epsilon(0.005));
   CHECK(v.value().median_abs_error <= 0.25);
+  CHECK(v.value().held_out_rows >= 10);   // Korthikanti's 8, BLOOM, Alpa's MoE
   // Alpa's MoE formula by hand for its 8-GPU row (benchmark/util.py compute_moe_tflops with
   // checkpoint_activations): per token, a dense layer 4 (8h^2 + 4sh + 32h^2), a MoE layer
   // 4 (8h^2 + 4sh + 64h^2 + 2hE + 4S + 8hS), 8 of each, and 6hV for the vocabulary.
@@ -223,4 +224,55 @@ TEST_CASE("Alpa's MoE row alternates mixture-of-experts and dense layers, as alp
   }
   CHECK(moe_1);
   CHECK(res2_2_reads_ffn);
+}
+
+TEST_CASE("inter --plan with schedule=: the plan priced under that schedule, its memory checked per stage") {
+  auto p = parse_given_plan("t=2,p=4,d=1,schedule=ZB-H1");
+  REQUIRE(p.ok());
+  CHECK(p.value().schedule == ScheduleKind::zb_h1);
+  CHECK(p.value().text() == "t=2,p=4,d=1,schedule=zb-h1");
+  CHECK(parse_given_plan("t=2,schedule=zb-h3").error().message.find("dualpipev") != std::string::npos);
+
+  const Graph g = load_model("transformer:layers=8,batch=32,seq=128,hidden=256,heads=4,dtype_bytes=2").value();
+  const Cluster c = load_cluster("a100:1x8,precision=mixed").value();
+  InterRequest r;
+  r.microbatches = 8;
+  r.plan = parse_given_plan("t=2,p=4,d=1").value();
+  InterJob plain(g, c, r);
+  auto closed = run_to_end(plain);
+  REQUIRE(closed.ok());
+  CHECK(closed.value().schedules.empty());
+  double one_f_one_b = 0;
+  for (ScheduleKind k : {ScheduleKind::one_f_one_b, ScheduleKind::zb_h1, ScheduleKind::zb_v}) {
+    r.plan->schedule = k;
+    InterJob job(g, c, r);
+    auto out = run_to_end(job);
+    REQUIRE(out.ok());
+    REQUIRE(out.value().schedules.size() == 1);
+    CHECK(out.value().plan.total_latency == out.value().schedules[0].total_ms);
+    if (k == ScheduleKind::one_f_one_b) one_f_one_b = out.value().plan.total_latency;
+    else CHECK(out.value().plan.total_latency < one_f_one_b);   // W > 0 fills the bubble
+    CHECK(out.value().to_json()["schedule"] == schedule_name(k));
+  }
+  // The weight-gradient share of a transformer's backward: under a half (attention has no weights).
+  CHECK(closed.value().weight_share > 0.3);
+  CHECK(closed.value().weight_share < 0.5);
+  // auto: every schedule simulated, the fastest that fits chosen and its makespan the total.
+  r.plan->schedule.reset();
+  r.schedule = "auto";
+  InterJob all(g, c, r);
+  auto best = run_to_end(all);
+  REQUIRE(best.ok());
+  CHECK(best.value().schedules.size() == all_schedule_kinds().size());
+  for (const PlanScheduleRow& row : best.value().schedules)
+    if (row.fits) CHECK(best.value().plan.total_latency <= row.total_ms);
+  // A schedule whose rule the plan breaks: DualPipe needs >= 2 x 4 micro-batches.
+  r.schedule = "";
+  r.microbatches = 4;
+  r.plan->schedule = ScheduleKind::dualpipe;
+  InterJob dual(g, c, r);
+  auto refused = run_to_end(dual);
+  REQUIRE(!refused.ok());
+  CHECK(refused.error().path == "--plan");
+  CHECK(refused.error().message.find("DualPipe") != std::string::npos);
 }

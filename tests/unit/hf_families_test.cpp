@@ -116,6 +116,9 @@ TEST_CASE("each family's shipped config gives its published parameter count exac
   // meta-llama/Meta-Llama-3-8B, 8.03B: 2 * 128256*4096 + 32 * (2*4096^2 + 2*4096*1024 + 3*4096*14336 + 2*4096) + 4096
   // = 8,030,261,248.
   CHECK(load(hf("llama-3-8b")).total_param_elements() == 8030261248);
+  // meta-llama/Llama-3.1-405B, 405.85B (the model Llama 3 trained on 16,384 H100s): 2 * 128256*16384 + 126 *
+  // (2*16384^2 + 2*16384*1024 + 3*16384*53248 + 2*16384) + 16384 = 405,853,388,800.
+  CHECK(load(hf("llama-3.1-405b")).total_param_elements() == 405853388800);
 }
 
 TEST_CASE("one layer of each family has the reference implementation's ops and shapes") {

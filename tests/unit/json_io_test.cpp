@@ -126,9 +126,9 @@ TEST_CASE("malformed model JSON: syntax, types, missing fields, unknown kinds") 
 }
 
 TEST_CASE("cluster presets are valid and round-trip through JSON") {
-  REQUIRE(cluster_presets().size() == 6);
-  const char* names[] = {"lecture", "p100", "k80", "v100", "a100", "h100"};
-  for (size_t i = 0; i < 6; ++i) {
+  REQUIRE(cluster_presets().size() == 9);
+  const char* names[] = {"lecture", "p100", "k80", "v100", "a100", "h100", "h200", "b200", "gb200"};
+  for (size_t i = 0; i < 9; ++i) {
     const Cluster& c = cluster_presets()[i].cluster;
     CAPTURE(c.name);
     CHECK(c.name == names[i]);
@@ -157,7 +157,7 @@ TEST_CASE("cluster arguments and units") {
   REQUIRE(def.ok());
   CHECK(def.value().num_devices() == 8);
 
-  for (const char* bad : {"lecture:0x4", "lecture:2x0", "lecture:2", "lecture:axb", "lecture:4096x2", "tpu:2x4"}) {
+  for (const char* bad : {"lecture:0x4", "lecture:2x0", "lecture:2", "lecture:axb", "lecture:65537x2", "lecture:1x73", "tpu:2x4"}) {
     CAPTURE(bad);
     auto e = load_cluster(bad);
     REQUIRE_FALSE(e.ok());
@@ -188,8 +188,8 @@ TEST_CASE("impossible cluster numbers are refused with their JSON path") {
   CHECK(cluster_json_error(j).code == "out_of_range");
 
   j = base;
-  j["nodes"] = 512;
-  j["gpus_per_node"] = 16;
+  j["nodes"] = 16384;
+  j["gpus_per_node"] = 16;   // 262,144 GPUs, over the 131,072 accepted
   CHECK(cluster_json_error(j).code == "too_large");
 
   j = base;

@@ -174,7 +174,10 @@ TEST_CASE("the CLI prints the operation's report: simulate's JSON and text come 
   const Cluster c = cluster("lecture:2x4");
   SimulateRequest request;
   request.strategy = load_strategy("expert", g, c).value();
+  request.expert = true;   // --strategy expert: the report names the recipe
   const SimulateReport r = simulate_operation(g, c, request);
+  REQUIRE(r.expert_recipe.has_value());
+  CHECK(*r.expert_recipe == ExpertRecipe::cnn);
   auto out = cli::run_command({"simulate", "--model", "alexnet", "--cluster", "lecture:2x4", "--strategy", "expert"});
   REQUIRE(out.ok());
   CHECK(out.value().json == r.to_json());

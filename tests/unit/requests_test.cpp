@@ -137,9 +137,9 @@ TEST_CASE("micro-batches, the ZeRO stage, accuracy samples and precision are ref
   check_same({from_cli({"accuracy", "--model", "alexnet", "--cluster", "lecture:2x4", "--samples", "1"}), from_worker("accuracy", Json{{"samples", 1}}),
               from_page(Json{{"accuracy", {{"samples", 1}}}})},
              {"--samples", "request.samples", "accuracy.samples"});
-  check_same({from_cli({"simulate", "--model", "mlp", "--cluster", "lecture:2x4", "--precision", "fp8"}),
-              from_worker("inter", Json::object(), Json{{"model", "mlp"}, {"cluster", "lecture:2x4"}, {"precision", "fp8"}}),
-              from_page(Json{{"precision", "fp8"}})},
+  check_same({from_cli({"simulate", "--model", "mlp", "--cluster", "lecture:2x4", "--precision", "fp4"}),
+              from_worker("inter", Json::object(), Json{{"model", "mlp"}, {"cluster", "lecture:2x4"}, {"precision", "fp4"}}),
+              from_page(Json{{"precision", "fp4"}})},
              {"--precision", "inputs.precision", "precision"});
   // Text that is no whole number, and JSON that is none.
   CHECK(from_cli(with(inter, {"--microbatches", "eight"})).code == "bad_value");

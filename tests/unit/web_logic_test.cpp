@@ -301,7 +301,7 @@ TEST_CASE("the page keeps drawing only while work advances without input") {
 }
 
 TEST_CASE("the panels table: every tab brings its first panel to the front, every panel lives in one tab") {
-  CHECK(tab_count() == 9);
+  CHECK(tab_count() == 10);
   CHECK(panel_names().size() == panel_table().size());
   for (int t = 0; t < tab_count(); ++t) {
     CAPTURE(t);
@@ -348,37 +348,43 @@ Json without_times(Json j) {
 }
 }  // namespace
 
-TEST_CASE("the page's compare, two halves in the worker merged, equals autopar compare --json; a failed half keeps code and path") {
+TEST_CASE("the page's compare, two halves in the worker merged, equals autopar compare --microbatches B --json; a failed half keeps code and path") {
   for (const char* model : {"alexnet", "transformer:layers=2"}) {
     CAPTURE(model);
-    CompareState cmp;
-    auto worker = std::make_shared<WorkerClient>();
-    compare_start(cmp, worker, Json{{"model", model}, {"cluster", "lecture:2x4"}}, std::string(model) + " on lecture:2x4, seed 3", 3);
-    CHECK(compare_running(cmp));
+    AppState state;
+    REQUIRE(init_app_state(state).ok());
+    REQUIRE(apply_settings_json(state, Json{{"model", model}, {"cluster", "lecture:2x4"}, {"seed", 3}, {"microbatches", 4}}.dump()).ok());
+    start_page_compare(state);
+    CHECK(compare_running(state.compare));
+    CHECK(state.compare.alpa_waiting);   // Alpa's half waits for the page's pipeline plan
     int frames = 0;
-    for (; frames < 100000 && compare_running(cmp); ++frames) compare_advance(cmp, 1);
+    for (; frames < 100000 && compare_running(state.compare); ++frames) {
+      ++state.frame_stats.frames;
+      advance_background_work(state, 1);
+    }
     CHECK(frames > 2);
-    REQUIRE(cmp.error.empty());
+    REQUIRE(state.compare.error.empty());
     CompareRequest r;
     r.graph = load_model(model).value();
     r.cluster = load_cluster("lecture:2x4").value();
     r.title = std::string(model) + " on lecture:2x4";
     r.seed = 3;
+    r.microbatches = 4;   // the page's, not compare's default
     auto ref = run_compare(r);
     REQUIRE(ref.ok());
-    CHECK(without_times(cmp.output).dump() == without_times(ref.value().to_json(r.graph)).dump());
-    CHECK(compare_result_json(cmp)["alpa_ms"] == ref.value().alpa_sim.summary.makespan_ms);
-    CHECK(worker->pending() == 0);
+    CHECK(without_times(state.compare.output).dump() == without_times(ref.value().to_json(r.graph)).dump());
+    CHECK(compare_result_json(state.compare)["alpa_ms"] == ref.value().alpa_sim.summary.makespan_ms);
+    CHECK(state.alpa.inter.worker->pending() == 0);
   }
-  // A batch of 1 in 3 micro-batches: both halves refuse it, with the CLI's option as the path.
+  // A batch of 1 in 3 micro-batches: the FlexFlow half refuses it (so does the plan), with the CLI's option as the path.
   CompareState cmp;
-  compare_start(cmp, std::make_shared<WorkerClient>(), Json{{"model", "mlp:batch=1"}, {"cluster", "lecture:1x2"}}, "mlp on lecture:1x2, seed 1", 1);
-  cmp.worker->cancel(cmp.alpa_request);
-  cmp.alpa_request = cmp.worker->start("compare_alpa", Json{{"model", "mlp:batch=1"}, {"cluster", "lecture:1x2"}}, Json{{"microbatches", 3}});
+  compare_start(cmp, std::make_shared<WorkerClient>(), Json{{"model", "mlp:batch=1"}, {"cluster", "lecture:1x2"}}, "mlp on lecture:1x2, seed 1, B = 3", 1, 3,
+                "no plan");
   for (int k = 0; k < 1000 && compare_running(cmp); ++k) compare_advance(cmp, 1);
   REQUIRE(cmp.failure.has_value());
   CHECK(cmp.failure->path == "--microbatches");
   CHECK(compare_result_json(cmp)["error"]["code"] == "bad_value");
+  CHECK(!cmp.alpa_waiting);
 }
 
 TEST_CASE("the intra-op plan of an edit, computed in the worker and read back, shows what the synchronous plan shows") {

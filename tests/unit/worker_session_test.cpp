@@ -228,7 +228,7 @@ TEST_CASE("the worker's search sends partials and a result equal to autopar sear
   bad.message(start_message(2, "search", "alexnet", "lecture:2x4", Json{{"beta", "hot"}}).dump());
   bad.message(start_message(3, "search", "alexnet", "lecture:2x4", Json{{"init", "greedy"}}).dump());
   bad.message(start_message(4, "search", "alexnet", "lecture:2x4", Json{{"steps", 0}}).dump());
-  bad.message(Json{{"id", 5}, {"op", "start"}, {"operation", "search"}, {"inputs", Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"precision", "fp8"}}}}.dump());
+  bad.message(Json{{"id", 5}, {"op", "start"}, {"operation", "search"}, {"inputs", Json{{"model", "alexnet"}, {"cluster", "lecture:2x4"}, {"precision", "fp4"}}}}.dump());
   bad.message(start_message(6, "accuracy", "alexnet", "lecture:2x4", Json{{"samples", 1}}).dump());
   bad.message(start_message(7, "compare_alpa", "mlp:batch=1", "lecture:1x2", Json{{"microbatches", 3}}).dump());
   std::map<int, Json> out;   // by id: errors found on reading come at once, the job's own after a step

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "schedules_state.h"
 #include "strategy_text.h"
 
 namespace autopar::web {
@@ -17,8 +18,9 @@ bool has_background_work(const AppState& state) {
   return (state.search.request && !state.search.paused && in_process) || (state.accuracy.request && in_process) ||
          (lecture_shown && (state.lecture.compute_pending || (state.lecture.sweep && state.lecture.sweep->running))) ||
          (compare_shown && state.compare.compute_pending) || (compare_running(state.compare) && in_process) ||
-         (state.alpa.inter.job.has_value() && in_process) || (lecture_planning(state.lecture) && in_process) ||
-         (intra_planning(state.alpa.intra) && in_process) || (export_pending(state.export_view.job) && in_process);
+         (state.alpa.inter.job.has_value() && in_process) || state.alpa.inter.start_waiting || (lecture_planning(state.lecture) && in_process) ||
+         (intra_planning(state.alpa.intra) && in_process) || (export_pending(state.export_view.job) && in_process) ||
+         schedules_playing(state);   // the Schedules tab's playback moves by the clock
 }
 
 void advance_background_work(AppState& state, double budget_ms) {
@@ -45,9 +47,25 @@ void advance_background_work(AppState& state, double budget_ms) {
   // A planned scenario's plan (the Lecture tab) likewise, until another scenario is chosen.
   if (lecture_planning(state.lecture) && state.settings.scenario != state.lecture.plan.name) lecture_plan_cancel(state.lecture);
   if (lecture_planning(state.lecture)) lecture_plan_advance(state.lecture, budget_ms);
+  // The pipeline plan follows its inputs where it is shown (a debounced start is due here).
+  follow_page_inter_plan(state);
   // A pipeline plan keeps going in any tab (at most one slice per frame; the panel's call then does nothing).
   if (state.alpa.inter.job)
     advance_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster, budget_ms, state.frame_stats.frames);
+  // Compare's Alpa half starts on that plan once it is there.
+  compare_take_inter_plan(state.compare, state.alpa.inter);
+}
+
+bool inter_plan_followed(const AppState& state) {
+  const int inter = panel_tab("inter"), compare = panel_tab("compare");
+  const int front = panel_tab(state.settings.panel);
+  return front == inter || front == compare || state.shown_tab == inter || state.shown_tab == compare;
+}
+
+void follow_page_inter_plan(AppState& state) {
+  // A start owed (a debounced change, or result() asked for the plan) is made in any tab.
+  if (!inter_plan_followed(state) && !state.alpa.inter.start_waiting) return;
+  follow_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
 }
 
 void ensure_accuracy_started(AppState& state) {

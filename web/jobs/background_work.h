@@ -15,6 +15,15 @@ bool has_background_work(const AppState& state);
 // `budget_ms` of wall time in total; call once per frame. Stops the search when it finishes.
 void advance_background_work(AppState& state, double budget_ms);
 
+// True when the panel in front shows the pipeline plan (the inter-op tab) or needs it (Compare
+// simulates that plan): the plan then follows every change of its inputs.
+bool inter_plan_followed(const AppState& state);
+
+// Keeps the pipeline plan live while inter_plan_followed: follow_inter_plan (alpa_view.h) for
+// the current inputs. Called after every change of the settings and every frame; in another
+// tab it only makes a start that is owed (start_waiting).
+void follow_page_inter_plan(AppState& state);
+
 // Starts the accuracy study for the current settings unless it already runs or is complete.
 void ensure_accuracy_started(AppState& state);
 

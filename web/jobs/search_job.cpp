@@ -34,6 +34,9 @@ Status search_start(SearchRun& run, std::shared_ptr<WorkerClient> worker, const 
   // Checked here, not only in the worker: a bad request is refused at once, with the page's names.
   if (auto st = validate(config, page_search_path()); !st.ok()) return st.error();
   const Json request = request_to_json(config);
+  // Numbered across resets (which clear the run), so a view following one notices the next.
+  static int64_t searches_started = 0;
+  run.generation = ++searches_started;
   run.worker = std::move(worker);
   run.request = run.worker->start("search", inputs, request, units);
   run.started = true;

@@ -37,6 +37,7 @@ struct SearchRun {
   bool paused = false;                    // paused in the worker (Pause, or after a single Step)
   bool finished = false;                  // the worker's result arrived
   bool reported = false;                  // the view holds at least one partial
+  int64_t generation = 0;                 // which search of the page this is (1, 2, ...: the step inspector follows it)
   SearchRequest config;                   // what it was started with
   SearchView view;                        // the chain, trace and timing as last reported
   Json report;                            // `autopar search --json` of the finished search; null before

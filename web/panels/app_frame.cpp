@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string>
 
 #include "cluster.h"
 #include "imgui_internal.h"
@@ -12,6 +13,7 @@
 #include "panel_common.h"
 #include "panel_registry.h"
 #include "panels.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 
@@ -23,7 +25,7 @@ AppLayout compute_layout(ImVec2 display, float menu_height, float tabs_height, f
   l.notice = {ImVec2(0, display.y - notice_height), ImVec2(display.x, notice_height)};
   l.search = {ImVec2(0, top), ImVec2(display.x, body_h)};
   l.accuracy = l.search;
-  l.lecture = l.exercises = l.compare = l.intra = l.inter = l.search;
+  l.lecture = l.exercises = l.compare = l.intra = l.inter = l.schedules = l.search;
   if (display.x < 960.0f * ui_scale) {
     // Narrow: each tab's windows stacked.
     const float model_h = std::floor(body_h * 0.55f);
@@ -50,6 +52,29 @@ namespace {
 
 // The UI scale (device pixel ratio) of the frame being drawn: ImGui works in canvas pixels.
 float ui_scale_of_frame = 1.0f;
+// Lines the notice bar shows this frame: the notice wraps (a phone is too narrow for most
+// notices on one line) and the bar grows to at most kNoticeMaxLines, then scrolls.
+int notice_lines_of_frame = 1;
+constexpr int kNoticeMaxLines = 3;
+
+// The notice as the bar draws it: "Error [code] text (at path)" or the info text.
+std::string notice_bar_text(const AppState& state) {
+  if (state.notice.level != NoticeLevel::error) return state.notice.text.empty() ? tr("notice.ready") : state.notice.text;
+  std::string text = std::string(tr("notice.error")) + " ";
+  if (!state.notice.code.empty()) text += "[" + state.notice.code + "] ";
+  text += state.notice.text;
+  if (!state.notice.path.empty()) text += tr_fill("notice.at_path", {state.notice.path});
+  return text;
+}
+
+// How many lines the notice needs at the display's width (1 .. kNoticeMaxLines).
+int notice_lines(const AppState& state) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float width = std::max(1.0f, ImGui::GetIO().DisplaySize.x - 2 * style.WindowPadding.x - style.ScrollbarSize);
+  const std::string text = notice_bar_text(state);
+  const float h = ImGui::CalcTextSize(text.c_str(), nullptr, false, width).y;
+  return std::clamp(int(std::ceil(h / std::max(1.0f, ImGui::GetTextLineHeight()) - 0.01f)), 1, kNoticeMaxLines);
+}
 
 }  // namespace
 
@@ -103,10 +128,13 @@ namespace {
 // English / 中文 in the menu bar: the page's language, switched at once with nothing else
 // changed. "中文" is drawn from a tiny font embedded in the page (ui_style.cpp), so it reads
 // right before the CJK font has arrived.
+// On a phone the bar has room for one of them only: the other language's name, which switches.
 void draw_language_switch(AppState& state) {
   const float css = 1.0f / std::max(1.0f, ui_scale_of_frame);
+  const bool narrow = narrow_page();
   for (const auto& [code, label] : {std::pair{"en", "English"}, std::pair{"zh", "中文"}}) {
     const bool current = state.settings.lang == code;
+    if (narrow && current) continue;
     if (ImGui::MenuItem(label, nullptr, current) && !current) {
       Settings next = state.settings;
       next.lang = code;
@@ -176,11 +204,15 @@ float draw_menu_bar(AppState& state) {
     if (ImGui::MenuItem(tr("menu.shortcuts"), "?", shortcuts_window_open())) toggle_shortcuts_window();
     if (ImGui::MenuItem(tr("menu.welcome"), nullptr, state.show_welcome)) state.show_welcome = !state.show_welcome;
     ImGui::MenuItem(tr("menu.about"), nullptr, &state.show_about);
+    if (narrow_page() && ImGui::MenuItem(tr("menu.copy_link"))) js_hook_copy_link();
     ImGui::EndMenu();
   }
-  // The share link of the current state, copied to the clipboard by the page (index.html).
-  if (ImGui::Button(tr_id("menu.copy_link").c_str())) js_hook_copy_link();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("menu.copy_link_tip"));
+  // The share link of the current state, copied to the clipboard by the page (index.html). A
+  // phone's bar is too narrow for it next to the menus and the language: it is in Help there.
+  if (!narrow_page()) {
+    if (ImGui::Button(tr_id("menu.copy_link").c_str())) js_hook_copy_link();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("menu.copy_link_tip"));
+  }
   draw_language_switch(state);
 
   // Summary on the right: what is loaded.
@@ -209,20 +241,18 @@ void draw_notice_bar(AppState& state, const PanelRect& rect) {
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoNav;
   if (ImGui::Begin("##notice", nullptr, flags)) {
+    // Wrapped, so a long notice reads whole on a phone (the bar grows to kNoticeMaxLines lines).
+    const std::string text = notice_bar_text(state);
+    ImGui::PushTextWrapPos(0.0f);
     if (is_error) {
       ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
-      ImGui::TextUnformatted(tr("notice.error"));
-      ImGui::SameLine();
-      if (!state.notice.code.empty()) ImGui::Text("[%s]", state.notice.code.c_str());
-      ImGui::SameLine();
-      std::string text = state.notice.text;
-      if (!state.notice.path.empty()) text += tr_fill("notice.at_path", {state.notice.path});
       ImGui::TextUnformatted(text.c_str());
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", notice_line(state.notice).c_str());
     } else {
-      ImGui::TextDisabled("%s", state.notice.text.empty() ? tr("notice.ready") : state.notice.text.c_str());
+      ImGui::TextDisabled("%s", text.c_str());
     }
+    ImGui::PopTextWrapPos();
   }
   ImGui::End();
   ImGui::PopStyleVar(2);
@@ -325,14 +355,18 @@ void draw_welcome_window(AppState& state) {
 }  // namespace
 
 AppLayout frame_layout(float menu_height, float ui_scale) {
-  const float notice_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
+  const float notice_h = ImGui::GetFrameHeight() + float(notice_lines_of_frame - 1) * ImGui::GetTextLineHeight() +
+                         ImGui::GetStyle().WindowPadding.y * 2.0f;
   const float tabs_h = ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.y * 2.0f;
   return compute_layout(ImGui::GetIO().DisplaySize, menu_height, tabs_h, notice_h, ui_scale);
 }
 
 void draw_app_frame(AppState& state, float ui_scale) {
   ui_scale_of_frame = ui_scale;
+  set_frame_ui_scale(ui_scale);
+  state.ui.places.clear();   // what this frame draws (a hidden tab's fields have no place)
   handle_shortcuts(state);   // first: a tab switched by a key shows in this frame
+  notice_lines_of_frame = notice_lines(state);
   const AppLayout layout = frame_layout(draw_menu_bar(state), ui_scale);
   draw_tab_strip(state, layout.tabs);
   const int tab = state.shown_tab < 0 ? panel_tab(state.settings.panel) : state.shown_tab;
@@ -347,6 +381,10 @@ void draw_app_frame(AppState& state, float ui_scale) {
   float scroll = 0;
   for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) scroll += w->Scroll.y;
   state.ui.scroll_y_sum = scroll;
+  state.ui.keys_held_back = shortcut_keys_held_back();
+  const float css = 1.0f / std::max(1.0f, ui_scale);
+  state.ui.display_w = ImGui::GetIO().DisplaySize.x * css;
+  state.ui.display_h = ImGui::GetIO().DisplaySize.y * css;
 }
 
 }  // namespace autopar::web

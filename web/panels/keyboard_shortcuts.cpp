@@ -8,6 +8,13 @@
 // the page (index.html) takes them before the app sees them, to prevent the browser's action.
 // Chromium grants browser shortcuts no user activation, so Ctrl+O cannot open a file picker
 // there; the plain I key can (its press activates the page for a few seconds).
+//
+// Single keys (digits, Space, F, I, ?) are shortcuts only when the reader is not typing: never
+// while a text field has the keyboard, and not either while a typed number is plainly meant for
+// a field (KeyGuard): right after a click that hit no widget (a near miss of a field) for as long
+// as the pointer stays near that click, and within 1.5 s of a key that went into a field or
+// was itself held back (the rest of a number typed after Enter or a miss). A held-back key says
+// so in the notice bar, once per burst, so the reader learns why nothing happened.
 #include "keyboard_shortcuts.h"
 
 #include <algorithm>
@@ -16,6 +23,7 @@
 #include <string>
 
 #include "imgui.h"
+#include "imgui_internal.h"
 #include "js_hook.h"
 #include "panel_common.h"
 #include "panels.h"
@@ -26,6 +34,29 @@ namespace {
 
 bool g_window_open = false;
 bool g_focus_window = false;   // bring the window to the front on the frame after it opens
+
+// Keys typed within this long of a key that went into a text field (or was held back) are still
+// typing: "256" after Enter, or the rest of a number after a miss. A person presses a shortcut
+// after a pause; typing runs at 5-10 keys a second. Measured between the frames that take the
+// keys, which a slow renderer spaces out (one key a frame at 2-4 frames a second).
+constexpr double kTypingBurstSeconds = 1.5;
+// A missed click stops holding keys back once the pointer moved this many font heights away
+// from it (the reader turned to something else), or after this long without a held-back key
+// (a touch screen's finger leaves no pointer to move).
+constexpr float kMissRadiusFonts = 3.0f;
+constexpr double kMissTimeoutSeconds = 8.0;
+
+// What decides whether a single key is a shortcut or typing that missed its field.
+struct KeyGuard {
+  bool click_pending = false;      // a press last frame, judged this frame (what it hit is known then)
+  ImVec2 click_pos;
+  bool missed = false;             // the last press hit no widget and the pointer stayed near it
+  ImVec2 miss_pos;
+  double miss_time = -1e9;
+  double last_typing_time = -1e9;  // a key that went into a text field, or was held back
+  std::string held;                // the keys held back in this burst, for the notice
+};
+KeyGuard g_guard;
 
 // One line of the list: keys ("A | B" for alternatives, "Ctrl+L" for a combination) and action
 // (a key of the string tables in kGeneral, the text itself once looked up).
@@ -135,15 +166,81 @@ void shortcut_table(const char* heading, const Shortcut* rows, int count, float 
   ImGui::EndGroup();
 }
 
+// Whether last frame's press hit a widget: one is active (a field, a button held, a scrollbar;
+// not a window's background, which ImGui makes active to move the window) or was hovered (menu
+// items and combos take a click without staying active). Text labels are no widget.
+bool last_press_hit_widget() {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  const bool active = g.ActiveId != 0 && !(g.ActiveIdWindow && g.ActiveId == g.ActiveIdWindow->MoveId);
+  return active || g.HoveredIdPreviousFrame != 0;
+}
+
+// Follows presses and typing; true while single keys must not act as shortcuts.
+bool keys_are_typing() {
+  const ImGuiIO& io = ImGui::GetIO();
+  const double now = ImGui::GetTime();
+  KeyGuard& k = g_guard;
+  if (k.click_pending) {
+    k.click_pending = false;
+    k.missed = !last_press_hit_widget();
+    k.held.clear();   // a new click starts a new burst
+    k.miss_pos = k.click_pos;
+    k.miss_time = now;
+  }
+  for (int b = 0; b < 3; ++b)
+    if (io.MouseClicked[b]) {
+      k.click_pending = true;
+      k.click_pos = io.MouseClickedPos[b];
+    }
+  if (k.missed && ImGui::IsMousePosValid(&io.MousePos)) {
+    const float dx = io.MousePos.x - k.miss_pos.x, dy = io.MousePos.y - k.miss_pos.y;
+    const float r = kMissRadiusFonts * ImGui::GetFontSize();
+    if (dx * dx + dy * dy > r * r) k.missed = false;
+  }
+  if (k.missed && now - std::max(k.miss_time, k.last_typing_time) > kMissTimeoutSeconds) k.missed = false;
+  if (io.WantTextInput && !io.InputQueueCharacters.empty()) k.last_typing_time = now;
+  const bool typing = io.WantTextInput || k.missed || now - k.last_typing_time <= kTypingBurstSeconds;
+  if (!typing) k.held.clear();   // the burst is over: the next held-back key starts a new one
+  return typing;
+}
+
+// The printable keys typed this frame that would have been shortcuts, held back: the burst's
+// keys go to the notice (once per burst, then updated as it grows).
+void hold_back_typed_keys(AppState& state) {
+  const ImGuiIO& io = ImGui::GetIO();
+  std::string typed_now;
+  for (ImWchar c : io.InputQueueCharacters)
+    if (c >= 0x20 && c < 0x7F) typed_now += char(c);
+  if (typed_now.empty()) return;
+  g_guard.last_typing_time = ImGui::GetTime();
+  g_guard.held += typed_now;
+  if (g_guard.held.size() > 24) g_guard.held.erase(0, g_guard.held.size() - 24);
+  notify_info(state, tr_fill(g_guard.missed ? "notice.keys_held_after_miss" : "notice.keys_held_typing", {g_guard.held}));
+}
+
 }  // namespace
+
+bool shortcut_keys_held_back() { return g_guard.missed || ImGui::GetTime() - g_guard.last_typing_time <= kTypingBurstSeconds; }
 
 void handle_shortcuts(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();
+  const PlatformKeys& keys = platform_keys();
+  const bool typing = keys_are_typing();
   if (io.WantTextInput) return;   // the keys are typing into a text field
   if (io.KeyCtrl || io.KeySuper || io.KeyAlt) return;   // the browser's and the page's combinations
-  const PlatformKeys& keys = platform_keys();
-  if (ImGui::IsKeyPressed(keys.f1, false) || typed('?', keys.slash)) toggle_shortcuts_window();
-  if (g_window_open && ImGui::IsKeyPressed(keys.escape, false)) g_window_open = false;
+  if (ImGui::IsKeyPressed(keys.f1, false)) toggle_shortcuts_window();
+  if (ImGui::IsKeyPressed(keys.escape, false)) {
+    g_window_open = false;
+    g_guard.missed = false;   // Esc: "I meant no field", the shortcuts work again
+    g_guard.last_typing_time = -1e9;
+    g_guard.held.clear();
+    return;
+  }
+  if (typing) {
+    hold_back_typed_keys(state);
+    return;
+  }
+  if (typed('?', keys.slash)) toggle_shortcuts_window();
   for (int digit = 1; digit <= 9; ++digit)
     if (typed(ImWchar('0' + digit), keys.digit0 + digit)) show_tab(state, digit - 1);
   if (typed(' ', keys.space)) toggle_search(state);

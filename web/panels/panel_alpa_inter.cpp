@@ -1,9 +1,12 @@
 // The Alpa inter-op panel (Alpa section 5, and 6.4 for the boundaries): micro-batches, the
 // pipeline stages drawn on the cluster with their sub-meshes and layer ranges (in the model's
 // numbering), stage latencies, each boundary's bytes and time, total latency and t_max, and the
-// pipeline schedule of the plan as a Gantt chart for GPipe and for 1F1B with the bubble fraction,
-// the boundaries' send/recv boxes on lanes of their own. The plan takes about a second of work on large models: it is computed only when
-// asked for, a slice per frame, under a progress bar with a Cancel button.
+// pipeline schedule of the plan as a Gantt chart for GPipe and for 1F1B with the bubble drawn
+// (each stage's idle time) and the boundaries' send/recv boxes on lanes of their own, with a
+// sentence saying why 1F1B can take longer here. Every term of the total is shown so that
+// sum(t_i) + (B - 1) t_max can be redone by hand. The plan follows its inputs: every change
+// re-plans it in the page's workers (alpa_view.h follow_inter_plan), under a progress bar with
+// a Cancel button when it takes long.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,10 +24,29 @@ namespace {
 // plan, leaving room to draw the panel so the page keeps about 60 frames/s.
 constexpr double kPlanningMsPerFrame = 12.0;
 
-const ImU32 kForwardColor = IM_COL32(86, 156, 230, 255);
-const ImU32 kBackwardColor = IM_COL32(236, 150, 70, 255);
-const ImU32 kSendColor = IM_COL32(150, 156, 170, 255);       // send/recv on a link (forward: lighter)
-const ImU32 kSendBackColor = IM_COL32(112, 116, 128, 255);
+// The kinds of box a schedule chart draws, each with its colour and legend: one row per kind,
+// so a schedule with more kinds (a weight-gradient W of zero-bubble schedules, chunks of an
+// interleaved one) adds a row here and a case in box_kind.
+enum class BoxKind { forward, backward, send_forward, send_backward, count };
+struct BoxStyle {
+  ImU32 color;
+  const char* legend;   // string key; nullptr: no legend item of its own
+  bool on_link;         // drawn on the link lane between two stages, not on a stage
+};
+const BoxStyle kBoxStyles[int(BoxKind::count)] = {
+    {IM_COL32(86, 156, 230, 255), "inter.forward", false},
+    {IM_COL32(236, 150, 70, 255), "inter.backward_legend", false},
+    {IM_COL32(150, 156, 170, 255), "inter.send_legend", true},   // activation forward: lighter
+    {IM_COL32(112, 116, 128, 255), nullptr, true},               // gradient back
+};
+const BoxStyle& box_style(BoxKind k) { return kBoxStyles[int(k)]; }
+BoxKind box_kind(const PipelineBox& b) {
+  if (b.transfer) return b.forward ? BoxKind::send_forward : BoxKind::send_backward;
+  return b.forward ? BoxKind::forward : BoxKind::backward;
+}
+// A stage's idle time inside the makespan (the bubble): translucent red over its lane.
+const ImU32 kIdleColor = IM_COL32(220, 70, 70, 70);
+const ImU32 kIdleEdge = IM_COL32(220, 90, 90, 150);
 
 ImU32 stage_color(int k, int) { return pipeline_stage_color(k); }
 
@@ -86,16 +108,28 @@ void draw_cluster_stages(const AppState& state, const InterOpPlan& plan, float w
   ImGui::Dummy(ImVec2(label_w + float(gpus) * cell, float(nodes) * cell_h));
 }
 
-void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
+// "8.1917 ms": four decimals whatever the size, so that the terms shown add up by hand to the
+// total shown (31 x 8.2672 is 256.28 either way; with three, rounding shows in the sum).
+std::string ms4(double ms) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.4f ms", ms);
+  return buf;
+}
+
+// The stages: layers (their ops in a tooltip), sub-mesh, logical mesh, and the terms of the
+// objective (the stage's latency, its receiving, their sum the lane, its send/recv to the
+// next), t_max marked.
+void draw_stage_table(const AppState& state, const InterOpPlan& plan, const InterOpTerms& terms) {
   const InterOpView& view = state.alpa.inter;
-  if (!ImGui::BeginTable("##stages", 7, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
+  if (!ImGui::BeginTable("##stages", 8, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn(tr("inter.col_stage"));
   ImGui::TableSetupColumn(tr("inter.col_layers"));
-  ImGui::TableSetupColumn(tr("inter.col_ops"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn(tr("inter.col_submesh"));
   ImGui::TableSetupColumn(tr("inter.col_logical"));
   ImGui::TableSetupColumn(tr("inter.col_latency"));
-  ImGui::TableSetupColumn(tr("inter.col_boundary"));
+  ImGui::TableSetupColumn(tr("inter.col_recv"));
+  ImGui::TableSetupColumn(tr("inter.col_lane"));
+  ImGui::TableSetupColumn(tr("inter.col_send"));
   ImGui::TableHeadersRow();
   for (size_t k = 0; k < plan.stages.size(); ++k) {
     const auto& st = plan.stages[k];
@@ -108,76 +142,120 @@ void draw_stage_table(const AppState& state, const InterOpPlan& plan) {
     ImGui::TableNextColumn();
     const auto [first, last] = stage_layer_numbers(view, st);
     ImGui::Text("%d - %d", first, last);
-    ImGui::TableNextColumn();
-    if (size_t(st.last) < view.layer_last_op.size())
-      ImGui::Text("%s .. %s", view.layer_first_op[size_t(st.first)].c_str(), view.layer_last_op[size_t(st.last)].c_str());
+    if (ImGui::IsItemHovered() && size_t(st.last) < view.layer_last_op.size())
+      ImGui::SetTooltip("%s: %s .. %s", tr("inter.col_ops"), view.layer_first_op[size_t(st.first)].c_str(), view.layer_last_op[size_t(st.last)].c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%d x %d", st.submesh.nodes, st.submesh.gpus);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(st.logical_mesh.c_str());
     ImGui::TableNextColumn();
-    const bool is_max = st.latency >= plan.t_max * (1 - 1e-12);
-    if (is_max) ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
-    ImGui::TextUnformatted(format_ms(st.latency).c_str());
-    if (is_max) ImGui::PopStyleColor();
+    ImGui::TextUnformatted(ms4(st.latency).c_str());
+    ImGui::TableNextColumn();
+    if (plan.boundaries && st.recv_ms > 0) ImGui::Text("+ %s", ms4(st.recv_ms).c_str());
+    else ImGui::TextDisabled("-");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("inter.recv_tip"));
+    // The lane: the stage's time per micro-batch in the steady state; t_max when the largest.
+    ImGui::TableNextColumn();
+    const bool lane_max = !terms.t_max_is_send && terms.t_max_stage == int(k);
+    if (lane_max) ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+    ImGui::Text("%s%s", ms4(terms.lane_ms[k]).c_str(), lane_max ? " = t_max" : "");
+    if (lane_max) ImGui::PopStyleColor();
     ImGui::TableNextColumn();
     if (k + 1 < plan.stages.size() && st.send_bytes > 0) {
-      // Forward bytes of one micro-batch; time = send/recv both ways + the next stage's receiving.
-      const double ms = st.send_ms + plan.stages[k + 1].recv_ms;
-      ImGui::Text("%s, %s %s%s", format_bytes(st.send_bytes).c_str(), tr(st.send_inter_node ? "ex4.across" : "inter.in_a_node"),
-                  format_ms(ms).c_str(), plan.boundaries ? "" : tr("inter.not_in_objective"));
+      const bool send_max = terms.t_max_is_send && terms.t_max_stage == int(k);
+      if (send_max) ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+      // Forward bytes of one micro-batch; the time: the activation forward and its gradient back.
+      ImGui::Text("%s, %s, %s%s%s", format_bytes(st.send_bytes).c_str(), tr(st.send_inter_node ? "ex4.across" : "inter.in_a_node"),
+                  ms4(st.send_ms).c_str(), send_max ? " = t_max" : "", plan.boundaries ? "" : tr("inter.not_in_objective"));
+      if (send_max) ImGui::PopStyleColor();
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip(tr("inter.boundary_tip"),
-                          format_ms(st.send_ms).c_str(),
-                          plan.stages[k + 1].recv_ms > 0 ? tr_fill("inter.then_receiving", {format_ms(plan.stages[k + 1].recv_ms)}).c_str()
-                                                         : "");
+        ImGui::SetTooltip(tr("inter.boundary_tip"), format_ms(st.send_ms).c_str(),
+                          plan.stages[k + 1].recv_ms > 0 ? tr_fill("inter.then_receiving", {format_ms(plan.stages[k + 1].recv_ms)}).c_str() : "");
     }
   }
   ImGui::EndTable();
 }
 
+// The total redone from the table's numbers: sum of the lanes and sends, (B - 1) x t_max.
+void draw_total_by_hand(const InterOpPlan& plan, const InterOpTerms& terms, int microbatches) {
+  double lanes = 0, sends = 0;
+  for (size_t k = 0; k < terms.lane_ms.size(); ++k) {
+    lanes += terms.lane_ms[k];
+    sends += terms.send_ms[k];
+  }
+  const std::string where = tr_fill(terms.t_max_is_send ? "inter.t_max_is_send" : "inter.t_max_is_lane", {std::to_string(terms.t_max_stage)});
+  ImGui::TextWrapped("%s", tr_fill(plan.boundaries ? "inter.by_hand" : "inter.by_hand_free",
+                                   {ms4(lanes), ms4(sends), ms4(terms.sum_ms), std::to_string(microbatches - 1), ms4(terms.t_max),
+                                    ms4(double(microbatches - 1) * terms.t_max), ms4(terms.total_ms), where})
+                               .c_str());
+}
+
 // One pipeline Gantt: stages as lanes, micro-batches as boxes; `t_end` is the shared time scale.
-// With `links`, a thinner lane between two stages holds the send/recv boxes of their boundary.
-void draw_schedule(const char* title, const PipelineSchedule& sched, int stages, double t_end, float height, bool links = false) {
+// Each stage's idle time (the bubble) is shaded on its lane. With `links` (one entry per stage
+// boundary: true when it crosses nodes), a thinner lane between two stages holds the send/recv
+// boxes of their boundary.
+void draw_schedule(const char* title, const PipelineSchedule& sched, int stages, int microbatches, double t_end, float height,
+                   const std::vector<bool>& links = {}) {
   const float font = ImGui::GetFontSize();
+  const bool with_links = !links.empty();
+  const ScheduleReading reading = read_schedule(sched, stages);
   ImGui::Text("%s", title);
   ImGui::SameLine();
   ImGui::TextDisabled(tr("inter.makespan_bubble"), format_ms(sched.makespan_ms).c_str(), format_percent(sched.bubble_fraction).c_str());
-  const float label_w = font * 4.0f;
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", tr_fill("inter.in_flight", {std::to_string(reading.peak_in_flight)}).c_str());
+  // The makespan by hand on the busiest stage: micro-batches x (F + B) + its idle time.
+  const std::string by_hand = schedule_by_hand(sched, microbatches);
+  if (!by_hand.empty()) ImGui::TextDisabled("%s", by_hand.c_str());
+  const float label_w = font * 4.5f;
   const float width = std::max(50.0f, ImGui::GetContentRegionAvail().x);
   // A link lane is half a stage lane high.
-  const float lanes = float(std::max(stages, 1)) + (links ? 0.5f * float(std::max(stages - 1, 0)) : 0.0f);
+  const float lanes = float(std::max(stages, 1)) + (with_links ? 0.5f * float(std::max(stages - 1, 0)) : 0.0f);
   const float lane_h = std::clamp((height - font * 1.6f) / lanes, font * 0.9f, font * 3.0f);
   const float link_h = lane_h * 0.5f;
-  auto stage_y = [&](int s) { return float(s) * (lane_h + (links ? link_h : 0.0f)); };
+  auto stage_y = [&](int s) { return float(s) * (lane_h + (with_links ? link_h : 0.0f)); };
   const ImVec2 p = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float plot_w = width - label_w - font;
   const double scale = t_end > 0 ? plot_w / t_end : 0;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const std::pair<double, double>* hovered_idle = nullptr;
+  int hovered_idle_stage = -1;
   for (int s = 0; s < stages; ++s) {
-    char buf[32];
+    char buf[48];
     std::snprintf(buf, sizeof buf, tr("inter.stage"), s);
     const float y = p.y + stage_y(s);
     dl->AddRectFilled(ImVec2(p.x + label_w, y + 1), ImVec2(p.x + label_w + plot_w, y + lane_h - 1), IM_COL32(30, 33, 40, 255));
     dl->AddText(ImVec2(p.x, y + lane_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
-    if (links && s + 1 < stages) {
+    // The bubble: where this stage waits.
+    for (const auto& gap : reading.idle[size_t(s)]) {
+      const float x0 = p.x + label_w + float(gap.first * scale), x1 = p.x + label_w + float(gap.second * scale);
+      if (x1 - x0 < 0.5f) continue;
+      dl->AddRectFilled(ImVec2(x0, y + 2), ImVec2(x1, y + lane_h - 2), kIdleColor);
+      if (x1 - x0 > 3) dl->AddRect(ImVec2(x0, y + 2), ImVec2(x1, y + lane_h - 2), kIdleEdge);
+      if (mouse.x >= x0 && mouse.x < x1 && mouse.y >= y && mouse.y < y + lane_h) {
+        hovered_idle = &gap;
+        hovered_idle_stage = s;
+      }
+    }
+    if (with_links && s + 1 < stages) {
       const float ly = y + lane_h;
       dl->AddRectFilled(ImVec2(p.x + label_w, ly + 1), ImVec2(p.x + label_w + plot_w, ly + link_h - 1), IM_COL32(24, 26, 32, 255));
-      std::snprintf(buf, sizeof buf, "%d-%d", s, s + 1);
-      dl->AddText(ImVec2(p.x + font * 0.8f, ly + link_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+      // Which link: across nodes (the network) or inside a node.
+      std::snprintf(buf, sizeof buf, "%d-%d %s", s, s + 1, links[size_t(s)] ? tr("inter.link_net") : "");
+      dl->AddText(ImVec2(p.x + font * 0.5f, ly + link_h * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
     }
   }
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
   const PipelineBox* hovered = nullptr;
   for (const PipelineBox& b : sched.boxes) {
+    const BoxStyle& style = box_style(box_kind(b));
+    if (style.on_link && !with_links) continue;
     const float x0 = p.x + label_w + float(b.start_ms * scale), x1 = p.x + label_w + float(b.end_ms * scale);
-    if (b.transfer && !links) continue;
-    const float y0 = p.y + stage_y(b.stage) + (b.transfer ? lane_h : 0.0f) + 2, y1 = y0 + (b.transfer ? link_h : lane_h) - 4;
+    const float y0 = p.y + stage_y(b.stage) + (style.on_link ? lane_h : 0.0f) + 2, y1 = y0 + (style.on_link ? link_h : lane_h) - 4;
     // Boxes scrolled out of view are not drawn (ImGui does not clip what is added to a draw list).
     if (!ImGui::IsRectVisible(ImVec2(x0, y0), ImVec2(std::max(x1, x0 + 1), y1))) continue;
-    const ImU32 color = b.transfer ? (b.forward ? kSendColor : kSendBackColor) : b.forward ? kForwardColor : kBackwardColor;
     // Rounded corners only where they show (about six times the vertices of a plain box).
-    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(std::max(x1 - 1, x0 + 1), y1), color, x1 - x0 > 6 ? 2.0f : 0.0f);
+    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(std::max(x1 - 1, x0 + 1), y1), style.color, x1 - x0 > 6 ? 2.0f : 0.0f);
     char buf[16];
     std::snprintf(buf, sizeof buf, "%d", b.microbatch);
     const ImVec2 ts = ImGui::CalcTextSize(buf);
@@ -196,7 +274,8 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
                 t.c_str());
   }
   ImGui::Dummy(ImVec2(width, stage_y(stages - 1) + lane_h + font * 1.5f));
-  if (hovered && ImGui::IsWindowHovered()) {
+  if (!ImGui::IsWindowHovered()) return;
+  if (hovered) {
     if (hovered->transfer)
       ImGui::SetTooltip(tr("inter.link_tip"), hovered->stage, hovered->stage + 1, hovered->microbatch,
                         tr(hovered->forward ? "inter.send_activation" : "inter.send_gradient"), format_ms(hovered->start_ms).c_str(),
@@ -205,6 +284,10 @@ void draw_schedule(const char* title, const PipelineSchedule& sched, int stages,
       ImGui::SetTooltip(tr("inter.task_tip"), hovered->stage, hovered->microbatch,
                         tr(hovered->forward ? "inter.forward" : "inter.backward"), format_ms(hovered->start_ms).c_str(),
                         format_ms(hovered->end_ms - hovered->start_ms).c_str());
+  } else if (hovered_idle) {
+    ImGui::SetTooltip("%s", tr_fill("inter.idle_tip", {std::to_string(hovered_idle_stage), format_ms(hovered_idle->first),
+                                                       format_ms(hovered_idle->second - hovered_idle->first)})
+                                .c_str());
   }
 }
 
@@ -242,14 +325,27 @@ void draw_given_plan(AppState& state, const AlpaInputs& planner_in, const InterO
 void draw_inter_settings(AppState& state, InterOpView& view, const AlpaInputs& in) {
   const float font = ImGui::GetFontSize();
   int mb = int(state.settings.microbatches);
-  ImGui::SetNextItemWidth(font * 7);
-  if (ImGui::InputInt(tr_id("inter.microbatches").c_str(), &mb, 1, 8, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
-    mb = std::clamp(mb, int(kMicrobatchesBound.lo), int(kMicrobatchesBound.hi));   // the request's bound
-    if (mb != state.settings.microbatches) {
-      Settings next = state.settings;
-      next.microbatches = mb;
-      apply_from_ui(state, next, "");
-    }
+  // The field with "-" and "+" laid out as ImGui's InputInt draws its step buttons, but the
+  // buttons step to the next count that divides the batch (32 -> 64 for a batch of 64, not to
+  // 33, which no plan can use); the plan follows at once.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float button = ImGui::GetFrameHeight();
+  ImGui::SetNextItemWidth(std::max(font * 2, font * 7 - 2 * (button + style.ItemInnerSpacing.x)));
+  int next_mb = mb;
+  if (ImGui::InputInt("##microbatches", &mb, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit())
+    next_mb = std::clamp(mb, int(kMicrobatchesBound.lo), int(kMicrobatchesBound.hi));   // the request's bound
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  if (ImGui::Button("-##mb", ImVec2(button, button))) next_mb = step_microbatches(state.graph, state.settings.microbatches, -1);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("inter.mb_step_tip"));
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  if (ImGui::Button("+##mb", ImVec2(button, button))) next_mb = step_microbatches(state.graph, state.settings.microbatches, +1);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("inter.mb_step_tip"));
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  ImGui::TextUnformatted(tr("inter.microbatches"));
+  if (next_mb != state.settings.microbatches) {
+    Settings next = state.settings;
+    next.microbatches = next_mb;
+    apply_from_ui(state, next, "");
   }
   ImGui::SameLine();
   const bool busy = inter_planning(view);
@@ -309,24 +405,28 @@ void draw_no_inter_plan(const InterOpView& view, const AlpaInputs& in) {
     if (view.error->code == "infeasible") ImGui::TextWrapped(tr("inter.does_not_fit"), view.error->message.c_str());
     else ImGui::TextWrapped(tr("intra.failed"), view.error->message.c_str());
     ImGui::PopStyleColor();
+  } else if (view.cancelled_key == inter_key(in)) {
+    ImGui::TextWrapped("%s", tr("inter.cancelled"));
   } else {
-    ImGui::TextWrapped("%s", tr(view.plan ? "inter.changed" : "inter.press_plan"));
+    // A start owed to the debounce (a burst of changes) comes within kInterFollowDebounceMs.
+    ImGui::TextWrapped("%s", tr(view.start_waiting ? "inter.replanning" : "inter.press_plan"));
   }
 }
 
 // The plan's summary line, the given plan's price, the stages on the cluster and their table.
 void draw_inter_summary(AppState& state, const AlpaInputs& in, const InterOpView& view, const InterOpPlan& plan) {
   const float font = ImGui::GetFontSize();
+  const InterOpTerms terms = inter_op_terms(plan, in.microbatches);
   section_header(tr("inter.plan"));
   ImGui::Text(tr("inter.total_latency"), format_ms(plan.total_latency).c_str());
   draw_given_plan(state, in, plan);
   ImGui::SameLine(0, font * 2);
-  ImGui::Text("t_max %s", format_ms(plan.t_max).c_str());
+  ImGui::Text("t_max %s", ms4(plan.t_max).c_str());
   ImGui::SameLine(0, font * 2);
   ImGui::Text(tr(plan.stages.size() == 1 ? "inter.one_stage" : "inter.stages"), plan.stages.size());
   ImGui::SameLine(0, font * 2);
   // A plan the DP returns keeps every stage within the 1F1B memory limit (ZeRO and recomputation per stage).
-  ImGui::TextDisabled("fits");
+  ImGui::TextDisabled("%s", tr("inter.fits_label"));
   ImGui::SameLine(0, font * 2);
   ImGui::TextDisabled(tr(view.timing.slices == 1 ? "inter.tried_one_frame" : "inter.tried"), plan.t_max_tried, plan.t_max_candidates,
                       format_ms(view.timing.elapsed_ms).c_str(), view.timing.slices);
@@ -337,9 +437,10 @@ void draw_inter_summary(AppState& state, const AlpaInputs& in, const InterOpView
     ImGui::TextDisabled("%s", tr("inter.on_cluster"));
     draw_cluster_stages(state, plan, ImGui::GetContentRegionAvail().x);
     ImGui::TableNextColumn();
-    draw_stage_table(state, plan);
+    draw_stage_table(state, plan, terms);
     ImGui::EndTable();
   }
+  draw_total_by_hand(plan, terms, in.microbatches);
 }
 
 // A colour swatch and its legend text on the current line.
@@ -351,19 +452,35 @@ void schedule_legend_item(const char* id, ImU32 color, const char* label) {
   ImGui::TextUnformatted(label);
 }
 
-// The GPipe and 1F1B schedules of the plan's stages as Gantt charts.
-void draw_inter_schedules(const AlpaInputs& in, const InterOpPlan& plan) {
+// The GPipe and 1F1B schedules of the plan's stages as Gantt charts, the bubble shaded, and the
+// sentence saying why one takes longer than the other here.
+void draw_inter_schedules(const AlpaInputs& in, const InterOpView& view, const InterOpPlan& plan) {
   const float font = ImGui::GetFontSize();
-  const PipelineSchedule gpipe = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::gpipe);
-  const PipelineSchedule f1b = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::one_f_one_b);
+  // The schedule model's input of this plan (as `inter --schedule` and the Schedules tab take it).
+  const PlanShares shares = plan_shares_from_report(view.report);
+  const PipelineSchedule gpipe = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::gpipe, shares);
+  const PipelineSchedule f1b = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::one_f_one_b, shares);
   section_header(tr("inter.schedule"));
-  schedule_legend_item("##fwd", kForwardColor, tr("inter.forward"));
-  schedule_legend_item("##bwd", kBackwardColor, tr("inter.backward_legend"));
-  if (plan.boundaries) schedule_legend_item("##send", kSendColor, tr("inter.send_legend"));
+  for (int k = 0; k < int(BoxKind::count); ++k) {
+    const BoxStyle& style = kBoxStyles[k];
+    if (!style.legend || (style.on_link && !plan.boundaries)) continue;
+    ImGui::PushID(k);
+    schedule_legend_item("##kind", style.color, tr(style.legend));
+    ImGui::PopID();
+  }
+  schedule_legend_item("##idle", kIdleColor | IM_COL32(0, 0, 0, 255), tr("inter.idle_legend"));
+  ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+  ImGui::TextWrapped("%s", schedule_explanation(plan, gpipe, f1b, in.microbatches).c_str());
+  ImGui::PopStyleColor();
+  std::vector<bool> links;
+  if (plan.boundaries)
+    for (const PipelineStage& st : plan.stages) links.push_back(st.send_inter_node);
+  if (!links.empty()) links.pop_back();   // the last stage sends nothing
+  if (plan.stages.size() < 2) links.clear();
   const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
   const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
-  draw_schedule(tr("inter.gpipe"), gpipe, int(plan.stages.size()), t_end, h, plan.boundaries);
-  draw_schedule(tr("inter.1f1b"), f1b, int(plan.stages.size()), t_end, h, plan.boundaries);
+  draw_schedule(tr("inter.gpipe"), gpipe, int(plan.stages.size()), in.microbatches, t_end, h, links);
+  draw_schedule(tr("inter.1f1b"), f1b, int(plan.stages.size()), in.microbatches, t_end, h, links);
 }
 
 }  // namespace
@@ -375,6 +492,7 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   }
   InterOpView& view = state.alpa.inter;
   const AlpaInputs in = alpa_inputs(state);
+  follow_page_inter_plan(state);   // the plan of the inputs shown, re-planned on every change
   ImGui::TextDisabled("%s", tr("inter.intro"));
   draw_inter_settings(state, view, in);
   draw_inter_planning(state, view, in);
@@ -397,7 +515,7 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
     return;
   }
   draw_inter_summary(state, in, view, *plan);
-  draw_inter_schedules(in, *plan);
+  draw_inter_schedules(in, view, *plan);
   ImGui::End();
 }
 

@@ -14,9 +14,11 @@
 #include "device_groups.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "input_bounds.h"
 #include "json_io.h"
 #include "panel_common.h"
 #include "panels.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
@@ -93,6 +95,24 @@ bool number_input(const char* id, double& value, const char* unit) {
   return committed;
 }
 
+// Whether a published run calibrates this cluster's efficiencies, said where its numbers are
+// set (issue 39: an uncalibrated preset says so wherever its numbers are shown); the full
+// efficiency note, written from the constants, on hover.
+void draw_calibration(const Cluster& c) {
+  const bool roofline = c.gpu.matmul_efficiency == 1.0;
+  ImGui::PushStyleColor(ImGuiCol_Text, c.calibrated() ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled) : ImVec4(1.0f, 0.78f, 0.45f, 1.0f));
+  if (c.calibrated()) ImGui::TextWrapped(tr("cluster_panel.calibrated"), c.calibrated_by.c_str());
+  else ImGui::TextWrapped("%s", tr(roofline ? "cluster_panel.roofline" : "cluster_panel.not_calibrated"));
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextUnformatted(efficiency_note(c).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
 void draw_cluster_form(AppState& state) {
   const Cluster& c = state.cluster;
   if (!ImGui::BeginTable("##cluster_form", 2, ImGuiTableFlags_SizingStretchProp)) return;
@@ -117,25 +137,27 @@ void draw_cluster_form(AppState& state) {
   ImGui::SetNextItemWidth(half);
   bool shape_changed = ImGui::InputInt("##nodes", &nodes, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue);
   shape_changed |= ImGui::IsItemDeactivatedAfterEdit();
+  note_place(state, "nodes");
   ImGui::SameLine();
   ImGui::TextUnformatted("x");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(half);
   shape_changed |= ImGui::InputInt("##gpus", &gpus, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue);
   shape_changed |= ImGui::IsItemDeactivatedAfterEdit();
-  // Values outside 1 .. kMaxDevices are clamped, and the notice says so.
-  std::string clamped;
-  for (auto [value, what] : {std::pair<int*, const char*>{&nodes, "nodes"}, std::pair<int*, const char*>{&gpus, "GPUs per node"}}) {
-    const int typed = *value;
-    *value = std::clamp(*value, 1, kMaxDevices);
-    if (typed != *value)
-      clamped += std::string(clamped.empty() ? "" : "; ") + what + " " + std::to_string(typed) + " is outside 1 .. " +
-                 std::to_string(kMaxDevices) + ": used " + std::to_string(*value);
+  note_place(state, "gpus");
+  // Values outside the core's bounds (validate_cluster: GPUs per node up to kMaxGpusPerNode,
+  // nodes x GPUs up to kMaxDevices) are clamped into them, and the notice says so with the
+  // cluster that results; a shape the core still refuses shows its error instead.
+  if (shape_changed) {
+    const ClampedShape shape = clamp_cluster_shape(nodes, gpus);
+    if (shape.nodes != c.nodes || shape.gpus_per_node != c.gpus_per_node) {
+      apply_shape(state, shape.nodes, shape.gpus_per_node);
+      if (shape.clamped && state.cluster.nodes == shape.nodes && state.cluster.gpus_per_node == shape.gpus_per_node)
+        notify_info(state, shape.notice);
+    } else if (shape.clamped) {
+      notify_info(state, shape.notice);
+    }
   }
-  if (shape_changed && (nodes != c.nodes || gpus != c.gpus_per_node)) apply_shape(state, nodes, gpus);
-  if (shape_changed && !clamped.empty())
-    notify_info(state, clamped + " (" + std::to_string(state.cluster.nodes) + " x " + std::to_string(state.cluster.gpus_per_node) + " = " +
-                           std::to_string(state.cluster.num_devices()) + " GPUs).");
 
   form_label(tr("cluster_panel.mesh"), tr("cluster_panel.mesh_tip"));
   if (ImGui::BeginCombo("##mesh", state.settings.mesh.c_str())) {
@@ -156,6 +178,7 @@ void draw_cluster_form(AppState& state) {
   auto where = [](int n, bool inside) { return tr(n == 1 ? "cluster_panel.single_device" : inside ? "ex4.inside" : "ex4.across"); };
   ImGui::TextDisabled(tr(axes.rows == 1 ? "cluster_panel.axis0_one" : "cluster_panel.axis0"), axes.rows, where(axes.rows, axes.axis0_inside_node));
   ImGui::TextDisabled(tr(axes.cols == 1 ? "cluster_panel.axis1_one" : "cluster_panel.axis1"), axes.cols, where(axes.cols, axes.axis1_inside_node));
+  draw_calibration(state.cluster);
 }
 
 void draw_gpu_and_links(AppState& state) {

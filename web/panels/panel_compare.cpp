@@ -15,14 +15,10 @@
 #include "panel_common.h"
 #include "panels.h"
 #include "plan_export.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
-
-// The compare inputs of the current settings: "model on cluster, seed N".
-std::string current_inputs(const AppState& state) {
-  return state.settings.model + " on " + state.settings.cluster + ", seed " + std::to_string(state.settings.seed);
-}
 
 void draw_summary(const CompareSummary& out) {
   const CompareBreakdown& fb = out.flexflow;
@@ -58,6 +54,9 @@ void draw_summary(const CompareSummary& out) {
   std::snprintf(pipeline, sizeof pipeline, tr(out.stages.size() == 1 ? "compare.pipeline_one" : "compare.pipeline"), out.stages.size(),
                 out.microbatches, format_ms(out.pipeline_objective_ms).c_str());
   row("compare.row_pipeline", tr("compare.none"), pipeline);
+  if (out.pipeline_1f1b_ms > 0)   // the plan under the schedule model: the inter-op tab's charts
+    row("compare.row_schedules", tr("compare.none"),
+        tr_fill("compare.schedules", {format_ms(out.pipeline_gpipe_ms), format_ms(out.pipeline_1f1b_ms)}));
   char solve[96];
   std::snprintf(solve, sizeof solve, tr("compare.on_mesh"), format_ms(out.alpa_solve_ms).c_str(), out.mesh.c_str());
   row("compare.row_planning", steps, solve);
@@ -123,14 +122,16 @@ void draw_strategies(const CompareSummary& out) {
 
 void draw_compare_panel(AppState& state, const PanelRect& rect) {
   CompareState& cmp = state.compare;
-  const std::string inputs = current_inputs(state);
-  // Started on first view; the two planners run side by side in the page's workers.
+  const std::string inputs = compare_inputs_label(state);
+  // Started on first view; the two planners run side by side in the page's workers, Alpa's on
+  // the page's own pipeline plan (the inter-op tab's).
   if (!cmp.output.is_object() && !compare_running(cmp) && cmp.error.empty()) cmp.compute_pending = true;
   if (cmp.compute_pending) {
-    compare_start(cmp, state.alpa.inter.worker, operation_inputs(state.settings), inputs, state.settings.seed);
+    start_page_compare(state);
     cmp.compute_pending = false;
   }
   compare_advance(cmp, 10.0);
+  compare_take_inter_plan(cmp, state.alpa.inter);
   if (begin_panel(state, kCompareWindow, "compare", rect)) {
     ImGui::TextWrapped("%s", tr("compare.intro"));
     {
@@ -144,12 +145,13 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
       }
       if (!state.settings.custom_cluster) {
         ImGui::SameLine();
-        ImGui::TextDisabled("build/autopar compare --model %s --cluster %s --seed %lld --json", state.settings.model.c_str(),
-                            state.settings.cluster.c_str(), static_cast<long long>(state.settings.seed));
+        ImGui::TextDisabled("build/autopar compare --model %s --cluster %s --seed %lld --microbatches %lld --json", state.settings.model.c_str(),
+                            state.settings.cluster.c_str(), static_cast<long long>(state.settings.seed),
+                            static_cast<long long>(state.settings.microbatches));
       }
     }
     if (compare_running(cmp)) {
-      ImGui::TextDisabled("%s", tr("compare.searching"));
+      ImGui::TextDisabled("%s", tr(cmp.alpa_waiting ? "compare.waiting_plan" : "compare.searching"));
     } else if (!cmp.error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
       ImGui::TextWrapped(tr("lecture.error"), cmp.error.c_str());
@@ -161,6 +163,18 @@ void draw_compare_panel(AppState& state, const PanelRect& rect) {
       else
         ImGui::TextDisabled(tr("compare.results_for"), cmp.inputs.c_str());
       section_header(tr("compare.both"));
+      // One Alpa plan per page state: the inter-op tab's, with the page's micro-batches.
+      ImGui::TextWrapped("%s", tr_fill("compare.same_plan", {std::to_string(cmp.summary->stages.size()), std::to_string(cmp.summary->microbatches),
+                                                              format_ms(cmp.summary->pipeline_objective_ms)})
+                                   .c_str());
+      // Where SOAP cannot reach Alpa's plan: a pipeline over micro-batches (lecture 7).
+      const std::string why = compare_pipeline_note(*cmp.summary);
+      if (!why.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.55f, 1.0f));
+        ImGui::TextWrapped("%s", why.c_str());
+        ImGui::PopStyleColor();
+        note_place(state, "compare_why");
+      }
       draw_summary(*cmp.summary);
       section_header(tr("compare.stages"));
       draw_stages(*cmp.summary);

@@ -31,16 +31,43 @@ const char* kTitles[kExerciseCount] = {"ex.title1", "ex.title2", "ex.title3", "e
 
 std::string count(double v) { return format_count(v); }
 
+// A radio button whose long label wraps: "a)" as the button, the text wrapped beside it (clicking
+// either chooses it; Dear ImGui 1.86's radio labels do not wrap).
+bool wrapped_radio(const std::string& letter, const std::string& text, bool active, const std::string& id) {
+  bool chosen = ImGui::RadioButton((letter + ")##" + id).c_str(), active);
+  ImGui::SameLine();
+  ImGui::TextWrapped("%s", text.c_str());
+  if (ImGui::IsItemClicked()) chosen = true;
+  return chosen;
+}
+
+
 // The answer boxes of the shown exercise, its Check and Show the answer buttons, and the
 // verdicts: before Check nothing; a wrong try names the wrong part with a hint; the answer only
 // once revealed (on request or after a second wrong try). True when the explanation may show.
 bool answers_and_verdicts(AppState& state) {
+  // New inputs since the answers were typed are a new question: its answers are hidden again.
+  sync_exercise_instance(state);
   ExercisesState& ex = state.exercises;
   const size_t i = size_t(ex.shown - 1);
   const auto parts = exercise_parts(state, ex.shown);
   if (parts.empty()) return false;
   for (size_t k = 0; k < parts.size(); ++k) {
     std::string& text = ex.answers[i][k];
+    if (!parts[k].choices.empty()) {
+      // A choice question: one radio button per choice; the answer box holds its letter.
+      ImGui::TextWrapped("%s", parts[k].label.c_str());
+      ImGui::Indent();
+      for (size_t c = 0; c < parts[k].choices.size(); ++c) {
+        const std::string letter = choice_letter(int(c));
+        if (wrapped_radio(letter, parts[k].choices[c], text == letter, "choice" + std::to_string(k) + "_" + std::to_string(c))) {
+          text = letter;
+          ex.checked[i] = false;
+        }
+      }
+      ImGui::Unindent();
+      continue;
+    }
     char buf[64];
     std::snprintf(buf, sizeof buf, "%s", text.c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
@@ -52,7 +79,17 @@ bool answers_and_verdicts(AppState& state) {
   }
   if (ImGui::Button(tr_id("ex.check").c_str())) check_exercise(state);
   ImGui::SameLine();
-  if (ImGui::Button(tr_id("ex.show_answer").c_str())) reveal_exercise(state);
+  // The answer only after a real attempt (a Check with every box answered).
+  const bool may_reveal = can_reveal_exercise(ex, ex.shown);
+  if (!may_reveal) ImGui::BeginDisabled();
+  if (ImGui::Button(tr_id("ex.show_answer").c_str())) (void)reveal_exercise(state);
+  if (!may_reveal) ImGui::EndDisabled();
+  if (!may_reveal && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tr("grade.answer_first"));
+  ImGui::SameLine();
+  if (ImGui::Button(tr_id("ex.new_instance").c_str()))
+    if (auto st = new_exercise_instance(state); !st.ok()) notify_error(state, st.error());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("ex.new_instance_tip"));
+  if (ex.unanswered[i]) ImGui::TextColored(kWrong, "%s", tr("ex.unanswered"));
   if (!ex.checked[i] && !ex.revealed[i]) return false;
   for (size_t k = 0; k < parts.size(); ++k) {
     const ExercisePart& p = parts[k];
@@ -509,6 +546,10 @@ void exercise7(AppState& state) {
   }
   if (!ex.ex7) return;
   const DlrmExercise& dlrm = *ex.ex7;
+  ImGui::TextDisabled(tr("ex7.inputs"), state.settings.cluster.c_str());
+  ImGui::Spacing();
+  // The simulated numbers only once the questions are answered: the reader reasons first.
+  if (!answers_and_verdicts(state)) return;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex7", 3, flags)) {
     for (const char* h : {"", "ex7.col_dp", "ex7.col_expert"}) ImGui::TableSetupColumn(*h ? tr(h) : "");
@@ -531,7 +572,9 @@ void exercise7(AppState& state) {
     row("ex7.row_activation_bytes", &SimSummary::activation_bytes, true);
     ImGui::EndTable();
   }
-  if (!answers_and_verdicts(state)) return;
+  ImGui::TextWrapped(tr("ex7.speedup"), format_number(dlrm.speedup(), 4).c_str());
+  // The lecture's "2 GB" is the tables; the sync bytes above are what every GPU's ring all-reduce moves.
+  ImGui::TextWrapped(tr("ex7.sync_bytes_note"), format_bytes(dlrm.data_parallel.param_sync_bytes).c_str(), state.cluster.num_devices());
   explanation(tr("ex7.explanation"));
 }
 
@@ -541,9 +584,10 @@ void exercise8(AppState& state) {
   const SimSummary& s = state.flexflow.summary;
   const double additive = additive_cost_ms(s);
   ImGui::TextDisabled(tr("ex8.inputs"), state.settings.model.c_str(), state.settings.cluster.c_str(), state.settings.strategy.c_str());
+  // The sums and the makespan only once the reader has predicted: they are the answer.
+  if (!answers_and_verdicts(state)) return;
   ImGui::TextWrapped(tr("ex8.sum"), format_ms(s.compute_ms).c_str(),
               format_ms(s.activation_transfer_ms).c_str(), format_ms(s.param_sync_ms).c_str());
-  if (!answers_and_verdicts(state)) return;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##ex8", 2, flags)) {
     ImGui::TableSetupColumn(tr("ex8.col_sim"));

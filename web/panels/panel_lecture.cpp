@@ -1,10 +1,12 @@
 // The Lecture tab and the Lecture menu (issue 6): every demo of lecture 15 as a scenario of
 // `autopar scenario`, listed by section. Choosing one sets the page up to demonstrate it (model,
-// cluster, strategy, beta, samples) and shows its title, section and explanation; "Compute the
-// numbers" runs it through the CLI's own scenario command (light ones in the page, the heavy
-// ones, which take seconds, are shown with the exact CLI command instead).
-#include <chrono>
+// cluster, strategy, beta, samples) and shows its title, section and explanation, then computes
+// its numbers in the page's workers (the CLI's own scenario operation) and shows its findings,
+// its charts (scenario_charts.h) and where they differ from the lecture notes, and why. A
+// scenario with a question asks it first and shows its findings once the reader has predicted.
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -13,10 +15,28 @@
 #include "panel_common.h"
 #include "panels.h"
 #include "plot_canvas.h"
+#include "scenario_charts.h"
 #include "scenarios.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
+
+// A radio button whose long label wraps: "a)" as the button, the text wrapped beside it (clicking
+// either chooses it; Dear ImGui 1.86's radio labels do not wrap).
+bool wrapped_radio(const std::string& letter, const std::string& text, bool active, const std::string& id) {
+  bool chosen = ImGui::RadioButton((letter + ")##" + id).c_str(), active);
+  ImGui::SameLine();
+  ImGui::TextWrapped("%s", text.c_str());
+  if (ImGui::IsItemClicked()) chosen = true;
+  return chosen;
+}
+
+// A bullet whose text wraps at the panel's edge (BulletText does not wrap: long findings were cut).
+void wrapped_bullet(const std::string& text) {
+  ImGui::Bullet();
+  ImGui::TextWrapped("%s", text.c_str());
+}
 
 // What the set-up of a scenario loaded, in one line.
 std::string setup_line(const AppState& state) {
@@ -41,13 +61,13 @@ void draw_scenario_list(AppState& state) {
   }
 }
 
-// The beta sweep in the page: Run (the 35 searches in the page's worker), progress, CLI command.
+// The beta sweep's progress (its 35 searches side by side in the page's workers) and a button to run it again.
 void draw_beta_sweep_controls(AppState& state) {
   LectureState& lecture = state.lecture;
   // 25 ms of a frame: the reader is watching this progress bar, and the page still draws at 30+ fps.
   beta_sweep_advance(lecture, 25.0);
   const bool running = lecture.sweep && lecture.sweep->running;
-  if (!running && ImGui::Button(tr_id("lecture.compute").c_str())) beta_sweep_start(lecture, state.alpa.inter.worker);
+  if (!running && ImGui::Button(tr_id("lecture.compute_again").c_str())) beta_sweep_start(lecture, state.alpa.inter.worker);
   if (running) {
     const int total = int(beta_sweep_betas().size()) * kBetaSweepSeeds;
     const int done = beta_sweep_done(*lecture.sweep);
@@ -57,82 +77,173 @@ void draw_beta_sweep_controls(AppState& state) {
     ImGui::ProgressBar(float(done) / float(total), ImVec2(ImGui::GetFontSize() * 22.0f, 0), overlay);
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("%s", tr("lecture.sweep_note"));
+  // Wrapped: beside the button it ran past a phone's edge.
+  text_disabled_wrapped("%s", tr("lecture.sweep_note"));
 }
 
-// Mean best time against beta (log x).
-void draw_beta_sweep_plot(const Json& sweep) {
-  std::vector<float> xs, ys;
-  double lo = 1e300, hi = -1e300;
-  for (const auto& p : sweep) {
-    xs.push_back(float(p["beta"].get<double>()));
-    ys.push_back(float(p["mean_best_ms"].get<double>()));
-    lo = std::min(lo, double(ys.back()));
-    hi = std::max(hi, double(ys.back()));
-  }
-  if (xs.size() < 2) return;
-  double x0 = xs.front(), x1 = xs.back();
-  pad_range(x0, x1, true);
-  pad_range(lo, hi, false);
-  ImGui::Spacing();
-  const float font = ImGui::GetFontSize();
-  const PlotFrame f = begin_plot("##beta_sweep", ImVec2(std::min(ImGui::GetContentRegionAvail().x, font * 40.0f), font * 16.0f), x0, x1,
-                                 lo, hi, true, false, "beta", tr("lecture.mean_best_axis"), "%g", "%.1f");
-  plot_line(f, xs.data(), ys.data(), int(xs.size()), IM_COL32(96, 170, 255, 255), 2.0f);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  for (size_t i = 0; i < xs.size(); ++i) dl->AddCircleFilled(f.to_screen(xs[i], ys[i]), 3.5f, IM_COL32(255, 200, 90, 255));
-  end_plot();
+// The charts' colours, by ChartSeries::color: blue, orange, green, red, greys for reference
+// values, purple, then pale blue, orange and green (the lecture's numbers beside 0, 1 and 2).
+ImU32 chart_color(int index) {
+  static const ImU32 colors[] = {IM_COL32(96, 170, 255, 255), IM_COL32(255, 170, 70, 255), IM_COL32(110, 205, 120, 255),
+                                 IM_COL32(240, 100, 100, 255), IM_COL32(170, 170, 170, 255), IM_COL32(120, 120, 120, 230),
+                                 IM_COL32(200, 200, 200, 255), IM_COL32(190, 130, 255, 255), IM_COL32(96, 170, 255, 120),
+                                 IM_COL32(255, 170, 70, 120), IM_COL32(110, 205, 120, 120)};
+  return colors[size_t(std::max(0, index)) % (sizeof colors / sizeof colors[0])];
 }
 
-// Predicted against measured iteration time of the published runs (log-log): the diagonal is
-// a perfect prediction, the band around it the +-25% target.
-void draw_published_runs_plot(const Json& rows) {
-  std::vector<float> xs, ys;
-  double lo = 1e300, hi = -1e300;
-  for (const auto& r : rows) {
-    xs.push_back(float(r["measured_s"].get<double>()));
-    ys.push_back(float(r["predicted_s"].get<double>()));
-    lo = std::min({lo, double(xs.back()), double(ys.back())});
-    hi = std::max({hi, double(xs.back()), double(ys.back())});
-  }
-  if (xs.empty()) return;
-  lo /= 1.5;
-  hi *= 1.5;
-  pad_range(lo, hi, true);
-  ImGui::Spacing();
+// A task graph as a small Gantt chart: one lane per GPU or link, a box per task (hover: its times).
+void draw_gantt(const ScenarioChart& c, float width) {
   const float font = ImGui::GetFontSize();
-  const float side = std::min(ImGui::GetContentRegionAvail().x, font * 24.0f);
-  const PlotFrame f = begin_plot("##published_runs", ImVec2(side, side * 0.8f), lo, hi, lo, hi, true, true, tr("lecture.measured_axis"),
-                                 tr("lecture.predicted_axis"), "%g", "%g");
-  const float diag_x[2] = {float(lo), float(hi)}, diag_y[2] = {float(lo), float(hi)};
-  const float up_y[2] = {float(lo * 1.25), float(hi * 1.25)}, down_y[2] = {float(lo * 0.75), float(hi * 0.75)};
-  plot_line(f, diag_x, diag_y, 2, IM_COL32(160, 160, 160, 255), 1.5f);
-  plot_line(f, diag_x, up_y, 2, IM_COL32(110, 110, 110, 200), 1.0f);
-  plot_line(f, diag_x, down_y, 2, IM_COL32(110, 110, 110, 200), 1.0f);
+  const float lane_h = font * 1.3f, label_w = font * 6.5f;
+  const float height = lane_h * float(c.lanes.size()) + font * 1.6f;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(("##" + c.id).c_str(), ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  for (size_t i = 0; i < xs.size(); ++i) dl->AddCircleFilled(f.to_screen(xs[i], ys[i]), 4.0f, IM_COL32(255, 200, 90, 255));
+  double span = 0;
+  for (const auto& b : c.boxes) span = std::max(span, b.end);
+  if (!(span > 0)) return;
+  const float x0 = p0.x + label_w, x1 = p0.x + width - font * 0.5f;
+  const float kx = float((x1 - x0) / span);
+  for (size_t l = 0; l < c.lanes.size(); ++l) {
+    const float y = p0.y + lane_h * float(l);
+    dl->AddText(ImVec2(p0.x, y + 2), IM_COL32(200, 200, 210, 255), c.lanes[l].c_str());
+    dl->AddLine(ImVec2(x0, y + lane_h - 1), ImVec2(x1, y + lane_h - 1), IM_COL32(60, 64, 72, 255));
+  }
+  std::string tip;
+  for (const auto& b : c.boxes) {
+    const float y = p0.y + lane_h * float(b.lane) + 2;
+    const ImVec2 a(x0 + float(b.start) * kx, y), e(std::max(x0 + float(b.start) * kx + 2.0f, x0 + float(b.end) * kx), y + lane_h - 5);
+    dl->AddRectFilled(a, e, chart_color(b.color));
+    dl->AddRect(a, e, IM_COL32(20, 20, 24, 255));
+    if (hovered && mouse.x >= a.x && mouse.x <= e.x && mouse.y >= a.y && mouse.y <= e.y) tip = b.label;
+  }
+  const float axis_y = p0.y + lane_h * float(c.lanes.size()) + 2;
+  for (double t : nice_ticks(0, span, 6)) {
+    char label[32];
+    std::snprintf(label, sizeof label, "%g", t);
+    dl->AddText(ImVec2(x0 + float(t) * kx, axis_y), IM_COL32(170, 170, 180, 255), label);
+  }
+  dl->AddText(ImVec2(p0.x, axis_y), IM_COL32(170, 170, 180, 255), c.x_title.c_str());
+  if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());
+}
+
+// One chart of the shown scenario: bars over categories, lines and points over numbers, or a Gantt chart.
+void draw_chart(const ScenarioChart& c) {
+  const float font = ImGui::GetFontSize();
+  const float width = std::min(ImGui::GetContentRegionAvail().x, font * 40.0f);
+  ImGui::Spacing();
+  text_disabled_wrapped("%s", c.title.c_str());
+  if (!c.lanes.empty()) {
+    draw_gantt(c, width);
+    return;
+  }
+  // The data's range (positive values only on a log axis).
+  double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+  const bool bars = !c.categories.empty();
+  for (const auto& s : c.series)
+    for (size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
+      if (!std::isfinite(s.x[k]) || !std::isfinite(s.y[k]) || (c.log_x && s.x[k] <= 0) || (c.log_y && s.y[k] <= 0)) continue;
+      x0 = std::min(x0, s.x[k]), x1 = std::max(x1, s.x[k]);
+      y0 = std::min(y0, s.y[k]), y1 = std::max(y1, s.y[k]);
+    }
+  if (x0 > x1 || y0 > y1) return;
+  if (bars) {
+    x0 = -0.5, x1 = double(c.categories.size()) - 0.5;
+    if (!c.log_y) y0 = std::min(0.0, y0);
+  }
+  if (!bars) pad_range(x0, x1, c.log_x);
+  pad_range(y0, y1, c.log_y);
+  const float height = font * (bars ? 13.0f : 15.0f);
+  const PlotFrame f = begin_plot(("##" + c.id).c_str(), ImVec2(width, height), x0, x1, y0, y1, c.log_x, c.log_y,
+                                 bars ? "" : c.x_title.c_str(), c.y_title.c_str(), bars ? "" : "%g", "%g");
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  int bar_series = 0;
+  for (const auto& s : c.series) bar_series += s.style == ChartSeries::Style::bars ? 1 : 0;
+  int bar_index = 0;
+  for (const auto& s : c.series) {
+    const ImU32 color = chart_color(s.color);
+    if (s.style == ChartSeries::Style::bars) {
+      // Bars side by side in each category, 80% of its width.
+      const double w = 0.8 / std::max(1, bar_series);
+      for (size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
+        if (!std::isfinite(s.y[k]) || (c.log_y && s.y[k] <= 0)) continue;
+        const double left = s.x[k] - 0.4 + w * bar_index;
+        const ImVec2 a = f.to_screen(left, s.y[k]), b = f.to_screen(left + w, c.log_y ? y0 : 0.0);
+        dl->AddRectFilled(ImVec2(a.x + 1, a.y), ImVec2(b.x - 1, b.y), color);
+      }
+      ++bar_index;
+      continue;
+    }
+    std::vector<float> xs, ys;
+    for (size_t k = 0; k < s.x.size() && k < s.y.size(); ++k)
+      if (std::isfinite(s.y[k])) xs.push_back(float(s.x[k])), ys.push_back(float(s.y[k]));
+    if (s.style != ChartSeries::Style::points) plot_line(f, xs.data(), ys.data(), int(xs.size()), color, s.style == ChartSeries::Style::line ? 1.5f : 2.0f);
+    if (s.style != ChartSeries::Style::line)
+      for (size_t k = 0; k < xs.size(); ++k) dl->AddCircleFilled(f.to_screen(xs[k], ys[k]), s.style == ChartSeries::Style::points ? 2.5f : 3.5f, color);
+  }
   end_plot();
-  legend_item(IM_COL32(160, 160, 160, 255), tr("lecture.perfect_prediction"), true);
-  ImGui::SameLine();
-  legend_item(IM_COL32(110, 110, 110, 200), tr("lecture.within_25"), true);
+  if (bars) {
+    // The categories under their bars (cut to the width a category has).
+    const float slot = (f.max.x - f.min.x) / float(c.categories.size());
+    for (size_t k = 0; k < c.categories.size(); ++k) {
+      std::string label = c.categories[k];
+      while (label.size() > 2 && ImGui::CalcTextSize(label.c_str()).x > slot - 4) label.pop_back();
+      const float w = ImGui::CalcTextSize(label.c_str()).x;
+      dl->AddText(ImVec2(f.min.x + slot * (float(k) + 0.5f) - w * 0.5f, f.max.y + 3), IM_COL32(200, 200, 210, 255), label.c_str());
+    }
+  }
+  bool first = true;
+  for (const auto& s : c.series) {
+    if (s.label.empty()) continue;
+    if (!first) ImGui::SameLine();
+    first = false;
+    legend_item(chart_color(s.color), s.label.c_str(), s.style == ChartSeries::Style::line);
+  }
+}
+
+// The shown scenario's question, before its findings: choices, and "Check my prediction".
+void draw_question(AppState& state, const ScenarioInfo& info, const ScenarioQuestion& q) {
+  LectureState& lecture = state.lecture;
+  section_header(tr("lecture.predict_first"));
+  ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+  ImGui::TextWrapped("%s", breakable_text(q.prompt.in(page_language())).c_str());
+  ImGui::PopStyleColor();
+  for (size_t k = 0; k < q.choices.size(); ++k)
+    if (wrapped_radio(std::string(1, char('a' + k)), breakable_text(q.choices[k].in(page_language())), lecture.prediction == int(k),
+                      "predict" + std::to_string(k)) &&
+        !lecture.prediction_checked)
+      lecture.prediction = int(k);
+  if (!lecture.prediction_checked) {
+    if (lecture.prediction < 0) ImGui::BeginDisabled();
+    if (ImGui::Button(tr_id("lecture.check_prediction").c_str())) (void)lecture_predict(lecture, info.name, lecture.prediction);
+    if (lecture.prediction < 0) ImGui::EndDisabled();
+    ImGui::SameLine();
+    text_disabled_wrapped("%s", tr("lecture.predict_note"));
+    return;
+  }
+  const bool right = lecture.prediction == q.answer;
+  ImGui::TextColored(right ? ImVec4(0.45f, 0.85f, 0.45f, 1.0f) : ImVec4(1.0f, 0.55f, 0.45f, 1.0f), right ? tr("lecture.prediction_right") : tr("lecture.prediction_wrong"),
+                     std::string(1, char('a' + q.answer)).c_str());
+  ImGui::TextWrapped("%s", breakable_text(q.why.in(page_language())).c_str());
 }
 
 void draw_findings(AppState& state, const ScenarioInfo& info) {
   LectureState& lecture = state.lecture;
-  const bool light = scenario_is_light(info.name);
-  // The numbers are computed in the worker; "Computing..." shows until they arrive.
+  // The numbers are computed in the worker as soon as the scenario opens; "Computing..." shows until they arrive.
   if (lecture.compute_pending) {
-    compute_scenario(lecture, info.name, state.alpa.inter.worker);
+    if (info.name != "beta-sweep") compute_scenario(lecture, info.name, state.alpa.inter.worker);
+    else if (!lecture.sweep) beta_sweep_start(lecture, state.alpa.inter.worker);   // "Show it" may have started it
     lecture.compute_pending = false;
   }
   if (lecture_planning(lecture) && lecture.plan.name == info.name && !planned_scenario(info.name))
     lecture_plan_advance(lecture, 25.0);   // in-process only; in a worker, takes the result
+  // A question first: the reader predicts before the findings show (they compute meanwhile).
+  const ScenarioQuestion* question = scenario_question(info.name);
+  if (question) draw_question(state, info, *question);
   section_header(tr("lecture.numbers"));
-  if (light) {
-    if (ImGui::Button(tr_id("lecture.compute").c_str())) lecture.compute_pending = true;
-    ImGui::SameLine();
-    ImGui::TextDisabled(tr("lecture.runs_in_page"), (scenario_cli_command(info.name) + (page_language() == Language::zh ? " --lang zh" : "")).c_str());
-  } else if (info.name == "beta-sweep") {
+  if (info.name == "beta-sweep") {
     draw_beta_sweep_controls(state);
   } else if (planned_scenario(info.name)) {
     // Planned in the page's worker (the main thread only draws): a progress bar and Cancel.
@@ -148,30 +259,23 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
       ImGui::SameLine();
       if (ImGui::Button(tr("inter.cancel"))) lecture_plan_cancel(lecture);
       ImGui::SameLine();
-      ImGui::TextDisabled("%s", lecture_plan_status(lecture).c_str());
+      text_disabled_wrapped("%s", lecture_plan_status(lecture).c_str());
     } else if (ImGui::Button(tr(lecture.computed_name == info.name ? "lecture.plan_again" : "lecture.plan_in_page"))) {
       lecture_plan_start(lecture, info.name, state.alpa.inter.worker);
     }
-    ImGui::TextDisabled(tr("lecture.plan_command"), p.model.c_str(), p.cluster.c_str(), p.microbatches,
-                        lecture.plan.worker && lecture.plan.worker->connected() ? "" : tr("lecture.no_worker"));
+    text_disabled_wrapped(tr("lecture.plan_command"), p.model.c_str(), p.cluster.c_str(), p.microbatches,
+                          lecture.plan.worker && lecture.plan.worker->connected() ? "" : tr("lecture.no_worker"));
     if (lecture.computed_name == info.name && lecture.plan.elapsed_ms > 0)
-      ImGui::TextDisabled(tr("lecture.planned_in"), lecture.plan.elapsed_ms / 1000);
-  } else {
-    ImGui::TextWrapped("%s", tr("lecture.heavy"));
-    const std::string cmd = "build/autopar scenario " + info.name + (page_language() == Language::zh ? " --lang zh" : "");
-    ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
-    ImGui::TextUnformatted(cmd.c_str());
-    ImGui::PopStyleColor();
-    ImGui::SameLine();
-    if (ImGui::SmallButton(tr_id("lecture.copy").c_str())) {
-      ImGui::SetClipboardText(cmd.c_str());
-      notify_info(state, tr_fill("notice.copied", {cmd}));
+      text_disabled_wrapped(tr("lecture.planned_in"), lecture.plan.elapsed_ms / 1000);
+  } else if (!lecture_planning(lecture)) {
+    if (ImGui::SmallButton(tr_id("lecture.compute_again").c_str())) lecture.compute_pending = true;
+    if (lecture.computed_name == info.name && lecture.plan.elapsed_ms > 0) {
+      ImGui::SameLine();
+      text_disabled_wrapped(tr("lecture.computed_in"), lecture.plan.elapsed_ms);
     }
-    const std::string demo = scenario_demo_panel(info.name);
-    ImGui::TextWrapped(tr("lecture.tab_works"), tab_title(panel_tab(demo)));
   }
   if (lecture.compute_pending || (lecture_planning(lecture) && lecture.plan.name == info.name && !planned_scenario(info.name))) {
-    ImGui::TextDisabled("%s", tr("lecture.computing"));
+    text_disabled_wrapped("%s", tr("lecture.computing"));
     return;
   }
   if (lecture.computed_name != info.name) return;
@@ -181,20 +285,32 @@ void draw_findings(AppState& state, const ScenarioInfo& info) {
     ImGui::PopStyleColor();
     return;
   }
+  if (question && !lecture.prediction_checked) {
+    text_disabled_wrapped("%s", tr("lecture.after_prediction"));
+    return;
+  }
   ImGui::Spacing();
-  for (const auto& f : lecture.findings) ImGui::BulletText("%s", breakable_text(f.in(page_language())).c_str());
-  if (info.name == "beta-sweep" && lecture.results.contains("sweep")) draw_beta_sweep_plot(lecture.results["sweep"]);
-  if (info.name == "published-runs" && lecture.results.contains("rows")) draw_published_runs_plot(lecture.results["rows"]);
+  for (const auto& f : lecture.findings) wrapped_bullet(breakable_text(f.in(page_language())));
+  for (const ScenarioChart& c : scenario_charts(info.name, lecture.results)) draw_chart(c);
+  // Where the numbers differ from the lecture notes', and why.
+  const std::vector<Bilingual> versus = versus_lecture(info.name, lecture.results);
+  if (!versus.empty()) {
+    section_header(tr("lecture.versus_notes"));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.55f, 1.0f));
+    for (const Bilingual& v : versus) wrapped_bullet(breakable_text(v.in(page_language())));
+    ImGui::PopStyleColor();
+  }
 }
 
 void draw_scenario_details(AppState& state) {
   const ScenarioInfo* info = find_scenario(state.settings.scenario);
   if (!info) {
-    ImGui::TextWrapped("%s", tr("lecture.choose"));
+    ImGui::TextWrapped("%s", tr(narrow_page() ? "lecture.choose_above" : "lecture.choose"));
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
   ImGui::TextWrapped(tr("lecture.heading"), info->section.c_str(), breakable_text(info->title.in(page_language())).c_str());
+  note_place(state, "lecture_heading");
   ImGui::PopStyleColor();
   ImGui::Separator();
   ImGui::Spacing();
@@ -203,7 +319,12 @@ void draw_scenario_details(AppState& state) {
   ImGui::TextWrapped("%s", setup_line(state).c_str());
   const std::string demo = scenario_demo_panel(info->name);
   const std::string go = tr_fill("lecture.show_it", {tab_title(panel_tab(demo))}) + "###show_it";
+  // The tab that demonstrates it would tell the answer: with a question open, it waits for the prediction.
+  const bool wait = lecture_awaits_prediction(state.lecture, info->name);
+  if (wait) ImGui::BeginDisabled();
   if (ImGui::Button(go.c_str())) show_scenario_demo(state);
+  if (wait) ImGui::EndDisabled();
+  if (wait && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tr("lecture.predict_note"));
   draw_findings(state, *info);
 }
 
@@ -241,8 +362,31 @@ void draw_lecture_menu(AppState& state) {
   ImGui::EndMenu();
 }
 
+// On a phone the list becomes one combo above the details, which take the whole width and
+// scroll with the page (side by side, the details had 200 pixels and cut their buttons).
+void draw_scenario_combo(AppState& state) {
+  const ScenarioInfo* current = state.settings.scenario.empty() ? nullptr : find_scenario(state.settings.scenario);
+  const std::string preview = current ? current->section + "  " + current->name : std::string(tr("lecture.pick"));
+  ImGui::SetNextItemWidth(-1);
+  const bool open = ImGui::BeginCombo("##scenario_combo", preview.c_str());
+  note_place(state, "lecture_combo");
+  if (!open) return;
+  for (const auto& s : scenario_list()) {
+    const std::string label = s.section + "  " + s.name;
+    if (ImGui::Selectable(label.c_str(), current && current->name == s.name)) open_scenario(state, s.name);
+  }
+  ImGui::EndCombo();
+}
+
 void draw_lecture_panel(AppState& state, const PanelRect& rect) {
   if (begin_panel(state, kLectureWindow, "lecture", rect)) {
+    if (narrow_page()) {
+      draw_scenario_combo(state);
+      ImGui::Spacing();
+      draw_scenario_details(state);
+      ImGui::End();
+      return;
+    }
     const float list_w = ImGui::GetFontSize() * 14.0f;
     ImGui::BeginChild("##scenario_list", ImVec2(list_w, 0), true);
     draw_scenario_list(state);

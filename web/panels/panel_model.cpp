@@ -9,9 +9,11 @@
 
 #include "format_units.h"
 #include <cstdio>
+#include <cstdlib>
 
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "input_bounds.h"
 #include "js_hook.h"
 #include "panel_common.h"
 #include "ui_style.h"
@@ -88,14 +90,15 @@ void draw_spec_input(AppState& state) {
   if (rejected) {
     ImGui::PopStyleVar();
     ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Not applied: %s", rejected_why.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr_fill("model_panel.not_applied_tip", {rejected_why}).c_str());
   }
+  note_place(state, "spec");
   spec_editing = ImGui::IsItemActive();
   if (!rejected_for.empty() && rejected_for == state.settings.model) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(1);
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
-    ImGui::TextWrapped("Not applied (still %s): %s", state.settings.model.c_str(), rejected_why.c_str());
+    ImGui::TextWrapped("%s", tr_fill("model_panel.not_applied", {state.settings.model, rejected_why}).c_str());
     ImGui::PopStyleColor();
   }
 }
@@ -140,11 +143,14 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
   if (!choice.model || choice.model->params.empty()) return;
   section_header(tr("model_panel.parameters"));
   const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
-  if (!ImGui::BeginTable("##params", 4, flags)) return;
+  // On a phone the meaning column would be a letter wide (a word per letter, down the page): the
+  // meaning goes into the parameter name's tooltip instead.
+  const bool narrow = narrow_page();
+  if (!ImGui::BeginTable("##params", narrow ? 3 : 4, flags)) return;
   ImGui::TableSetupColumn(tr("model_panel.col_parameter"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 8.5f);
   ImGui::TableSetupColumn(tr("model_panel.col_value"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 9.0f);
   ImGui::TableSetupColumn(tr("model_panel.col_range"), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.5f);
-  ImGui::TableSetupColumn(tr("model_panel.col_meaning"), ImGuiTableColumnFlags_WidthStretch);
+  if (!narrow) ImGui::TableSetupColumn(tr("model_panel.col_meaning"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   for (const auto& p : choice.model->params) {
     ImGui::PushID(p.key.c_str());
@@ -152,36 +158,35 @@ void draw_model_params(AppState& state, const BuiltinChoice& choice) {
     ImGui::TableSetColumnIndex(0);
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(p.key.c_str());
+    if (narrow && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.doc.c_str());
     ImGui::TableSetColumnIndex(1);
     ImGui::SetNextItemWidth(-FLT_MIN);
     int64_t value = choice.values.at(p.key);
     const int64_t step = 1;
     const bool entered = ImGui::InputScalar("##v", ImGuiDataType_S64, &value, &step, nullptr, "%lld",
                                             ImGuiInputTextFlags_EnterReturnsTrue);
+    note_place(state, ("param_" + p.key).c_str());
     if (entered || ImGui::IsItemDeactivatedAfterEdit()) {
-      const int64_t typed = value;
-      value = std::clamp(value, p.min_value, p.max_value);
-      // A value outside the declared range is clamped, and the notice says so.
-      const std::string clamped = typed == value ? std::string()
-                                                 : " (" + p.key + " " + std::to_string(typed) + " is outside " + format_bound(p.min_value) +
-                                                       " .. " + format_bound(p.max_value) + ": used " + std::to_string(value) + ")";
-      if (value == choice.values.at(p.key) && !clamped.empty()) {
-        notify_info(state, tr_fill("notice.param_outside", {p.key, std::to_string(typed), format_bound(p.min_value), format_bound(p.max_value),
-                                                            std::to_string(value)}));
-      } else if (value != choice.values.at(p.key)) {
+      // A value outside the range the core declares is clamped into it, and the notice says so.
+      const ClampedWhole c = clamp_to_bound(value, WholeBound{p.min_value, p.max_value}, p.key);
+      if (c.value == choice.values.at(p.key)) {
+        if (c.clamped) notify_info(state, c.notice);
+      } else {
         ModelParams values = choice.values;
-        values[p.key] = value;
+        values[p.key] = c.value;
         Settings next = state.settings;
         next.model = builtin_spec_string(*choice.model, values);
-        apply_from_ui(state, next, tr_fill("notice.loaded_model", {next.model + clamped}));
+        apply_from_ui(state, next, tr_fill("notice.loaded_model", {next.model}) + (c.clamped ? " " + c.notice : std::string()));
       }
     }
     ImGui::TableSetColumnIndex(2);
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("%s .. %s", format_bound(p.min_value).c_str(), format_bound(p.max_value).c_str());
-    ImGui::TableSetColumnIndex(3);
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextWrapped("%s", p.doc.c_str());   // wraps on a narrow panel rather than being cut off
+    if (!narrow) {
+      ImGui::TableSetColumnIndex(3);
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextWrapped("%s", p.doc.c_str());   // wraps on a narrow panel rather than being cut off
+    }
     ImGui::PopID();
   }
   ImGui::EndTable();
@@ -198,8 +203,9 @@ void draw_model_summary(const Graph& g, const SpaceSize& space, int devices) {
               format_bytes(double(g.total_param_bytes())).c_str());
   // The SOAP space (lecture 2.3): exact while short, else as a power of ten.
   char count[96];
-  if (space.strategies.size() <= 12) std::snprintf(count, sizeof count, "%s", space.strategies.c_str());
-  else std::snprintf(count, sizeof count, "10^%.2f", space.log10_strategies);
+  if (space.strategies.size() <= 12)
+    std::snprintf(count, sizeof count, "%s", format_whole(std::strtoll(space.strategies.c_str(), nullptr, 10)).c_str());
+  else std::snprintf(count, sizeof count, "%s", format_power_of_ten(space.log10_strategies).c_str());
   ImGui::Text(tr("model_panel.strategies"), devices, count);
   help_marker(tr("model_panel.space_help"));
   // The legend goes on the same line when it fits.

@@ -1,6 +1,8 @@
 // The panel table's draw functions. See panel_registry.h.
 #include "panel_registry.h"
 
+#include "panel_schedules.h"
+
 namespace autopar::web {
 
 const std::vector<PanelDraw>& panel_draws() {
@@ -16,6 +18,7 @@ const std::vector<PanelDraw>& panel_draws() {
       {"compare", draw_compare_panel, &AppLayout::compare},
       {"intra", draw_intra_panel, &AppLayout::intra},
       {"inter", draw_inter_panel, &AppLayout::inter},
+      {"schedules", draw_schedules_panel, &AppLayout::schedules},
   };
   return draws;
 }

@@ -7,15 +7,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "format_units.h"
 #include "imgui.h"
+#include "input_bounds.h"
 #include "panel_common.h"
 #include "panels.h"
 #include "plot_canvas.h"
+#include "step_inspector.h"
 #include "strategy_argument.h"
 #include "strategy_text.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
@@ -33,30 +37,41 @@ void draw_settings(AppState& state) {
   ImGui::TableSetupColumn("widget", ImGuiTableColumnFlags_WidthStretch);
 
   form_label(tr("search_panel.beta"), tr("search_panel.beta_tip"));
-  float beta = float(state.settings.beta);
-  if (ImGui::SliderFloat("##beta", &beta, 1.0f, 100000.0f, "%.0f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
+  // The slider spans setState's and the CLI's whole bound (kBetaBound, 0 .. 1e9: logarithmic, so
+  // the lecture's 1 .. 100,000 still take most of it). A value typed past either end (Ctrl+click
+  // types one) is clamped there, and the notice says so.
+  double beta = state.settings.beta;
+  const double beta_lo = kBetaBound.lo, beta_hi = kBetaBound.hi;
+  // Plain digits, never "1e+09" (%g's way past a million).
+  const char* beta_format = beta == std::floor(beta) ? "%.0f" : "%.2f";
+  if (ImGui::SliderScalar("##beta", ImGuiDataType_Double, &beta, &beta_lo, &beta_hi, beta_format, ImGuiSliderFlags_Logarithmic)) {
+    const ClampedNumber c = clamp_to_bound(beta, kBetaBound, "beta");
     Settings next = state.settings;
-    next.beta = std::round(double(beta));
-    apply_search(state, next, "");
+    next.beta = c.value;
+    apply_search(state, next, c.notice);
   }
+  note_place(state, "beta");
 
   form_label(tr("search_panel.steps"), tr("search_panel.steps_tip"));
   int64_t steps = state.settings.search.steps;
   const int64_t step_small = 100, step_big = 1000;
   if (ImGui::InputScalar("##steps", ImGuiDataType_S64, &steps, &step_small, &step_big, "%lld")) {
+    const ClampedWhole c = clamp_to_bound(steps, kSearchStepsBound, "search.steps");
     Settings next = state.settings;
-    next.search.steps = std::clamp<int64_t>(steps, 1, kMaxSearchSteps);
-    apply_search(state, next, "");
+    next.search.steps = c.value;
+    apply_search(state, next, c.notice);
   }
+  note_place(state, "steps");
 
   form_label(tr("search_panel.budget"), tr("search_panel.budget_tip"));
   double budget = state.settings.search.budget_ms;
   ImGui::SetNextItemWidth(-font * 2.0f);
   if (ImGui::InputDouble("##budget", &budget, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue) || ImGui::IsItemDeactivatedAfterEdit()) {
     if (budget != state.settings.search.budget_ms) {
+      const ClampedNumber c = clamp_to_bound(budget, kBudgetMsBound, "search.budget_ms");
       Settings next = state.settings;
-      next.search.budget_ms = std::clamp(budget, 0.0, 1e9);
-      apply_search(state, next, "");
+      next.search.budget_ms = c.value;
+      apply_search(state, next, c.notice);
     }
   }
   ImGui::SameLine();
@@ -78,9 +93,10 @@ void draw_settings(AppState& state) {
   int64_t seed = state.settings.seed;
   const int64_t one = 1, ten = 10;
   if (ImGui::InputScalar("##seed", ImGuiDataType_S64, &seed, &one, &ten, "%lld")) {
+    const ClampedWhole c = clamp_to_bound(seed, kSeedBound, "seed");
     Settings next = state.settings;
-    next.seed = std::max<int64_t>(0, seed);
-    apply_search(state, next, "");
+    next.seed = c.value;
+    apply_search(state, next, c.notice);
   }
   ImGui::EndTable();
 }
@@ -226,6 +242,109 @@ void draw_plot(const AppState& state, ImVec2 size, bool log_y) {
   end_plot();
 }
 
+// A number with `digits` significant digits, never in exponent form for the ranges shown here.
+std::string number_text(double v, int digits = 4) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  if (std::strchr(buf, 'e')) std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string signed_ms(double v) { return (v > 0 ? "+" : v < 0 ? "-" : "") + format_ms(std::fabs(v)); }
+
+// The step inspector (step_inspector.h): Play / Pause / Step / Restart and the speed, the
+// proposal shown with its arithmetic, and the proposals before it.
+void draw_inspector(AppState& state) {
+  StepInspector& in = state.inspector;
+  const std::vector<McmcStep>& records = state.search.view.steps;
+  const float font = ImGui::GetFontSize();
+  const ImVec2 button(font * 4.6f, 0);
+  ImGui::BeginDisabled(records.empty());
+  if (ImGui::Button((std::string(tr(in.playing ? "inspector.pause" : "inspector.play")) + "###inspector_play").c_str(), button)) {
+    if (!in.playing && in.shown >= records.size() && search_finished(state.search)) in.shown = 0;   // played to the end: again
+    in.playing = !in.playing;
+    in.carry = 0;
+  }
+  note_place(state, "inspector_play");
+  ImGui::SameLine();
+  if (ImGui::Button(tr_id("inspector.step").c_str(), button)) inspector_step(in, records.size());
+  note_place(state, "inspector_step");
+  ImGui::SameLine();
+  if (ImGui::Button(tr_id("inspector.restart").c_str(), button)) {
+    in.shown = 0;
+    in.carry = 0;
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("%s", tr("inspector.speed"));
+  ImGui::SameLine();
+  int speed_index = 0;
+  for (int k = 0; k < kInspectorSpeedCount; ++k)
+    if (in.speed >= kInspectorSpeeds[k]) speed_index = k;
+  // A slider over the offered speeds (slow enough to explain each step, fast enough to see the
+  // chain drift), labelled with the speed itself.
+  ImGui::SetNextItemWidth(font * 10.5f);
+  const std::string speed_label = tr_fill("inspector.speed_value", {number_text(kInspectorSpeeds[speed_index])});
+  if (ImGui::SliderInt("##inspector_speed", &speed_index, 0, kInspectorSpeedCount - 1, speed_label.c_str(), ImGuiSliderFlags_AlwaysClamp))
+    in.speed = kInspectorSpeeds[std::clamp(speed_index, 0, kInspectorSpeedCount - 1)];
+  note_place(state, "inspector_speed");
+  ImGui::PushTextWrapPos(0.0f);
+  if (records.empty()) {
+    ImGui::TextDisabled("%s", tr("inspector.none"));
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const size_t shown = std::min(in.shown, records.size());
+  ImGui::TextDisabled("%s", tr_fill("inspector.position", {std::to_string(shown), std::to_string(records.size()), std::to_string(kInspectorRecordSteps)}).c_str());
+  if (shown == 0) {
+    ImGui::TextDisabled("%s", tr("inspector.waiting"));
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const McmcStep& r = records[shown - 1];
+  ImGui::TextColored(kAccentText, "%s", tr_fill("inspector.proposal", {std::to_string(r.step), inspector_move_text(state.graph, r)}).c_str());
+  ImGui::TextUnformatted(tr_fill("inspector.cost", {format_ms(r.current_cost), format_ms(r.proposed_cost), signed_ms(r.delta_cost())}).c_str());
+  const double beta = state.search.config.beta;
+  const double cost0 = r.rate > 0 ? beta / r.rate : 0;
+  if (r.delta_cost() > 0)
+    ImGui::TextUnformatted(tr_fill("inspector.formula", {number_text(beta), number_text(r.delta_cost()), number_text(cost0), number_text(r.probability, 3)}).c_str());
+  else
+    ImGui::TextUnformatted(tr("inspector.improvement"));
+  const ImVec4 green(0.45f, 0.85f, 0.50f, 1.0f), red(1.0f, 0.45f, 0.40f, 1.0f);
+  if (r.draw >= 0) {
+    ImGui::TextUnformatted(tr_fill("inspector.drew", {number_text(r.draw, 3), r.accepted ? "<" : ">="}).c_str());
+    ImGui::SameLine();
+  }
+  ImGui::TextColored(r.accepted ? green : red, "%s", tr(r.accepted ? "inspector.accepted" : "inspector.rejected"));
+  ImGui::PopTextWrapPos();
+  // The proposals before it, newest first.
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
+  if (shown > 1 && ImGui::BeginTable("##inspector_recent", 5, flags)) {
+    ImGui::TableSetupColumn(tr("inspector.col_step"), ImGuiTableColumnFlags_WidthFixed, font * 3.5f);
+    ImGui::TableSetupColumn(tr("inspector.col_move"), ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn(tr("inspector.col_delta"), ImGuiTableColumnFlags_WidthFixed, font * 6.0f);
+    ImGui::TableSetupColumn(tr("inspector.col_p"), ImGuiTableColumnFlags_WidthFixed, font * 4.5f);
+    ImGui::TableSetupColumn(tr("inspector.col_taken"), ImGuiTableColumnFlags_WidthFixed, font * 3.5f);
+    ImGui::TableHeadersRow();
+    for (size_t k = shown - 1, rows = 0; k-- > 0 && rows < 5; ++rows) {
+      const McmcStep& e = records[k];
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::Text("%lld", static_cast<long long>(e.step));
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(inspector_move_text(state.graph, e).c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(signed_ms(e.delta_cost()).c_str());
+      ImGui::TableSetColumnIndex(3);
+      ImGui::TextUnformatted(number_text(e.probability, 3).c_str());
+      ImGui::TableSetColumnIndex(4);
+      ImGui::TextColored(e.accepted ? green : red, "%s", tr(e.accepted ? "inspector.yes" : "inspector.no"));
+    }
+    ImGui::EndTable();
+  }
+}
+
 // "sample=2 channel=4 @ 0-7": the split degrees above 1 and the GPUs.
 std::string describe_config(const Op& op, const OpConfig& c) {
   std::string dims;
@@ -234,7 +353,11 @@ std::string describe_config(const Op& op, const OpConfig& c) {
   return (dims.empty() ? "whole" : dims) + " @ " + format_devices(c.devices);
 }
 
-void draw_best_strategy(const AppState& state) {
+// The best strategy's table: its own scroll region filling the rest of the panel, or, when the
+// panel is stacked on a phone (`in_page`), every row in the page's own scroll, so a swipe
+// anywhere moves the one scroll the reader sees (a nested scroll region catches the swipe and
+// stops at its end).
+void draw_best_strategy(AppState& state, bool in_page) {
   const SearchRun& run = state.search;
   const Graph& g = state.graph;
   if (!search_state(run)) {
@@ -244,12 +367,13 @@ void draw_best_strategy(const AppState& state) {
   const SearchResult& r = *search_state(run);
   auto init = load_strategy(run.view.init, g, state.cluster, "search.init");
   const float font = ImGui::GetFontSize();
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("##best", 3, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
-  ImGui::TableSetupScrollFreeze(0, 1);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit |
+                                (in_page ? ImGuiTableFlags_None : ImGuiTableFlags_ScrollY);
+  if (!ImGui::BeginTable("##best", 3, flags, ImVec2(0, in_page ? 0.0f : ImGui::GetContentRegionAvail().y))) return;
+  if (!in_page) ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn(tr("ex3.col_op"), ImGuiTableColumnFlags_WidthFixed, font * 7.0f);
-  ImGui::TableSetupColumn(tr("search_panel.col_best"), ImGuiTableColumnFlags_WidthFixed, font * 19.0f);
+  // On a phone the columns share its width, the strategy texts wrapping within them.
+  ImGui::TableSetupColumn(tr("search_panel.col_best"), ImGuiTableColumnFlags_WidthFixed, in_page ? font * 9.0f : font * 19.0f);
   ImGui::TableSetupColumn(tr("search_panel.col_initial"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < g.ops.size() && i < r.best.ops.size(); ++i) {
@@ -259,14 +383,17 @@ void draw_best_strategy(const AppState& state) {
     ImGui::TableSetColumnIndex(1);
     const std::string text = describe_config(g.ops[i], r.best.ops[i]);
     const bool changed = init.ok() && init.value().ops[i] != r.best.ops[i];
+    ImGui::PushTextWrapPos(0.0f);
     if (changed)
       ImGui::TextColored(kAccentText, "%s", text.c_str());
     else
       ImGui::TextUnformatted(text.c_str());
     ImGui::TableSetColumnIndex(2);
-    if (init.ok()) ImGui::TextDisabled("%s", changed ? describe_config(g.ops[i], init.value().ops[i]).c_str() : "(unchanged)");
+    if (init.ok()) ImGui::TextDisabled("%s", changed ? describe_config(g.ops[i], init.value().ops[i]).c_str() : tr("search_panel.unchanged"));
+    ImGui::PopTextWrapPos();
   }
   ImGui::EndTable();
+  note_place(state, "search_table");
 }
 
 }  // namespace
@@ -277,8 +404,13 @@ void draw_search_panel(AppState& state, const PanelRect& rect) {
     return;
   }
   const float font = ImGui::GetFontSize();
-  const float left_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.34f, font * 24.0f, font * 30.0f);
-  ImGui::BeginChild("##search_left", ImVec2(left_w, 0), false);
+  // Wide: settings and progress on the left, chart and table on the right. On a phone the two
+  // columns stack in one scroll (a 24-font left column left the right one off screen).
+  const bool stacked = narrow_page();
+  if (!stacked) {
+    const float left_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.34f, font * 24.0f, font * 30.0f);
+    ImGui::BeginChild("##search_left", ImVec2(left_w, 0), false);
+  }
   section_header(tr("search_panel.settings"));
   draw_settings(state);
   ImGui::Spacing();
@@ -289,23 +421,33 @@ void draw_search_panel(AppState& state, const PanelRect& rect) {
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", tr("search_panel.explain"));
   ImGui::PopTextWrapPos();
-  ImGui::EndChild();
-  ImGui::SameLine(0, font);
-
-  ImGui::BeginChild("##search_right", ImVec2(0, 0), false);
+  if (!stacked) {
+    ImGui::EndChild();
+    ImGui::SameLine(0, font);
+    ImGui::BeginChild("##search_right", ImVec2(0, 0), false);
+  } else {
+    ImGui::Spacing();
+  }
   static bool log_y = false;   // widget scratch: a view option only
   legend_item(kBestColor, tr("search_panel.best"), true);
   ImGui::SameLine(0, font);
   legend_item(kCurrentColor, tr("search_panel.current_chain"), true);
   ImGui::SameLine(0, font);
   legend_item(kInitColor, tr("search_panel.initial"), true);
-  ImGui::SameLine(0, font * 2);
+  if (!stacked) ImGui::SameLine(0, font * 2);
   ImGui::Checkbox(tr_id("search_panel.log_scale").c_str(), &log_y);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  draw_plot(state, ImVec2(avail.x, std::max(font * 12, avail.y * 0.58f)), log_y);
+  const float plot_h = stacked ? font * 16 : std::max(font * 11, avail.y * 0.36f);
+  draw_plot(state, ImVec2(avail.x, plot_h), log_y);
+  note_place(state, "search_plot");
+  // The replay advances with the page's clock and starts again for each new search.
+  inspector_follow(state.inspector, state.search.generation);
+  inspector_tick(state.inspector, state.search.view.steps.size(), ImGui::GetIO().DeltaTime);
+  section_header(tr("inspector.title"));
+  draw_inspector(state);
   section_header(tr("search_panel.best_found"));
-  draw_best_strategy(state);
-  ImGui::EndChild();
+  draw_best_strategy(state, stacked);
+  if (!stacked) ImGui::EndChild();
   ImGui::End();
 }
 

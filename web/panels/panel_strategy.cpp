@@ -15,8 +15,10 @@
 #include "format_units.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
+#include "input_bounds.h"
 #include "panel_common.h"
 #include "panels.h"
+#include "ui_style.h"
 #include "plot_canvas.h"
 #include "strategy_argument.h"
 #include "strategy_text.h"
@@ -71,11 +73,15 @@ void draw_strategy_buttons(AppState& state) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled("%s", tr("strategy.seed"));
   ImGui::SameLine();
-  int seed = int(std::min<int64_t>(state.random_strategy_seed, 1 << 30));
+  int64_t seed = state.random_strategy_seed;
+  const int64_t one = 1, ten = 10;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);
-  if (ImGui::InputInt("##random_seed", &seed, 1, 10)) {
-    state.random_strategy_seed = std::max(0, seed);
+  if (ImGui::InputScalar("##random_seed", ImGuiDataType_S64, &seed, &one, &ten, "%lld")) {
+    // The seed's bound is the core's (kSeedBound, as random:SEED on the CLI); a clamp says so.
+    const ClampedWhole c = clamp_to_bound(seed, kSeedBound, "seed");
+    state.random_strategy_seed = c.value;
     if (is_random) apply_named(state, "random:" + std::to_string(state.random_strategy_seed), tr_fill("notice.random_strategy", {std::to_string(state.random_strategy_seed)}));
+    if (c.clamped) notify_info(state, c.notice);
   }
 
   // The strategy text (what getState().strategy and share links hold).
@@ -87,6 +93,14 @@ void draw_strategy_buttons(AppState& state) {
   ImGui::PopTextWrapPos();
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("strategy.text_tip"));
+  if (base == "expert") {
+    // Which recipe the model got (soap.h expert_recipe): a transformer is not AlexNet.
+    static const char* const kRecipeKeys[] = {"strategy.recipe_cnn", "strategy.recipe_transformer", "strategy.recipe_dlrm"};
+    const ExpertRecipe recipe = expert_recipe(state.graph);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kAccentText, "%s", tr_fill("strategy.recipe", {tr(kRecipeKeys[int(recipe)])}).c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (edited) {
     if (ImGui::SmallButton(tr_id("strategy.reset_edits").c_str())) apply_named(state, base, tr_fill("notice.edits_reset", {base}));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("strategy.reset_tip"), base.c_str());
@@ -328,7 +342,7 @@ void draw_breakdown(const AppState& state) {
     }
     ImGui::Dummy(ImVec2(w, h));
   }
-  ImGui::TextDisabled("%d tasks, simulated in %s", s.tasks, format_ms(ff.build_ms).c_str());
+  ImGui::TextDisabled("%s", tr_fill("strategy.tasks_simulated", {format_whole(s.tasks), format_ms(ff.build_ms)}).c_str());
 }
 
 // The strategy's memory verdict: a clear DOES NOT FIT mark with the fullest GPU's need by kind.
@@ -347,6 +361,33 @@ void draw_fit_mark(const SimSummary& s, double cap) {
   ImGui::PopStyleColor();
 }
 
+// A strategy that does not fit, said first, where the reader looks: at the top of the panel, in a
+// red box, with what to try (the same mark stays by the memory bars further down).
+void draw_does_not_fit_banner(AppState& state) {
+  const FlexflowView& ff = state.flexflow;
+  if (!ff.task_graph || ff.summary.fits) return;
+  const DeviceMemoryUse& m = ff.summary.peak_memory;
+  const std::string text = tr_fill("strategy.banner_does_not_fit", {std::to_string(ff.summary.peak_device), format_bytes(m.total_bytes),
+                                                                   format_bytes(ff.memory_capacity_bytes)});
+  const float font = ImGui::GetFontSize();
+  const float pad = font * 0.4f;
+  const float wrap_w = ImGui::GetContentRegionAvail().x - 2 * pad;
+  const ImVec2 size = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap_w);
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p, ImVec2(p.x + wrap_w + 2 * pad, p.y + size.y + 2 * pad), IM_COL32(120, 24, 24, 255), font * 0.2f);
+  dl->AddRect(p, ImVec2(p.x + wrap_w + 2 * pad, p.y + size.y + 2 * pad), IM_COL32(230, 90, 90, 255), font * 0.2f);
+  ImGui::SetCursorScreenPos(ImVec2(p.x + pad, p.y + pad));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + wrap_w);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.92f, 0.92f, 1.0f));
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopStyleColor();
+  ImGui::PopTextWrapPos();
+  ImGui::SetCursorScreenPos(p);   // the box as one item: the layout moves past it, note_place sees it
+  ImGui::Dummy(ImVec2(wrap_w + 2 * pad, size.y + 2 * pad));
+  note_place(state, "does_not_fit");
+}
+
 void draw_memory(const AppState& state) {
   const FlexflowView& ff = state.flexflow;
   if (!ff.task_graph) return;
@@ -363,11 +404,11 @@ void draw_memory(const AppState& state) {
     ImGui::TableSetColumnIndex(int(d % size_t(columns)));
     const double f = cap > 0 ? double(memory[d]) / cap : 0;
     const ImU32 color = f > 1.0 ? IM_COL32(200, 60, 60, 255) : f > 0.8 ? IM_COL32(214, 150, 50, 255) : IM_COL32(70, 150, 110, 255);
-    bar(float(f), color, "GPU " + std::to_string(d) + "  " + format_bytes(double(memory[d])) + (f > 1 ? " OVER" : ""),
+    bar(float(f), color, "GPU " + std::to_string(d) + "  " + format_bytes(double(memory[d])) + (f > 1 ? tr("strategy.over") : ""),
         ImGui::GetFrameHeight());
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("GPU %zu: %s of %s (%s)%s", d, format_bytes(double(memory[d])).c_str(), format_bytes(cap).c_str(),
-                        format_percent(f).c_str(), f > 1 ? ": over capacity, this strategy cannot run" : "");
+      ImGui::SetTooltip("%s", tr_fill(f > 1 ? "strategy.gpu_bar_over_tip" : "strategy.gpu_bar_tip",
+                                      {std::to_string(d), format_bytes(double(memory[d])), format_bytes(cap), format_percent(f)}).c_str());
   }
   ImGui::EndTable();
 }
@@ -379,6 +420,7 @@ void draw_strategy_panel(AppState& state, const PanelRect& rect) {
     ImGui::End();
     return;
   }
+  draw_does_not_fit_banner(state);
   section_header(tr("strategy.section"));
   draw_strategy_buttons(state);
   // Section title with the colour key of the split dimensions on the same line.
@@ -395,8 +437,7 @@ void draw_strategy_panel(AppState& state, const PanelRect& rect) {
   draw_op_table(state);
   section_header(tr("strategy.cost_section"));
   draw_breakdown(state);
-  section_header(("Memory per GPU (capacity " + format_bytes(state.flexflow.memory_capacity_bytes) +
-                  "): parameters, gradients, optimizer state, kept activations").c_str());
+  section_header(tr_fill("strategy.memory_section", {format_bytes(state.flexflow.memory_capacity_bytes)}).c_str());
   draw_memory(state);
   ImGui::End();
 }

@@ -27,6 +27,7 @@ struct AppLayout {
   PanelRect accuracy;              // tab "Accuracy"
   PanelRect lecture, exercises, compare;  // tabs "Lecture", "Exercises", "Compare" (full width)
   PanelRect intra, inter;          // tabs "Alpa intra-op", "Alpa inter-op" (full width)
+  PanelRect schedules;             // tab "Schedules" (full width)
   PanelRect notice;
 };
 

@@ -1,6 +1,8 @@
 // The playground's theme and font. See ui_style.h.
 #include "ui_style.h"
 
+#include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 
 #include "imgui.h"
@@ -11,10 +13,11 @@ namespace autopar::web {
 namespace {
 
 // What DejaVu Sans draws for the UI and for names from files: Latin (with its extensions),
-// Greek, Cyrillic, Armenian, Hebrew and Arabic letters, general punctuation, arrows, math signs.
+// Greek, Cyrillic, Armenian, Hebrew and Arabic letters, general punctuation, superscript digits
+// (the exponents of "3.7 × 10²²", number_text.h), arrows, math signs.
 // The atlas packs only the glyphs the font has.
 const ImWchar kGlyphRanges[] = {0x0020, 0x024F, 0x0370, 0x03FF, 0x0400, 0x052F, 0x0530, 0x058F, 0x0590, 0x05FF, 0x0600, 0x06FF,
-                                0x1E00, 0x1FFF, 0x2010, 0x2027, 0x2030, 0x205E, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+                                0x1E00, 0x1FFF, 0x2010, 0x2027, 0x2030, 0x205E, 0x2070, 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
 // The CJK font (a subset, see scripts/subset_cjk_font.py) merged for these blocks: CJK
 // radicals, punctuation, kana, Han, Hangul syllables, compatibility ideographs, full-width forms.
 const ImWchar kCjkGlyphRanges[] = {0x2E80, 0x2FDF, 0x3000, 0x30FF, 0x3100, 0x33FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF,
@@ -192,6 +195,34 @@ void apply_ui_style(float scale) {
     if (0x3000 < font->IndexAdvanceX.Size) font->IndexAdvanceX[0x3000] = 0;
     set_line_break_marks(true);
   }
+}
+
+namespace {
+float g_frame_ui_scale = 1.0f;
+// Below this width (CSS pixels) columns stack: a phone held upright is 360-430 wide, the
+// narrowest tablet 600-768; the side-by-side panels need about 900.
+constexpr float kNarrowPageCssPx = 700.0f;
+}  // namespace
+
+void set_frame_ui_scale(float scale) { g_frame_ui_scale = std::max(1.0f, scale); }
+
+float frame_ui_scale() { return g_frame_ui_scale; }
+
+bool narrow_page() { return ImGui::GetIO().DisplaySize.x / g_frame_ui_scale < kNarrowPageCssPx; }
+
+void note_place(AppState& state, const char* name) {
+  const float css = 1.0f / g_frame_ui_scale;
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  state.ui.places[name] = {a.x * css, a.y * css, (b.x - a.x) * css, (b.y - a.y) * css};
+}
+
+void text_disabled_wrapped(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrappedV(fmt, args);
+  ImGui::PopStyleColor();
+  va_end(args);
 }
 
 }  // namespace autopar::web

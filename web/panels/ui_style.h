@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app_state.h"
 #include "graph.h"
 
 namespace autopar::web {
@@ -42,5 +43,23 @@ bool take_cjk_font_arrival();
 // Characters of the page's string table in its current language (page_strings.h) that the atlas
 // draws as the fallback '?' (0 once the fonts it needs are in; result().missing_glyphs).
 int missing_glyph_count();
+
+// The device pixel ratio the frame being drawn uses (Dear ImGui works in canvas pixels, the
+// page and its tests in CSS pixels = canvas pixels / this). Set by draw_app_frame.
+void set_frame_ui_scale(float scale);
+// That ratio (1 until set).
+float frame_ui_scale();
+
+// True when the page is phone-narrow (under 700 CSS pixels): panels that put columns side by side
+// stack them instead, and the page scrolls.
+bool narrow_page();
+
+// Dimmed text (as ImGui::TextDisabled) that wraps at the window's edge instead of running past
+// it, as a remark beside a button does on a phone.
+void text_disabled_wrapped(const char* fmt, ...);
+
+// Records the last item drawn as result().ui.places[name], in CSS pixels (where the input tests
+// click next to a field or swipe to a table).
+void note_place(AppState& state, const char* name);
 
 }  // namespace autopar::web

@@ -2,6 +2,7 @@
 // and out, a status instead of an exception. Each returns a pointer to a static string that
 // stays valid until the next call of the same function.
 #include "js_hook.h"
+#include "schedules_state.h"
 
 #include <emscripten.h>
 
@@ -182,7 +183,9 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
   if (g_state) {
     autopar::web::ensure_flexflow(*g_state);
     autopar::web::refresh_intra_plan(*g_state);
+    autopar::web::refresh_inter_plan(*g_state);
     autopar::web::refresh_exercise_data(*g_state);
+    autopar::web::refresh_schedules(*g_state);
   }
   if (!g_state) {
     out = "null";
@@ -273,6 +276,11 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_jobs_status() {
   autopar::web::AppState& s = *g_state;
   if (s.search.request && autopar::web::search_update(s.search, s.graph, s.cluster)) s.settings.search.running = false;
   autopar::web::compare_advance(s.compare, 0);
+  if (s.compare.alpa_waiting) {   // Alpa's half waits for the page's pipeline plan: take it if it came
+    if (s.alpa.inter.job)
+      autopar::web::take_inter_plan(s.alpa.inter, autopar::web::alpa_inputs(s), s.graph, s.cluster);
+    autopar::web::compare_take_inter_plan(s.compare, s.alpa.inter);
+  }
   if (s.accuracy.request) autopar::web::accuracy_advance(s.accuracy, 0);
   if (autopar::web::intra_planning(s.alpa.intra))
     autopar::web::take_intra_plan(s.alpa.intra, autopar::web::alpa_inputs(s), s.graph, s.cluster);
@@ -288,9 +296,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_jobs_status() {
 EMSCRIPTEN_KEEPALIVE const char* autopar_compare() {
   if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
   g_redraw_requested = true;
-  autopar::web::AppState& s = *g_state;
-  autopar::web::compare_start(s.compare, s.alpa.inter.worker, autopar::web::operation_inputs(s.settings),
-                              s.settings.model + " on " + s.settings.cluster + ", seed " + std::to_string(s.settings.seed), s.settings.seed);
+  autopar::web::start_page_compare(*g_state);
   return R"({"ok":true})";
 }
 

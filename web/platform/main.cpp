@@ -12,6 +12,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,22 @@ struct MainLoop {
   std::string cjk_checked_model;   // the model whose names were last checked for CJK characters
 };
 
+// Keyboard input, held in order and given to Dear ImGui only once every pointer event that came
+// before it has been seen by a frame of its own: pointer input is queued a step per frame
+// (index.html), keys arrived at once, so keys typed right after a click on a field reached the
+// field focused before the click. Dear ImGui 1.86 also reads key state once per frame, so a key
+// pressed and released between two frames (a quick tap, any scripted press) would never read as
+// pressed: a key's release waits for the frame after its press.
+struct KeyEvent {
+  bool is_char = false;
+  int key = 0, scancode = 0, action = 0, mods = 0;   // a key's change (GLFW's)
+  unsigned codepoint = 0;                            // a typed character
+  double pointer_events_before = 0;                  // the page's pointer events queued when it came
+};
+std::deque<KeyEvent> g_keys;
+// Pointer events taken by the frames drawn so far (index.html numbers them as it queues them).
+double g_pointer_events_seen = 0;
+
 // The theme and font at `scale` (ui_style.h), the font atlas uploaded to WebGL.
 void apply_style_and_font(float scale) {
   apply_ui_style(scale);
@@ -108,8 +125,9 @@ EM_JS(int, browser_prefers_chinese, (), {
 });
 
 // The pointer input of one frame from the page's queue (index.html takePointerStep): position in
-// canvas pixels, buttons (bit 0 left, 1 right, 2 middle) and wheel in pixels. 0 when the page
-// has no queue (then GLFW's own mouse input stays in effect).
+// canvas pixels, buttons (bit 0 left, 1 right, 2 middle), wheel in pixels, and how many queued
+// events have been taken so far (keys wait for the events before them). 0 when the page has no
+// queue (then GLFW's own mouse input stays in effect).
 EM_JS(int, take_pointer_step, (double* out), {
   if (typeof Module['autoparTakePointerStep'] !== 'function') return 0;
   var s = Module['autoparTakePointerStep']();
@@ -118,6 +136,7 @@ EM_JS(int, take_pointer_step, (double* out), {
   HEAPF64[(out >> 3) + 2] = s.buttons;
   HEAPF64[(out >> 3) + 3] = s.wheelX;
   HEAPF64[(out >> 3) + 4] = s.wheelY;
+  HEAPF64[(out >> 3) + 5] = typeof s.taken === 'number' ? s.taken : Infinity;
   return 1;
 });
 
@@ -148,7 +167,7 @@ bool frame_needed(MainLoop& m) {
   } else if (woken) {
     m.frames_to_draw = std::max(m.frames_to_draw, kFramesAfterStateChange);
   }
-  if (has_background_work(m.state) || pointer_input_pending()) return drawn(m);
+  if (has_background_work(m.state) || pointer_input_pending() || !g_keys.empty()) return drawn(m);
   const double now = emscripten_get_now();
   if (m.frames_to_draw <= 0 && now > m.draw_until_ms) {
     if (!m.progress_pending && js_hook_take_progress_frame_request()) {
@@ -186,39 +205,57 @@ void scroll_callback(GLFWwindow* window, double dx, double dy) {
   ImGui_ImplGlfw_ScrollCallback(window, notches(dx), notches(dy));
 }
 
-// Dear ImGui 1.86 reads key state once per frame, so a key pressed and released between two
-// frames (a quick tap, or any scripted key press) would never be seen as pressed. Releases of
-// keys pressed since the last frame are held back and delivered after that frame.
-struct KeyTaps {
-  std::vector<int> pressed_since_frame;
-  std::vector<std::array<int, 3>> held_releases;   // key, scancode, mods
-};
-KeyTaps g_key_taps;
+// The pointer events the page has queued so far (index.html), or 0 without a queue.
+EM_JS(double, pointer_events_queued, (), {
+  return typeof Module['autoparPointerQueued'] === 'function' ? Module['autoparPointerQueued']() : 0;
+});
 
-void key_callback(GLFWwindow* window, int key, int scancode, int action, int mods) {
-  auto& pressed = g_key_taps.pressed_since_frame;
-  if (action == GLFW_PRESS) pressed.push_back(key);
-  if (action == GLFW_RELEASE && std::find(pressed.begin(), pressed.end(), key) != pressed.end()) {
-    g_key_taps.held_releases.push_back({key, scancode, mods});
-    return;
-  }
-  ImGui_ImplGlfw_KeyCallback(window, key, scancode, action, mods);
+void key_callback(GLFWwindow*, int key, int scancode, int action, int mods) {
+  KeyEvent e;
+  e.key = key;
+  e.scancode = scancode;
+  e.action = action;
+  e.mods = mods;
+  e.pointer_events_before = pointer_events_queued();
+  g_keys.push_back(e);
 }
 
-// After a frame has seen the presses: delivers the held releases.
-void release_held_keys(GLFWwindow* window) {
-  g_key_taps.pressed_since_frame.clear();
-  const auto releases = std::move(g_key_taps.held_releases);
-  g_key_taps.held_releases.clear();
-  for (const auto& [key, scancode, mods] : releases) ImGui_ImplGlfw_KeyCallback(window, key, scancode, GLFW_RELEASE, mods);
+void char_callback(GLFWwindow*, unsigned int codepoint) {
+  KeyEvent e;
+  e.is_char = true;
+  e.codepoint = codepoint;
+  e.pointer_events_before = pointer_events_queued();
+  g_keys.push_back(e);
+}
+
+// Before a frame: gives Dear ImGui the held keys whose earlier pointer events frames have seen,
+// in order, up to the release of a key pressed in this same batch (it waits for the next frame).
+void deliver_keys(GLFWwindow* window) {
+  std::vector<int> pressed;
+  while (!g_keys.empty()) {
+    const KeyEvent e = g_keys.front();
+    if (e.pointer_events_before > g_pointer_events_seen) break;
+    if (!e.is_char && e.action == GLFW_RELEASE && std::find(pressed.begin(), pressed.end(), e.key) != pressed.end()) break;
+    g_keys.pop_front();
+    if (e.is_char) {
+      ImGui_ImplGlfw_CharCallback(window, e.codepoint);
+      continue;
+    }
+    if (e.action == GLFW_PRESS) pressed.push_back(e.key);
+    ImGui_ImplGlfw_KeyCallback(window, e.key, e.scancode, e.action, e.mods);
+  }
 }
 
 // Gives ImGui this frame's step of queued pointer input (after the GLFW backend's NewFrame, which
 // would otherwise set the mouse from GLFW). A drag of a finger arrives as wheel pixels: turned
 // into the notches ImGui scrolls by (5 font heights each in Dear ImGui 1.86).
 void apply_pointer_step() {
-  double s[5] = {0, 0, 0, 0, 0};
-  if (!take_pointer_step(s)) return;
+  double s[6] = {0, 0, 0, 0, 0, 0};
+  if (!take_pointer_step(s)) {
+    g_pointer_events_seen = HUGE_VAL;   // no queue: keys wait for nothing
+    return;
+  }
+  g_pointer_events_seen = s[5];
   ImGuiIO& io = ImGui::GetIO();
   io.MousePos = s[0] < -1e29 ? ImVec2(-FLT_MAX, -FLT_MAX) : ImVec2(float(s[0]), float(s[1]));
   const int buttons = int(s[2]);
@@ -246,13 +283,13 @@ void frame(void* arg) {
   if (!frame_needed(m)) return;
   // Long work (the MCMC search, the accuracy study) gets a bounded slice of every frame.
   advance_background_work(m.state, kBackgroundWorkMsPerFrame);
+  deliver_keys(m.window);   // before the pointer step of this frame: keys follow the clicks before them
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   apply_pointer_step();
   ImGui::NewFrame();
   draw_app_frame(m.state, m.ui_scale);
   ImGui::Render();
-  release_held_keys(m.window);
   const double work_end = emscripten_get_now();   // the app's own work ends here; GL submission follows
 
   int width = 0, height = 0;
@@ -293,6 +330,7 @@ int main() {
   ImGui_ImplOpenGL3_Init("#version 300 es");
   glfwSetScrollCallback(m.window, scroll_callback);
   glfwSetKeyCallback(m.window, key_callback);
+  glfwSetCharCallback(m.window, char_callback);
 
   // The default example, then the state of the link, else of the last session. When that
   // cannot be restored, the notice says why and the address bar keeps the link until the user

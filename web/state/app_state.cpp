@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "cluster_spec.h"
 #include "exercise_grading.h"
@@ -31,7 +32,7 @@ Result<Graph> load_model_field(const Settings& s) {
     with.precision.clear();
     auto p = precision_from_text(s.precision, "precision");
     if (!p.ok()) return p.error();
-    with.model += std::string(s.model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (p.value() == Precision::mixed ? "2" : "4");
+    with.model += std::string(s.model.find(':') == std::string::npos ? ":" : ",") + "dtype_bytes=" + (is_mixed_precision(p.value()) ? "2" : "4");
     return load_model_field(with);
   }
   if (!s.model_json.empty()) {
@@ -39,8 +40,10 @@ Result<Graph> load_model_field(const Settings& s) {
       return make_error("too_large", "the model file " + s.model + " is " + std::to_string(s.model_json.size() >> 10) +
                                          " KiB; the page imports files up to " + std::to_string(kMaxModelFileBytes >> 20) + " MiB",
                         "model_json");
-    // An autopar model file or a Hugging Face config.json, through the CLI's loader.
-    auto g = load_model_json(s.model_json, s.model);
+    // An autopar model file or a Hugging Face config.json, through the CLI's loader, with the
+    // overrides typed after its name ("llama-3-8b.json:batch=16", as the CLI's FILE.json:...).
+    const ModelFileSpec spec = split_model_file_spec(s.model);
+    auto g = spec.is_file ? load_model_json(s.model_json, spec.file, spec.overrides, "model") : load_model_json(s.model_json, s.model);
     if (!g.ok()) {
       Error e = g.error();
       e.path = e.path.empty() ? "model_json" : "model_json." + e.path;
@@ -112,6 +115,7 @@ Status validate_settings_values(const Settings& s) {
   // Its seed is the page's one seed, checked above.
   if (auto st = validate(accuracy, [](const std::string& f) { return f == "seed" ? f : "accuracy." + f; }); !st.ok()) return st;
   if (auto language = parse_language(s.lang, "lang"); !language.ok()) return language.error();
+  if (auto st = validate_schedule_settings(s.schedules); !st.ok()) return st;
   for (const auto& p : panel_names())
     if (p == s.panel) return Ok{};
   return make_error("bad_value", "panel \"" + s.panel + "\" is unknown; use one of " + join(panel_names(), ", "), "panel");
@@ -225,20 +229,46 @@ void commit_settings(AppState& state, const Settings& prev, const Settings& next
   }
   if (load_all || tab_shows_flexflow(panel_tab(next.panel)) || tab_shows_flexflow(state.shown_tab)) ensure_flexflow(state);
   follow_search_settings(state, prev);
+  follow_page_inter_plan(state);   // the pipeline plan of the new inputs, where it is shown
   if (accuracy_was_started && !state.accuracy.started) restart_accuracy(state);
   if (!resolved.dropped.empty()) notify_info(state, tr_fill("notice.edits_dropped", {resolved.dropped, resolved.text}));
+}
+
+// When `typed` names the imported file `imported` (its name, perhaps with a folder before it and
+// overrides after it), that file's name with the typed overrides; else nothing.
+std::optional<std::string> imported_file_spec(const std::string& typed, const std::string& imported) {
+  const ModelFileSpec t = split_model_file_spec(typed), i = split_model_file_spec(imported);
+  if (!t.is_file || !i.is_file) return std::nullopt;
+  auto base = [](const std::string& path) {
+    const size_t slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  if (base(t.file) != base(i.file)) return std::nullopt;
+  return i.file + (t.overrides.empty() ? "" : ":" + t.overrides);
 }
 
 // apply_settings, with `load_all` forcing the model and cluster to be loaded (first load).
 Status apply_settings_impl(AppState& state, const Settings& next_given, bool load_all) {
   const Settings prev = state.settings;   // a copy: state.settings is replaced on commit
   Settings next = next_given;
-  // Choosing another model by name (menus, scenarios, the spec field) leaves the imported file.
-  if (next.model != prev.model && next.model_json == prev.model_json) next.model_json.clear();
   auto fail = [&](const Error& e) -> Status {
     notify_error(state, e);
     return e;
   };
+  // Choosing another model by name (menus, scenarios, the spec field) leaves the imported file;
+  // the imported file's own name with overrides (even with the folder it came from, as the CLI
+  // takes it: "examples/models/hf/llama-3-8b.json:batch=16") resizes it.
+  if (next.model != prev.model && next.model_json == prev.model_json && !prev.model_json.empty()) {
+    if (auto same = imported_file_spec(next.model, prev.model)) {
+      next.model = *same;
+    } else {
+      next.model_json.clear();
+      if (split_model_file_spec(next.model).is_file) {
+        return fail(make_error("bad_value",
+                               tr_fill("notice.other_file_by_name", {next.model, split_model_file_spec(prev.model).file}), "model"));
+      }
+    }
+  }
   // Model and cluster through the core (only when they changed: building is not free).
   auto in = load_changed_inputs(prev, next, load_all);
   if (!in.ok()) return fail(in.error());

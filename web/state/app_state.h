@@ -20,7 +20,9 @@
 #include "accuracy_job.h"
 #include "flexflow_view.h"
 #include "inter_operation.h"
+#include "schedules_view.h"
 #include "search_job.h"
+#include "step_inspector.h"
 #include "exercises.h"
 #include "lecture_state.h"
 #include "alpa_view.h"
@@ -70,6 +72,7 @@ struct Settings {
   bool remat = false;                        // recomputation, likewise
   SearchSettings search;
   AccuracySettings accuracy;
+  ScheduleSettings schedules;                // the Schedules tab's inputs and cursor (schedules_view.h)
   std::string panel = "model";               // the panel in front
   std::string scenario;                      // the lecture scenario shown in the Lecture tab; empty = none
   std::string lang = "en";                   // the page's language: "en" or "zh" (page_strings.h)
@@ -77,7 +80,7 @@ struct Settings {
     return model == o.model && model_json == o.model_json && cluster == o.cluster && custom_cluster == o.custom_cluster &&
            mesh == o.mesh && strategy == o.strategy && beta == o.beta && seed == o.seed && microbatches == o.microbatches &&
            ignore_boundaries == o.ignore_boundaries && precision == o.precision && zero == o.zero && remat == o.remat &&
-           search == o.search && accuracy == o.accuracy && panel == o.panel && scenario == o.scenario && lang == o.lang;
+           search == o.search && accuracy == o.accuracy && schedules == o.schedules && panel == o.panel && scenario == o.scenario && lang == o.lang;
   }
 };
 
@@ -114,6 +117,11 @@ struct UiProbe {
   float scroll_y_sum = 0;                   // sum of every window's vertical scroll (touch-scrolling tests)
   bool welcome_open = false;                // the first-visit welcome is shown
   std::map<std::string, std::array<float, 4>> languages;   // the language switch's items by code ("en", "zh")
+  // Input fields and panels by name ("spec", "beta", "nodes", "search_table", ...) where the last
+  // frame that showed them drew them: the input tests click next to them and swipe to them.
+  std::map<std::string, std::array<float, 4>> places;
+  bool keys_held_back = false;              // single keys are typing, not shortcuts (keyboard_shortcuts.h)
+  float display_w = 0, display_h = 0;       // the page's size in CSS pixels
 };
 
 // Frames FrameStats keeps.
@@ -133,11 +141,13 @@ struct AppState {
   SpaceSize space;                   // the SOAP strategy space of graph on cluster (space_operation, updated with them)
   FlexflowView flexflow;             // the current strategy, simulated (built after init; after an edit, by ensure_flexflow)
   SearchRun search;                  // the MCMC search, if one was started
+  StepInspector inspector;           // the Search tab's replay of the search's step records
   AccuracyJob accuracy;              // the accuracy study, if one was started
   LectureState lecture;              // the Lecture tab's computed scenario
   CompareState compare;              // the Compare tab's FlexFlow-vs-Alpa result
   ExercisesState exercises;          // the Exercises tab's inputs and answers
   AlpaView alpa;                     // the Alpa intra-op and inter-op plans (alpa_view.h)
+  SchedulesView schedules;           // the Schedules tab's simulated schedules (schedules_view.h)
   ExportView export_view;            // the text last exported through the Export menu
   TimelineViewState timeline;
   int64_t random_strategy_seed = 1;  // the Strategy panel's seed for the Random button

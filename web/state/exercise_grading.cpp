@@ -1,6 +1,7 @@
 // Grading the exercises (see exercise_grading.h).
 #include "exercise_grading.h"
 
+#include <cctype>
 #include <cmath>
 #include <utility>
 
@@ -25,6 +26,44 @@ ExercisePart numeric(std::string label, double expected, double rel, double abs_
   p.answer_text = number_text(expected);
   return p;
 }
+
+// A question answered by choosing one of `choices` (by letter); `right` is the right one's index.
+ExercisePart choice(std::string label, std::vector<std::string> choices, int right, std::string hint) {
+  ExercisePart p;
+  p.label = std::move(label);
+  p.numeric = false;
+  p.placeholder = tr("grade.a_letter");
+  p.accepted = {choice_letter(right)};
+  p.answer_text = choice_letter(right) + ") " + choices[size_t(right)];
+  p.hint = std::move(hint);
+  p.choices = std::move(choices);
+  return p;
+}
+
+// The choices of a predicted ratio: one per bucket between `bounds` ("under 2x", "2x to 10x", ...).
+std::vector<std::string> bucket_choices(const std::vector<double>& bounds) {
+  // "1,000x", "1.25x": whole bounds with thousands separators, never "1e+03x".
+  auto x = [](double v) {
+    if (v != std::floor(v)) return format_number(v, 3) + "x";
+    std::string digits = std::to_string(int64_t(v)), out;
+    for (size_t k = 0; k < digits.size(); ++k) {
+      if (k && (digits.size() - k) % 3 == 0) out += ',';
+      out += digits[k];
+    }
+    return out + "x";
+  };
+  std::vector<std::string> c;
+  for (size_t k = 0; k <= bounds.size(); ++k) {
+    if (k == 0) c.push_back(tr_fill("grade.bucket_under", {x(bounds[0])}));
+    else if (k == bounds.size()) c.push_back(tr_fill("grade.bucket_over", {x(bounds[k - 1])}));
+    else c.push_back(tr_fill("grade.bucket_between", {x(bounds[k - 1]), x(bounds[k])}));
+  }
+  return c;
+}
+
+// The buckets of exercise 7's speed-up and exercise 8's additive cost over the makespan.
+const std::vector<double> kDlrmSpeedupBounds = {2, 10, 100, 1000};
+const std::vector<double> kAdditiveBounds = {1.25, 1.5, 2, 3};
 
 // The key the DLRM simulations of exercise 7 were computed for.
 std::string ex7_key_of(const AppState& state) { return state.settings.custom_cluster ? std::string() : state.settings.cluster; }
@@ -75,6 +114,7 @@ void refresh_exercise_data(AppState& state) {
         ex.ex7_error = dlrm.error().message;
     }
   }
+  sync_exercise_instance(state);   // new inputs: a new question, its answers hidden again
 }
 
 std::vector<ExercisePart> exercise_parts(const AppState& state, int number) {
@@ -101,7 +141,9 @@ std::vector<ExercisePart> exercise_parts(const AppState& state, int number) {
       p.placeholder = tr("grade.ex3_placeholder");
       p.numeric = false;
       for (int op : ex.ex3.most_recomputing_ops) p.accepted.push_back(state.graph.ops[size_t(op)].name());
-      p.answer_text = tr_fill("grade.ex3_answer", {p.accepted.front(), std::to_string(ex.ex3.most_recomputed)});
+      const DeltaMove& key = ex.ex3.moves[size_t(ex.ex3.most_recomputing_ops.front())];
+      p.answer_text = tr_fill("grade.ex3_answer", {p.accepted.front(), std::to_string(key.recomputed), std::to_string(key.tasks),
+                                                   format_percent(key.recomputed_share())});
       p.hint = tr("grade.ex3_hint");
       parts.push_back(p);
       break;
@@ -128,15 +170,26 @@ std::vector<ExercisePart> exercise_parts(const AppState& state, int number) {
       break;
     }
     case 7: {
+      // The lecture's two "why" questions as choices, then the size of the gap as a prediction;
+      // the simulated numbers appear only once these are answered.
       const double speedup = ex.ex7 ? ex.ex7->speedup() : 0.0;
-      if (speedup > 0)
-        parts.push_back(numeric(tr("grade.ex7_ratio"), speedup, 0.05, 0.05, tr("grade.ex7_hint"), tr("grade.ex7_placeholder")));
+      if (!(speedup > 0)) break;
+      parts.push_back(choice(tr("grade.ex7_why"), {tr("grade.ex7_why_a"), tr("grade.ex7_why_b"), tr("grade.ex7_why_c"), tr("grade.ex7_why_d")}, 1,
+                             tr("grade.ex7_why_hint")));
+      parts.push_back(choice(tr("grade.ex7_config"), {tr("grade.ex7_config_a"), tr("grade.ex7_config_b"), tr("grade.ex7_config_c")}, 2,
+                             tr("grade.ex7_config_hint")));
+      parts.push_back(choice(tr("grade.ex7_ratio"), bucket_choices(kDlrmSpeedupBounds), ratio_bucket(kDlrmSpeedupBounds, speedup),
+                             tr("grade.ex7_hint")));
       break;
     }
     case 8: {
-      if (!state.flexflow.task_graph) break;
-      parts.push_back(numeric(tr("grade.ex8_additive"), additive_cost_ms(state.flexflow.summary), 0.01, 1e-3,
-                              tr("grade.ex8_hint"), "ms"));
+      if (!state.flexflow.task_graph || !(state.flexflow.summary.makespan_ms > 0)) break;
+      const double ratio = additive_cost_ms(state.flexflow.summary) / state.flexflow.summary.makespan_ms;
+      parts.push_back(choice(tr("grade.ex8_which"), {tr("grade.ex8_which_a"), tr("grade.ex8_which_b"), tr("grade.ex8_which_c")}, 0,
+                             tr("grade.ex8_which_hint")));
+      parts.push_back(choice(tr("grade.ex8_ilp"), {tr("grade.ex8_ilp_a"), tr("grade.ex8_ilp_b"), tr("grade.ex8_ilp_c")}, 1,
+                             tr("grade.ex8_ilp_hint")));
+      parts.push_back(choice(tr("grade.ex8_ratio"), bucket_choices(kAdditiveBounds), ratio_bucket(kAdditiveBounds, ratio), tr("grade.ex8_hint")));
       break;
     }
     default: break;
@@ -149,6 +202,11 @@ PartGrade grade_part(const ExercisePart& part, const std::string& typed) {
   for (char c : typed)
     if (c != ' ') t += c;
   if (t.empty()) return PartGrade::empty;
+  if (!part.choices.empty()) {   // "b", "B" or "b)" all name choice b
+    const char letter = char(std::tolower(static_cast<unsigned char>(t[0])));
+    const bool one_letter = t.size() == 1 || (t.size() == 2 && t[1] == ')');
+    return one_letter && std::string(1, letter) == part.accepted.front() ? PartGrade::right : PartGrade::wrong;
+  }
   if (!part.numeric) {
     for (const auto& a : part.accepted)
       if (a == t) return PartGrade::right;
@@ -167,6 +225,7 @@ void reset_exercise_answers(ExercisesState& ex, int number) {
   ex.revealed[i] = false;
   ex.solved[i] = false;
   ex.grades[i] = {0, 0, 0};
+  ex.unanswered[i] = false;
 }
 
 void check_exercise(AppState& state) {
@@ -174,6 +233,16 @@ void check_exercise(AppState& state) {
   ExercisesState& ex = state.exercises;
   const size_t i = size_t(ex.shown - 1);
   const auto parts = exercise_parts(state, ex.shown);
+  // An empty box is not an attempt: nothing is graded and no try counts.
+  bool any_empty = parts.empty();
+  for (size_t k = 0; k < parts.size(); ++k) any_empty = any_empty || grade_part(parts[k], ex.answers[i][k]) == PartGrade::empty;
+  ex.unanswered[i] = any_empty;
+  if (any_empty) {
+    ex.checked[i] = false;
+    ex.solved[i] = false;
+    ex.grades[i] = {0, 0, 0};
+    return;
+  }
   bool all_right = !parts.empty();
   for (size_t k = 0; k < 3; ++k) {
     const PartGrade g = k < parts.size() ? grade_part(parts[k], ex.answers[i][k]) : PartGrade::empty;
@@ -185,9 +254,83 @@ void check_exercise(AppState& state) {
   if (!all_right && ++ex.tries[i] >= 2) ex.revealed[i] = true;
 }
 
-void reveal_exercise(AppState& state) {
+bool can_reveal_exercise(const ExercisesState& ex, int number) {
+  const size_t i = size_t(number - 1);
+  return ex.revealed[i] || ex.tries[i] > 0 || (ex.checked[i] && ex.solved[i]);
+}
+
+Status reveal_exercise(AppState& state) {
   ExercisesState& ex = state.exercises;
+  if (!can_reveal_exercise(ex, ex.shown))
+    return make_error(ErrorCode::not_ready, tr("grade.answer_first"), "exercise.reveal");
   ex.revealed[size_t(ex.shown - 1)] = true;
+  return Ok{};
+}
+
+std::string exercise_instance_key(const AppState& state, int number) {
+  const ExercisesState& ex = state.exercises;
+  auto n = [](double v) { return format_number(v, 17); };
+  const std::string page = state.settings.model + "|" + state.settings.cluster + "|" + state.settings.strategy;
+  switch (number) {
+    case 1: return std::to_string(ex.ex1_batch) + "|" + std::to_string(ex.ex1_in) + "|" + std::to_string(ex.ex1_out) + "|" +
+                   std::to_string(ex.ex1_sample_degree) + "|" + std::to_string(ex.ex1_param_degree);
+    case 2: return n(ex.ex2_current_ms) + "|" + n(ex.ex2_proposed_ms) + "|" + n(ex.ex2_beta) + "|" + (ex.ex2_normalize ? n(ex.ex2_initial_ms) : "raw");
+    case 3: return page;
+    case 4: return std::to_string(ex.ex4_rows) + "|" + std::to_string(ex.ex4_cols) + "|" + std::to_string(ex.ex4_dtype_bytes) + "|" + state.settings.cluster;
+    case 5: return state.settings.cluster + "|" + state.settings.mesh + "|" + std::to_string(ex.ex5_rows_shown);
+    case 6: {
+      std::string k = std::to_string(ex.ex6_microbatches);
+      for (float l : ex.ex6_layer_ms) k += "|" + n(l);
+      return k;
+    }
+    case 7: return ex7_key_of(state);
+    default: return page;
+  }
+}
+
+void sync_exercise_instance(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  const size_t i = size_t(ex.shown - 1);
+  const std::string key = exercise_instance_key(state, ex.shown);
+  if (ex.instance_keys[i] == key) return;
+  // The first key seen is the question the reader starts on; a later one is a new question.
+  if (!ex.instance_keys[i].empty()) reset_exercise_answers(ex, ex.shown);
+  ex.instance_keys[i] = key;
+}
+
+Status new_exercise_instance(AppState& state) {
+  ExercisesState& ex = state.exercises;
+  const int number = ex.shown;
+  const uint64_t seed = ++ex.instances[size_t(number - 1)];
+  if (!new_own_instance(ex, number, seed)) {
+    // The page's inputs: another strategy (3, 8), mesh (5) or cluster (7), in a fixed cycle.
+    Settings next = state.settings;
+    if (number == 3 || number == 8) {
+      // The next random strategy that is not the current one (the other exercise may have drawn it).
+      uint64_t k = seed;
+      while ("random:" + std::to_string(k) == state.settings.strategy) ++k;
+      ex.instances[size_t(number - 1)] = k;
+      next.strategy = "random:" + std::to_string(k);
+    } else if (number == 5) {
+      static const char* meshes[] = {"1x8", "2x4", "4x2", "8x1"};
+      next.cluster = "lecture:2x4";
+      next.custom_cluster.reset();
+      next.mesh = meshes[seed % 4];
+      if (next.mesh == state.settings.mesh && next.cluster == state.settings.cluster) next.mesh = meshes[(seed + 1) % 4];
+    } else if (number == 7) {
+      static const char* clusters[] = {"lecture:2x4", "p100:2x4", "k80:2x4", "v100:1x8", "a100:1x8", "lecture:1x8"};
+      next.cluster = clusters[seed % 6];
+      next.custom_cluster.reset();
+      if (next.cluster == state.settings.cluster) next.cluster = clusters[(seed + 1) % 6];
+      next.mesh = next.cluster.substr(next.cluster.find(':') + 1);
+    }
+    if (auto st = apply_settings(state, next); !st.ok()) return st;
+    ex.shown = number;
+    refresh_exercise_data(state);
+  }
+  reset_exercise_answers(ex, number);
+  ex.instance_keys[size_t(number - 1)] = exercise_instance_key(state, number);
+  return Ok{};
 }
 
 bool exercise_solved_or_revealed(const ExercisesState& ex, int number) {
@@ -208,17 +351,23 @@ Json exercise_result_json(const AppState& state) {
     Json expected = nullptr;
     if (show) expected = parts[k].numeric ? Json(parts[k].expected) : Json(parts[k].accepted);
     const bool wrong = ex.checked[i] && !right && !ex.revealed[i];
+    Json choices = Json::array();
+    for (const auto& c : parts[k].choices) choices.push_back(without_break_marks(c));
     jparts.push_back(Json{{"label", without_break_marks(parts[k].label)},
                           {"correct", ex.checked[i] ? Json(right) : Json(nullptr)},
                           {"expected", expected},
-                          {"hint", wrong ? Json(without_break_marks(parts[k].hint)) : Json(nullptr)}});
+                          {"hint", wrong ? Json(without_break_marks(parts[k].hint)) : Json(nullptr)},
+                          {"choices", choices}});
   }
   return Json{{"number", ex.shown},
               {"answer", ex.answers[i][0]},
               {"answers", answers},
               {"checked", ex.checked[i]},
+              {"unanswered", ex.unanswered[i]},
               {"tries", ex.tries[i]},
               {"revealed", ex.revealed[i]},
+              {"can_reveal", can_reveal_exercise(ex, ex.shown)},
+              {"instance", ex.instance_keys[i]},
               {"correct", ex.checked[i] ? Json(ex.solved[i]) : Json(nullptr)},
               {"parts", jparts},
               {"expected", jparts.empty() ? Json(nullptr) : jparts[0]["expected"]}};

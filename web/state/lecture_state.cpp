@@ -7,9 +7,11 @@
 #include "page_strings.h"
 #include "cluster_spec.h"
 #include "models.h"
+#include "scenario_charts.h"
 #include "scenarios.h"
 
 #include <chrono>
+#include <cstdio>
 #include <tuple>
 
 namespace autopar::web {
@@ -29,14 +31,27 @@ const ScenarioInfo* find_scenario(const std::string& name) {
   return nullptr;
 }
 
-bool scenario_is_light(const std::string& name) {
-  for (const char* n : {"conv1d-splits", "space-sizes", "alexnet-strategies", "task-graph", "resharding-table", "linear-nine", "megatron", "cross-mesh-resharding",
-                        "published-runs"})
-    if (name == n) return true;
-  return false;
+bool scenario_is_light(const std::string& name) { return find_scenario(name) && !planned_scenario(name); }
+
+const ScenarioQuestion* scenario_question(const std::string& name) {
+  const Scenario* s = autopar::find_scenario(name);
+  return s && s->question ? &*s->question : nullptr;
 }
 
-std::string scenario_cli_command(const std::string& name) { return "autopar scenario " + name; }
+bool lecture_awaits_prediction(const LectureState& lecture, const std::string& name) {
+  return scenario_question(name) && !lecture.prediction_checked;
+}
+
+Status lecture_predict(LectureState& lecture, const std::string& name, int choice) {
+  const ScenarioQuestion* q = scenario_question(name);
+  if (!q) return make_error(ErrorCode::bad_value, "scenario \"" + name + "\" asks no question", "lecture_prediction");
+  if (choice < 0 || choice >= int(q->choices.size()))
+    return make_error(ErrorCode::out_of_range, "lecture_prediction must be a letter from a to " + std::string(1, char('a' + q->choices.size() - 1)),
+                      "lecture_prediction");
+  lecture.prediction = choice;
+  lecture.prediction_checked = true;
+  return Ok{};
+}
 
 std::string scenario_demo_panel(const std::string& name) {
   const ScenarioInfo* info = find_scenario(name);
@@ -92,16 +107,16 @@ void show_scenario_demo(AppState& state) {
   if (panel == "inter" && !current_inter_plan(state.alpa.inter, alpa_inputs(state)) && !inter_planning(state.alpa.inter))
     start_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
   if (panel == "accuracy") ensure_accuracy_started(state);
-  // The Compare tab labels its inputs "model on cluster, seed N": recompute when they differ.
-  const std::string compare_inputs = state.settings.model + " on " + state.settings.cluster + ", seed " + std::to_string(state.settings.seed);
-  if (panel == "compare" && !compare_running(state.compare) && (!state.compare.output.is_object() || state.compare.inputs != compare_inputs))
+  // The Compare tab labels its inputs (compare_inputs_label): recompute when they differ.
+  if (panel == "compare" && !compare_running(state.compare) &&
+      (!state.compare.output.is_object() || state.compare.inputs != compare_inputs_label(state)))
     state.compare.compute_pending = true;
   if (name == "beta-sweep" && !state.lecture.sweep) beta_sweep_start(state.lecture, state.alpa.inter.worker);
   // A planned scenario (GPT-3 on 1,024 GPUs) is planned in the worker, its progress on the Lecture tab.
   if (planned_scenario(name) && state.lecture.computed_name != name && !lecture_planning(state.lecture))
     lecture_plan_start(state.lecture, name, state.alpa.inter.worker);
   // A light scenario's findings (the Lecture tab's numbers) are computed now, not when that tab is drawn next.
-  if (scenario_is_light(name) && state.lecture.computed_name != name) {
+  if (scenario_is_light(name) && name != "beta-sweep" && state.lecture.computed_name != name && !lecture_planning(state.lecture)) {
     compute_scenario(state.lecture, name, state.alpa.inter.worker);
     state.lecture.compute_pending = false;
   }
@@ -255,7 +270,48 @@ void beta_sweep_advance(LectureState& lecture, double budget_ms) {
   lecture.results = std::move(result.results);
 }
 
-void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed) {
+std::string compare_inputs_label(const AppState& state) {
+  return state.settings.model + " on " + (state.settings.custom_cluster ? std::string("custom") : state.settings.cluster) + ", seed " +
+         std::to_string(state.settings.seed) + ", B = " + std::to_string(state.settings.microbatches);
+}
+
+void start_page_compare(AppState& state) {
+  const AlpaInputs in = alpa_inputs(state);
+  const std::string key = inter_key(in);
+  InterOpView& view = state.alpa.inter;
+  // Alpa's half simulates the page's pipeline plan: plan it now unless it is shown or on its way.
+  const bool have = view.key == key && (view.plan || view.error);
+  if (!have && !(view.job && view.job->key == key)) start_inter_plan(view, in, state.graph, state.cluster);
+  compare_start(state.compare, view.worker, operation_inputs(state.settings), compare_inputs_label(state), state.settings.seed,
+                int(state.settings.microbatches), key);
+  compare_take_inter_plan(state.compare, view);
+}
+
+void compare_take_inter_plan(CompareState& compare, const InterOpView& view) {
+  if (!compare.alpa_waiting) return;
+  const bool shown = view.key == compare.inter_key && (view.plan || view.error);
+  if (!shown) {
+    if (view.job && view.job->key == compare.inter_key) return;   // on its way
+    compare_cancel(compare);
+    compare.failure = make_error(ErrorCode::cancelled, "the page's inputs changed while Compare waited for their pipeline plan; press Run again", "");
+    compare.error = compare.failure->message;
+    return;
+  }
+  compare.alpa_waiting = false;
+  if (!view.plan) {   // the planner's own error, as the inter-op tab shows it
+    compare_cancel(compare);
+    compare.failure = *view.error;
+    compare.error = view.error->message;
+    return;
+  }
+  Json request = compare.request;
+  request["inter_plan"] = inter_plan_to_json(*view.plan);
+  compare.inter_work_ms = view.work_ms;
+  compare.alpa_request = compare.worker->start("compare_alpa", compare.worker_inputs, request);
+}
+
+void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed,
+                   int microbatches, const std::string& inter_key) {
   compare_cancel(compare);
   compare.error.clear();
   compare.failure.reset();
@@ -267,16 +323,21 @@ void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, 
   compare.title = inputs.substr(0, inputs.rfind(", seed "));
   compare.worker = std::move(worker);
   compare.started = std::chrono::steady_clock::now();
-  // As `autopar compare`: 2,000 proposals from data parallel with the seed, and Alpa's pipeline
-  // with the default micro-batches; the two halves side by side.
-  const Json request{{"title", compare.title}, {"seed", seed}, {"steps", compare.steps}};
-  compare.flexflow_request = compare.worker->start("compare_flexflow", worker_inputs, request);
-  compare.alpa_request = compare.worker->start("compare_alpa", worker_inputs, request);
+  compare.microbatches = microbatches;
+  compare.inter_key = inter_key;
+  compare.worker_inputs = worker_inputs;
+  // As `autopar compare --microbatches B`: 2,000 proposals from data parallel with the seed, and
+  // Alpa's pipeline with the page's micro-batches; the two halves side by side.
+  compare.request = Json{{"title", compare.title}, {"seed", seed}, {"steps", compare.steps}, {"microbatches", microbatches}};
+  compare.flexflow_request = compare.worker->start("compare_flexflow", worker_inputs, compare.request);
+  compare.inter_work_ms = 0;
+  compare.alpa_waiting = true;   // compare_take_inter_plan starts Alpa's half on the page's plan
 }
 
-bool compare_running(const CompareState& compare) { return compare.flexflow_request || compare.alpa_request; }
+bool compare_running(const CompareState& compare) { return compare.flexflow_request || compare.alpa_request || compare.alpa_waiting; }
 
 void compare_cancel(CompareState& compare) {
+  compare.alpa_waiting = false;
   if (!compare.worker) return;
   if (compare.flexflow_request) compare.worker->cancel(compare.flexflow_request);
   if (compare.alpa_request) compare.worker->cancel(compare.alpa_request);
@@ -307,6 +368,9 @@ void compare_advance(CompareState& compare, double budget_ms) {
     *half = std::move(outcome->value()[key]);
   }
   if (compare_running(compare)) return;
+  // Alpa's planning time: its stages' intra-op plans (the half) and the inter-op pass before it.
+  if (compare.alpa.is_object() && compare.alpa.contains("solve_ms") && compare.alpa["solve_ms"].is_number())
+    compare.alpa["solve_ms"] = compare.alpa["solve_ms"].get<double>() + compare.inter_work_ms;
   compare.output = compare_json(compare.title, compare.flexflow, compare.alpa);
   auto summary = compare_summary_from_json(compare.output);
   if (!summary.ok()) {
@@ -325,7 +389,16 @@ Json lecture_result_json(const LectureState& lecture) {
   if (lecture.computed_name.empty() || !lecture.error.empty()) return nullptr;
   Json findings = Json::array();
   for (const Bilingual& f : lecture.findings) findings.push_back(f.in(page_language()));
-  Json j{{"name", lecture.computed_name}, {"findings", findings}};
+  Json versus = Json::array();
+  for (const Bilingual& v : versus_lecture(lecture.computed_name, lecture.results)) versus.push_back(v.in(page_language()));
+  Json charts = Json::array();
+  for (const ScenarioChart& c : scenario_charts(lecture.computed_name, lecture.results)) charts.push_back(Json{{"id", c.id}, {"points", c.points()}});
+  Json question = nullptr;
+  if (const ScenarioQuestion* q = scenario_question(lecture.computed_name))
+    question = Json{{"asked", true}, {"answered", lecture.prediction_checked},
+                    {"chosen", lecture.prediction >= 0 ? Json(std::string(1, char('a' + lecture.prediction))) : Json(nullptr)},
+                    {"correct", lecture.prediction_checked ? Json(lecture.prediction == q->answer) : Json(nullptr)}};
+  Json j{{"name", lecture.computed_name}, {"findings", findings}, {"versus_lecture", versus}, {"charts", charts}, {"question", question}};
   // A planned scenario: its plan's headline numbers and the page's wall time (the results hold
   // the whole report; result() stays small).
   if (planned_scenario(lecture.computed_name) && lecture.results.contains("plan")) {
@@ -343,11 +416,21 @@ Json compare_result_json(const CompareState& compare) {
   if (compare.failure) return Json{{"error", error_to_json(*compare.failure)}, {"running", false}};
   if (compare_running(compare)) return Json{{"running", true}, {"flexflow_steps", compare_search_steps(compare)}};
   if (!compare.output.is_object()) return nullptr;
-  return Json{{"flexflow_ms", compare.output["flexflow"]["makespan_ms"]},
-              {"alpa_ms", compare.output["alpa"]["makespan_ms"]},
-              {"report", compare.output},
-              {"elapsed_ms", compare.elapsed_ms},
-              {"running", false}};
+  Json j{{"flexflow_ms", compare.output["flexflow"]["makespan_ms"]},
+         {"alpa_ms", compare.output["alpa"]["makespan_ms"]},
+         {"report", compare.output},
+         {"elapsed_ms", compare.elapsed_ms},
+         {"running", false}};
+  const std::string note = compare.summary ? compare_pipeline_note(*compare.summary) : "";
+  j["why_flexflow_slower"] = note.empty() ? Json(nullptr) : Json(note);
+  return j;
+}
+
+std::string compare_pipeline_note(const CompareSummary& summary) {
+  if (summary.flexflow_faster() || summary.stages.size() < 2 || summary.microbatches < 2) return "";
+  char speedup[32];
+  std::snprintf(speedup, sizeof speedup, "%.2f", summary.speedup());
+  return tr_fill("compare.why_pipeline", {std::to_string(summary.stages.size()), std::to_string(summary.microbatches), speedup});
 }
 
 }  // namespace autopar::web

@@ -18,12 +18,14 @@
 #include "json_io.h"
 #include "language.h"
 #include "result.h"
+#include "scenarios.h"
 #include "worker_client.h"
 
 namespace autopar::web {
 
 struct Settings;
 struct AppState;
+struct InterOpView;
 
 // One scenario of core's catalogue as `autopar scenario --list --json` lists it.
 struct ScenarioInfo {
@@ -67,6 +69,10 @@ struct LectureState {
   bool compute_pending = false;           // true: compute the shown scenario on the next frame
   std::shared_ptr<BetaSweepJob> sweep;    // the beta sweep, while it runs or once it ran
   LecturePlan plan;                       // a planned scenario's plan in the worker
+  // The shown scenario's question (Scenario::question): the reader's choice (-1: none yet) and
+  // whether it was checked; the findings show only once it was.
+  int prediction = -1;
+  bool prediction_checked = false;
 };
 
 // Starts computing scenario `name` on `worker` (a planned scenario: its plan), replacing one in progress.
@@ -95,7 +101,9 @@ int beta_sweep_done(const BetaSweepJob& job);
 
 // The Compare tab: FlexFlow's MCMC plan and Alpa's plan, simulated by the same simulator. The
 // two planners run as two worker jobs side by side ("compare_flexflow", "compare_alpa": on two
-// workers when the pool has them), and their halves merge into `autopar compare --json`.
+// workers when the pool has them), and their halves merge into `autopar compare --json`. Alpa's
+// half simulates the page's own pipeline plan (the inter-op tab's, one plan per page state) with
+// the page's micro-batches: it starts once that plan is there.
 struct CompareState {
   Json output;                            // `autopar compare --json` output; null until computed
   std::optional<CompareSummary> summary;  // the output read into typed rows (what the tab draws)
@@ -109,6 +117,12 @@ struct CompareState {
   int64_t alpa_request = 0;               // Alpa's half likewise
   Json flexflow, alpa;                    // the halves' JSON as they arrive (null before)
   int64_t steps = 2000;                   // FlexFlow's proposals asked for
+  int microbatches = 0;                   // the page's micro-batches, Alpa's half's
+  std::string inter_key;                  // the inputs (alpa_view.h inter_key) of the pipeline plan Alpa's half simulates
+  bool alpa_waiting = false;              // Alpa's half waits for that plan (the inter-op tab's planning)
+  double inter_work_ms = 0;               // that plan's own planning work, part of Alpa's planning time
+  Json worker_inputs;                     // the inputs the halves run on
+  Json request;                           // the halves' request (Alpa's gets the plan added)
   std::chrono::steady_clock::time_point started;
   double elapsed_ms = 0;                  // wall time of the last comparison, start to merge
 };
@@ -119,12 +133,18 @@ const std::vector<ScenarioInfo>& scenario_list();
 // The scenario called `name`, or nullptr.
 const ScenarioInfo* find_scenario(const std::string& name);
 
-// True when the scenario computes in well under 50 ms natively (run in the page synchronously);
-// the others are shown with the exact CLI command.
+// True when the scenario is computed as soon as it opens, in the page's worker (each takes well
+// under a second there; beta-sweep's 35 searches run side by side on the pool): every one but
+// gpt3-1024, whose plan takes minutes and starts on request.
 bool scenario_is_light(const std::string& name);
 
-// The exact CLI command that prints the scenario's findings.
-std::string scenario_cli_command(const std::string& name);
+// The question scenario `name` asks before its findings show, or nullptr.
+const ScenarioQuestion* scenario_question(const std::string& name);
+// True while the shown scenario's findings wait for the reader's prediction.
+bool lecture_awaits_prediction(const LectureState& lecture, const std::string& name);
+// "Check my prediction": records choice `choice` (an index into the question's choices) for the
+// shown scenario; out_of_range when it is no choice of it, no_question when it asks none.
+Status lecture_predict(LectureState& lecture, const std::string& name, int choice);
 
 // Sets `next` up to demonstrate scenario `name`: the computing fields (model, cluster, mesh,
 // strategy, beta, seed, micro-batches, search, accuracy) go back to their defaults and then take
@@ -145,8 +165,24 @@ void compute_scenario(LectureState& lecture, const std::string& name, std::share
 
 // Starts the comparison of the model and cluster `worker_inputs` (worker_session.h) on
 // `worker`, replacing one in progress; `inputs` names them for the tab ("model on cluster, seed
-// N"). Errors go to compare.error.
-void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed);
+// N, B = 32"). FlexFlow's half starts now; Alpa's waits for the pipeline plan of
+// `inter_key` (compare_take_inter_plan) and simulates it with `microbatches`. Errors go to
+// compare.error.
+void compare_start(CompareState& compare, std::shared_ptr<WorkerClient> worker, const Json& worker_inputs, const std::string& inputs, int64_t seed,
+                   int microbatches, const std::string& inter_key);
+
+// Starts Alpa's half once `view` holds the pipeline plan it waits for (the very plan the
+// inter-op tab shows); that plan's error fails the comparison, and inputs changed meanwhile
+// (neither the plan shown nor the planning in progress is for them) end it with an error saying so.
+void compare_take_inter_plan(CompareState& compare, const InterOpView& view);
+
+// The Compare tab's label of the page's inputs: "model on cluster, seed N, B = 32" (B: the micro-batches).
+std::string compare_inputs_label(const AppState& state);
+
+// Starts the comparison of the page's state (the Compare tab's Run, window.autopar.compare):
+// its model, cluster, seed and micro-batches, Alpa's half on the page's pipeline plan, which is
+// planned now when neither shown nor in progress.
+void start_page_compare(AppState& state);
 
 // Takes the halves' results (in-process, steps them for about `budget_ms` first); when both are
 // there, stores the merged output (the same JSON as `autopar compare --json`). A failed half
@@ -162,12 +198,17 @@ void compare_cancel(CompareState& compare);
 // FlexFlow proposals made so far in the running comparison.
 int64_t compare_search_steps(const CompareState& compare);
 
-// result().scenario: {name, findings} when computed (findings in the page's language), else null.
+// result().scenario: {name, findings, versus_lecture, charts: [{id, points}], question: {asked,
+// answered, chosen, correct} or null} when computed (texts in the page's language), else null.
 Json lecture_result_json(const LectureState& lecture);
 
 // result().compare: {flexflow_ms, alpa_ms, report: `autopar compare --json`, elapsed_ms} when
 // computed; {running, flexflow_steps} while it runs; {error: {code, message, path}} when it
 // failed; else null.
 Json compare_result_json(const CompareState& compare);
+// Why FlexFlow's plan cannot reach Alpa's, in the page's language, when Alpa's pipelined plan
+// (several stages over micro-batches) is the faster: SOAP has no micro-batch pipeline. Empty
+// otherwise. result().compare.why_flexflow_slower carries it.
+std::string compare_pipeline_note(const CompareSummary& summary);
 
 }  // namespace autopar::web

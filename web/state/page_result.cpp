@@ -65,6 +65,14 @@ void refresh_intra_plan(AppState& state) {
   take_intra_plan(state.alpa.intra, in, state.graph, state.cluster);
 }
 
+void refresh_inter_plan(AppState& state) {
+  // A script reading result() asks for the plan in any tab, as it does for the intra-op plan
+  // (INTERFACES.md: total_latency follows the state without planInter()); the frames plan it
+  // by themselves only where it is shown.
+  follow_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
+  take_inter_plan(state.alpa.inter, alpa_inputs(state), state.graph, state.cluster);
+}
+
 Json result_to_json(const AppState& state) {
   Json j;
   j["model"] = state.settings.model;
@@ -85,10 +93,14 @@ Json result_to_json(const AppState& state) {
                        {"fit", state.timeline.fit},
                        {"lanes", state.flexflow.lanes.devices.size()}};
   j.update(alpa_result_json(state.alpa, alpa_inputs(state)));
+  // The recipe the expert strategy follows for this model (soap.h: cnn, transformer or dlrm).
+  j["expert_recipe"] = expert_recipe_name(expert_recipe(state.graph));
   j["search"] = search_result_json(state.search, state.settings.search.running);
+  j["search"]["inspector"] = inspector_json(state.inspector, state.search.view.steps, state.graph);
   j["accuracy"] = accuracy_result_json(state.accuracy);
   j["scenario"] = lecture_result_json(state.lecture);
   j["compare"] = compare_result_json(state.compare);
+  j["schedules"] = schedules_result_json(state.schedules, state.settings.schedules);
   j["exercise"] = exercise_result_json(state);
   j["frame_ms"] = frame_stats_json(state.frame_stats);
   // The About box's GLPK version, as the workers reported it (null before: the page links none).
@@ -99,7 +111,15 @@ Json result_to_json(const AppState& state) {
     tabs.push_back(Json{{"x", state.ui.tabs[t][0]}, {"y", state.ui.tabs[t][1]}, {"w", state.ui.tabs[t][2]}, {"h", state.ui.tabs[t][3]}});
   Json languages = Json::object();   // where the menu bar's language switch draws each language
   for (const auto& [code, r] : state.ui.languages) languages[code] = Json{{"x", r[0]}, {"y", r[1]}, {"w", r[2]}, {"h", r[3]}};
-  j["ui"] = Json{{"tabs", tabs}, {"scroll_y_sum", state.ui.scroll_y_sum}, {"welcome", state.show_welcome}, {"languages", languages}};
+  Json places = Json::object();   // fields and panels the input tests click next to or swipe to
+  for (const auto& [name, r] : state.ui.places) places[name] = Json{{"x", r[0]}, {"y", r[1]}, {"w", r[2]}, {"h", r[3]}};
+  j["ui"] = Json{{"tabs", tabs},
+                 {"scroll_y_sum", state.ui.scroll_y_sum},
+                 {"welcome", state.show_welcome},
+                 {"languages", languages},
+                 {"places", places},
+                 {"keys_held_back", state.ui.keys_held_back},
+                 {"display", Json{{"w", state.ui.display_w}, {"h", state.ui.display_h}}}};
   j["notice"] = Json{{"level", state.notice.level == NoticeLevel::error ? "error" : "info"}, {"text", state.notice.text},
                      {"code", state.notice.code}, {"path", state.notice.path}};
   return j;

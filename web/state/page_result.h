@@ -19,5 +19,9 @@ AlpaInputs alpa_inputs(const AppState& state);
 // and takes the plan once it arrived; until then result() shows it pending (intra_planning):
 // result() never solves the ILP on the page's thread.
 void refresh_intra_plan(AppState& state);
+// The pipeline plan likewise (follow_inter_plan, in any tab: the script asked for it), and its
+// result taken once the worker sent it, so that result().total_latency follows the state
+// without frames and without planInter().
+void refresh_inter_plan(AppState& state);
 
 }  // namespace autopar::web

@@ -18,6 +18,7 @@ const std::vector<PanelEntry>& panel_table() {
       {"compare", 6, "tab.compare", "window.compare"},
       {"intra", 7, "tab.intra", "window.intra"},
       {"inter", 8, "tab.inter", "window.inter"},
+      {"schedules", 9, "tab.schedules", "window.schedules"},
   };
   return table;
 }

@@ -161,7 +161,7 @@ Status merge_settings_fields(const Json& j, Settings& next) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const Json& v = it.value();
-    if (key == "scenario" || key == "exercise" || key == "intra") continue;   // the caller's
+    if (key == "scenario" || key == "exercise" || key == "intra" || key == "lecture_prediction") continue;   // the caller's
     auto input = merge_input_field(j, key, v, next);
     if (!input.ok()) return input.error();
     if (input.value()) continue;
@@ -179,6 +179,8 @@ Status merge_settings_fields(const Json& j, Settings& next) {
       st = merge_search_object(v, next.search);
     } else if (key == "accuracy") {
       st = merge_accuracy_object(v, next.accuracy);
+    } else if (key == "schedules") {
+      st = merge_schedule_settings(v, next.schedules);
     } else if (key == "lang" || key == "panel") {
       if (!v.is_string())
         st = key == "lang" ? wrong_type("lang", "\"en\" (English) or \"zh\" (Chinese)") : wrong_type("panel", "a string: " + join(panel_names(), ", "));
@@ -186,7 +188,7 @@ Status merge_settings_fields(const Json& j, Settings& next) {
     } else {
       st = make_error("unknown_field",
                       "the state has no field \"" + key +
-                          "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, panel, scenario, lang, exercise, intra",
+                          "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, schedules, panel, scenario, lang, exercise, lecture_prediction, intra",
                       key);
     }
     if (!st.ok()) return st;
@@ -205,12 +207,13 @@ Status apply_settings_json(AppState& state, const std::string& json_text) {
 
 namespace {
 
-// {exercise: {number, answer | answers, check, reveal}}: shows exercise `number`, types the
-// answer(s) into its boxes and presses Check (unless check is false) and Show the answer (reveal).
+// {exercise: {number, new_instance, answer | answers, check, reveal}}: shows exercise `number`,
+// presses New instance, types the answer(s) into its boxes and presses Check (unless check is
+// false) and Show the answer (reveal, refused before a real attempt).
 struct ExerciseInput {
   int number = 0;                      // 0: none given
   std::vector<std::string> answers;
-  bool has_answer = false, check = false, reveal = false;
+  bool has_answer = false, check = false, reveal = false, new_instance = false;
 };
 
 Result<ExerciseInput> read_exercise_input(const Json& e) {
@@ -234,27 +237,31 @@ Result<ExerciseInput> read_exercise_input(const Json& e) {
         in.answers.push_back(a.get<std::string>());
       }
       in.has_answer = true;
-    } else if (k == "check" || k == "reveal") {
+    } else if (k == "check" || k == "reveal" || k == "new_instance") {
       if (!it.value().is_boolean()) return wrong_type("exercise." + k, "true or false");
-      (k == "check" ? in.check : in.reveal) = it.value().get<bool>();
+      (k == "check" ? in.check : k == "reveal" ? in.reveal : in.new_instance) = it.value().get<bool>();
     } else {
-      return make_error("unknown_field", "exercise has no field \"" + k + "\"; known: number, answer, answers, check, reveal", "exercise." + k);
+      return make_error("unknown_field", "exercise has no field \"" + k + "\"; known: number, new_instance, answer, answers, check, reveal",
+                        "exercise." + k);
     }
   }
   if (in.has_answer && !e.contains("check")) in.check = true;
   return in;
 }
 
-void apply_exercise_input(AppState& state, const ExerciseInput& in) {
+Status apply_exercise_input(AppState& state, const ExerciseInput& in) {
   state.exercises.shown = in.number;
   refresh_exercise_data(state);
+  if (in.new_instance)
+    if (auto st = new_exercise_instance(state); !st.ok()) return st;
   if (in.has_answer) {
     auto& boxes = state.exercises.answers[size_t(in.number - 1)];
     for (size_t k = 0; k < boxes.size(); ++k) boxes[k] = k < in.answers.size() ? in.answers[k] : std::string();
     state.exercises.checked[size_t(in.number - 1)] = false;
   }
   if (in.check) check_exercise(state);
-  if (in.reveal) reveal_exercise(state);
+  if (in.reveal) return reveal_exercise(state);
+  return Ok{};
 }
 
 // A new cluster shape without an explicit mesh: keep the mesh if it still fits, else use
@@ -310,7 +317,15 @@ Status apply_settings_object(AppState& state, const Json& j) {
   Status applied = apply_settings(state, next);
   if (!applied.ok()) return applied;
   if (!intra_options.is_null()) (void)apply_intra_options(state.alpa.intra, intra_options);   // checked above
-  if (exercise.number > 0) apply_exercise_input(state, exercise);
+  if (exercise.number > 0)
+    if (auto st = apply_exercise_input(state, exercise); !st.ok()) return fail(st.error());
+  // {lecture_prediction: "b"}: the shown scenario's question answered (Check my prediction).
+  if (j.contains("lecture_prediction")) {
+    const Json& p = j["lecture_prediction"];
+    if (!p.is_string() || p.get<std::string>().size() != 1)
+      return fail(wrong_type("lecture_prediction", "one letter such as \"b\" (the shown scenario's choice)"));
+    if (auto st = lecture_predict(state.lecture, state.settings.scenario, p.get<std::string>()[0] - 'a'); !st.ok()) return fail(st.error());
+  }
   notify_info(state, applied_notice(j));
   return applied;
 }
@@ -335,6 +350,7 @@ Json settings_to_json(const Settings& s) {
   j["search"] = Json{{"running", s.search.running}, {"steps", s.search.steps}, {"budget_ms", s.search.budget_ms},
                      {"init", s.search.init}};
   j["accuracy"] = Json{{"samples", s.accuracy.samples}};
+  j["schedules"] = schedule_settings_to_json(s.schedules);
   j["panel"] = s.panel;
   j["scenario"] = s.scenario;
   j["lang"] = s.lang;

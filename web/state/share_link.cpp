@@ -17,7 +17,7 @@ namespace {
 const std::set<std::string>& string_keys() {
   static const std::set<std::string> keys = {"v",           "model",        "model_json",     "cluster",
                                              "mesh",        "strategy",     "panel",          "scenario",       "lang",
-                                             "search.init", "cluster.format", "cluster.name", "cluster.gpu.model",
+                                             "search.init", "schedules.first", "schedules.second", "schedules.source", "cluster.format", "cluster.name", "cluster.gpu.model",
                                              "cluster.sources"};
   return keys;
 }

@@ -1,22 +1,18 @@
-// Human-readable numbers for the panels: FLOPs with SI prefixes, bytes with binary prefixes,
-// counts with SI suffixes. Pure functions, no ImGui.
+// Human-readable numbers for the panels: the core's one formatter (core/model/number_text.h:
+// FLOPs with SI prefixes, bytes with binary prefixes, durations, counts, thousands grouped, never
+// an "e+03"), named in the page's namespace. No ImGui.
 #pragma once
-#include <cstdint>
-#include <string>
+#include "number_text.h"
 
 namespace autopar::web {
 
-// "1.23 GFLOP", "512 FLOP"; three significant digits.
-std::string format_flops(double flops);
-// "233 MiB", "1.5 KiB", "12 B".
-std::string format_bytes(double bytes);
-// "61.1 M", "4.1 k", "12".
-std::string format_count(double count);
-// A duration given in milliseconds, readable: "352.2 ms", "12.5 \u00b5s" (micro sign), "1.25 s".
-std::string format_ms(double ms);
-// A share as a percentage: "12.3%", "0.04%".
-std::string format_percent(double fraction);
-// A number with `digits` significant digits and no trailing zeros ("0.25", "1.5e+09").
-std::string format_number(double value, int digits = 4);
+using autopar::format_bytes;
+using autopar::format_count;
+using autopar::format_flops;
+using autopar::format_ms;
+using autopar::format_number;
+using autopar::format_percent;
+using autopar::format_power_of_ten;
+using autopar::format_whole;
 
 }  // namespace autopar::web

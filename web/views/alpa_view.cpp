@@ -7,12 +7,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 
 #include "alpa_operations.h"
 #include "inter_operation.h"
 #include "operation_requests.h"
+#include "format_units.h"
 #include "page_strings.h"
 #include "pipeline_schedule.h"
+#include "request_fields.h"
 
 namespace autopar::web {
 
@@ -232,6 +235,13 @@ void finish_job(InterOpView& view, const Result<Json>& outcome) {
   view.pending = false;
 }
 
+// Drops the planning in progress without marking its inputs cancelled (superseded by others).
+void drop_inter_job(InterOpView& view) {
+  if (view.job) view.worker->cancel(view.job->request);
+  view.job.reset();
+  view.pending = false;
+}
+
 // In-process: works for about `budget_ms`; then takes the result if it is there.
 bool work_on_job(InterOpView& view, double budget_ms) {
   InterOpJob& job = *view.job;
@@ -258,6 +268,9 @@ void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph&, con
   InterOpJob& job = view.job.emplace();
   job.key = inter_key(in);
   job.started = std::chrono::steady_clock::now();
+  view.last_start = job.started;
+  view.start_waiting = false;
+  if (view.cancelled_key == job.key) view.cancelled_key.clear();   // asked for again
   Json request{{"microbatches", in.microbatches}, {"ignore_boundaries", in.ignore_boundaries}};
   if (!in.plan.empty()) request["plan"] = in.plan;   // priced as given (worker_session.cpp)
   job.request = view.worker->start("inter", worker_inputs(in), request);
@@ -271,7 +284,7 @@ bool advance_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& gr
   if (view.job->key != inter_key(in)) {
     // Inputs changed back to those of the plan shown: nothing to compute.
     if (view.key == inter_key(in) && (view.plan || view.error)) {
-      cancel_inter_plan(view);
+      drop_inter_job(view);
       return false;
     }
     start_inter_plan(view, in, graph, cluster);
@@ -280,24 +293,54 @@ bool advance_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& gr
 }
 
 void cancel_inter_plan(InterOpView& view) {
-  if (view.job) view.worker->cancel(view.job->request);
-  view.job.reset();
-  view.pending = false;
+  if (view.job) view.cancelled_key = view.job->key;
+  else if (view.start_waiting) view.cancelled_key = view.waiting_key;
+  view.start_waiting = false;
+  drop_inter_job(view);
 }
 
-bool inter_planning(const InterOpView& view) { return view.job.has_value(); }
+bool follow_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
+  const std::string key = inter_key(in);
+  const bool shown = view.key == key && (view.plan || view.error);
+  if (shown || key == view.cancelled_key) {
+    // Back to the inputs shown (or to cancelled ones): a planning for others is superseded.
+    if (view.job && view.job->key != key) drop_inter_job(view);
+    view.start_waiting = false;
+    return false;
+  }
+  if (view.job && view.job->key == key) {
+    view.start_waiting = false;
+    return false;
+  }
+  drop_inter_job(view);   // superseded: its result would be for inputs no longer shown
+  const auto now = std::chrono::steady_clock::now();
+  if (view.last_start && std::chrono::duration<double, std::milli>(now - *view.last_start).count() < kInterFollowDebounceMs) {
+    view.start_waiting = true;
+    view.waiting_key = key;
+    return false;
+  }
+  start_inter_plan(view, in, graph, cluster);
+  return true;
+}
+
+bool take_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph&, const Cluster&) {
+  if (!view.job || view.job->key != inter_key(in)) return false;
+  return work_on_job(view, 0);
+}
+
+bool inter_planning(const InterOpView& view) { return view.job.has_value() || view.start_waiting; }
 
 double inter_plan_elapsed_ms(const InterOpView& view) { return view.job ? ms_since(view.job->started) : view.timing.elapsed_ms; }
 
 double inter_plan_progress(const InterOpView& view) {
-  if (!view.job) return 1;
+  if (!view.job) return view.start_waiting ? 0 : 1;
   const JobProgress p = view.worker->progress(view.job->request);
   if (p.phase == "pipeline DP") return kStageCostShare + (1 - kStageCostShare) * p.fraction();
   return kStageCostShare * p.fraction();
 }
 
 std::string inter_plan_status(const InterOpView& view) {
-  if (!view.job) return "";
+  if (!view.job) return view.start_waiting ? tr("inter.replanning") : "";
   return plan_progress_text(view.worker->progress(view.job->request), view.worker->connected());
 }
 
@@ -315,6 +358,23 @@ void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, con
   view.worker = worker;
 }
 
+int step_microbatches(const Graph& graph, int64_t current, int direction) {
+  // Every input's batch (first dimension) must divide evenly: the divisors of their gcd.
+  int64_t batch = 0;
+  for (const Tensor& t : graph.spec.inputs)
+    if (!t.shape.empty()) batch = std::gcd(batch, int64_t(t.shape[0]));
+  const int64_t lo = kMicrobatchesBound.lo, hi = std::min<int64_t>(kMicrobatchesBound.hi, batch > 0 ? batch : kMicrobatchesBound.hi);
+  if (batch <= 0) return int(std::clamp<int64_t>(current + direction, lo, hi));   // no batch to divide: plain steps
+  if (direction > 0) {
+    for (int64_t b = std::max(current + 1, lo); b <= hi; ++b)
+      if (batch % b == 0) return int(b);
+  } else {
+    for (int64_t b = std::min(current - 1, hi); b >= lo; --b)
+      if (batch % b == 0) return int(b);
+  }
+  return int(current);
+}
+
 std::pair<int, int> stage_layer_numbers(const InterOpView& view, const PipelineStage& stage) {
   const auto& n = view.layer_numbers;
   if (stage.first < 0 || size_t(stage.last) >= n.size()) return {stage.first + 1, stage.last + 1};
@@ -323,6 +383,94 @@ std::pair<int, int> stage_layer_numbers(const InterOpView& view, const PipelineS
 
 const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in) {
   return view.plan && view.key == inter_key(in) ? &*view.plan : nullptr;
+}
+
+InterOpTerms inter_op_terms(const InterOpPlan& plan, int microbatches) {
+  InterOpTerms t;
+  for (size_t k = 0; k < plan.stages.size(); ++k) {
+    const PipelineStage& s = plan.stages[k];
+    const double lane = s.latency + (plan.boundaries ? s.recv_ms : 0);
+    const double send = plan.boundaries ? s.send_ms : 0;
+    t.lane_ms.push_back(lane);
+    t.send_ms.push_back(send);
+    t.sum_ms += lane + send;
+    // Ties go to the lane: the stage's own time is what a reader looks for first.
+    if (lane > t.t_max || k == 0) {
+      t.t_max = lane;
+      t.t_max_stage = int(k);
+      t.t_max_is_send = false;
+    }
+    if (send > t.t_max) {
+      t.t_max = send;
+      t.t_max_stage = int(k);
+      t.t_max_is_send = true;
+    }
+  }
+  t.total_ms = t.sum_ms + double(std::max(microbatches, 1) - 1) * t.t_max;
+  return t;
+}
+
+ScheduleReading read_schedule(const PipelineSchedule& sched, int stages) {
+  ScheduleReading r;
+  r.idle.assign(size_t(std::max(stages, 0)), {});
+  std::vector<std::vector<const PipelineBox*>> boxes(size_t(std::max(stages, 0)));
+  for (const PipelineBox& b : sched.boxes)
+    if (!b.transfer && b.stage >= 0 && b.stage < stages) boxes[size_t(b.stage)].push_back(&b);
+  for (int s = 0; s < stages; ++s) {
+    auto& list = boxes[size_t(s)];
+    std::sort(list.begin(), list.end(), [](const PipelineBox* a, const PipelineBox* b) { return a->start_ms < b->start_ms; });
+    double t = 0;
+    auto gap = [&](double a, double b) {
+      if (b - a > 1e-9 * std::max(1.0, sched.makespan_ms)) {
+        r.idle[size_t(s)].push_back({a, b});
+        r.idle_ms += b - a;
+      }
+    };
+    for (const PipelineBox* b : list) {
+      gap(t, b->start_ms);
+      t = std::max(t, b->end_ms);
+    }
+    gap(t, sched.makespan_ms);
+    // Activations held: +1 when a micro-batch's forward starts, -1 when its backward ends
+    // (ends before starts at the same instant).
+    std::vector<std::pair<double, int>> events;
+    for (const PipelineBox* b : list) events.push_back(b->forward ? std::make_pair(b->start_ms, +1) : std::make_pair(b->end_ms, -1));
+    std::sort(events.begin(), events.end());
+    int held = 0;
+    for (const auto& [time, delta] : events) {
+      held += delta;
+      r.peak_in_flight = std::max(r.peak_in_flight, held);
+    }
+  }
+  return r;
+}
+
+std::string schedule_explanation(const InterOpPlan& plan, const PipelineSchedule& gpipe, const PipelineSchedule& one_f_one_b, int microbatches) {
+  const int stages = int(plan.stages.size());
+  const ScheduleReading g = read_schedule(gpipe, stages), f = read_schedule(one_f_one_b, stages);
+  const InterOpTerms terms = inter_op_terms(plan, microbatches);
+  double send = 0, lane = 0;
+  for (size_t k = 0; k < terms.lane_ms.size(); ++k) {
+    send = std::max(send, terms.send_ms[k]);
+    lane = std::max(lane, terms.lane_ms[k]);
+  }
+  const std::string held = std::to_string(f.peak_in_flight), held_gpipe = std::to_string(g.peak_in_flight);
+  if (one_f_one_b.makespan_ms > gpipe.makespan_ms * (1 + 1e-9)) {
+    if (send > 0)
+      return tr_fill("inter.why_1f1b_slower", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), format_ms(send / 2), format_ms(lane),
+                                               format_ms(f.idle_ms), format_ms(g.idle_ms), held, held_gpipe});
+    return tr_fill("inter.why_1f1b_slower_free", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), held, held_gpipe});
+  }
+  return tr_fill("inter.why_1f1b_same", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), held, held_gpipe});
+}
+
+std::string schedule_by_hand(const PipelineSchedule& sched, int microbatches) {
+  if (sched.idle_ms.empty() || sched.forward_ms.size() != sched.idle_ms.size()) return "";
+  size_t k = 0;
+  for (size_t s = 1; s < sched.idle_ms.size(); ++s)
+    if (sched.idle_ms[s] < sched.idle_ms[k]) k = s;
+  return tr_fill("inter.makespan_by_hand", {format_ms(sched.makespan_ms), std::to_string(microbatches), format_ms(sched.forward_ms[k]),
+                                            format_ms(sched.backward_ms[k]), std::to_string(k), format_ms(sched.idle_ms[k])});
 }
 
 Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
@@ -380,8 +528,29 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
     }
     j["stages"] = stages;
     j["boundaries"] = inter->boundaries ? "priced" : "ignored";
-    const BubbleFractions bubbles = plan_bubble_fractions(*inter, in.microbatches);
-    j["bubble_fraction"] = Json{{"gpipe", bubbles.gpipe}, {"1f1b", bubbles.one_f_one_b}};
+    // The schedule model's GPipe and 1F1B on the plan (the makespans of `inter --schedule gpipe|1f1b`).
+    const PlanShares shares = plan_shares_from_report(view.inter.report);
+    const PipelineSchedule gpipe = plan_pipeline_schedule(*inter, in.microbatches, PipelineKind::gpipe, shares);
+    const PipelineSchedule f1b = plan_pipeline_schedule(*inter, in.microbatches, PipelineKind::one_f_one_b, shares);
+    j["bubble_fraction"] = Json{{"gpipe", gpipe.bubble_fraction}, {"1f1b", f1b.bubble_fraction}};
+    // What the tab shows to redo the total by hand, and what its charts show.
+    const InterOpTerms terms = inter_op_terms(*inter, in.microbatches);
+    j["inter_terms"] = Json{{"lanes", terms.lane_ms},     {"sends", terms.send_ms},          {"sum_ms", terms.sum_ms},
+                            {"t_max", terms.t_max},       {"t_max_stage", terms.t_max_stage}, {"t_max_is_send", terms.t_max_is_send},
+                            {"total_ms", terms.total_ms}, {"microbatches", in.microbatches}};
+    Json schedules;
+    for (const auto& [name, sched] : {std::pair<const char*, const PipelineSchedule*>{"gpipe", &gpipe}, {"1f1b", &f1b}}) {
+      const ScheduleReading r = read_schedule(*sched, int(inter->stages.size()));
+      // Per stage what redoes the makespan by hand: microbatches x (F + B) + its idle time.
+      schedules[name] = Json{{"makespan_ms", sched->makespan_ms}, {"bubble_fraction", sched->bubble_fraction}, {"idle_ms", r.idle_ms},
+                             {"peak_in_flight", r.peak_in_flight}, {"forward_ms", sched->forward_ms},   {"backward_ms", sched->backward_ms},
+                             {"stage_idle_ms", sched->idle_ms},   {"send_ms", sched->send_ms}};
+    }
+    schedules["explanation"] = schedule_explanation(*inter, gpipe, f1b, in.microbatches);
+    schedules["forward_share"] = shares.forward;
+    schedules["weight_share"] = shares.weight;
+    schedules["microbatches"] = in.microbatches;
+    j["inter_schedules"] = schedules;   // "schedules" is the Schedules tab's (page_result.cpp)
   } else if (view.inter.error && view.inter.key == inter_key(in)) {
     j["inter_error"] = error_to_json(*view.inter.error);
   }

@@ -59,7 +59,12 @@ struct InterOpJob {
   InterOpTiming timing;
 };
 
-// The inter-op plan, computed only when asked for.
+// Least time between two automatic starts of the pipeline plan (follow_inter_plan): the first
+// change plans at once, and a burst of changes (the micro-batches' "+" held or clicked fast)
+// restarts the worker at most this often instead of once per change.
+constexpr double kInterFollowDebounceMs = 250;
+
+// The inter-op plan: it follows the page's inputs (follow_inter_plan), or is planned when asked for.
 struct InterOpView {
   std::string key;                     // inputs the plan (or error) was computed for
   std::optional<InterOpPlan> plan;     // set when planning succeeded
@@ -72,6 +77,10 @@ struct InterOpView {
   bool pending = false;                // job.has_value(), for has_background_work
   InterOpTiming timing;                // of the last planning that finished
   int64_t advanced_frame = -1;         // the frame advance_inter_plan last worked in (once per frame)
+  std::string cancelled_key;           // inputs whose planning the reader cancelled: not re-planned by itself
+  std::optional<std::chrono::steady_clock::time_point> last_start;   // when a planning last started
+  bool start_waiting = false;          // follow_inter_plan owes a start once the debounce time has passed
+  std::string waiting_key;             // for these inputs
   // Where the planning runs: the page's worker pool once connected (js_hook), else in-process.
   std::shared_ptr<WorkerClient> worker = std::make_shared<WorkerClient>();
 };
@@ -135,9 +144,19 @@ void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& grap
 // Returns true when this call finished the planning (view.plan or view.error is then set).
 bool advance_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster, double budget_ms,
                         int64_t frame);
-// Stops the planning in progress; the last plan stays.
+// Stops the planning in progress (the reader's Cancel); the last plan stays, and
+// follow_inter_plan does not plan these inputs again by itself.
 void cancel_inter_plan(InterOpView& view);
-// True while a planning is in progress.
+// Keeps the plan live: when `in` differs from the inputs of the plan shown and of the planning
+// in progress, a planning for other inputs (superseded) is cancelled and one for `in` starts, at
+// once unless another started less than kInterFollowDebounceMs ago (then start_waiting is set
+// and a later call starts it). Inputs whose plan or error is shown, or whose planning the
+// reader cancelled, start nothing. Returns true when it started a planning.
+bool follow_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
+// Takes the worker's result for the planning in progress if it arrived (in-process: steps it
+// once), outside the frame loop (result(), a script's wait); true when it ended now.
+bool take_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
+// True while a planning is in progress or owed (a debounced start: start_waiting).
 bool inter_planning(const InterOpView& view);
 // Wall time since the planning in progress started, else of the last planning, in ms.
 double inter_plan_elapsed_ms(const InterOpView& view);
@@ -154,15 +173,59 @@ std::string plan_progress_text(const JobProgress& p, bool in_worker);
 // then advance_inter_plan until done.
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster);
 
+// The micro-batch count next to `current` in `direction` (+1: up, -1: down) that divides the
+// batch of every input of `graph` (a micro-batch is an even share of the batch), within
+// kMicrobatchesBound; `current` when there is none that way. The micro-batches' "-" and "+".
+int step_microbatches(const Graph& graph, int64_t current, int direction);
+
 // A stage's first and last layer in the model's numbering (1-based, as `autopar inter` prints).
 std::pair<int, int> stage_layer_numbers(const InterOpView& view, const PipelineStage& stage);
 
 // The inter-op plan when it matches the current inputs, else nullptr (stale or never planned).
 const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in);
 
+// The terms of a pipeline plan's objective, per stage, as the inter-op tab shows them, so that a
+// reader can redo the total by hand (lecture 6.4's overlap model): a stage's lane is its latency
+// plus its receiving (local all-gather or extra copies) when boundaries are priced; its boundary's
+// send/recv (activation forward, gradient back) runs on the link's own lane;
+//   total = sum_i (lane_i + send_i) + (B - 1) x t_max,  t_max = max_i max(lane_i, send_i).
+// With boundaries ignored (the paper's DP), lane_i = latency_i and no send counts.
+struct InterOpTerms {
+  std::vector<double> lane_ms, send_ms;   // per stage
+  double sum_ms = 0;                      // sum_i (lane_i + send_i)
+  double t_max = 0;
+  int t_max_stage = 0;                    // the stage whose lane (or send) is t_max
+  bool t_max_is_send = false;             // t_max is that stage's send/recv, not its lane
+  double total_ms = 0;                    // sum_ms + (B - 1) x t_max: the plan's total_latency
+};
+// The terms of `plan` for `microbatches` micro-batches.
+InterOpTerms inter_op_terms(const InterOpPlan& plan, int microbatches);
+
+// What a pipeline schedule shows a reader: per stage its idle gaps [start, end) within the
+// makespan (the bubble), and the most micro-batches whose activations a stage holds at once
+// (forwards begun, backwards not yet ended), the schedule's memory.
+struct ScheduleReading {
+  std::vector<std::vector<std::pair<double, double>>> idle;   // per stage
+  double idle_ms = 0;                                          // all stages' idle time
+  int peak_in_flight = 0;                                      // over the stages
+};
+// Reads `sched` of `stages` stages.
+ScheduleReading read_schedule(const PipelineSchedule& sched, int stages);
+
+// One sentence (in the page's language) saying why 1F1B takes longer than GPipe for this plan,
+// or that it does not, from the charts' own numbers: the makespans, the slowest send/recv each
+// way against the slowest stage, and the activations each keeps in flight.
+std::string schedule_explanation(const InterOpPlan& plan, const PipelineSchedule& gpipe, const PipelineSchedule& one_f_one_b, int microbatches);
+// The makespan redone by hand on the busiest stage k (the one with the least idle time):
+// "= M x (F + B) on stage k + its idle I" with the chart's numbers, where F and B are the stage's
+// forward and backward per micro-batch (the schedule model's split of its time); "" when empty.
+std::string schedule_by_hand(const PipelineSchedule& sched, int microbatches);
+
 // result() fields of the Alpa half: objective, communication_cost, resharding_cost, solver,
 // collectives {all-reduce, all-gather, reduce-scatter, all-to-all}, intra_options,
-// intra_ops [{name, strategy, output_spec, input_specs, cost}], total_latency, t_max, stages.
+// intra_ops [{name, strategy, output_spec, input_specs, cost}], total_latency, t_max, stages,
+// inter_terms (InterOpTerms: lanes, sends, sum_ms, t_max, total_ms), schedules {gpipe, 1f1b:
+// {makespan_ms, bubble_fraction, idle_ms, peak_in_flight}, explanation}.
 Json alpa_result_json(const AlpaView& view, const AlpaInputs& in);
 
 // Which shard of a tensor with sharding `dims` (one axis mask per dimension) mesh device (r, c)

@@ -3,6 +3,7 @@
 // exercise_operations.h computes every number) turned into the page's text. No ImGui in here.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ struct ExercisesState {
   std::array<bool, kExerciseCount> solved{};              // the last Check had every part right
   std::array<bool, kExerciseCount> revealed{};            // the answer is shown ("Show the answer" or a second wrong try)
   std::array<std::array<int, 3>, kExerciseCount> grades{};   // per part at the last Check: 0 empty, 1 right, 2 wrong
+  // The last Check left a box empty: nothing was graded and no try counted (an empty box is not an attempt).
+  std::array<bool, kExerciseCount> unanswered{};
+  // The inputs the answers above belong to (exercise_instance_key); new inputs are a new question.
+  std::array<std::string, kExerciseCount> instance_keys;
+  std::array<uint64_t, kExerciseCount> instances{};        // "New instance" presses, the seed of the next one
   // Exercise 1: Y = X W with X: batch x in, W: in x out, split by sample and by parameter.
   int ex1_batch = 64, ex1_in = 1024, ex1_out = 1024, ex1_sample_degree = 4, ex1_param_degree = 2;
   // Exercise 2: costs in ms and beta per ms; with `normalize` the difference is divided by the initial cost.
@@ -74,5 +80,18 @@ bool answer_matches(double value, double expected, double rel, double abs_tol);
 
 // Exercise 2's expected answer for the inputs in `ex`.
 double exercise2_expected(const ExercisesState& ex);
+
+// Fresh inputs for exercise `number` where they are the exercise's own (1, 2, 4 and 6), drawn
+// from `seed` (the same seed gives the same instance natively and in WebAssembly) and always
+// different from the current ones; returns false for the exercises whose inputs are the page's
+// (3, 5, 7 and 8: exercise_grading.h's new_exercise_instance changes those).
+bool new_own_instance(ExercisesState& ex, int number, uint64_t seed);
+
+// A choice-question's answer as typed in the answer box: "a" for choice 0, "b" for 1, ...
+std::string choice_letter(int index);
+
+// A ratio the reader predicts as a choice of buckets ("under 2x", "2x to 10x", ...): the bucket
+// of `ratio` given the buckets' ascending upper bounds (the last bucket has none).
+int ratio_bucket(const std::vector<double>& upper_bounds, double ratio);
 
 }  // namespace autopar::web
