@@ -8,6 +8,7 @@ set(AUTOPAR_UNITY_ALONE
   core/operations/engine_export.cpp        # chosen, py_str
   core/operations/exercise_operations.cpp  # fmt
   core/operations/search_operation.cpp     # fmt
+  core/operations/schedule_view.cpp        # max_of (also schedule_operation.cpp)
   tests/unit/hf_config_test.cpp            # test helpers of the same names
   tests/unit/hf_families_test.cpp
   tests/unit/inter_op_search_test.cpp
