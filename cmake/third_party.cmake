@@ -27,6 +27,7 @@ add_library(imgui STATIC
   ${AUTOPAR_IMGUI_DIR}/misc/cpp/imgui_stdlib.cpp)
 target_include_directories(imgui SYSTEM PUBLIC ${AUTOPAR_IMGUI_DIR} ${AUTOPAR_IMGUI_DIR}/misc/cpp)
 target_compile_options(imgui PRIVATE -O2 -w)
+set_target_properties(imgui PROPERTIES UNITY_BUILD OFF)   # third-party sources: each file alone
 if(NOT EMSCRIPTEN)
   return()
 endif()
@@ -38,6 +39,7 @@ add_library(imgui_glfw_gl3 STATIC
 target_include_directories(imgui_glfw_gl3 SYSTEM PUBLIC ${AUTOPAR_IMGUI_DIR}/backends)
 target_link_libraries(imgui_glfw_gl3 PUBLIC imgui)
 target_compile_options(imgui_glfw_gl3 PRIVATE -O2 -w)
+set_target_properties(imgui_glfw_gl3 PROPERTIES UNITY_BUILD OFF)
 
 # --- GLPK 5.0 (GPL-3.0) -------------------------------------------------------------------------
 set(AUTOPAR_GLPK_DIR ${AUTOPAR_THIRD_PARTY_DIR}/glpk/src)
@@ -59,3 +61,4 @@ target_include_directories(glpk PRIVATE ${AUTOPAR_GLPK_CONFIG_DIR} ${AUTOPAR_GLP
 target_include_directories(glpk SYSTEM PUBLIC ${AUTOPAR_GLPK_DIR})
 target_compile_definitions(glpk PRIVATE HAVE_CONFIG_H)
 target_compile_options(glpk PRIVATE -O2 -w)
+set_target_properties(glpk PROPERTIES UNITY_BUILD OFF)

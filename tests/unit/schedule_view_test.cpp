@@ -11,22 +11,13 @@
 #include <ctime>
 
 #include "app_state.h"
+#include "page_fixture.h"
 #include "schedule_view.h"
 #include "schedules_state.h"
 #include "share_link.h"
 
 using namespace autopar;
 using namespace autopar::web;
-
-namespace {
-
-AppState fresh_state() {
-  AppState state;
-  REQUIRE(init_app_state(state).ok());
-  return state;
-}
-
-}  // namespace
 
 TEST_CASE("the tab's figures are autopar schedule --json's, for every schedule") {
   // `autopar schedule --schedule all --stages 4 --microbatches 8` (f 1, b 2, w 1), run as the CLI runs it.
@@ -197,7 +188,7 @@ TEST_CASE("8 devices x 64 micro-batches: every schedule, ZB-V included, simulate
 }
 
 TEST_CASE("the Schedules tab's settings: setState, getState, links, and bad input") {
-  AppState state = fresh_state();
+  AppState state = test::fresh_page_state();
   REQUIRE(apply_settings_json(state, R"({"schedules":{"first":"interleaved","second":"dualpipe","devices":4,"microbatches":16,"interleave":2,"f":1,"b":2,"w":1,"comm":0.25,"time":7.5,"speed":2}})").ok());
   const Json got = settings_to_json(state.settings)["schedules"];
   CHECK(got["first"] == "interleaved");
@@ -209,7 +200,7 @@ TEST_CASE("the Schedules tab's settings: setState, getState, links, and bad inpu
   // A link carries them and opens the same tab at the same cursor.
   const std::string fragment = share_fragment(state.settings);
   CHECK(fragment.find("schedules.first=interleaved") != std::string::npos);
-  AppState other = fresh_state();
+  AppState other = test::fresh_page_state();
   REQUIRE(apply_share_fragment(other, fragment, "the link").ok());
   CHECK(other.settings.schedules == state.settings.schedules);
   // result(): the same figures as the CLI's, at the same step.
@@ -255,7 +246,7 @@ TEST_CASE("the Schedules tab's settings: setState, getState, links, and bad inpu
 }
 
 TEST_CASE("stepping moves between event times; playback stops at the makespan") {
-  AppState state = fresh_state();
+  AppState state = test::fresh_page_state();
   REQUIRE(apply_settings_json(state, R"({"schedules":{"first":"1f1b","second":"none"}})").ok());
   refresh_schedules(state);
   REQUIRE(state.schedules.report);
@@ -282,7 +273,7 @@ TEST_CASE("stepping moves between event times; playback stops at the makespan") 
 }
 
 TEST_CASE("a playing Schedules tab keeps frames coming only while it is in front") {
-  AppState state = fresh_state();
+  AppState state = test::fresh_page_state();
   state.shown_tab = panel_tab("schedules");
   CHECK_FALSE(has_background_work(state));
   state.settings.schedules.playing = true;

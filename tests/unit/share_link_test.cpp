@@ -7,6 +7,7 @@
 
 #include "app_state.h"
 #include "models.h"
+#include "page_fixture.h"
 #include "plan_export.h"
 #include "share_link.h"
 
@@ -15,15 +16,9 @@ using namespace autopar::web;
 
 namespace {
 
-AppState fresh_state() {
-  AppState state;
-  REQUIRE(init_app_state(state).ok());
-  return state;
-}
-
 // The state after opening `fragment` on a fresh page.
 AppState opened(const std::string& fragment) {
-  AppState state = fresh_state();
+  AppState state = test::fresh_page_state();
   const Status s = apply_share_fragment(state, fragment, "the link");
   INFO(notice_line(state.notice));
   REQUIRE(s.ok());
@@ -70,7 +65,7 @@ TEST_CASE("UTF-8 validation refuses what JSON text cannot hold") {
 }
 
 TEST_CASE("the default state's link is readable and restores it exactly") {
-  AppState state = fresh_state();
+  AppState state = test::fresh_page_state();
   const std::string fragment = share_fragment(state.settings);
   CHECK(fragment.rfind("v=1&model=alexnet&cluster=lecture:2x4&mesh=2x4&strategy=dp&beta=500", 0) == 0);
   CHECK(fragment.find("search.steps=2000") != std::string::npos);
@@ -80,7 +75,7 @@ TEST_CASE("the default state's link is readable and restores it exactly") {
 }
 
 TEST_CASE("an edited state round-trips: model parameters, edited cluster, strategy edits, numbers") {
-  AppState state = fresh_state();
+  AppState state = test::fresh_page_state();
   REQUIRE(apply_settings_json(state, R"({"model":"mlp:layers=6","cluster":"a100:2x8","mesh":"4x4","beta":123.25,
       "seed":42,"microbatches":8,"search":{"steps":777,"budget_ms":12.5,"init":"random"},"accuracy":{"samples":17},
       "panel":"timeline"})").ok());
@@ -109,7 +104,7 @@ TEST_CASE("an edited state round-trips: model parameters, edited cluster, strate
 }
 
 TEST_CASE("an imported model travels inside the link") {
-  AppState state = fresh_state();
+  AppState state = test::fresh_page_state();
   const std::string text = mlp_model_text(5);
   REQUIRE(import_model_file(state, "my model.json", text).ok());
   CHECK(state.settings.model == "my model.json");
@@ -172,7 +167,7 @@ TEST_CASE("tampered links are refused with the key at fault; the state is kept")
   };
   for (const Case& c : cases) {
     CAPTURE(c.fragment);
-    AppState state = fresh_state();
+    AppState state = test::fresh_page_state();
     const Json before = settings_to_json(state.settings);
     const double makespan = state.flexflow.summary.makespan_ms;
     const Status s = apply_share_fragment(state, c.fragment, "the link");
@@ -198,7 +193,7 @@ TEST_CASE("links past the size and pair limits are refused before any work") {
 }
 
 TEST_CASE("model import: broken files are refused with their JSON path, names are kept as text") {
-  AppState state = fresh_state();
+  AppState state = test::fresh_page_state();
   const Json before = settings_to_json(state.settings);
   Status s = import_model_file(state, "broken.json", "{\"ops\": [");
   REQUIRE(!s.ok());
@@ -239,9 +234,9 @@ Result<std::string> export_through_worker(AppState& state, const std::string& fo
 }  // namespace
 
 TEST_CASE("an imported model reaches the engine exports like its built-in twin") {
-  AppState imported = fresh_state();
+  AppState imported = test::fresh_page_state();
   REQUIRE(import_model_file(imported, "mlp2.json", mlp_model_text(2)).ok());
-  AppState builtin = fresh_state();
+  AppState builtin = test::fresh_page_state();
   REQUIRE(apply_settings_json(builtin, R"({"model":"mlp:layers=2"})").ok());
   for (const char* format : {"megatron", "jax"}) {
     CAPTURE(format);

@@ -17,6 +17,7 @@
 #include "lecture_state.h"
 #include "panel_common.h"
 #include "panels.h"
+#include "ui_style.h"
 
 namespace autopar::web {
 namespace {
@@ -30,16 +31,6 @@ const char* kTitles[kExerciseCount] = {"ex.title1", "ex.title2", "ex.title3", "e
 
 
 std::string count(double v) { return format_count(v); }
-
-// A radio button whose long label wraps: "a)" as the button, the text wrapped beside it (clicking
-// either chooses it; Dear ImGui 1.86's radio labels do not wrap).
-bool wrapped_radio(const std::string& letter, const std::string& text, bool active, const std::string& id) {
-  bool chosen = ImGui::RadioButton((letter + ")##" + id).c_str(), active);
-  ImGui::SameLine();
-  ImGui::TextWrapped("%s", text.c_str());
-  if (ImGui::IsItemClicked()) chosen = true;
-  return chosen;
-}
 
 
 // The answer boxes of the shown exercise, its Check and Show the answer buttons, and the

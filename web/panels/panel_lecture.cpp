@@ -22,16 +22,6 @@
 namespace autopar::web {
 namespace {
 
-// A radio button whose long label wraps: "a)" as the button, the text wrapped beside it (clicking
-// either chooses it; Dear ImGui 1.86's radio labels do not wrap).
-bool wrapped_radio(const std::string& letter, const std::string& text, bool active, const std::string& id) {
-  bool chosen = ImGui::RadioButton((letter + ")##" + id).c_str(), active);
-  ImGui::SameLine();
-  ImGui::TextWrapped("%s", text.c_str());
-  if (ImGui::IsItemClicked()) chosen = true;
-  return chosen;
-}
-
 // A bullet whose text wraps at the panel's edge (BulletText does not wrap: long findings were cut).
 void wrapped_bullet(const std::string& text) {
   ImGui::Bullet();

@@ -225,4 +225,12 @@ void text_disabled_wrapped(const char* fmt, ...) {
   va_end(args);
 }
 
+bool wrapped_radio(const std::string& letter, const std::string& text, bool active, const std::string& id) {
+  bool chosen = ImGui::RadioButton((letter + ")##" + id).c_str(), active);
+  ImGui::SameLine();
+  ImGui::TextWrapped("%s", text.c_str());
+  if (ImGui::IsItemClicked()) chosen = true;  // the label is text beside the button: a click on it chooses too
+  return chosen;
+}
+
 }  // namespace autopar::web

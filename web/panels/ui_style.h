@@ -58,6 +58,10 @@ bool narrow_page();
 // it, as a remark beside a button does on a phone.
 void text_disabled_wrapped(const char* fmt, ...);
 
+// A radio button whose long label wraps: "a)" as the button, the text beside it wrapped (Dear
+// ImGui 1.86's radio labels do not wrap). True when either was clicked.
+bool wrapped_radio(const std::string& letter, const std::string& text, bool active, const std::string& id);
+
 // Records the last item drawn as result().ui.places[name], in CSS pixels (where the input tests
 // click next to a field or swipe to a table).
 void note_place(AppState& state, const char* name);
