@@ -13,7 +13,7 @@ t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 strip() { python3 -c '
 import json,sys
 def s(j):
-    if isinstance(j,dict): return {k:s(v) for k,v in j.items() if k not in ("elapsed_ms","solve_ms") and not k.endswith("_per_s")}
+    if isinstance(j,dict): return {k:s(v) for k,v in j.items() if k not in ("elapsed_ms","solve_ms","dp_ms") and not k.endswith("_per_s")}
     if isinstance(j,list): return [s(v) for v in j]
     return j
 text=open(sys.argv[1]).read()
