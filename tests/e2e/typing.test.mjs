@@ -147,9 +147,14 @@ async function importedSpecChecks(page) {
   const text = readFileSync(path.join(root, rel), 'utf8');
   const imported = await page.evaluate(([t]) => window.autopar.importModel(t, 'llama-3-8b.json'), [text]);
   check('llama-3-8b.json imports', imported.ok === true, JSON.stringify(imported));
+  // The import's notice and model lines move the panel's fields: read the Spec field's place
+  // only once the page has drawn them (a loaded run once clicked where the field had been).
+  await settle(page);
+  await page.waitForTimeout(300);
   await settle(page);
   const spec = await place(page, 'spec');
   await page.mouse.click(spec.x + spec.w / 2, spec.y + spec.h / 2);
+  await settle(page);
   await page.keyboard.press('Control+a');
   await page.keyboard.type(`${rel}:batch=16`);
   await page.keyboard.press('Enter');
@@ -170,9 +175,14 @@ async function importedSpecChecks(page) {
   check('the share link carries the overrides', decodeURIComponent(link).includes('llama-3-8b.json:batch=16'), link.slice(0, 120));
   // Another file by name is refused with a message naming the imported one.
   await page.mouse.click(spec.x + spec.w / 2, spec.y + spec.h / 2);
+  await settle(page);
   await page.keyboard.press('Control+a');
   await page.keyboard.type('mistral-7b.json:batch=2');
   await page.keyboard.press('Enter');
+  // As after the first import: the refusal is a notice of the next frames (a loaded machine
+  // once read the notice before them).
+  await settle(page);
+  await page.waitForTimeout(300);
   await settle(page);
   const bad = await result(page);
   check('another file by name is refused, naming the imported file and how to resize it',
