@@ -180,6 +180,16 @@ StageMemoryChoice choose_stage_memory(const StageMemorySums& sums, double capaci
   return c;
 }
 
+void StageCostTable::set_memory_choice(size_t idx, const StageMemoryChoice& c) {
+  latency[idx] = c.latency;
+  max_succ_stages[idx] = c.max_succ;
+  zero_stage[idx] = c.zero_stage;
+  remat[idx] = char(c.mode == 2 ? 1 : c.mode == 1 ? 2 : 0);   // the table's code: 1 full, 2 selective
+  state_bytes[idx] = c.state_bytes;
+  activation_room_bytes[idx] = c.room_bytes;
+  activation_bytes[idx] = c.activation_bytes;
+}
+
 StageCostTable stage_costs_for_schedule(const StageCostTable& base, ScheduleKind kind, int interleave, const InterOpOptions& options) {
   StageCostTable t = base;
   if (base.memory_sums.size() != base.latency.size() || kind == ScheduleKind::one_f_one_b || options.mode == "intra-only") return t;
@@ -203,13 +213,7 @@ StageCostTable stage_costs_for_schedule(const StageCostTable& base, ScheduleKind
           t.latency[idx] = kInf;
           continue;
         }
-        t.latency[idx] = c.latency;
-        t.max_succ_stages[idx] = c.max_succ;
-        t.zero_stage[idx] = c.zero_stage;
-        t.remat[idx] = char(c.mode == 2 ? 1 : c.mode == 1 ? 2 : 0);
-        t.state_bytes[idx] = c.state_bytes;
-        t.activation_room_bytes[idx] = c.room_bytes;
-        t.activation_bytes[idx] = c.activation_bytes;
+        t.set_memory_choice(idx, c);
       }
   return t;
 }

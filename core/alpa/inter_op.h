@@ -47,6 +47,8 @@ struct StageMemorySums {
 
 // What one stage costs: for layers [first, last] on each sub-mesh, a latency (infinite when
 // infeasible) and how many stages may follow it under the 1F1B memory limit (-1: unlimited).
+struct StageMemoryChoice;
+
 struct StageCostTable {
   int layers = 0;
   int nodes = 1, gpus_per_node = 1;
@@ -80,6 +82,8 @@ struct StageCostTable {
   std::vector<int> recv_replicas;        // latency indexing: devices of the receiving mesh holding each input element
   // Creates a table where everything is infeasible.
   void reset(int layers, int nodes, int gpus_per_node, std::vector<Submesh> submeshes);
+  // Writes entry `idx`'s latency and memory settings from a found choice (choose_stage_memory).
+  void set_memory_choice(size_t idx, const StageMemoryChoice& c);
   size_t index(int first, int last, int m) const { return (size_t(first) * size_t(layers) + size_t(last)) * submeshes.size() + size_t(m); }
 };
 

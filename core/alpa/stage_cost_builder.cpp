@@ -521,14 +521,8 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
       if (!c.found) continue;                                    // searched: nothing fits even one micro-batch
       const size_t idx = table.index(f, l, m);
       if (c.latency < table.latency[idx]) {
-        table.latency[idx] = c.latency;
         // A given plan's memory is checked against its stages' own in-flight counts (InterJob).
-        table.max_succ_stages[idx] = c.max_succ;
-        table.zero_stage[idx] = c.zero_stage;
-        table.remat[idx] = char(c.mode == 2 ? 1 : c.mode == 1 ? 2 : 0);
-        table.state_bytes[idx] = c.state_bytes;
-        table.activation_room_bytes[idx] = c.room_bytes;
-        table.activation_bytes[idx] = c.activation_bytes;
+        table.set_memory_choice(idx, c);
         table.memory_sums[idx] = sums;
         table.ring_exposed_ms[idx] = best.ring;
         table.all_to_all_ms[idx] = best.a2a;

@@ -62,13 +62,7 @@ StageCostTable synthetic_table(const std::vector<double>& weights, int G, int B,
         const StageMemoryChoice c = choose_stage_memory(s, t.capacity_bytes, 1 + std::min(after, B - 1), o, false);
         t.memory_sums[idx] = s;
         if (!c.found) continue;
-        t.latency[idx] = c.latency;
-        t.max_succ_stages[idx] = c.max_succ;
-        t.zero_stage[idx] = c.zero_stage;
-        t.remat[idx] = char(c.mode == 2 ? 1 : c.mode == 1 ? 2 : 0);
-        t.state_bytes[idx] = c.state_bytes;
-        t.activation_room_bytes[idx] = c.room_bytes;
-        t.activation_bytes[idx] = c.activation_bytes;
+        t.set_memory_choice(idx, c);
         t.logical_mesh[idx] = "1x" + std::to_string(d);
       }
   return t;
