@@ -42,8 +42,10 @@ function startLoad() {
 async function frameSplit(page, framesBefore) {
   const fm = await page.evaluate(() => window.autopar.result().frame_ms);
   const n = Math.min(fm.work_last.length, fm.frames - framesBefore);
-  if (n <= 0) return { n: 0, work: 0, whole: 0 };
-  return { n, work: Math.max(...fm.work_last.slice(-n)), whole: Math.max(...fm.total_last.slice(-n)) };
+  if (n <= 0) return { n: 0, work: 0, whole: 0, over: 0 };
+  const work = fm.work_last.slice(-n);
+  return { n, work: Math.max(...work), whole: Math.max(...fm.total_last.slice(-n)),
+           over: work.filter((w) => w > APP_WORK_MS).length };
 }
 
 // Runs `job` (a function of the page returning a Promise) with the frame gaps recorded.
@@ -62,7 +64,7 @@ async function measured(page, job) {
 
 const stagesOf = (stages) => JSON.stringify((stages || []).map((s) => [s.layers, s.submesh, s.latency, s.logical_mesh]));
 
-async function measure(page, label) {
+async function measure(page, label, loaded) {
   const st = (o) => page.evaluate((x) => window.autopar.setState(x), o);
   const figures = { label, load: os.loadavg()[0] };
   // A page in use: another plan first (the workers' code optimised), the mesh's intra-op plan there.
@@ -81,7 +83,7 @@ async function measure(page, label) {
   const ref = cli(['inter', '--model', MODEL, '--cluster', CLUSTER, '--microbatches', String(MICRO)]);
   check(`${label}: the page's plan is the CLI's`, plan.out.total_latency === ref?.total_latency && stagesOf(plan.out.stages) === stagesOf(ref?.stages),
         `page ${plan.out.total_latency}, CLI ${ref?.total_latency}`);
-  figures.plan = { page: plan.out.ms, native: Math.min(...native), gaps: plan.gaps, frames: plan.frames, replies: plan.replies };
+  figures.plan = { ms: plan.ms, page: plan.out.ms, native: Math.min(...native), gaps: plan.gaps, frames: plan.frames, replies: plan.replies };
 
   await st({ model: CMP_MODEL, cluster: CMP_CLUSTER, mesh: '2x4', seed: 1, panel: 'compare' });
   await nextFrames(page);
@@ -106,11 +108,22 @@ async function measure(page, label) {
               `${ratio.toFixed(2)}x\n       ${phase('planning', p)}\n       ${phase('comparing', figures.compare)}\n       ${phase('searching', figures.search)}`);
   check(`${label}: page Plan within ${RATIO_TARGET}x native (${ratio.toFixed(2)}x)`, ratio <= RATIO_TARGET);
   for (const [name, f] of [['planning', p], ['comparing', figures.compare], ['searching', figures.search]]) {
-    check(`${label}, ${name}: no frame's own work over ${APP_WORK_MS} ms (${f.frames.work.toFixed(0)} ms)`, f.frames.work <= APP_WORK_MS);
+    // The own work is wall time inside the frame, so a frame preempted by the load's processes
+    // reads long though the app did a few ms of work (measured: 2 ms unloaded, one frame of 125 ms
+    // beside the spinners). Unloaded, every frame is held to the bound; loaded, at most one frame
+    // may exceed it: work the app really does on this thread would show in several frames, and in
+    // the unloaded run.
+    const allowed = loaded ? 1 : 0;
+    check(`${label}, ${name}: no frame's own work over ${APP_WORK_MS} ms` +
+          (loaded ? ` but at most one preempted frame (${f.frames.over} over; worst ${f.frames.work.toFixed(0)} ms)` : ` (${f.frames.work.toFixed(0)} ms)`),
+          f.frames.over <= allowed);
     check(`${label}, ${name}: no worker reply took this thread over ${APP_WORK_MS} ms (${f.replies.max_ms.toFixed(1)} ms)`,
           f.replies.count >= 1 && f.replies.max_ms <= APP_WORK_MS);
+    // A gap needs two frames; a job shorter than the bound (a loaded CI run planned in 115 ms and
+    // drew one frame meanwhile) fits inside one allowed gap, so one frame is enough for it.
     check(`${label}, ${name}: no frame gap over ${GL_GAP_MS} ms (${f.gaps.max.toFixed(0)} ms; target ${GAP_TARGET_MS} ms: ` +
-          `${f.gaps.max <= GAP_TARGET_MS ? 'held' : 'missed, the rest of the frame is the software WebGL'})`, f.gaps.frames >= 2 && f.gaps.max <= GL_GAP_MS);
+          `${f.gaps.max <= GAP_TARGET_MS ? 'held' : 'missed, the rest of the frame is the software WebGL'})`,
+          (f.gaps.frames >= 2 || f.ms <= GL_GAP_MS) && f.gaps.max <= GL_GAP_MS);
   }
   return figures;
 }
@@ -121,11 +134,11 @@ async function main() {
     if (!app) return;
     const page = app.page;
     await page.waitForTimeout(3000);   // the workers' warm-up (3 s of their own work at load)
-    await measure(page, 'no added load');
+    await measure(page, 'no added load', false);
     const stop = startLoad();
     try {
       await page.waitForTimeout(1000);
-      await measure(page, 'two CPU-bound processes beside the browser');
+      await measure(page, 'two CPU-bound processes beside the browser', true);
     } finally {
       stop();
     }
