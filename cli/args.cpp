@@ -37,25 +37,25 @@ Result<Args> parse_args(const std::string& command, const std::vector<std::strin
       // --precision goes with every command that loads a model (see apply_precision).
       const bool shared_precision = key == "precision" && syntax.options.count("model") && !syntax.options.count("precision");
       if (key == "json" || syntax.flags.count(key)) {
-        if (inline_value) return make_error("bad_argument", "--" + key + " takes no value", w);
+        if (inline_value) return make_error(ErrorCode::bad_argument, "--" + key + " takes no value", w);
         a.flags.insert(key);
       } else if (syntax.options.count(key) || shared_precision) {
         if (!inline_value) {
-          if (i + 1 >= words.size()) return make_error("bad_argument", "--" + key + " needs a value", w);
+          if (i + 1 >= words.size()) return make_error(ErrorCode::bad_argument, "--" + key + " needs a value", w);
           // A missing value followed by another option ("--strategy --json") must not swallow
           // that option as the value: no value the CLI takes starts with "--".
           const std::string& next = words[i + 1];
           if (next.size() > 2 && next.compare(0, 2, "--") == 0)
-            return make_error("bad_argument", "--" + key + " needs a value before " + next + " (write --" + key + "=VALUE for a value that starts with --)", w);
+            return make_error(ErrorCode::bad_argument, "--" + key + " needs a value before " + next + " (write --" + key + "=VALUE for a value that starts with --)", w);
           value = words[++i];
         }
         a.options[key] = value;
       } else {
-        return make_error("bad_argument", "'" + command + "' has no option --" + key + "; its options: " + valid_list(), w);
+        return make_error(ErrorCode::bad_argument, "'" + command + "' has no option --" + key + "; its options: " + valid_list(), w);
       }
     } else {
       if (a.positional.size() >= syntax.max_positional)
-        return make_error("bad_argument", "unexpected argument '" + w + "' for '" + command + "'; its options: " + valid_list(), w);
+        return make_error(ErrorCode::bad_argument, "unexpected argument '" + w + "' for '" + command + "'; its options: " + valid_list(), w);
       a.positional.push_back(w);
     }
   }
@@ -89,7 +89,7 @@ Status apply_precision(Args& a) {
 
 Result<Graph> model_option(const Args& a) {
   auto m = a.get("model");
-  if (!m) return make_error("missing_argument", "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
+  if (!m) return make_error(ErrorCode::missing_argument, "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
   return load_model(*m);
 }
 
@@ -131,9 +131,9 @@ Result<int> zero_option(const Args& a, int fallback) {
 
 Status write_file(const std::string& path, const std::string& text, const std::string& option) {
   std::ofstream out(path, std::ios::binary);
-  if (!out) return make_error("io", "cannot write '" + path + "'; check the folder exists and is writable", option);
+  if (!out) return make_error(ErrorCode::io, "cannot write '" + path + "'; check the folder exists and is writable", option);
   out << text;
-  return out.good() ? Status(Ok{}) : Status(make_error("io", "writing '" + path + "' failed", option));
+  return out.good() ? Status(Ok{}) : Status(make_error(ErrorCode::io, "writing '" + path + "' failed", option));
 }
 
 }  // namespace autopar::cli

@@ -25,7 +25,9 @@ Json elapsed(double ms) { return Json{{"elapsed_ms", ms}}; }
 
 // Plans `model` on `cluster` with `microbatches` as `autopar inter` does (both passes stepped a
 // unit at a time, as the page steps them); one JSON row and one line of text.
-Json plan_and_time(const std::string& label, const std::string& model, const std::string& cluster, int microbatches, std::ostringstream& t) {
+// `today`: each stage also chooses sequence parallelism (InterOpOptions::choose_sequence_parallel).
+Json plan_and_time(const std::string& label, const std::string& model, const std::string& cluster, int microbatches, std::ostringstream& t,
+                   bool today = false) {
   Json row{{"label", label}, {"model", model}, {"cluster", cluster}, {"microbatches", microbatches}};
   auto g = load_model(model);
   auto c = load_cluster(cluster);
@@ -44,6 +46,7 @@ Json plan_and_time(const std::string& label, const std::string& model, const std
   row["gpus"] = gpus;
   InterOpOptions o;
   o.microbatches = microbatches;
+  o.choose_sequence_parallel = today;
   const auto start = Clock::now();
   StageCostBuilder builder(micro.value(), c.value(), o);
   double longest_unit = 0;
@@ -87,7 +90,7 @@ Json plan_and_time(const std::string& label, const std::string& model, const std
       outcome = line;
     } else {
       row["error"] = plan.error().message;
-      outcome = "no plan (" + plan.error().code + ")";
+      outcome = "no plan (" + std::string(error_code_name(plan.error().code)) + ")";
     }
   }
   row["elapsed_ms"] = costs_ms + dp_ms;
@@ -108,7 +111,7 @@ std::string gpt(int layers, int hidden, int batch) {
 }  // namespace
 
 Json planner_bench_line(std::ostringstream& t) {
-  t << "Alpa planner, both passes (bench --planner: layers 12 to 96, GPUs 8 to 1,024, GPT-3 175B on 1,024 GPUs)\n";
+  t << "Alpa planner, both passes (bench --planner: layers 12 to 96, GPUs 8 to 1,024, GPT-3 175B on 1,024 GPUs, Llama 3 405B on 64 to 16,384)\n";
   return plan_and_time("96 layers of 2048", gpt(96, 2048, 512), "a100:2x8", 64, t);
 }
 
@@ -127,6 +130,13 @@ Json planner_bench_sweep(std::ostringstream& t) {
   // The issue's target: GPT-3 175B (Brown et al.: 96 layers of 12288, batch 1536) on 1,024 A100s.
   t << "GPT-3 175B on 1,024 GPUs (target: under 60 s, every GPU used, a finite total)\n";
   out["gpt3_1024"] = plan_and_time("GPT-3 175B", gpt(96, 12288, 1536), "a100:128x8", 64, t);
+  // Issue 41's scale: Llama 3 405B (Meta's config; Dubey et al. 2024, 2,048 sequences of 8,192
+  // tokens per step, 16 micro-batches per replica at Meta's d = 128) as the H100s grow to the
+  // 16,384 it trained on, each stage choosing sequence parallelism, recomputation and ZeRO.
+  // Above 128 nodes the sub-meshes are those whose node count divides the cluster's (planned_submeshes).
+  t << "planning time vs GPUs, Llama 3 405B (126 layers of 16384, seq 8192, batch 2048, 16 micro-batches; target at 16,384: under 60 s)\n";
+  for (const char* cluster : {"h100:8x8", "h100:64x8", "h100:128x8", "h100:512x8", "h100:2048x8"})
+    out["llama3_405b"].push_back(plan_and_time("Llama 3 405B", "examples/models/hf/llama-3.1-405b.json:seq=8192,batch=2048", cluster, 16, t, true));
   return out;
 }
 

@@ -17,7 +17,7 @@ const std::vector<Command>& all_commands() {
 }
 
 Result<Output> run_command(const std::vector<std::string>& given) {
-  if (given.empty()) return make_error("missing_argument", "no command given; `autopar help` lists them", "");
+  if (given.empty()) return make_error(ErrorCode::missing_argument, "no command given; `autopar help` lists them", "");
   // `autopar help CMD` is `autopar CMD --help`.
   const std::vector<std::string> words =
       given.size() >= 2 && given[0] == "help" ? std::vector<std::string>{given[1], "--help"} : given;
@@ -26,7 +26,7 @@ Result<Output> run_command(const std::vector<std::string>& given) {
   if (!cmd) {
     std::string names;
     for (const auto& c : all_commands()) names += (names.empty() ? "" : ", ") + c.name;
-    return make_error("unknown_command", "unknown command '" + words[0] + "'; commands: " + names, words[0]);
+    return make_error(ErrorCode::unknown_command, "unknown command '" + words[0] + "'; commands: " + names, words[0]);
   }
   // `autopar COMMAND --help`: its usage, options and (where written) conventions.
   // --help anywhere after the command: a half-typed command line asks for help too.

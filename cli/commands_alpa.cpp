@@ -18,9 +18,9 @@ Result<DeviceMesh> mesh_of(const Args& a, const std::string& fallback_cluster) {
   std::string mesh_text = a.get("mesh").value_or("");
   if (a.get("alpha") || a.get("beta")) {
     if (!a.get("alpha") || !a.get("beta"))
-      return make_error("missing_argument", "give both --alpha a0,a1 and --beta b0,b1 (per-axis latency and per-byte cost)", a.get("alpha") ? "--beta" : "--alpha");
-    if (a.get("cluster")) return make_error("bad_argument", "give either --cluster or --alpha/--beta, not both", "--cluster");
-    if (mesh_text.empty()) return make_error("missing_argument", "give the mesh shape with --mesh RxC", "--mesh");
+      return make_error(ErrorCode::missing_argument, "give both --alpha a0,a1 and --beta b0,b1 (per-axis latency and per-byte cost)", a.get("alpha") ? "--beta" : "--alpha");
+    if (a.get("cluster")) return make_error(ErrorCode::bad_argument, "give either --cluster or --alpha/--beta, not both", "--cluster");
+    if (mesh_text.empty()) return make_error(ErrorCode::missing_argument, "give the mesh shape with --mesh RxC", "--mesh");
     auto shape = parse_mesh_shape(mesh_text);
     if (!shape.ok()) return shape.error();
     return mesh_from_costs(shape.value().first, shape.value().second, *a.get("alpha"), *a.get("beta"));
@@ -40,12 +40,12 @@ Result<Shape> shape_of(const std::string& text) {
     size_t x = text.find('x', pos);
     std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
     auto size = whole_from_text(part, "--shape");
-    if (!size.ok() || size.value() < 1 || part.size() > 12) return make_error("bad_value", "--shape must be sizes joined by x, e.g. 1024x1024", "--shape");
+    if (!size.ok() || size.value() < 1 || part.size() > 12) return make_error(ErrorCode::bad_value, "--shape must be sizes joined by x, e.g. 1024x1024", "--shape");
     s.push_back(size.value());
     if (x == std::string::npos) break;
     pos = x + 1;
   }
-  if (s.size() > 6) return make_error("bad_value", "--shape has more than 6 dimensions", "--shape");
+  if (s.size() > 6) return make_error(ErrorCode::bad_value, "--shape has more than 6 dimensions", "--shape");
   return s;
 }
 
@@ -56,17 +56,17 @@ Result<Output> reshard_command(const Args& a) {
   if (!shape.ok()) return shape.error();
   int dtype = 4;
   if (auto d = a.get("dtype-bytes")) {
-    if (*d != "2" && *d != "4" && *d != "8") return make_error("bad_value", "--dtype-bytes must be 2, 4 or 8", "--dtype-bytes");
+    if (*d != "2" && *d != "4" && *d != "8") return make_error(ErrorCode::bad_value, "--dtype-bytes must be 2, 4 or 8", "--dtype-bytes");
     dtype = std::stoi(*d);
   }
   if (a.has("table")) {
     // The table is every pair; a --from or --to given with it would be silently ignored.
     if (a.get("from") || a.get("to"))
-      return make_error("bad_argument", "--table prints the cost of every pair of specs; give --from and --to without --table for one pair",
+      return make_error(ErrorCode::bad_argument, "--table prints the cost of every pair of specs; give --from and --to without --table for one pair",
                         a.get("from") ? "--from" : "--to");
     return output_of(reshard_table_operation(shape.value(), dtype, mesh.value()));
   }
-  if (!a.get("from") || !a.get("to")) return make_error("missing_argument", "give --from SPEC and --to SPEC (e.g. --from S0R --to RS0), or --table", "--from");
+  if (!a.get("from") || !a.get("to")) return make_error(ErrorCode::missing_argument, "give --from SPEC and --to SPEC (e.g. --from S0R --to RS0), or --table", "--from");
   auto from = parse_spec(*a.get("from"), "--from");
   if (!from.ok()) return from.error();
   auto to = parse_spec(*a.get("to"), "--to");
@@ -116,7 +116,7 @@ Result<Output> intra_command(const Args& a) {
   IntraRequest& r = request.value();
   const bool unitless = a.get("alpha") || a.get("beta");
   if (r.force_data_parallel && a.has("all-meshes"))
-    return make_error("bad_argument", "--force-data-parallel flattens the mesh, so every mesh shape gives the same plan; leave out --all-meshes", "--force-data-parallel");
+    return make_error(ErrorCode::bad_argument, "--force-data-parallel flattens the mesh, so every mesh shape gives the same plan; leave out --all-meshes", "--force-data-parallel");
   // On a cluster the GPU's memory is the budget and its peak prices recomputation; --alpha/--beta
   // price a unitless mesh instead (no cluster).
   Cluster cluster;
@@ -125,9 +125,9 @@ Result<Output> intra_command(const Args& a) {
   if (unitless) r.alpa_costs = a.get("alpha").value_or("") + "|" + a.get("beta").value_or("");
   if (unitless && !a.has("all-meshes")) {
     if (!a.get("alpha") || !a.get("beta"))
-      return make_error("missing_argument", "give both --alpha a0,a1 and --beta b0,b1 (per-axis latency and per-byte cost)", a.get("alpha") ? "--beta" : "--alpha");
-    if (a.get("cluster")) return make_error("bad_argument", "give either --cluster or --alpha/--beta, not both", "--cluster");
-    if (r.mesh.empty()) return make_error("missing_argument", "give the mesh shape with --mesh RxC", "--mesh");
+      return make_error(ErrorCode::missing_argument, "give both --alpha a0,a1 and --beta b0,b1 (per-axis latency and per-byte cost)", a.get("alpha") ? "--beta" : "--alpha");
+    if (a.get("cluster")) return make_error(ErrorCode::bad_argument, "give either --cluster or --alpha/--beta, not both", "--cluster");
+    if (r.mesh.empty()) return make_error(ErrorCode::missing_argument, "give the mesh shape with --mesh RxC", "--mesh");
   } else {
     auto c = cluster_option(a);
     if (!c.ok()) return c.error();

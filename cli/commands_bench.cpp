@@ -3,6 +3,7 @@
 // on a quiet machine and compare ratios from one run.
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <sstream>
 
 #include "bench_planner.h"
@@ -24,19 +25,28 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Repeats `fn` until at least `min_seconds` passed; returns calls per second.
+// Calls per second of wall time and per second of the process's CPU time, from one run of
+// `fn` for at least `min_seconds` of wall time. On a shared machine the CPU time is the steadier
+// figure (another process's turns on the core are not counted).
+struct Rates { double wall, cpu; };
 template <class Fn>
-double rate(double min_seconds, Fn fn) {
+Rates rates(double min_seconds, Fn fn) {
   int64_t calls = 0;
-  auto start = Clock::now();
+  const std::clock_t cpu_start = std::clock();
+  const auto start = Clock::now();
   double elapsed = 0;
   do {
     for (int i = 0; i < 16; ++i) fn();
     calls += 16;
     elapsed = seconds_since(start);
   } while (elapsed < min_seconds);
-  return double(calls) / elapsed;
+  const double cpu = double(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  return {double(calls) / elapsed, cpu > 0 ? double(calls) / cpu : 0};
 }
+
+// Repeats `fn` until at least `min_seconds` passed; returns calls per second of wall time.
+template <class Fn>
+double rate(double min_seconds, Fn fn) { return rates(min_seconds, fn).wall; }
 
 // Full simulations per second (task graph built and simulated) and simulations per second of
 // an already built graph, for one named strategy.
@@ -76,7 +86,7 @@ Json delta_rates(const ModelOnCluster& s, double seconds, std::ostringstream& t)
     auto [op, cfg] = move(rng_d);
     delta.set_config(op, *cfg);
     recomputed += delta.last_recomputed();
-    live += delta.task_graph().live_count();
+    live += delta.live_count();
     delta.undo();
   });
   double full_rate = rate(seconds, [&] {
@@ -146,20 +156,21 @@ Json bench_large_delta(double seconds, std::ostringstream& t, const char* cluste
     return std::make_pair(op, &space[size_t(op)][size_t(rng.below(space[size_t(op)].size()))]);
   };
   double recomputed = 0, live = 0;
-  const double delta_rate = rate(seconds, [&] {
+  const Rates delta_rates = rates(seconds, [&] {
     auto [op, cfg] = move(rng_d);
     delta.set_config(op, *cfg);
     recomputed += delta.last_recomputed();
-    live += delta.task_graph().live_count();
+    live += delta.live_count();
     delta.undo();
   });
-  const double full_rate = rate(seconds, [&] {
+  const Rates full_rates = rates(seconds, [&] {
     auto [op, cfg] = move(rng_f);
     Strategy s2 = base;
     s2.ops[size_t(op)] = *cfg;
     TaskGraph tg(s.graph, s.cluster, s2);
     simulate_full(tg);
   });
+  const double delta_rate = delta_rates.wall, full_rate = full_rates.wall;
   auto search_rate = [&](bool full_sim, double* best_ms) {
     SearchOptions o;
     o.beta = 500;
@@ -172,14 +183,18 @@ Json bench_large_delta(double seconds, std::ostringstream& t, const char* cluste
     *best_ms = r.best_ms;
     return double(r.steps) / ((elapsed_ms - r.setup_ms) / 1000);
   };
-  char line[400];
+  char line[600];
   std::snprintf(line, sizeof line,
                 "delta vs full simulation on %s, %s (%d tasks under dp; targets on lecture:4x8: at least 5x and 2,000 evaluations/s)\n"
-                "  single-op moves from dp: delta %.0f moves/s vs full %.0f/s = %.2fx; a move recomputes %.0f%% of the tasks\n",
-                model, cluster, delta.task_graph().live_count(), delta_rate, full_rate, delta_rate / full_rate, 100 * recomputed / live);
+                "  single-op moves from dp: delta %.0f moves/s vs full %.0f/s = %.2fx; per second of CPU time %.0f vs %.0f = %.2fx;"
+                " a move recomputes %.0f%% of the tasks\n",
+                model, cluster, delta.live_count(), delta_rate, full_rate, delta_rate / full_rate, delta_rates.cpu, full_rates.cpu,
+                delta_rates.cpu / full_rates.cpu, 100 * recomputed / live);
   t << line;
-  Json out{{"model", model}, {"cluster", cluster}, {"tasks", delta.task_graph().live_count()}, {"delta_moves_per_s", delta_rate},
-           {"full_moves_per_s", full_rate}, {"speedup", delta_rate / full_rate}, {"recomputed_share", recomputed / live}};
+  Json out{{"model", model}, {"cluster", cluster}, {"tasks", delta.live_count()}, {"delta_moves_per_s", delta_rate},
+           {"full_moves_per_s", full_rate}, {"speedup", delta_rate / full_rate}, {"delta_moves_per_cpu_s", delta_rates.cpu},
+           {"full_moves_per_cpu_s", full_rates.cpu}, {"speedup_cpu", delta_rates.cpu / full_rates.cpu},
+           {"recomputed_share", recomputed / live}};
   if (!search) return out;
   double best_delta = 0, best_full = 0;
   const double search_delta = search_rate(false, &best_delta);
@@ -199,7 +214,7 @@ Result<Json> bench_simulation(double seconds, std::ostringstream& t) {
   t << "full simulation, AlexNet on lecture:2x4 (targets: at most 20 us; dp build+simulate at most 2x simulate only)\n";
   auto alex = load_model_on_cluster("alexnet", "lecture:2x4");
   auto dlrm = load_model_on_cluster("dlrm", "lecture:2x4");
-  if (!alex.ok() || !dlrm.ok()) return make_error("internal", "built-in models failed to load", "");
+  if (!alex.ok() || !dlrm.ok()) return make_error(ErrorCode::internal, "built-in models failed to load", "");
   Json sim = Json::object();
   for (const char* st : {"dp", "expert", "random:1"}) sim["alexnet_2x4"].push_back(simulate_rates(alex.value(), st, seconds, t));
   t << "full simulation, DLRM on lecture:2x4 (target: at most 60 us)\n";
@@ -324,7 +339,7 @@ Result<Output> bench_command(const Args& a) {
   auto given = number_option(a, "seconds", 0.3);
   const double seconds = given.ok() ? given.value() : 0;
   if (!(seconds > 0 && seconds <= 60))
-    return make_error("bad_value", "--seconds is the minimum time per measurement, between 0 and 60", "--seconds");
+    return make_error(ErrorCode::bad_value, "--seconds is the minimum time per measurement, between 0 and 60", "--seconds");
   std::ostringstream t;
   Json out;
   if (a.has("large")) {   // only the large-graph delta figures (issue 40), and on twice the GPUs

@@ -84,7 +84,7 @@ Result<Output> search_command(const Args& a) {
   if (!optimizer.ok()) return optimizer.error();
   const std::string moves = a.get("memory-moves").value_or("auto");
   if (moves != "auto" && moves != "on" && moves != "off")
-    return make_error("bad_value", "--memory-moves is '" + moves + "'; use auto (when the initial strategy does not fit), on or off", "--memory-moves");
+    return make_error(ErrorCode::bad_value, "--memory-moves is '" + moves + "'; use auto (when the initial strategy does not fit), on or off", "--memory-moves");
   request.beta = beta.value();
   request.steps = steps.value();
   request.budget_ms = budget.value();

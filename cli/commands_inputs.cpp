@@ -28,7 +28,7 @@ Result<Output> models_command(const Args&) {
     ModelParams values;
     for (const auto& p : m.params) values[p.key] = p.default_value;
     auto g = build_graph(m.build(values));
-    if (!g.ok()) return make_error("internal", "built-in model '" + m.name + "' is invalid: " + g.error().message, g.error().path);
+    if (!g.ok()) return make_error(ErrorCode::internal, "built-in model '" + m.name + "' is invalid: " + g.error().message, g.error().path);
     list.push_back(Json{{"name", m.name}, {"description", m.description}, {"ops", g.value().ops.size()},
                         {"parameters", g.value().total_param_elements()}, {"params", params}, {"param_docs", docs}});
     t << pad(m.name, 19) << pad(std::to_string(g.value().ops.size()), 5, true)
@@ -70,7 +70,7 @@ Result<Output> clusters_command(const Args&) {
 
 Result<Graph> model_arg(const Args& a) {
   auto m = a.get("model");
-  if (!m) return make_error("missing_argument", "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
+  if (!m) return make_error(ErrorCode::missing_argument, "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
   return load_model(*m);
 }
 

@@ -24,7 +24,7 @@ Result<Output> memory_command(const Args& a) {
     // A pipeline plan (inter --plan's syntax): memory per stage with its in-flight micro-batches.
     for (const char* key : {"mesh", "dp", "remat"})
       if (a.has(key) || a.get(key))
-        return make_error("bad_argument", std::string("--") + key + " describes a plan without pipelining; with --plan give t=, d=, recompute= in the plan",
+        return make_error(ErrorCode::bad_argument, std::string("--") + key + " describes a plan without pipelining; with --plan give t=, d=, recompute= in the plan",
                           std::string("--") + key);
     auto plan = parse_given_plan(*text);
     if (!plan.ok()) return plan.error();
@@ -36,7 +36,7 @@ Result<Output> memory_command(const Args& a) {
     if (!optimizer.ok()) return optimizer.error();
     int microbatches = 0;
     if (gp.micro_batch_size > 0) {
-      if (a.get("microbatches")) return make_error("bad_argument", "give the plan's mbs= or --microbatches, not both", "--microbatches");
+      if (a.get("microbatches")) return make_error(ErrorCode::bad_argument, "give the plan's mbs= or --microbatches, not both", "--microbatches");
       auto b = given_plan_microbatches(gp, model_batch(g.value()));
       if (!b.ok()) return b.error();
       microbatches = b.value();
@@ -67,17 +67,17 @@ Result<Output> memory_command(const Args& a) {
     rows = shape.value().first;
     cols = shape.value().second;
     if (rows * cols != devices)
-      return make_error("bad_value", "the mesh " + *mesh + " has " + std::to_string(rows * cols) + " devices but the cluster has " +
+      return make_error(ErrorCode::bad_value, "the mesh " + *mesh + " has " + std::to_string(rows * cols) + " devices but the cluster has " +
                                          std::to_string(devices) + "; use a mesh of all its GPUs", "--mesh");
   }
   auto dp = int_option(a, "dp", rows, WholeBound{1, devices});
   if (!dp.ok()) return dp.error();
   // A mesh's rows are its data-parallel degree: a different --dp would silently override it.
   if (a.get("mesh") && dp.value() != rows)
-    return make_error("bad_argument", "--dp " + std::to_string(dp.value()) + " contradicts --mesh " + *a.get("mesh") + " (" + std::to_string(rows) +
+    return make_error(ErrorCode::bad_argument, "--dp " + std::to_string(dp.value()) + " contradicts --mesh " + *a.get("mesh") + " (" + std::to_string(rows) +
                                           "-way data parallel); give one of them", "--dp");
   if (devices % dp.value() != 0)
-    return make_error("bad_value", "--dp " + std::to_string(dp.value()) + " does not divide the " + std::to_string(devices) +
+    return make_error(ErrorCode::bad_value, "--dp " + std::to_string(dp.value()) + " does not divide the " + std::to_string(devices) +
                                        " GPUs; the rest of each group is tensor parallel", "--dp");
   o.data_parallel = int(dp.value());
   o.tensor_parallel = devices / o.data_parallel;
@@ -102,12 +102,14 @@ Result<Output> memory_command(const Args& a) {
 std::vector<Command> memory_commands() {
   return {{"memory", "training memory per GPU: parameters, gradients, optimizer state (ZeRO), activations (recomputation)",
            "--model M --cluster C [--mesh RxC] [--dp N] [--zero 0|1|2|3] [--optimizer adam|sgd] [--precision fp32|tf32|bf16|fp16|fp8|mixed] [--remat] "
-           "[--plan t=8,p=8,d=1,mbs=1[,v=3,sp=1,recompute=none|selective|full,zero=1] [--microbatches B]] [--json]",
+           "[--plan t=8,p=8,d=1,mbs=1[,v=3,sp=1,recompute=none|selective|full,recompute_layers=N,zero=1|dist_opt=1] [--microbatches B]] [--json]",
            {{"model", "cluster", "mesh", "dp", "zero", "optimizer", "precision", "plan", "microbatches"}, {"remat"}},
            memory_command,
            "--plan (inter --plan's syntax; not with --mesh, --dp or --remat): memory per pipeline stage, its model states,\n"
            "one micro-batch's activations and the micro-batches its schedule holds in flight (1F1B: min(p - i, B) at\n"
-           "stage i of p); B from the plan's mbs= or --microbatches (default 1). A stage that does not fit is reported.\n\n"
+           "stage i of p); B from the plan's mbs= or --microbatches (default 1). A stage that does not fit is reported.\n"
+           "dist_opt=1 is Megatron-LM's distributed optimizer (zero=1 with FP32 main gradients: 6 + 12/d bytes per\n"
+           "parameter in 16-bit precision).\n\n"
            "options: --cluster --dp --mesh --microbatches --model --optimizer --plan --zero --remat --json\n"}};
 }
 

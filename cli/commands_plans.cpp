@@ -22,7 +22,7 @@ struct Inputs {
 
 Result<Inputs> inputs_of(const Args& a) {
   auto m = a.get("model");
-  if (!m) return make_error("missing_argument", "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
+  if (!m) return make_error(ErrorCode::missing_argument, "give a model with --model NAME[:key=value,...] or --model FILE.json", "--model");
   auto g = load_model(*m);
   if (!g.ok()) return g.error();
   std::string cluster_text = a.get("cluster").value_or("lecture:2x4");
@@ -42,6 +42,11 @@ Result<Output> export_command(const Args& a) {
   request.seed = seed.value();
   request.title = in.value().title;
   request.device_type = a.get("device-type").value_or(request.device_type);
+  if (auto text = a.get("plan")) {
+    auto plan = parse_given_plan(*text);
+    if (!plan.ok()) return plan.error();
+    request.plan = plan.value();
+  }
   if (auto st = validate(request, cli_field_path()); !st.ok()) return st.error();
   if (auto st = a.get("strategy")) {
     if (request.format != "perfetto") {
@@ -91,8 +96,8 @@ Result<Output> compare_command(const Args& a) {
 std::vector<Command> plan_commands() {
   return {
       {"export", "write a plan for PyTorch, JAX, Megatron-LM, torchtitan, or a Perfetto trace",
-       "--format F --model M --cluster C [--device-type cuda]",
-       {{"format", "model", "cluster", "strategy", "seed", "device-type"}, {}}, export_command},
+       "--format F --model M --cluster C [--device-type cuda] [--plan t=8,p=4,d=2,sp=1,...]",
+       {{"format", "model", "cluster", "strategy", "seed", "device-type", "plan"}, {}}, export_command},
       {"compare", "FlexFlow's and Alpa's plans simulated side by side", "--model M --cluster C",
        {{"model", "cluster", "seed", "steps", "microbatches"}, {}}, compare_command},
   };

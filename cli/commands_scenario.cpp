@@ -11,7 +11,7 @@ Result<Output> scenario_command(const Args& a) {
   auto language = parse_language(a.get("lang").value_or("en"), "--lang");
   if (!language.ok()) return language.error();
   if (a.has("list") && !a.positional.empty())
-    return make_error("bad_argument", "--list lists every scenario; give a scenario's NAME or --list, not both", "--list");
+    return make_error(ErrorCode::bad_argument, "--list lists every scenario; give a scenario's NAME or --list, not both", "--list");
   if (a.has("list") || a.positional.empty()) return output_of(scenario_list_operation(language.value()));
   auto r = scenario_operation(a.positional[0], a.positional[0], language.value());
   if (!r.ok()) return r.error();

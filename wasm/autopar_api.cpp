@@ -27,7 +27,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_run(const char* words_json) {
     }
   }
   if (!j.ok() || words.empty()) {
-    Error e = j.ok() ? make_error("bad_argument", "give the command as a JSON array of strings, e.g. [\"models\"]", "") : j.error();
+    Error e = j.ok() ? make_error(ErrorCode::bad_argument, "give the command as a JSON array of strings, e.g. [\"models\"]", "") : j.error();
     out = Json{{"ok", false}, {"error", error_to_json(e)}}.dump();
     return out.c_str();
   }

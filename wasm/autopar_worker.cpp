@@ -15,11 +15,12 @@ namespace {
 autopar::WorkerSession g_session(100);
 std::string g_out;
 
-// The queued replies, one a line: "ID KIND JSON" (the loop routes them without parsing).
+// The queued replies, one a line: the envelope "ID KIND " before the body's JSON (which has no
+// newline), so the loop routes a body without reading or editing it.
 const char* take_replies() {
   g_out.clear();
   for (const autopar::WorkerReply& r : g_session.take_replies()) {
-    g_out += std::to_string(r.id) + " " + r.kind + " " + r.text + "\n";
+    g_out += std::to_string(r.id) + " " + r.kind + " " + r.body + "\n";
   }
   return g_out.c_str();
 }
@@ -31,6 +32,13 @@ extern "C" {
 // (errors), one a line.
 EMSCRIPTEN_KEEPALIVE const char* autopar_worker_message(const char* json) {
   g_session.message(json ? json : "");
+  return take_replies();
+}
+
+// Holds part `index` of `count` (a share's result body) for the coming "inter" job `id`
+// (WorkerSession::part); returns its error reply, if any, as a line.
+EMSCRIPTEN_KEEPALIVE const char* autopar_worker_part(double id, int index, int count, const char* body) {
+  g_session.part(int64_t(id), index, count, body ? body : "");
   return take_replies();
 }
 

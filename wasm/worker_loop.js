@@ -1,7 +1,8 @@
 // The worker's message loop (linked before autopar-worker.js's code with --pre-js): messages
 // from the page are handed to the module as they come; while jobs run, a loop steps them
 // ~30 ms at a time, so a cancel or pause is seen between two steps. Replies go to
-// the page as {id, kind, text} (text: the reply's JSON); the session itself sends a job's
+// the page as {id, kind, body}: the envelope beside the body's JSON text, which nothing here
+// reads or edits; messages in are objects, written with JSON.stringify. The session sends a job's
 // progress at most every 100 ms (autopar_worker.cpp), with the partial results since the last.
 var autoparWorker = { ready: false, queue: [], looping: false };
 var STEP_BUDGET_MS = 30;
@@ -33,32 +34,30 @@ function autoparWarmupNext() {
   if (warmup.spentMs >= WARMUP_BUDGET_MS) return;
   var k = warmup.next++ % WARMUPS.length, w = WARMUPS[k];
   warmup.id = -1 - k;
-  autoparHandle('{"id":' + warmup.id + ',"op":"start","operation":"inter","inputs":{"model":"' + w[0] + '","cluster":"' + w[1] +
-                '"},"request":{"microbatches":' + w[2] + '}}');
+  autoparMessage({ id: warmup.id, op: 'start', operation: 'inter', inputs: { model: w[0], cluster: w[1] }, request: { microbatches: w[2] } });
 }
 
 // A pool's split plan (web/jobs/worker_pool.js) passes the stage-cost shares from worker to
-// worker: each share's job sends its part down a MessageChannel port (forwards: job id -> port),
-// and the worker that merges them (gathers: its job id -> {parts, missing, head, tail}) starts
-// the DP once every part is in. The page's thread never holds the parts.
+// worker: each share's job sends its result body down a MessageChannel port (forwards: job id
+// -> port), and the worker that merges them (gathers: its job id -> {start, missing, got}) hands
+// each part to its session as it comes (read there once, never spliced into a text) and sends
+// the DP's start message, with held_parts, once every part is in. The page's thread never holds
+// the parts.
 var forwards = {};
 var gathers = {};
 
-// A result reply's part: the text of its "result" value.
-function autoparResultValue(text) { return text.slice(text.indexOf('"result":') + 9, -1); }
-
 function autoparGather(m) {
-  var g = { parts: [], missing: m.ports.length, head: m.head, tail: m.tail };
+  var g = { start: m.start, missing: m.ports.length, got: [] };
   gathers[m.id] = g;
   m.ports.forEach(function (port, k) {
-    g.parts.push(undefined);
     port.onmessage = function (e) {
       port.close();
-      if (gathers[m.id] !== g || g.parts[k] !== undefined) return;   // dropped (cancelled), or a second part
-      g.parts[k] = e.data;
+      if (gathers[m.id] !== g || g.got[k]) return;   // dropped (cancelled), or a second part
+      g.got[k] = true;
+      autoparPostReplies(autoparCall(function (p) { return _autopar_worker_part(m.id, k, m.ports.length, p); }, e.data));
       if (--g.missing > 0) return;
       delete gathers[m.id];
-      autoparHandle(g.head + g.parts.join(',') + g.tail);
+      autoparMessage(g.start);
     };
   });
 }
@@ -79,14 +78,14 @@ function autoparPostReplies(lines) {
       var port = forwards[id];
       delete forwards[id];
       if (kind === 'result') {
-        port.postMessage(autoparResultValue(line.slice(b + 1)));
+        port.postMessage(line.slice(b + 1));
         port.close();
-        postMessage({ id: id, kind: 'forwarded', text: '' });
+        postMessage({ id: id, kind: 'forwarded', body: '' });
         continue;
       }
       port.close();                    // an error goes to the page, which fails the job
     }
-    postMessage({ id: id, kind: kind, text: line.slice(b + 1) });
+    postMessage({ id: id, kind: kind, body: line.slice(b + 1) });
   }
 }
 
@@ -104,7 +103,7 @@ function autoparLoop() {
   }
   if (!_autopar_worker_busy() && warmup.id !== 0 && warmup.paused) {   // the page's jobs are done
     warmup.paused = false;
-    autoparHandle('{"id":' + warmup.id + ',"op":"resume"}');
+    autoparMessage({ id: warmup.id, op: 'resume' });
   }
   if (_autopar_worker_busy()) autoparSchedule();
 }
@@ -120,48 +119,55 @@ function autoparSchedule() {
   autoparWake.port2.postMessage(0);
 }
 
-// Large messages (a pool's stage-cost parts) would overflow ccall's stack copy: malloc'd here.
-function autoparHandle(text) {
+// Calls `f` with `text` copied into the module's heap, and returns the replies it gave. Large
+// texts (a pool's stage-cost parts) would overflow ccall's stack copy: malloc'd here.
+function autoparCall(f, text) {
   var size = lengthBytesUTF8(text) + 1;
   var p = _malloc(size);
   stringToUTF8(text, p, size);
-  var out = UTF8ToString(_autopar_worker_message(p));
+  var out = UTF8ToString(f(p));
   _free(p);
-  autoparPostReplies(out);
+  return out;
+}
+
+// Hands one session message (its JSON text) to the module and routes its replies.
+function autoparHandle(text) {
+  autoparPostReplies(autoparCall(_autopar_worker_message, text));
   autoparSchedule();
 }
+
+// The same for a message object.
+function autoparMessage(m) { autoparHandle(JSON.stringify(m)); }
 
 // One CLI command (window.autopar.run): the words as a JSON array text, run to its end here
 // (wasm/autopar_api.cpp), its {ok, result | error} text posted back as a 'cli' reply. It holds
 // this worker for as long as the command takes; the page's thread never runs it.
 function autoparRunCli(id, wordsText) {
-  var size = lengthBytesUTF8(wordsText) + 1;
-  var p = _malloc(size);
-  stringToUTF8(wordsText, p, size);
-  var out = UTF8ToString(_autopar_run(p));
-  _free(p);
-  postMessage({ id: id, kind: 'cli', text: out });
+  postMessage({ id: id, kind: 'cli', body: autoparCall(_autopar_run, wordsText) });
   autoparSchedule();   // the loop resumes a paused warm-up once nothing else runs
 }
 
 // Takes one message: the pool's own ({op: 'cli', id, words}: a CLI command; 'forward': send job
-// id's part down `port`; 'gather': merge the parts from `ports` into the DP job id; 'drop': forget
-// that gathering), else the session's message text.
+// id's part down `port`; 'gather': hold the parts from `ports` for the DP job id, then start it
+// with `start`; 'drop': forget that gathering and the parts held), else a session message.
 function autoparTake(data) {
   var op = typeof data === 'object' && data !== null ? data.op : '';
   if (op === 'cli') autoparRunCli(data.id, data.words);
   else if (op === 'forward') forwards[data.id] = data.port;
   else if (op === 'gather') autoparGather(data);
-  else if (op === 'drop') delete gathers[data.id];
-  else autoparHandle(typeof data === 'string' ? data : JSON.stringify(data));
+  else if (op === 'drop') {
+    delete gathers[data.id];
+    autoparMessage({ id: data.id, op: 'cancel' });   // the session forgets the parts it holds
+  } else autoparHandle(typeof data === 'string' ? data : JSON.stringify(data));
 }
 
-// A message is the JSON text {id, op, operation, inputs, request, units?} (or that object), or
-// a CLI command {op: 'cli', id, words} (words: the JSON array's text).
+// A message is a session message {id, op, operation, inputs, request, units?, held_parts?}
+// (an object, or its JSON text), or a CLI command {op: 'cli', id, words} (words: the JSON
+// array's text).
 self.onmessage = function (e) {
   if (autoparWorker.ready && warmup.id !== 0 && !warmup.paused) {
     warmup.paused = true;
-    autoparHandle('{"id":' + warmup.id + ',"op":"pause"}');
+    autoparMessage({ id: warmup.id, op: 'pause' });
   }
   if (autoparWorker.ready) autoparTake(e.data);
   else autoparWorker.queue.push(e.data);
@@ -169,13 +175,13 @@ self.onmessage = function (e) {
 
 Module['onRuntimeInitialized'] = function () {
   autoparWorker.ready = true;
-  postMessage({ id: 0, kind: 'ready', text: UTF8ToString(_autopar_worker_about()) });   // {glpk: VERSION}
+  postMessage({ id: 0, kind: 'ready', body: UTF8ToString(_autopar_worker_about()) });   // {glpk: VERSION}
   var queued = autoparWorker.queue;
   autoparWorker.queue = [];
   for (var k = 0; k < queued.length; k++) autoparTake(queued[k]);
   autoparWarmupNext();
   if (queued.length && warmup.id !== 0) {   // the page's messages go first
     warmup.paused = true;
-    autoparHandle('{"id":' + warmup.id + ',"op":"pause"}');
+    autoparMessage({ id: warmup.id, op: 'pause' });
   }
 };

@@ -10,12 +10,12 @@ Result<Graph> context_parallel_graph(const Graph& microbatch, int cp, const std:
   ModelSpec spec = microbatch.spec;
   for (Tensor& t : spec.inputs) {
     if (t.shape.size() < 2)
-      return make_error("bad_value", "plan item 'cp=" + std::to_string(cp) + "': context parallelism splits the sequence, but input '" + t.name +
+      return make_error(ErrorCode::bad_value, "plan item 'cp=" + std::to_string(cp) + "': context parallelism splits the sequence, but input '" + t.name +
                                          "' is " + shape_to_string(t.shape) + " (no sequence dimension); leave cp out for this model",
                         arg_path);
     // Megatron's load balancing cuts each sequence into 2 cp chunks (rank i: chunks i and 2cp-1-i).
     if (t.shape[1] % (2 * int64_t(cp)) != 0)
-      return make_error("bad_value", "plan item 'cp=" + std::to_string(cp) + "': the sequence of " + std::to_string(t.shape[1]) +
+      return make_error(ErrorCode::bad_value, "plan item 'cp=" + std::to_string(cp) + "': the sequence of " + std::to_string(t.shape[1]) +
                                          " tokens does not split into 2*cp = " + std::to_string(2 * cp) +
                                          " equal chunks (Megatron-Core's causal load balancing); pick cp with 2*cp dividing the sequence length",
                         arg_path);

@@ -62,7 +62,7 @@ std::string shapes_for(int n) {
 Result<DeviceMesh> mesh_from_cluster(int rows, int cols, const Cluster& cluster, const std::string& arg_path) {
   const int n = cluster.num_devices();
   if (int64_t(rows) * cols != n)
-    return make_error("bad_mesh", "mesh " + std::to_string(rows) + "x" + std::to_string(cols) + " has " + std::to_string(int64_t(rows) * cols) +
+    return make_error(ErrorCode::bad_mesh, "mesh " + std::to_string(rows) + "x" + std::to_string(cols) + " has " + std::to_string(int64_t(rows) * cols) +
                                       " devices but the cluster has " + std::to_string(n) + "; use one of " + shapes_for(n),
                       arg_path);
   DeviceMesh m;
@@ -95,7 +95,7 @@ Result<DeviceMesh> mesh_from_costs(int rows, int cols, const std::string& alphas
       char* end = nullptr;
       out[i] = std::strtod(parts[i].c_str(), &end);
       if (parts[i].empty() || *end || !std::isfinite(out[i]) || out[i] < 0 || out[i] > 1e12)
-        return make_error("bad_value", std::string("--") + name + " needs two numbers >= 0 separated by a comma (axis 0, axis 1), e.g. 1,0.1; got '" + text + "'",
+        return make_error(ErrorCode::bad_value, std::string("--") + name + " needs two numbers >= 0 separated by a comma (axis 0, axis 1), e.g. 1,0.1; got '" + text + "'",
                           std::string("--") + name);
     }
     return Ok{};
@@ -105,7 +105,7 @@ Result<DeviceMesh> mesh_from_costs(int rows, int cols, const std::string& alphas
   if (auto s = pair(alphas, "alpha", a); !s.ok()) return s.error();
   if (auto s = pair(betas, "beta", b); !s.ok()) return s.error();
   if (int64_t(rows) * cols > kMaxDevices)
-    return make_error("too_large", "the mesh has more than " + std::to_string(kMaxDevices) + " devices", "--mesh");
+    return make_error(ErrorCode::too_large, "the mesh has more than " + std::to_string(kMaxDevices) + " devices", "--mesh");
   m.unitless = true;
   m.axis[0] = {rows, a[0], b[0], false, true};
   m.axis[1] = {cols, a[1], b[1], false, true};

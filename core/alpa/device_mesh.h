@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cluster.h"
+#include "mesh_position.h"
 #include "result.h"
 
 namespace autopar {
@@ -30,6 +31,8 @@ struct DeviceMesh {
   int rows() const { return axis[0].size; }
   int cols() const { return axis[1].size; }
   int devices() const { return axis[0].size * axis[1].size; }
+  // The device at position (r, c) (mesh_position.h).
+  int device(int r, int c) const { return mesh_position_device(r, c, cols()); }
   // "2x4".
   std::string shape_string() const;
   // True when the costs follow Alpa's conventions (a mesh given by --alpha/--beta).

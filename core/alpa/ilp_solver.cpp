@@ -54,18 +54,18 @@ Status check_problem(const IntraProblem& p) {
   const int n = int(p.node_cost.size());
   for (int v = 0; v < n; ++v) {
     if (p.node_cost[size_t(v)].empty())
-      return make_error("internal", "node " + std::to_string(v) + " has no strategy", "");
+      return make_error(ErrorCode::internal, "node " + std::to_string(v) + " has no strategy", "");
     for (size_t i = 0; i < p.node_cost[size_t(v)].size(); ++i)
       if (!std::isfinite(p.node_cost[size_t(v)][i]) || !std::isfinite(p.node_memory[size_t(v)][i]))
-        return make_error("internal", "a strategy cost is not finite", "");
+        return make_error(ErrorCode::internal, "a strategy cost is not finite", "");
   }
   for (const auto& e : p.edges) {
     if (e.u < 0 || e.u >= n || e.v < 0 || e.v >= n || e.cost.size() != size_t(p.choices(e.u) * p.choices(e.v)))
-      return make_error("internal", "an edge of the intra-op problem is malformed", "");
-    for (double c : e.cost) if (!std::isfinite(c)) return make_error("internal", "a resharding cost is not finite", "");
+      return make_error(ErrorCode::internal, "an edge of the intra-op problem is malformed", "");
+    for (double c : e.cost) if (!std::isfinite(c)) return make_error(ErrorCode::internal, "a resharding cost is not finite", "");
   }
   if (!std::isfinite(p.memory_budget) || p.memory_budget < 0)
-    return make_error("bad_value", "the memory budget must be a positive number of bytes", "--memory-budget-bytes");
+    return make_error(ErrorCode::bad_value, "the memory budget must be a positive number of bytes", "--memory-budget-bytes");
   return Ok{};
 }
 
@@ -192,14 +192,14 @@ Result<std::string> run_glpk(GlpkProblem& g, double time_limit_ms, double memory
   const int rc = glp_intopt(g.lp, &parm);
   const int status = glp_mip_status(g.lp);
   if (rc == GLP_ENOPFS || status == GLP_NOFEAS)
-    return make_error("infeasible", "no plan fits the memory budget of " + std::to_string(int64_t(memory_budget)) +
+    return make_error(ErrorCode::infeasible, "no plan fits the memory budget of " + std::to_string(int64_t(memory_budget)) +
                                         " bytes per device; raise --memory-budget-bytes or use more devices", "--memory-budget-bytes");
   if (rc == GLP_ETMLIM && status != GLP_FEAS && status != GLP_OPT)
-    return make_error("time_limit", "the ILP found no plan within its time limit; use a smaller model or --solver dp on chains", "--solver");
+    return make_error(ErrorCode::time_limit, "the ILP found no plan within its time limit; use a smaller model or --solver dp on chains", "--solver");
   if (rc != 0 && rc != GLP_ETMLIM)
-    return make_error("solver_failed", "GLPK failed (glp_intopt code " + std::to_string(rc) + "); try --solver exhaustive on a small model", "--solver");
+    return make_error(ErrorCode::solver_failed, "GLPK failed (glp_intopt code " + std::to_string(rc) + "); try --solver exhaustive on a small model", "--solver");
   if (status != GLP_OPT && status != GLP_FEAS)
-    return make_error("solver_failed", "GLPK returned no integer solution (status " + std::to_string(status) + ")", "--solver");
+    return make_error(ErrorCode::solver_failed, "GLPK returned no integer solution (status " + std::to_string(status) + ")", "--solver");
   return std::string(status == GLP_OPT && rc == 0 ? "optimal" : "time_limit");
 }
 
@@ -231,7 +231,7 @@ Result<IntraSolution> solve_ilp(const IntraProblem& p, double time_limit_ms, con
   sol.variables = layout.cols;
   sol.constraints = layout.rows;
   if (!lp_path.empty() && glp_write_lp(g.lp, nullptr, lp_path.c_str()) != 0)
-    return make_error("io", "cannot write the ILP to '" + lp_path + "'; check the folder exists and is writable", "--write-lp");
+    return make_error(ErrorCode::io, "cannot write the ILP to '" + lp_path + "'; check the folder exists and is writable", "--write-lp");
   if (p.node_cost.empty()) return sol;
   auto status = run_glpk(g, time_limit_ms, p.memory_budget);
   if (!status.ok()) return status.error();
@@ -241,5 +241,7 @@ Result<IntraSolution> solve_ilp(const IntraProblem& p, double time_limit_ms, con
   sol.objective = glp_mip_obj_val(g.lp);
   return sol;
 }
+
+void free_ilp_thread_state() { glp_free_env(); }
 
 }  // namespace autopar

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "cost_model.h"
@@ -43,11 +44,8 @@ bool stage_terms(const StageCostTable& t, bool boundaries, int k, int i, int m, 
   if (!boundaries) return true;
   const Submesh& sm = t.submeshes[size_t(m)];
   if (!submesh_fits_at(t, sm, offset)) return false;
-  if (k > 0) out.recv = boundary_cost(t, k - 1, idx, boundary_crosses_nodes(t, offset)).recv_ms;
-  if (i + 1 < t.layers) {
-    const LinkSpec& link = boundary_crosses_nodes(t, offset + sm.devices()) ? t.inter_link : t.intra_link;
-    out.send = 2 * link.transfer_ms(t.cut_bytes[size_t(i)]);
-  }
+  if (k > 0) out.recv = boundary_cost(t, k - 1, sm.devices(), idx, boundary_crosses_nodes(t, offset)).recv_ms;   // the receiving side only
+  if (i + 1 < t.layers) out.send = boundary_send_ms(t, i, sm.devices(), boundary_crosses_nodes(t, offset + sm.devices()));
   return true;
 }
 
@@ -134,8 +132,8 @@ double stage_inflight_microbatches(const std::optional<ScheduleKind>& schedule, 
 StageMemoryChoice choose_stage_memory(const StageMemorySums& sums, double capacity, double inflight, const InterOpOptions& options, bool given,
                                       int copies) {
   // Recomputation settings tried: 0 none, 1 selective, 2 full; the first is the default.
-  const int modes[2] = {options.recompute >= 0 ? options.recompute : options.force_remat ? 2 : 0, 2};
-  const int mode_count = options.recompute >= 0 || options.force_remat ? 1 : 2;
+  const int modes[3] = {options.recompute >= 0 ? options.recompute : options.force_remat ? 2 : 0, 1, 2};
+  const int mode_count = options.recompute >= 0 || options.force_remat ? 1 : 3;
   double best_lat = kInf, best_room = -kInf;
   int best_succ = -2, best_z = 0, best_mode = modes[0];
   bool best_fits = false;
@@ -178,6 +176,67 @@ StageMemoryChoice choose_stage_memory(const StageMemorySums& sums, double capaci
   c.room_bytes = capacity - double(copies) * sums.states[best_z] - sums.buffers[best_z] - (remat ? sums.largest : 0);   // the buffers are working memory, beside the activations
   c.activation_bytes = best_mode == 0 ? sums.activation : best_mode == 1 ? sums.selective : sums.kept;
   return c;
+}
+
+double StageMemoryOption::capacity(double capacity_bytes, int copies) const {
+  const double room = capacity_bytes - double(copies) * state_bytes - fixed_bytes;
+  if (room < 0) return -1;
+  return activation_bytes > 0 ? room / activation_bytes : kInf;
+}
+
+void append_memory_options(const StageMemorySums& sums, double capacity_bytes, const InterOpOptions& options, bool sequence_parallel,
+                           std::vector<StageMemoryOption>& out) {
+  for (int z = 0; z < 4; ++z) {
+    if (options.zero_stage >= 0 && z != options.zero_stage) continue;
+    for (int mode = 0; mode < 3; ++mode) {
+      if (options.recompute >= 0 ? mode != options.recompute : options.force_remat && mode != 2) continue;
+      StageMemoryOption o;
+      o.latency = sums.latency + sums.zero_ms[z] + (mode == 2 ? sums.recompute_ms : mode == 1 ? sums.selective_ms : 0);
+      o.zero_stage = z;
+      o.mode = mode;
+      o.sequence_parallel = sequence_parallel;
+      o.state_bytes = sums.states[z];
+      o.fixed_bytes = sums.buffers[z] + (mode == 2 ? sums.largest : 0);
+      o.activation_bytes = mode == 0 ? sums.activation : mode == 1 ? sums.selective : sums.kept;
+      if (o.capacity(capacity_bytes, 1) >= 1) out.push_back(o);
+    }
+  }
+}
+
+std::vector<StageMemoryOption> prune_memory_options(std::vector<StageMemoryOption> options) {
+  // Fastest first; among equals, the one holding least first, so that a later equal is dropped.
+  std::stable_sort(options.begin(), options.end(), [](const StageMemoryOption& a, const StageMemoryOption& b) {
+    if (a.latency != b.latency) return a.latency < b.latency;
+    return a.state_bytes + a.fixed_bytes + a.activation_bytes < b.state_bytes + b.fixed_bytes + b.activation_bytes;
+  });
+  std::vector<StageMemoryOption> kept;
+  for (const StageMemoryOption& o : options) {
+    bool beaten = false;
+    for (const StageMemoryOption& k : kept)
+      beaten = beaten || (k.state_bytes <= o.state_bytes && k.fixed_bytes <= o.fixed_bytes && k.activation_bytes <= o.activation_bytes);
+    if (!beaten) kept.push_back(o);
+  }
+  return kept;
+}
+
+void apply_memory_options(StageCostTable& t, const InterOpPlan& plan) {
+  for (const PipelineStage& st : plan.stages) {
+    if (st.memory_option < 0) continue;
+    size_t m = 0;
+    while (m + 1 < t.submeshes.size() && !(t.submeshes[m] == st.submesh)) ++m;
+    const size_t idx = t.index(st.first, st.last, int(m));
+    if (idx >= t.memory_options.size() || size_t(st.memory_option) >= t.memory_options[idx].size()) continue;
+    const StageMemoryOption& o = t.memory_options[idx][size_t(st.memory_option)];
+    t.latency[idx] = o.latency;
+    t.zero_stage[idx] = o.zero_stage;
+    t.remat[idx] = char(o.mode == 2 ? 1 : o.mode == 1 ? 2 : 0);
+    t.sequence_parallel[idx] = char(o.sequence_parallel);
+    t.state_bytes[idx] = o.state_bytes;
+    t.activation_room_bytes[idx] = t.capacity_bytes - double(t.state_copies) * o.state_bytes - o.fixed_bytes;
+    t.activation_bytes[idx] = o.activation_bytes;
+    const double cap = o.capacity(t.capacity_bytes, t.state_copies);
+    t.max_succ_stages[idx] = std::isfinite(cap) ? int(std::min(1e6, std::floor(cap) - 1)) : -1;
+  }
 }
 
 void StageCostTable::set_memory_choice(size_t idx, const StageMemoryChoice& c) {
@@ -226,6 +285,16 @@ std::vector<Submesh> alpa_submeshes(int nodes, int gpus_per_node) {
   return out;
 }
 
+std::vector<Submesh> planned_submeshes(int nodes, int gpus_per_node, const InterOpOptions& options) {
+  if (options.fixed_submesh.devices() > 0) return {options.fixed_submesh};
+  std::vector<Submesh> all = alpa_submeshes(nodes, gpus_per_node);
+  if (nodes <= kAllSubmeshesMaxNodes) return all;
+  std::vector<Submesh> out;
+  for (const Submesh& m : all)
+    if (m.gpus < gpus_per_node || nodes % m.nodes == 0) out.push_back(m);
+  return out;
+}
+
 void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   layers = l;
   nodes = n;
@@ -241,11 +310,14 @@ void StageCostTable::reset(int l, int n, int g, std::vector<Submesh> s) {
   activation_room_bytes.assign(size, 0);
   activation_bytes.assign(size, 0);
   memory_sums.clear();
+  memory_options.assign(size, {});
+  sequence_parallel.assign(size, 0);
   capacity_bytes = 0;
   state_copies = 1;
   ring_exposed_ms.assign(size, 0);
   all_to_all_ms.assign(size, 0);
   has_boundaries = false;
+  nics = 1;
   cut_bytes.assign(size_t(l), 0);
   recv_allgather_ms.assign(size, 0);
   recv_replicas.assign(size, 1);
@@ -258,14 +330,30 @@ bool submesh_fits_at(const StageCostTable& t, const Submesh& m, int offset) {
   return m.gpus == G ? offset % G == 0 : offset % G + m.gpus <= G;
 }
 
-BoundaryCost boundary_cost(const StageCostTable& t, int cut, size_t next_entry, bool inter_node) {
+LinkSpec boundary_stream_link(const StageCostTable& t, int streams, bool inter_node) {
+  if (!inter_node) return t.intra_link;                   // NVLink / NVSwitch: each GPU its own links
+  // A sub-mesh is part of one node or whole nodes: min(streams, G) of its GPUs leave each node.
+  return shared_nic_link(t.inter_link, t.nics, std::min(std::max(1, streams), t.gpus_per_node));
+}
+
+double boundary_send_ms(const StageCostTable& t, int cut, int senders, bool inter_node) {
+  const int n = std::max(1, senders);
+  return 2 * boundary_stream_link(t, n, inter_node).transfer_ms(t.cut_bytes[size_t(cut)] / double(n));
+}
+
+BoundaryCost boundary_cost(const StageCostTable& t, int cut, int senders, size_t next_entry, bool inter_node) {
   BoundaryCost b;
   b.bytes = t.cut_bytes[size_t(cut)];
   b.inter_node = inter_node;
-  const LinkSpec& link = inter_node ? t.inter_link : t.intra_link;
-  b.send_ms = 2 * link.transfer_ms(b.bytes);
+  b.senders = std::max(1, senders);
+  b.stream_bytes = b.bytes / double(b.senders);
+  b.send_ms = boundary_send_ms(t, cut, b.senders, inter_node);
   b.replicas = t.recv_replicas[next_entry];
-  b.plain_recv_ms = double(b.replicas - 1) * b.bytes / link.bandwidth_bytes_per_ms();
+  // Plain send/recv: each of the receiving mesh's devices takes its own (r - 1) more slices of
+  // T / n_recv, all at once over their own links.
+  const int receivers = t.submeshes[next_entry % t.submeshes.size()].devices();
+  const LinkSpec recv_link = boundary_stream_link(t, receivers, inter_node);
+  b.plain_recv_ms = double(b.replicas - 1) * b.bytes / double(receivers) / recv_link.bandwidth_bytes_per_ms();
   b.allgather_ms = b.replicas > 1 ? t.recv_allgather_ms[next_entry] : 0;
   b.local_all_gather = b.allgather_ms < b.plain_recv_ms;
   b.recv_ms = std::min(b.plain_recv_ms, b.allgather_ms);
@@ -278,42 +366,50 @@ InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool bounda
   best_.boundaries = boundaries_;
   const int L = table_.layers, D = table_.nodes * table_.gpus_per_node;
   if (L < 1) {
-    error_ = make_error("bad_value", "there are no layers to slice", "layers");
+    error_ = make_error(ErrorCode::bad_value, "there are no layers to slice", "layers");
     done_ = true;
     return;
   }
   if (rule_ && (rule_->stages < 0 || (rule_->stages == 0 && schedule_inflight_needs_stage_count(rule_->kind)))) {
-    error_ = make_error("bad_value", std::string("the memory rule of ") + schedule_name(rule_->kind) + " needs the pipeline's stage count", "stages");
+    error_ = make_error(ErrorCode::bad_value, std::string("the memory rule of ") + schedule_name(rule_->kind) + " needs the pipeline's stage count", "stages");
     done_ = true;
     return;
   }
   // Candidate t_max: the distinct finite lane times a stage can have, ascending (with
   // boundaries: its compute plus receiving over either link kind, and its sends).
+  // A rule's schedule keeping a second copy of the states (DualPipe) leaves the options less room.
+  const int copies = rule_ ? std::max(table_.state_copies, schedule_parameter_copies(rule_->kind)) : table_.state_copies;
+  const bool has_options = table_.memory_options.size() == table_.latency.size();
   for (size_t idx = 0; idx < table_.latency.size(); ++idx) {
-    const double x = table_.latency[idx];
-    if (!std::isfinite(x)) continue;
-    candidates_.push_back(x);
-    if (boundaries_ && idx / table_.submeshes.size() >= size_t(table_.layers)) {   // first layer > 0: it receives
-      const int k = int(idx / table_.submeshes.size() / size_t(table_.layers));
-      for (bool inter : {false, true}) candidates_.push_back(x + boundary_cost(table_, k - 1, idx, inter).recv_ms);
+    if (!std::isfinite(table_.latency[idx])) continue;
+    std::vector<double> lats{table_.latency[idx]};
+    if (has_options)
+      for (const StageMemoryOption& o : table_.memory_options[idx]) lats.push_back(o.latency);
+    for (double x : lats) {
+      candidates_.push_back(x);
+      if (boundaries_ && idx / table_.submeshes.size() >= size_t(table_.layers)) {   // first layer > 0: it receives
+        const int k = int(idx / table_.submeshes.size() / size_t(table_.layers));
+        for (bool inter : {false, true}) candidates_.push_back(x + boundary_cost(table_, k - 1, 1, idx, inter).recv_ms);
+      }
     }
+    // Its send lane over either link kind, from its sub-mesh's GPUs.
+    const int last = int(idx / table_.submeshes.size() % size_t(table_.layers));
+    if (boundaries_ && last + 1 < L)
+      for (bool inter : {false, true})
+        candidates_.push_back(boundary_send_ms(table_, last, table_.submeshes[idx % table_.submeshes.size()].devices(), inter));
   }
-  if (boundaries_)
-    for (int i = 0; i + 1 < L; ++i)
-      for (const LinkSpec* link : {&table_.intra_link, &table_.inter_link}) candidates_.push_back(2 * link->transfer_ms(table_.cut_bytes[size_t(i)]));
   std::sort(candidates_.begin(), candidates_.end());
   candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
   best_.t_max_candidates = int(candidates_.size());
   stages_max_ = std::min(L, D);
   // The rule's count per row: a stage with s - 1 stages after it is stage p - s of p.
   const int chunks = rule_ ? schedule_chunks_per_device(rule_->kind, rule_->interleave) : 1;
-  if (rule_) {
-    if (rule_->stages > 0) stages_max_ = std::min(stages_max_, rule_->stages);
-    need_.assign(size_t(stages_max_ + 1), 0);
-    for (int s = 1; s <= stages_max_; ++s) {
-      const int p = rule_->stages > 0 ? rule_->stages : s;
-      need_[size_t(s)] = schedule_peak_inflight(rule_->kind, p - s, p, microbatches_, rule_->interleave);
-    }
+  if (rule_ && rule_->stages > 0) stages_max_ = std::min(stages_max_, rule_->stages);
+  need_.assign(size_t(stages_max_ + 1), 0);
+  for (int s = 1; s <= stages_max_; ++s) {
+    const int p = rule_ && rule_->stages > 0 ? rule_->stages : s;
+    // Without a rule, 1F1B: the stage with s - 1 after it holds min(s, B) (inflight_microbatches).
+    need_[size_t(s)] = rule_ ? schedule_peak_inflight(rule_->kind, p - s, p, microbatches_, rule_->interleave) : double(std::min(s, std::max(1, microbatches_)));
   }
   // The stages the DP chooses from, with their terms at each kind of placement (what
   // stage_terms gives at an offset of that kind), so that the inner loop only adds.
@@ -339,11 +435,26 @@ InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool bounda
           StageTerms st;
           st.compute = c.latency;
           if (boundaries_) {
-            if (k > 0) st.recv = boundary_cost(table_, k - 1, idx, kind & 2).recv_ms;
-            if (i + 1 < L) st.send = 2 * ((kind & 1) ? table_.inter_link : table_.intra_link).transfer_ms(table_.cut_bytes[size_t(i)]);
+            if (k > 0) st.recv = boundary_cost(table_, k - 1, c.devices, idx, kind & 2).recv_ms;
+            if (i + 1 < L) st.send = boundary_send_ms(table_, i, c.devices, kind & 1);
+            c.recv[kind >> 1] = st.recv;
+            c.send[kind & 1] = st.send;
           }
           c.sum[kind] = boundaries_ ? st.sum() : c.latency;
           c.lane[kind] = boundaries_ ? st.lane() : c.latency;
+        }
+        c.fastest = c.latency;
+        if (has_options) {
+          // The options' Pareto front at this solver's copies: fastest first, each holding more.
+          const auto& opts = table_.memory_options[idx];
+          for (size_t q = 0; q < opts.size(); ++q) {
+            const double cap = opts[q].capacity(table_.capacity_bytes, copies);
+            if (cap < 1) continue;
+            if (!c.options.empty() && cap <= c.options.back().second) continue;   // sorted by latency: a slower one must hold more
+            c.options.push_back({opts[q].latency, cap});
+            c.option_index.push_back(int(q));
+            c.fastest = std::min(c.fastest, opts[q].latency);
+          }
         }
         choices_[size_t(k)].push_back(c);
       }
@@ -394,6 +505,11 @@ bool InterOpSolver::start_next_candidate() {
     --pending_count_;
     row_ = 0;
     ++best_.t_max_tried;
+    unit_ = 0;
+    for (const auto& list : choices_)
+      for (const StageChoice& c : list)
+        if (c.fastest <= candidates_[size_t(cand_)]) unit_ = std::gcd(unit_, c.devices);
+    unit_ = std::max(1, unit_);
     const int L = table_.layers, D = table_.nodes * table_.gpus_per_node;
     std::fill(F_.begin(), F_.begin() + ptrdiff_t(size_t(L + 1) * size_t(D + 1)), kInf);
     F_[at(0, L, 0)] = 0;
@@ -438,7 +554,7 @@ void InterOpSolver::compute_row(int s, double t_max) {
   const int L = t.layers, G = t.gpus_per_node, D = t.nodes * G;
   const size_t width = size_t(D + 1);
   double* cur = &F_[at(s, 0, 0)];
-  std::pair<int, int>* arg = &choice_[at(s, 0, 0)];
+  CellChoice* arg = &choice_[at(s, 0, 0)];
   std::fill(cur, cur + size_t(L + 1) * width, kInf);
   const double* prev = &F_[at(s - 1, 0, 0)];
   auto crosses = [&](int offset) { return t.nodes > 1 && offset % G == 0; };   // boundary_crosses_nodes
@@ -447,16 +563,29 @@ void InterOpSolver::compute_row(int s, double t_max) {
     range = {1, 0};
     if (k == L) continue;
     double* row = cur + size_t(k) * width;
-    std::pair<int, int>* row_arg = arg + size_t(k) * width;
+    CellChoice* row_arg = arg + size_t(k) * width;
     int lo = D + 1, hi = -1;
+    // Whole-node stages start at offsets that are multiples of G, and every reachable device
+    // count is a multiple of unit_: both at once.
+    const int whole_step = std::lcm(G, std::max(1, unit_));
     for (const StageChoice& c : choices_[size_t(k)]) {
-      if (!(c.latency <= t_max)) continue;                       // every lane is at least the compute
-      if (c.latency > sum_cap_) continue;                        // every sum through it is at least the compute
-      if (!rule_) {
+      if (!(c.fastest <= t_max) || c.fastest > sum_cap_) continue;
+      double lat = c.latency;
+      int16_t option = -1;
+      if (!c.options.empty()) {
+        // The fastest memory option holding this position's micro-batches in flight.
+        size_t q = 0;
+        while (q < c.options.size() && c.options[q].second * (1 + 1e-12) < need_[size_t(s)]) ++q;
+        if (q == c.options.size()) continue;
+        lat = c.options[q].first;
+        option = int16_t(c.option_index[q]);
+      } else if (!rule_) {
         if (c.max_succ >= 0 && c.max_succ < s - 1) continue;     // 1F1B: it holds the activations of the s - 1 stages after it
       } else if (c.capacity * (1 + 1e-12) < need_[size_t(s)]) {
         continue;                                                // the schedule's micro-batches in flight at this position
       }
+      if (!(lat <= t_max)) continue;                             // every lane is at least the compute
+      if (lat > sum_cap_) continue;                              // every sum through it is at least the compute
       const auto [plo, phi] = finite_[size_t(s - 1) * size_t(L + 1) + size_t(c.last + 1)];
       if (plo > phi) continue;
       const double* rest = prev + size_t(c.last + 1) * width;
@@ -465,23 +594,28 @@ void InterOpSolver::compute_row(int s, double t_max) {
         const double v = sum + rest[d - z];
         if (v < row[d] && v <= sum_cap_) {
           row[d] = v;
-          row_arg[d] = {c.last, c.submesh};
+          row_arg[d] = {c.last, int16_t(c.submesh), option};
           lo = std::min(lo, d);
           hi = std::max(hi, d);
         }
       };
+      // The stage's terms at a placement kind (2 * receives across nodes + sends across nodes).
+      auto sum_at = [&](int kind) { return option < 0 ? c.sum[kind] : boundaries_ ? lat + c.recv[kind >> 1] + c.send[kind & 1] : lat; };
+      auto lane_at = [&](int kind) { return option < 0 ? c.lane[kind] : boundaries_ ? std::max(lat + c.recv[kind >> 1], c.send[kind & 1]) : lat; };
       if (!boundaries_) {
-        for (int d = d_lo; d <= d_hi; ++d) relax(d, c.sum[0]);
+        const double sum = sum_at(0);
+        for (int d = d_lo; d <= d_hi; ++d) relax(d, sum);
       } else if (c.whole_nodes) {                                // starts on a node's edge: offset D - d a multiple of G
         const int kind = 2 * crosses(0) + crosses(z);
-        if (!(c.lane[kind] <= t_max)) continue;
-        for (int d = d_hi - d_hi % G; d >= d_lo; d -= G) relax(d, c.sum[kind]);
+        if (!(lane_at(kind) <= t_max)) continue;
+        const double sum = sum_at(kind);
+        for (int d = d_hi - d_hi % whole_step; d >= d_lo; d -= whole_step) relax(d, sum);
       } else {                                                   // stays inside one node
         for (int d = d_lo; d <= d_hi; ++d) {
           const int offset = D - d;
           if (offset % G + c.devices > G) continue;
           const int kind = 2 * crosses(offset) + crosses(offset + z);
-          if (c.lane[kind] <= t_max) relax(d, c.sum[kind]);
+          if (lane_at(kind) <= t_max) relax(d, sum_at(kind));
         }
       }
     }
@@ -508,8 +642,14 @@ void InterOpSolver::finish_candidate() {
       best_.stages.clear();
       int k = 0, d = D;
       for (int r = s; r >= 1; --r) {
-        auto [i, m] = choice_[at(r, k, d)];
-        best_.stages.push_back(plan_stage(t, k, i, m, D - d));
+        const CellChoice cell = choice_[at(r, k, d)];
+        const int i = cell.last, m = cell.submesh;
+        PipelineStage st = plan_stage(t, k, i, m, D - d);
+        if (cell.option >= 0) {
+          st.memory_option = cell.option;
+          st.latency = t.memory_options[t.index(k, i, m)][size_t(cell.option)].latency;
+        }
+        best_.stages.push_back(st);
         d -= t.submeshes[size_t(m)].devices();
         k = i + 1;
       }
@@ -526,12 +666,12 @@ Result<InterOpPlan> InterOpSolver::finish() {
   while (!step(std::numeric_limits<int>::max())) {}
   if (error_) return *error_;
   if (!std::isfinite(best_.total_latency) && rule_)
-    return make_error("infeasible", std::string("no pipeline plan") + (rule_->stages > 0 ? " of " + std::to_string(rule_->stages) + " stages" : "") +
+    return make_error(ErrorCode::infeasible, std::string("no pipeline plan") + (rule_->stages > 0 ? " of " + std::to_string(rule_->stages) + " stages" : "") +
                                         " holds " + schedule_name(rule_->kind) + "'s micro-batches in flight in every stage's memory" +
                                         (schedule_chunks_per_device(rule_->kind, rule_->interleave) > 1 ? " with enough layers per stage for its chunks" : "") +
                                         "; try another schedule, more micro-batches' room (recomputation, ZeRO) or more devices", "stages");
   if (!std::isfinite(best_.total_latency))
-    return make_error("infeasible", "no pipeline plan covers every layer on sub-meshes that tile the cluster within the memory limit; "
+    return make_error(ErrorCode::infeasible, "no pipeline plan covers every layer on sub-meshes that tile the cluster within the memory limit; "
                                     "add devices, micro-batches or memory, or give stage costs for more layer ranges", "stages");
   InterOpPlan plan = best_;
   // The largest lane time of the plan itself (t_max is only an upper bound).
@@ -549,7 +689,7 @@ Result<InterOpPlan> solve_inter_op(const StageCostTable& t, int microbatches, bo
 
 Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatches, bool boundaries) {
   const int L = t.layers, D = t.nodes * t.gpus_per_node, M = int(t.submeshes.size());
-  if (L > 12 || M > 8) return make_error("too_large", "brute force is for small tables (at most 12 layers and 8 sub-meshes)", "layers");
+  if (L > 12 || M > 8) return make_error(ErrorCode::too_large, "brute force is for small tables (at most 12 layers and 8 sub-meshes)", "layers");
   boundaries = boundaries && t.has_boundaries;
   InterOpPlan best;
   best.total_latency = kInf;
@@ -590,18 +730,18 @@ Result<InterOpPlan> brute_force_inter_op(const StageCostTable& t, int microbatch
       }
   };
   go(0, D);
-  if (!std::isfinite(best.total_latency)) return make_error("infeasible", "no pipeline plan exists for this table", "stages");
+  if (!std::isfinite(best.total_latency)) return make_error(ErrorCode::infeasible, "no pipeline plan exists for this table", "stages");
   return best;
 }
 
 Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& t, int microbatches, const std::vector<std::pair<int, int>>& stages,
                                            int m, bool boundaries, int interleave) {
-  if (m < 0 || m >= int(t.submeshes.size())) return make_error("bad_value", "the plan's sub-mesh is not one of the table's", "plan");
+  if (m < 0 || m >= int(t.submeshes.size())) return make_error(ErrorCode::bad_value, "the plan's sub-mesh is not one of the table's", "plan");
   if (stages.empty() || stages.front().first != 0 || stages.back().second != t.layers - 1)
-    return make_error("bad_value", "the plan's stages must cover layers 1 to " + std::to_string(t.layers), "plan");
+    return make_error(ErrorCode::bad_value, "the plan's stages must cover layers 1 to " + std::to_string(t.layers), "plan");
   const int size = t.submeshes[size_t(m)].devices();
   if (int64_t(size) * int64_t(stages.size()) != int64_t(t.nodes) * t.gpus_per_node)
-    return make_error("bad_value", std::to_string(stages.size()) + " stages of " + std::to_string(size) + " GPUs do not tile the " +
+    return make_error(ErrorCode::bad_value, std::to_string(stages.size()) + " stages of " + std::to_string(size) + " GPUs do not tile the " +
                                        std::to_string(t.nodes * t.gpus_per_node) + " GPUs of the cluster", "plan");
   boundaries = boundaries && t.has_boundaries;
   InterOpPlan plan;
@@ -609,18 +749,18 @@ Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& t, int microbat
   std::vector<StageTerms> terms;
   for (size_t r = 0; r < stages.size(); ++r) {
     const auto [k, i] = stages[r];
-    if (r > 0 && k != stages[r - 1].second + 1) return make_error("bad_value", "the plan's stages must be consecutive", "plan");
+    if (r > 0 && k != stages[r - 1].second + 1) return make_error(ErrorCode::bad_value, "the plan's stages must be consecutive", "plan");
     const size_t idx = t.index(k, i, m);
     if (!std::isfinite(t.latency[idx]))
-      return make_error("infeasible", "stage " + std::to_string(r + 1) + " (layers " + std::to_string(k + 1) + "-" + std::to_string(i + 1) +
+      return make_error(ErrorCode::infeasible, "stage " + std::to_string(r + 1) + " (layers " + std::to_string(k + 1) + "-" + std::to_string(i + 1) +
                                           ") does not fit in GPU memory on its sub-mesh, even with recomputation and ZeRO", "plan");
     const int after = int(stages.size() - 1 - r);
     if (t.max_succ_stages[idx] >= 0 && t.max_succ_stages[idx] < after)
-      return make_error("infeasible", "stage " + std::to_string(r + 1) + " keeps too many micro-batches' activations for the " +
+      return make_error(ErrorCode::infeasible, "stage " + std::to_string(r + 1) + " keeps too many micro-batches' activations for the " +
                                           std::to_string(after) + " stages after it (1F1B memory)", "plan");
     StageTerms st;
     if (!stage_terms(t, boundaries, k, i, m, int(r) * size, st))
-      return make_error("bad_value", "stage " + std::to_string(r + 1) + "'s sub-mesh cannot start at device " + std::to_string(int(r) * size), "plan");
+      return make_error(ErrorCode::bad_value, "stage " + std::to_string(r + 1) + "'s sub-mesh cannot start at device " + std::to_string(int(r) * size), "plan");
     terms.push_back(st);
     plan.stages.push_back(plan_stage(t, k, i, m, int(r) * size));
   }
@@ -646,8 +786,8 @@ std::vector<std::pair<int64_t, int64_t>> shard_box(const Shape& shape, const Sha
     int64_t ways = 1, idx = 0;
     if (m == 1) { ways = mesh.rows(); idx = r; }
     if (m == 2) { ways = mesh.cols(); idx = c; }
-    if (m == 3) { ways = int64_t(mesh.rows()) * mesh.cols(); idx = int64_t(r) * mesh.cols() + c; }
-    box.push_back({shape[d] * idx / ways, shape[d] * (idx + 1) / ways});
+    if (m == 3) { ways = int64_t(mesh.rows()) * mesh.cols(); idx = mesh.device(r, c); }   // S01: axis 0 major
+    box.push_back({part_start(shape[d], ways, idx), part_start(shape[d], ways, idx + 1)});
   }
   return box;
 }
@@ -740,47 +880,47 @@ CrossMeshPlan cross_mesh_reshard(const Shape& shape, int dtype, const DeviceMesh
 
 Result<StageCostTable> stage_costs_from_json(const Json& j) {
   auto need_int = [&](const Json& o, const char* key, const std::string& path, int lo, int hi) -> Result<int> {
-    if (!o.is_object() || !o.contains(key)) return make_error("missing_field", "missing field '" + std::string(key) + "'", path + key);
+    if (!o.is_object() || !o.contains(key)) return make_error(ErrorCode::missing_field, "missing field '" + std::string(key) + "'", path + key);
     const Json& v = o[key];
-    if (!v.is_number_integer()) return make_error("wrong_type", path + key + " must be an integer", path + key);
+    if (!v.is_number_integer()) return make_error(ErrorCode::wrong_type, path + key + " must be an integer", path + key);
     int64_t x = v.get<int64_t>();
     if (x < lo || x > hi)
-      return make_error("out_of_range", path + key + " is " + std::to_string(x) + "; it must be between " + std::to_string(lo) + " and " + std::to_string(hi), path + key);
+      return make_error(ErrorCode::out_of_range, path + key + " is " + std::to_string(x) + "; it must be between " + std::to_string(lo) + " and " + std::to_string(hi), path + key);
     return int(x);
   };
-  if (!j.is_object()) return make_error("wrong_type", "stage costs must be an object with layers, cluster, submeshes and stages", "");
+  if (!j.is_object()) return make_error(ErrorCode::wrong_type, "stage costs must be an object with layers, cluster, submeshes and stages", "");
   auto layers = need_int(j, "layers", "", 1, 512);
   if (!layers.ok()) return layers.error();
-  if (!j.contains("cluster") || !j["cluster"].is_object()) return make_error("missing_field", "missing field 'cluster' ({\"nodes\":N,\"gpus_per_node\":G})", "cluster");
+  if (!j.contains("cluster") || !j["cluster"].is_object()) return make_error(ErrorCode::missing_field, "missing field 'cluster' ({\"nodes\":N,\"gpus_per_node\":G})", "cluster");
   auto nodes = need_int(j["cluster"], "nodes", "cluster.", 1, kMaxDevices);
   if (!nodes.ok()) return nodes.error();
   auto gpus = need_int(j["cluster"], "gpus_per_node", "cluster.", 1, 64);
   if (!gpus.ok()) return gpus.error();
   // The same bound as a cluster file's (validate_cluster).
   if (nodes.value() * gpus.value() > kMaxDevices)
-    return make_error("too_large", "the cluster has " + std::to_string(nodes.value() * gpus.value()) + " devices; at most " +
+    return make_error(ErrorCode::too_large, "the cluster has " + std::to_string(nodes.value() * gpus.value()) + " devices; at most " +
                                        std::to_string(kMaxDevices) + " are supported", "cluster");
   std::vector<Submesh> subs;
   if (j.contains("submeshes")) {
-    if (!j["submeshes"].is_array()) return make_error("wrong_type", "submeshes must be an array of [n, m] pairs", "submeshes");
+    if (!j["submeshes"].is_array()) return make_error(ErrorCode::wrong_type, "submeshes must be an array of [n, m] pairs", "submeshes");
     for (size_t k = 0; k < j["submeshes"].size(); ++k) {
       const Json& s = j["submeshes"][k];
       std::string p = "submeshes[" + std::to_string(k) + "]";
       if (!s.is_array() || s.size() != 2 || !s[0].is_number_integer() || !s[1].is_number_integer())
-        return make_error("wrong_type", p + " must be [nodes, gpus]", p);
+        return make_error(ErrorCode::wrong_type, p + " must be [nodes, gpus]", p);
       Submesh m{int(s[0].get<int64_t>()), int(s[1].get<int64_t>())};
       if (m.nodes < 1 || m.nodes > nodes.value() || m.gpus < 1 || m.gpus > gpus.value())
-        return make_error("out_of_range", p + " does not fit in the cluster of " + std::to_string(nodes.value()) + "x" + std::to_string(gpus.value()), p);
+        return make_error(ErrorCode::out_of_range, p + " does not fit in the cluster of " + std::to_string(nodes.value()) + "x" + std::to_string(gpus.value()), p);
       if (std::find(subs.begin(), subs.end(), m) == subs.end()) subs.push_back(m);
     }
   } else {
     subs = alpa_submeshes(nodes.value(), gpus.value());
   }
-  if (subs.empty()) return make_error("missing_field", "no sub-meshes given", "submeshes");
+  if (subs.empty()) return make_error(ErrorCode::missing_field, "no sub-meshes given", "submeshes");
   StageCostTable t;
   t.reset(layers.value(), nodes.value(), gpus.value(), subs);
-  if (!j.contains("stages") || !j["stages"].is_array()) return make_error("missing_field", "missing field 'stages' (an array)", "stages");
-  if (j["stages"].size() > 1000000) return make_error("too_large", "more than a million stage entries", "stages");
+  if (!j.contains("stages") || !j["stages"].is_array()) return make_error(ErrorCode::missing_field, "missing field 'stages' (an array)", "stages");
+  if (j["stages"].size() > 1000000) return make_error(ErrorCode::too_large, "more than a million stage entries", "stages");
   std::vector<bool> covered(size_t(layers.value()), false);
   for (size_t k = 0; k < j["stages"].size(); ++k) {
     const Json& s = j["stages"][k];
@@ -791,17 +931,17 @@ Result<StageCostTable> stage_costs_from_json(const Json& j) {
     if (!last.ok()) return last.error();
     if (!s.contains("submesh") || !s["submesh"].is_array() || s["submesh"].size() != 2 || !s["submesh"][0].is_number_integer() ||
         !s["submesh"][1].is_number_integer())
-      return make_error("wrong_type", p + "submesh must be [nodes, gpus]", p + "submesh");
+      return make_error(ErrorCode::wrong_type, p + "submesh must be [nodes, gpus]", p + "submesh");
     Submesh m{int(s["submesh"][0].get<int64_t>()), int(s["submesh"][1].get<int64_t>())};
     auto it = std::find(subs.begin(), subs.end(), m);
     if (it == subs.end())
-      return make_error("bad_value", p + "submesh [" + std::to_string(m.nodes) + "," + std::to_string(m.gpus) + "] is not in 'submeshes'", p + "submesh");
-    if (!s.contains("latency") || !s["latency"].is_number()) return make_error("wrong_type", p + "latency must be a number", p + "latency");
+      return make_error(ErrorCode::bad_value, p + "submesh [" + std::to_string(m.nodes) + "," + std::to_string(m.gpus) + "] is not in 'submeshes'", p + "submesh");
+    if (!s.contains("latency") || !s["latency"].is_number()) return make_error(ErrorCode::wrong_type, p + "latency must be a number", p + "latency");
     double lat = s["latency"].get<double>();
     // Bounded so that the pipeline's total, (B - 1) x the largest plus the sum, stays finite: an
     // overflow to infinity read as "no plan covers every layer".
     if (!std::isfinite(lat) || lat < 0 || lat > 1e12)
-      return make_error("out_of_range", p + "latency must be a number between 0 and 1e12 (ms)", p + "latency");
+      return make_error(ErrorCode::out_of_range, p + "latency must be a number between 0 and 1e12 (ms)", p + "latency");
     int succ = -1;
     if (s.contains("max_succ_stages")) {
       auto v = need_int(s, "max_succ_stages", p, 0, 1 << 20);
@@ -815,7 +955,7 @@ Result<StageCostTable> stage_costs_from_json(const Json& j) {
   }
   for (int l = 0; l < layers.value(); ++l)
     if (!covered[size_t(l)])
-      return make_error("gap", "no stage entry covers layer " + std::to_string(l) + "; every layer must belong to at least one (range, submesh) entry", "stages");
+      return make_error(ErrorCode::gap, "no stage entry covers layer " + std::to_string(l) + "; every layer must belong to at least one (range, submesh) entry", "stages");
   return t;
 }
 
@@ -925,7 +1065,7 @@ Result<ModelLayers> auto_layers(const Graph& g, int layers) {
   // O(n^2) for the bounds and the entering bytes, O(n^2 * layers) for the DP; n ops.
   const int n = int(g.ops.size());
   if (layers < 1 || layers > n)
-    return make_error("out_of_range", "--layers must be between 1 and the model's op count (" + std::to_string(n) + ")", "--layers");
+    return make_error(ErrorCode::out_of_range, "--layers must be between 1 and the model's op count (" + std::to_string(n) + ")", "--layers");
   std::vector<double> flops(size_t(n), 0);
   std::vector<int> heavy(size_t(n), 0);
   double total = 0;
@@ -984,7 +1124,7 @@ Result<ModelLayers> auto_layers(const Graph& g, int layers) {
     }
   }
   if (!(at(n, layers).mx < kInf))
-    return make_error("infeasible", "the ops cannot be grouped into " + std::to_string(layers) +
+    return make_error(ErrorCode::infeasible, "the ops cannot be grouped into " + std::to_string(layers) +
                                         " layers of balanced FLOPs (each needs its share of the heavy ops); ask for fewer layers", "--layers");
   ModelLayers out;
   out.source = "auto";
@@ -1030,11 +1170,11 @@ Result<ModelLayers> plan_layers(const Graph& g, const InterOpOptions& options) {
 }
 
 Result<Graph> microbatch_graph(const Graph& g, int microbatches) {
-  if (microbatches < 1 || microbatches > 65536) return make_error("out_of_range", "--microbatches must be between 1 and 65536", "--microbatches");
+  if (microbatches < 1 || microbatches > 65536) return make_error(ErrorCode::out_of_range, "--microbatches must be between 1 and 65536", "--microbatches");
   ModelSpec spec = g.spec;
   for (Tensor& t : spec.inputs) {
     if (t.shape[0] % microbatches != 0)
-      return make_error("bad_value", "the batch of input '" + t.name + "' (" + std::to_string(t.shape[0]) + ") does not divide into " +
+      return make_error(ErrorCode::bad_value, "the batch of input '" + t.name + "' (" + std::to_string(t.shape[0]) + ") does not divide into " +
                                          std::to_string(microbatches) + " micro-batches; pick a divisor", "--microbatches");
     t.shape[0] /= microbatches;
   }
@@ -1127,6 +1267,10 @@ Result<StageCostTable> merge_stage_cost_parts(const std::vector<StageCostPart>& 
         if (out.memory_sums.size() != by.size()) out.memory_sums.assign(by.size(), StageMemorySums{});
         out.memory_sums[i] = t.memory_sums[i];
       }
+      if (i < t.memory_options.size() && i < out.memory_options.size()) {
+        out.memory_options[i] = t.memory_options[i];
+        out.sequence_parallel[i] = t.sequence_parallel[i];
+      }
     }
   }
   return out;
@@ -1152,6 +1296,13 @@ Json stage_cost_part_to_json(const StageCostPart& part) {
       for (int z = 0; z < 4; ++z) sums.push_back(exact_number(m.zero_ms[z]));
       for (double x : {m.activation, m.selective, m.kept, m.largest, m.recompute_ms, m.selective_ms}) sums.push_back(exact_number(x));
       e.push_back(sums);
+      // The 14th: [sequence parallel, [[latency, zero, mode, sp, state, fixed, activation bytes] per memory option]].
+      Json opts = Json::array();
+      if (i < t.memory_options.size())
+        for (const StageMemoryOption& o : t.memory_options[i])
+          opts.push_back(Json::array({exact_number(o.latency), o.zero_stage, o.mode, int(o.sequence_parallel), exact_number(o.state_bytes),
+                                      exact_number(o.fixed_bytes), exact_number(o.activation_bytes)}));
+      e.push_back(Json::array({i < t.sequence_parallel.size() ? int(t.sequence_parallel[i]) : 0, opts}));
     }
     entries.push_back(e);
   }
@@ -1161,8 +1312,11 @@ Json stage_cost_part_to_json(const StageCostPart& part) {
               {"submeshes", subs},
               {"has_boundaries", t.has_boundaries},
               {"cut_bytes", cuts},
-              {"intra_link", Json::array({exact_number(t.intra_link.latency_us), exact_number(t.intra_link.bandwidth_gb_per_s)})},
-              {"inter_link", Json::array({exact_number(t.inter_link.latency_us), exact_number(t.inter_link.bandwidth_gb_per_s)})},
+              {"intra_link", Json::array({exact_number(t.intra_link.latency_us), exact_number(t.intra_link.bandwidth_gb_per_s),
+                                          exact_number(t.intra_link.bus_efficiency)})},
+              {"inter_link", Json::array({exact_number(t.inter_link.latency_us), exact_number(t.inter_link.bandwidth_gb_per_s),
+                                          exact_number(t.inter_link.bus_efficiency)})},
+              {"nics", t.nics},
               {"capacity_bytes", exact_number(t.capacity_bytes)},
               {"state_copies", t.state_copies},
               {"units", part.units},
@@ -1196,9 +1350,14 @@ Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
     if (!read_exact_number(j["cut_bytes"][i], t.cut_bytes[i])) return bad("numbers in cut_bytes", "cut_bytes[" + std::to_string(i) + "]");
   for (const char* k : {"intra_link", "inter_link"}) {
     LinkSpec& link = std::string(k) == "intra_link" ? t.intra_link : t.inter_link;
-    if (!j.contains(k) || !j[k].is_array() || j[k].size() != 2 || !read_exact_number(j[k][0], link.latency_us) ||
-        !read_exact_number(j[k][1], link.bandwidth_gb_per_s))
-      return bad("[latency_us, bandwidth_gb_per_s] links", k);
+    if (!j.contains(k) || !j[k].is_array() || j[k].size() < 2 || j[k].size() > 3 || !read_exact_number(j[k][0], link.latency_us) ||
+        !read_exact_number(j[k][1], link.bandwidth_gb_per_s) || (j[k].size() == 3 && !read_exact_number(j[k][2], link.bus_efficiency)))
+      return bad("[latency_us, bandwidth_gb_per_s, bus_efficiency] links", k);
+  }
+  if (j.contains("nics")) {
+    if (!j["nics"].is_number_integer() || j["nics"].get<int64_t>() < 1 || j["nics"].get<int64_t>() > kMaxNicsPerNode)
+      return bad("nics from 1 to " + std::to_string(kMaxNicsPerNode), "nics");
+    t.nics = j["nics"].get<int>();
   }
   if (j.contains("capacity_bytes") && !read_exact_number(j["capacity_bytes"], t.capacity_bytes)) return bad("a number for capacity_bytes", "capacity_bytes");
   if (j.contains("state_copies")) {
@@ -1212,7 +1371,7 @@ Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
   for (size_t k = 0; k < j["entries"].size(); ++k) {
     const Json& e = j["entries"][k];
     const std::string path = "entries[" + std::to_string(k) + "]";
-    if (!e.is_array() || (e.size() != 12 && e.size() != 13) || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
+    if (!e.is_array() || e.size() < 12 || e.size() > 14 || !e[0].is_number_unsigned() || !e[2].is_number_integer() || !e[3].is_string() ||
         !e[4].is_number_integer() || !e[5].is_number_integer() || !e[7].is_number_integer() || !e[8].is_number_integer())
       return bad("entries [index, latency, max_succ, mesh, zero, remat, allgather_ms, replicas, set_by, state, room, activation bytes]", path);
     const size_t i = e[0].get<size_t>();
@@ -1246,6 +1405,24 @@ Result<StageCostPart> stage_cost_part_from_json(const Json& j) {
       s.largest = x[12];
       s.recompute_ms = x[13];
       s.selective_ms = x[14];
+    }
+    if (e.size() == 14) {
+      const Json& x = e[13];
+      if (!x.is_array() || x.size() != 2 || !x[0].is_number_integer() || !x[1].is_array())
+        return bad("[sequence parallel, memory options] as an entry's 14th element", path + "[13]");
+      t.sequence_parallel[i] = char(x[0].get<int>() != 0);
+      for (size_t q = 0; q < x[1].size(); ++q) {
+        const Json& o = x[1][q];
+        StageMemoryOption opt;
+        bool ok = o.is_array() && o.size() == 7 && o[1].is_number_integer() && o[2].is_number_integer() && o[3].is_number_integer() &&
+                  read_exact_number(o[0], opt.latency) && read_exact_number(o[4], opt.state_bytes) && read_exact_number(o[5], opt.fixed_bytes) &&
+                  read_exact_number(o[6], opt.activation_bytes);
+        if (!ok) return bad("memory options [latency, zero, mode, sp, state, fixed, activation bytes]", path + "[13][1][" + std::to_string(q) + "]");
+        opt.zero_stage = std::clamp(o[1].get<int>(), 0, 3);
+        opt.mode = std::clamp(o[2].get<int>(), 0, 2);
+        opt.sequence_parallel = o[3].get<int>() != 0;
+        t.memory_options[i].push_back(opt);
+      }
     }
   }
   return part;

@@ -5,6 +5,7 @@
 // Boundaries between stages (lecture 6.4, cross-mesh resharding) are priced too, unless ignored
 // as the paper's DP does; see "The boundary model" below.
 #pragma once
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "cluster.h"
 #include "device_mesh.h"
 #include "graph.h"
+#include "ilp_solve_cache.h"
 #include "json_io.h"
 #include "memory_model.h"
 #include "pipeline_schedules.h"
@@ -45,6 +47,24 @@ struct StageMemorySums {
   double buffers[4] = {0, 0, 0, 0};      // per ZeRO stage: gathered-weight working buffers beside the states (ZeRO 3 only)
 };
 
+// One way a stage can run within its memory: its sequence parallelism, ZeRO stage and
+// recomputation, its latency per micro-batch under them and the bytes it holds. A stage-cost
+// entry from a model keeps every such option that no other beats on latency and every kind of
+// memory; the DP takes, per position, the fastest whose room holds the micro-batches that
+// position keeps in flight.
+struct StageMemoryOption {
+  double latency = 0;                    // per micro-batch, its settings' costs included
+  int zero_stage = 0;
+  int mode = 0;                          // 0 none, 1 selective, 2 full recomputation
+  bool sequence_parallel = false;
+  double state_bytes = 0;                // one copy of its model states per GPU
+  double fixed_bytes = 0;                // beside them: ZeRO 3's gathered buffers, full recomputation's one layer rerun
+  double activation_bytes = 0;           // one micro-batch in flight
+  // Micro-batches of activations it holds in `capacity_bytes` beside `copies` copies of its
+  // states (infinite when it keeps none; negative when not even its states fit).
+  double capacity(double capacity_bytes, int copies) const;
+};
+
 // What one stage costs: for layers [first, last] on each sub-mesh, a latency (infinite when
 // infeasible) and how many stages may follow it under the 1F1B memory limit (-1: unlimited).
 struct StageMemoryChoice;
@@ -67,6 +87,12 @@ struct StageCostTable {
   // and the copies of the model states activation_room_bytes already leaves out (2 when chosen
   // for DualPipe, which keeps both directions' parameters).
   std::vector<StageMemorySums> memory_sums;
+  // Same indexing, from a searched model only (empty vectors otherwise): the entry's memory
+  // options (prune_memory_options: fastest first, none beaten on latency and every kind of
+  // memory; the DP keeps, per copy count, those holding more than every faster one), and
+  // whether its own setting above is sequence parallel.
+  std::vector<std::vector<StageMemoryOption>> memory_options;
+  std::vector<char> sequence_parallel;
   double capacity_bytes = 0;
   int state_copies = 1;
   // Same indexing, a given plan's context and expert parallelism only (0 otherwise; not written
@@ -77,7 +103,8 @@ struct StageCostTable {
   // Boundaries (known when the table comes from a model; a stage-cost file has none):
   bool has_boundaries = false;
   std::vector<double> cut_bytes;         // [i]: bytes crossing forward from layer i to layer i + 1, one micro-batch
-  LinkSpec intra_link, inter_link;       // the cluster's links inside a node and between nodes
+  LinkSpec intra_link, inter_link;       // the cluster's links inside a node (one per GPU) and between nodes (one NIC)
+  int nics = 1;                          // network NICs per node (Cluster::nics()), which a node's sending GPUs share
   std::vector<double> recv_allgather_ms; // latency indexing: Alpa's local all-gather inside the receiving mesh
   std::vector<int> recv_replicas;        // latency indexing: devices of the receiving mesh holding each input element
   // Creates a table where everything is infeasible.
@@ -98,16 +125,27 @@ struct PipelineStage {
   double send_ms = 0;                    // sending its output to the next stage and the gradient back, per micro-batch
   double send_bytes = 0;                 // what crosses to the next stage forward, one micro-batch (0 for the last)
   bool send_inter_node = false;          // that crossing goes over the network
+  int memory_option = -1;                // the entry's StageMemoryOption the DP chose (-1: the entry's own setting)
 };
 
-// The boundary model (lecture 6.4). Stages sit on consecutive devices in pipeline order (node
-// by node), so a boundary crosses nodes exactly when the cut falls on a node's edge. What
-// crosses is the activation leaving the sender's last layer (T bytes per micro-batch), and its
-// gradient coming back. It travels as one stream over the link between the meshes: inside a
-// node the intra-node link, otherwise the network link the node's GPUs share. Alpa's local
-// all-gather: when the receiver's spec replicates the input r times, only one copy crosses,
-// spread over the receiving devices, and an all-gather inside the receiving mesh makes the r
-// copies; plain send/recv sends all r copies across. The cheaper of the two is used.
+// The boundary model (lecture 6.4; Alpa, Zheng et al. OSDI'22 section 5, cross-mesh
+// resharding). Stages sit on consecutive devices in pipeline order (node by node), so a boundary
+// crosses nodes exactly when the cut falls on a node's edge. What crosses is the activation
+// leaving the sender's last layer (T bytes per micro-batch, the whole micro-batch of every
+// data-parallel replica), and its gradient coming back. It does not travel as one stream: each
+// of the sending mesh's n GPUs sends its own slice, T / n bytes, at the same time (each
+// data-parallel replica its own samples; inside a replica, Megatron's scatter/gather
+// optimisation sends 1/t of the replicated activation from each of its t GPUs: Narayanan et al.,
+// SC'21, section 4.1; Alpa's send/recv of distinct slices, OSDI'22 section 5). Inside a node each
+// GPU sends over its own intra-node link; across nodes each over a NIC, the node's `nics` NICs
+// shared when more of its GPUs send at once (Cluster::inter_node_shared). The sender's count
+// prices the send (the DP knows a stage's sub-mesh, not the next one's); a receiving mesh with
+// fewer GPUs would take more per GPU than that, which only plans of unequal sub-meshes meet.
+// Alpa's local
+// all-gather: when the receiver's spec replicates the input r times (tensor parallelism without
+// sequence parallelism), the slices arrive spread over the receiving devices (T / n each) and an
+// all-gather inside the receiving mesh makes the r copies; plain send/recv sends every receiving
+// device its whole (r times larger) share across. The cheaper of the two is used.
 // The overlap model (1F1B and GPipe alike): the sends run on a lane of their own (the link),
 // concurrently with the stages' compute, so a boundary adds its time once to the pipeline's
 // fill and drain, and bounds the steady state like a stage does; the local all-gather runs on
@@ -116,17 +154,26 @@ struct PipelineStage {
 struct BoundaryCost {
   double bytes = 0;                      // T: the logical size crossing forward, one micro-batch
   bool inter_node = false;               // over the network (true) or inside a node
-  double send_ms = 0;                    // one copy forward + the gradient back: 2 * (latency + T / bandwidth)
-  double plain_recv_ms = 0;              // plain send/recv's extra copies: (r - 1) * T / bandwidth
+  int senders = 1;                       // n: the sending mesh's GPUs, each sending T / n
+  double stream_bytes = 0;               // T / n: what one sending GPU sends forward
+  double send_ms = 0;                    // one slice forward + its gradient back, all GPUs at once: 2 * (latency + T / n / stream bandwidth)
+  double plain_recv_ms = 0;              // plain send/recv's extra copies: (r - 1) * T / n_recv / the receivers' stream bandwidth
   double allgather_ms = 0;               // Alpa's local all-gather inside the receiving mesh
   double recv_ms = 0;                    // min(plain_recv_ms, allgather_ms)
   bool local_all_gather = false;         // the all-gather is strictly cheaper than the extra copies
   int replicas = 1;                      // r
   double ms() const { return send_ms + recv_ms; }
 };
-// The boundary after layer `cut` into the stage of table entry `next_entry` (its first layer is
-// cut + 1), over the link kind given. Needs table.has_boundaries.
-BoundaryCost boundary_cost(const StageCostTable& table, int cut, size_t next_entry, bool inter_node);
+// The link one of `streams` GPUs of a sub-mesh sees when all send at once: the intra-node link
+// (one per GPU), or across nodes one NIC, shared when more of a node's GPUs send than it has
+// NICs (the sub-mesh's GPUs on one node: min(streams, gpus_per_node)).
+LinkSpec boundary_stream_link(const StageCostTable& table, int streams, bool inter_node);
+// The send lane of the boundary after layer `cut` leaving a sub-mesh of `senders` GPUs:
+// 2 * boundary_stream_link(...).transfer_ms(cut_bytes / senders).
+double boundary_send_ms(const StageCostTable& table, int cut, int senders, bool inter_node);
+// The boundary after layer `cut` from a sub-mesh of `senders` GPUs into the stage of table entry
+// `next_entry` (its first layer is cut + 1), over the link kind given. Needs table.has_boundaries.
+BoundaryCost boundary_cost(const StageCostTable& table, int cut, int senders, size_t next_entry, bool inter_node);
 // Whether the boundary at device offset `offset` (the receiver's first device) crosses nodes.
 bool boundary_crosses_nodes(const StageCostTable& table, int offset);
 // Whether a sub-mesh can start at device `offset` (whole nodes start on a node's edge; part of a
@@ -155,7 +202,7 @@ struct CrossMeshMessage {
 struct CrossMeshPlan {
   std::vector<CrossMeshMessage> messages;
   double bytes_across = 0;               // sum of the messages
-  double send_ms = 0;                    // the messages as one stream over the link (the boundary model)
+  double send_ms = 0;                    // the messages as one stream over the link (a node with one NIC, as lecture:2x4's)
   std::vector<ReshardStep> local;        // all-gathers inside the destination mesh
   double local_ms = 0;
   double total_ms() const { return send_ms + local_ms; }
@@ -235,6 +282,18 @@ class InterOpSolver {
     bool whole_nodes = false;            // starts on a node's edge (else stays inside one node)
     double latency = 0;
     double sum[4] = {0, 0, 0, 0}, lane[4] = {0, 0, 0, 0};
+    double recv[2] = {0, 0}, send[2] = {0, 0};   // its boundary terms: receiving within / across nodes, sending within / across
+    // The entry's memory options (StageMemoryOption) as (latency, micro-batches held beside the
+    // rule's copies of the states), fastest first, each holding more than the one before; a row
+    // takes the first that holds its position's count. Empty: the entry's own setting above.
+    std::vector<std::pair<double, double>> options;
+    std::vector<int> option_index;       // each one's index in the table entry's memory_options
+    double fastest = 0;                  // the least latency of any of its settings
+  };
+  // What a DP cell remembers of its first stage: its last layer, sub-mesh and memory option.
+  struct CellChoice {
+    int last = 0;
+    int16_t submesh = 0, option = -1;
   };
   // A run [a, b] of untried candidates and the least sum of an evaluated candidate above them
   // (-infinity when none is known yet).
@@ -262,7 +321,8 @@ class InterOpSolver {
   int rows_done_ = 0;
   bool done_ = false;
   std::vector<double> F_;                // F[s][k][d]: least sum of latencies slicing layers k.. into s stages on d devices, every stage at most t_max
-  std::vector<std::pair<int, int>> choice_;   // same indexing: the (last layer, sub-mesh) of the first of those stages
+  std::vector<CellChoice> choice_;       // same indexing: the (last layer, sub-mesh, memory option) of the first of those stages
+  int unit_ = 1;                         // the gcd of the device counts of the choices the candidate can use (every reachable d is a multiple)
   std::vector<std::pair<int, int>> finite_;   // [s * (L + 1) + k]: the d range where F[s][k][d] is finite (empty: first > second)
   InterOpPlan best_;
   int best_cand_ = -1;                   // the candidate of best_ (ties go to the smaller)
@@ -295,10 +355,16 @@ struct InterOpOptions {
   std::string mode = "alpa";             // alpa (inter + intra), intra-only (one stage), inter-only (data parallel stages)
   int zero_stage = -1;                   // 0-3: every stage's ZeRO stage; -1: chosen per stage (0 unless memory needs more)
   Optimizer optimizer = Optimizer::adam; // the optimizer state counted
+  // Megatron-LM's distributed optimizer (a given plan's dist_opt=1): ZeRO stage 1 with FP32 main
+  // gradients, 6 + 12/d bytes per parameter in mixed precision (state_bytes_per_param).
+  bool distributed_optimizer = false;
   bool force_remat = false;              // every stage recomputes its activations (Megatron-LM's full recomputation)
   // A given plan's recomputation, priced as given: -1 chosen per stage (none unless memory needs
   // full; force_remat forces full), 0 none, 1 selective (the attention core only), 2 full.
   int recompute = -1;
+  // Under full recomputation (2), a given plan's first N layers of each of its `interleave`
+  // chunks recompute and the rest keep their activations (Megatron-LM's block method); 0: all.
+  int recompute_layers = 0;
   // Korthikanti et al. 2022's sequence parallelism: LayerNorm, dropout and residual work and
   // activations split over the tensor-parallel group (its collectives move the same bytes).
   bool sequence_parallel = false;
@@ -329,7 +395,20 @@ struct InterOpOptions {
   // plus ring attention's exposed K/V passes; ep > 1 shards the experts ep ways and adds the
   // dispatch and combine all-to-alls. Both 1 outside a given plan.
   int context_parallel = 1, expert_parallel = 1;
+  // A searched stage (no stage_ends) takes Korthikanti et al.'s sequence parallelism where its
+  // logical mesh has a tensor-parallel axis (more than one column) and it is cheaper within the
+  // stage's memory: both readings of each intra-op solve are kept and the stage chooses (the
+  // StageMemoryOption list holds both). False (the default, Alpa's space): only `sequence_parallel`.
+  bool choose_sequence_parallel = false;
 };
+
+// The sub-mesh shapes the stage costs plan on N x G: a given plan's one shape (fixed_submesh);
+// on more than kAllSubmeshesMaxNodes nodes, the part-node shapes and the whole-node shapes whose
+// node count divides N (Alpa's N + log2 G + 1 shapes would be 2,052 on 2,048 nodes, each with
+// its logical meshes and an intra-op solve per distinct layer on each); else alpa_submeshes.
+std::vector<Submesh> planned_submeshes(int nodes, int gpus_per_node, const InterOpOptions& options);
+// 128 nodes: GPT-3 175B on 1,024 A100s (128 x 8) keeps Alpa's whole list, as published.
+constexpr int kAllSubmeshesMaxNodes = 128;
 
 // The micro-batches of activations stage `stage` (0-based) of `stages` holds at its peak under
 // Megatron-LM's schedules, in units of the whole stage's activations: 1F1B min(stages - stage,
@@ -354,6 +433,17 @@ struct StageMemoryChoice {
   int mode = 0;                          // 0 none, 1 selective, 2 full recomputation
   double state_bytes = 0, room_bytes = 0, activation_bytes = 0;
 };
+// Appends the options of `sums` (every ZeRO stage and recomputation `options` leave open) that
+// hold at least one micro-batch on one GPU of the table's capacity, marked `sequence_parallel`.
+void append_memory_options(const StageMemorySums& sums, double capacity_bytes, const InterOpOptions& options, bool sequence_parallel,
+                           std::vector<StageMemoryOption>& out);
+// Drops every option another beats or equals on latency and each kind of memory (so it is
+// never better at any in-flight count or copy count); the rest fastest first.
+std::vector<StageMemoryOption> prune_memory_options(std::vector<StageMemoryOption> options);
+// Writes a plan's chosen options (PipelineStage::memory_option) into the table's entries of its
+// stages, so that the table's settings and memory are the plan's; latencies stay the plan's.
+void apply_memory_options(StageCostTable& table, const InterOpPlan& plan);
+
 StageMemoryChoice choose_stage_memory(const StageMemorySums& sums, double capacity_bytes, double inflight, const InterOpOptions& options,
                                       bool given, int state_copies = 1);
 
@@ -461,6 +551,8 @@ class StageCostBuilder {
   const std::vector<std::pair<int, int>>& layer_numbers() const { return numbers_; }
   // Intra-op solves reused from an identical layer planned before (structural fingerprint).
   int reused_solves() const { return reused_; }
+  // ILP solves answered from the memo (a problem equal, number for number, to one solved before).
+  int memo_hits() const { return ilp_cache_.hits(); }
   // The micro-batch graph the layers index.
   const Graph& graph() const { return graph_; }
   // The table, or the first error; steps to the end first when not done.
@@ -500,7 +592,11 @@ class StageCostBuilder {
   // best plan with the batch split over every device, a layout consecutive layers share, so a
   // stage can chain them without resharding (add_stages picks per layer).
   std::vector<LayerPlan> plans_, batch_plans_;
+  // The same solves read with sequence parallelism (InterOpOptions::choose_sequence_parallel),
+  // where the mesh has a tensor-parallel axis; infinite latency elsewhere.
+  std::vector<LayerPlan> sp_plans_, sp_batch_plans_;
   int units_done_ = 0, units_total_ = 0;
+  IlpSolveCache ilp_cache_;              // the layers' ILP solves, for problems that recur bit for bit
   std::optional<Error> error_;           // why the work stopped early
 };
 

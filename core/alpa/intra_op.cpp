@@ -49,19 +49,45 @@ int axis_count(AxisMask mask, const DeviceMesh& mesh) {
   return (m & 1) + ((m >> 1) & 1);
 }
 
-// Sum of an all-reduce of `bytes` over each axis in `mask` in turn.
-double all_reduce_over(AxisMask mask, double bytes, const DeviceMesh& mesh) {
+// One collective over each axis of `mask` in turn, `cost` pricing it on one axis. With `sharding`
+// the buffer shrinks by each axis's size after its step: a reduce-scatter scatters it, and the
+// all-gather undoing it starts from the scattered size (each step's buffer is its gathered output,
+// the last step the whole of `bytes`), so both walk the same sizes.
+double collective_over(AxisMask mask, double bytes, const DeviceMesh& mesh, double (*cost)(const MeshAxis&, double),
+                       bool sharding) {
   double c = 0;
   for (int a = 0; a < 2; ++a)
-    if (mask & kAxis[a]) c += all_reduce_cost(mesh.axis[a], bytes);
+    if (mask & kAxis[a]) {
+      c += cost(mesh.axis[a], bytes);
+      if (sharding) bytes /= mesh.axis[a].size;
+    }
   return c;
 }
 
+// An all-reduce of `bytes` per device over each axis of `mask` in turn.
+double all_reduce_over(AxisMask mask, double bytes, const DeviceMesh& mesh) {
+  return collective_over(mask, bytes, mesh, all_reduce_cost, false);
+}
+// An all-to-all of `bytes` per device over each axis of `mask` in turn.
 double all_to_all_over(AxisMask mask, double bytes, const DeviceMesh& mesh) {
-  double c = 0;
-  for (int a = 0; a < 2; ++a)
-    if (mask & kAxis[a]) c += all_to_all_cost(mesh.axis[a], bytes);
-  return c;
+  return collective_over(mask, bytes, mesh, all_to_all_cost, false);
+}
+// A reduce-scatter of a buffer of `bytes` per device over the axes of `mask`.
+double reduce_scatter_over(AxisMask mask, double bytes, const DeviceMesh& mesh) {
+  return collective_over(mask, bytes, mesh, reduce_scatter_cost, true);
+}
+// The all-gather undoing reduce_scatter_over: back to `bytes` per device.
+double all_gather_over(AxisMask mask, double bytes, const DeviceMesh& mesh) {
+  return collective_over(mask, bytes, mesh, all_gather_cost, true);
+}
+
+// True when dimension 1 of the op's output is its sequence: the op kind declares a "length"
+// attribute split there (op_kinds.cpp), which holds for the transformer's linears, norms,
+// residual adds, dropout, activations and loss, and not for convolutions' channels.
+bool has_sequence_dim(const Op& op) {
+  for (const SplitDim& d : op.split_dims)
+    if (d.kind == SplitKind::attribute && d.output_dim == 1 && d.name == "length") return true;
+  return false;
 }
 
 CollectiveCounts all_reduces(int n) {
@@ -117,6 +143,9 @@ std::string role_name(const std::vector<AxisMask>& masks, const std::vector<cons
       if (masks[r] & kAxis[a]) s += (s.empty() ? "" : " ") + std::string(names[r]) + "@" + std::to_string(a);
   return s.empty() ? "replicated" : s;
 }
+
+// The mesh axes of a mask as digits: "0", "1" or "01".
+std::string axes_text(AxisMask m) { return std::string(m & 1 ? "0" : "") + (m & 2 ? "1" : ""); }
 
 // A dimension of `size` can be split over the axes of `m` when every device gets at least one
 // element; the parts need not be equal (uneven split, largest part ceil(size / ways)).
@@ -195,7 +224,14 @@ void set_parameter_costs(OpStrategy& s, const Op& op, const std::vector<AxisMask
 
 // Matmul-like ops: linear, conv1d, conv2d. Roles: data (b), row (i, the reduced dimension),
 // column (j, the output features or channels).
-std::vector<OpStrategy> matmul_strategies(const Op& op, const DeviceMesh& mesh, bool input_is_data) {
+// With `sequence` (Megatron's sequence parallelism, Korthikanti et al. 2022, section 4.2.2) a
+// [batch, seq, features] linear also offers: a row split whose output is reduce-scattered along
+// the sequence instead of all-reduced (its output gradient all-gathered back in the backward
+// pass), and a column split reading an input split along the sequence, all-gathered before the
+// product; its input gradient is then reduce-scattered instead of all-reduced, and the input is
+// all-gathered again in the backward pass for the weight gradient, since only the sequence
+// shard is kept (the paper's section 4.2.2 stores the shard, not the gathered input).
+std::vector<OpStrategy> matmul_strategies(const Op& op, const DeviceMesh& mesh, bool input_is_data, bool sequence) {
   const Shape& x = op.inputs[0].shape;
   const Shape& y = op.output.shape;
   const bool conv = op.spec.kind != OpKind::linear;
@@ -239,13 +275,52 @@ std::vector<OpStrategy> matmul_strategies(const Op& op, const DeviceMesh& mesh, 
     set_parameter_costs(s, op, std::vector<AxisMask>(op.params.size(), m[0]), mesh);
     set_memory(s, op, mesh);
     out.push_back(s);
+    if (!sequence || conv || flatten || x.size() != 3 || y.size() != 3 || !has_sequence_dim(op)) continue;
+    const bool scatter_out = m[1] != 0 && fits(y[1], m[1], mesh), gather_in = m[2] != 0 && fits(x[1], m[2], mesh);
+    const double y_bytes = bytes_of(op.output, ys, mesh), x_bytes = bytes_of(op.inputs[0], xs, mesh);
+    for (int variant = 1; variant < 4; ++variant) {
+      const bool scatter = (variant & 1) != 0, gather = (variant & 2) != 0;
+      if ((scatter && !scatter_out) || (gather && !gather_in)) continue;
+      OpStrategy v = s;
+      v.forward_comm = v.backward_comm = 0;
+      v.forward_collectives = v.backward_collectives = CollectiveCounts{};
+      if (scatter) {
+        v.output.dims[1] = m[1];
+        v.forward_comm += reduce_scatter_over(m[1], y_bytes, mesh);
+        v.forward_collectives.reduce_scatter += axis_count(m[1], mesh);
+        v.backward_comm += all_gather_over(m[1], y_bytes, mesh);
+        v.backward_collectives.all_gather += axis_count(m[1], mesh);
+      } else {
+        v.forward_comm += s.forward_comm;
+        v.forward_collectives += s.forward_collectives;
+      }
+      if (gather) {
+        v.inputs[0].dims[1] = m[2];
+        v.forward_comm += all_gather_over(m[2], x_bytes, mesh);
+        v.forward_collectives.all_gather += axis_count(m[2], mesh);
+        v.backward_comm += all_gather_over(m[2], x_bytes, mesh);
+        v.backward_collectives.all_gather += axis_count(m[2], mesh);
+        if (!input_is_data) {
+          v.backward_comm += reduce_scatter_over(m[2], x_bytes, mesh);
+          v.backward_collectives.reduce_scatter += axis_count(m[2], mesh);
+        }
+      } else {
+        v.backward_comm += s.backward_comm;
+        v.backward_collectives += s.backward_collectives;
+      }
+      v.name = s.name + (scatter ? " seq-out@" + axes_text(m[1]) : "") + (gather ? " seq-in@" + axes_text(m[2]) : "");
+      set_memory(v, op, mesh);
+      out.push_back(v);
+    }
   }
   return out;
 }
 
 // Embedding: roles data (b), row (the table's rows: partial outputs all-reduced), column (the
-// embedding width).
-std::vector<OpStrategy> embedding_strategies(const Op& op, const DeviceMesh& mesh) {
+// embedding width). With `sequence`, a row split of a [batch, seq, width] output may instead
+// reduce-scatter it along the sequence (Megatron's sequence parallelism after its
+// vocabulary-parallel embedding), the output gradient all-gathered back in the backward pass.
+std::vector<OpStrategy> embedding_strategies(const Op& op, const DeviceMesh& mesh, bool sequence) {
   const Shape& ids = op.inputs[0].shape;
   const Shape& y = op.output.shape;
   const Shape& table = op.params[0].shape;
@@ -268,6 +343,18 @@ std::vector<OpStrategy> embedding_strategies(const Op& op, const DeviceMesh& mes
     set_parameter_costs(s, op, {m[0]}, mesh);
     set_memory(s, op, mesh);
     out.push_back(s);
+    if (!sequence || m[1] == 0 || y.size() != 3 || !has_sequence_dim(op) || !fits(y[1], m[1], mesh)) continue;
+    OpStrategy v = s;
+    const double y_bytes = bytes_of(op.output, ys, mesh);
+    v.output.dims[1] = m[1];
+    v.forward_comm = reduce_scatter_over(m[1], y_bytes, mesh);
+    v.forward_collectives = CollectiveCounts{};
+    v.forward_collectives.reduce_scatter = axis_count(m[1], mesh);
+    v.backward_comm = all_gather_over(m[1], y_bytes, mesh);
+    v.backward_collectives.all_gather = axis_count(m[1], mesh);
+    v.name = s.name + " seq-out@" + axes_text(m[1]);
+    set_memory(v, op, mesh);
+    out.push_back(v);
   }
   return out;
 }
@@ -418,6 +505,26 @@ std::vector<OpStrategy> follower_strategies(const Op& op, const DeviceMesh& mesh
   for (const ShardingSpec& c : candidates)
     if (c.dims.size() == op.inputs[0].shape.size()) add(c);
   if (out.empty()) add(spec_of_rank(op.inputs[0].shape.size()));
+  return out;
+}
+
+// Sequence parallelism for an op that follows its operand (a norm, dropout, residual add,
+// activation or loss): beside each candidate spec of a [batch, seq, ...] input, the same spec with
+// its sequence dimension also split over the mesh axes it leaves free (each non-empty set of
+// them), so that the op runs on its share of the positions (Korthikanti et al. 2022, 4.2.2).
+std::vector<ShardingSpec> with_sequence_splits(const std::vector<ShardingSpec>& candidates, const Shape& shape, const DeviceMesh& mesh) {
+  std::vector<ShardingSpec> out = candidates;
+  if (shape.size() != 3) return out;
+  for (const ShardingSpec& c : candidates) {
+    if (c.dims.size() != 3) continue;
+    const AxisMask free = live_axes(AxisMask(3 & ~(c.dims[0] | c.dims[1] | c.dims[2])), mesh);
+    for (AxisMask f : {AxisMask(1), AxisMask(2), AxisMask(3)}) {
+      if ((f & free) != f) continue;
+      ShardingSpec split = c;
+      split.dims[1] = AxisMask(c.dims[1] | f);
+      if (fits(shape[1], split.dims[1], mesh) && std::find(out.begin(), out.end(), split) == out.end()) out.push_back(split);
+    }
+  }
   return out;
 }
 
@@ -631,13 +738,17 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
                          : alpa && mesh.rows() > 1 && mesh.cols() > 1 ? 0 : -1;
   // The batch dimension's spec under that pin: split along the axis, or whole on an axis of one device.
   const AxisMask batch_mask = batch_axis >= 0 && mesh.axis[batch_axis].size > 1 ? AxisMask(1 << batch_axis) : AxisMask(0);
+  // Sequence-dimension strategies: autopar's addition on cluster meshes (Alpa's conventions keep
+  // Alpa's own strategy set, which its reference tests check; data parallelism alone has no
+  // operator split for a sequence split to save memory beside).
+  const bool sequence = options.sequence_strategies && !alpa && !options.data_parallel_only;
   std::vector<std::vector<OpStrategy>> all(g.ops.size());
   for (size_t v = 0; v < g.ops.size(); ++v) {
     const Op& op = g.ops[v];
     const bool input_is_data = op.producers[0] < 0 && !is_gradient_input(options, op.inputs[0].name);
     switch (op_kind_traits(op.spec.kind).sharding) {
-      case ShardingRule::matmul: all[v] = matmul_strategies(op, mesh, input_is_data); break;
-      case ShardingRule::embedding: all[v] = embedding_strategies(op, mesh); break;
+      case ShardingRule::matmul: all[v] = matmul_strategies(op, mesh, input_is_data, sequence); break;
+      case ShardingRule::embedding: all[v] = embedding_strategies(op, mesh, sequence); break;
       case ShardingRule::attention: all[v] = attention_strategies(op, mesh); break;
       case ShardingRule::experts: all[v] = moe_strategies(op, mesh, options.expert_parallel > 1); break;
       default: {
@@ -655,6 +766,7 @@ std::vector<std::vector<OpStrategy>> enumerate_strategies(const Graph& g, const 
           for (const OpStrategy& s : all[size_t(op.producers[0])])
             if (std::find(candidates.begin(), candidates.end(), s.output) == candidates.end()) candidates.push_back(s.output);
         }
+        if (sequence && has_sequence_dim(op)) candidates = with_sequence_splits(candidates, op.inputs[0].shape, mesh);
         all[v] = follower_strategies(op, mesh, candidates);
       }
     }
@@ -767,7 +879,7 @@ CollectiveCounts count_collectives(const Graph& g, const IntraOpPlan& plan, cons
 
 MemoryChoice evaluate_memory_choice(const Graph& g, const IntraOpPlan& plan, const IntraOpOptions& options, int zero_stage, bool remat) {
   const DeviceMesh& mesh = plan.mesh;
-  const StateBytesPerParam bp = state_bytes_per_param(training_precision(g), options.optimizer);
+  const StateBytesPerParam bp = state_bytes_per_param(training_precision(g), options.optimizer, options.fp32_main_grads);
   const int forward_passes = remat ? 2 : 1;
   const bool recompute_unpriced = remat && !options.remat;   // the solve did not see the second forward pass
   MemoryChoice c;
@@ -825,7 +937,7 @@ IntraOpPlan intra_op_problem(const Graph& g, const DeviceMesh& mesh, const Intra
   plan.strategies = enumerate_strategies(g, mesh, options);
   IntraProblem& p = plan.problem;
   p.memory_budget = budget;
-  const StateBytesPerParam bp = state_bytes_per_param(training_precision(g), options.optimizer);
+  const StateBytesPerParam bp = state_bytes_per_param(training_precision(g), options.optimizer, options.fp32_main_grads);
   for (size_t v = 0; v < g.ops.size(); ++v) {
     std::vector<double> cost, mem;
     for (const OpStrategy& s : plan.strategies[v]) {

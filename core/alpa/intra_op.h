@@ -8,6 +8,7 @@
 
 #include "device_mesh.h"
 #include "graph.h"
+#include "ilp_solve_cache.h"
 #include "intra_op_problem.h"
 #include "memory_model.h"
 #include "result.h"
@@ -100,12 +101,24 @@ struct IntraOpOptions {
   double capacity_bytes = 0;            // one GPU's memory; 0: unknown (Alpa's unitless meshes)
   std::optional<GpuSpec> gpu;           // prices recomputation's extra forward pass (cost_model.h); none: not priced
   Optimizer optimizer = Optimizer::adam;
+  bool fp32_main_grads = false;         // gradients kept in FP32 (Megatron's distributed optimizer; state_bytes_per_param)
   int zero_stage = -1;                  // 0-3: fixed; -1: chosen (0 unless the plan does not fit; 2 with reduce_scatter)
   bool choose_remat = true;             // recomputation may be chosen when no plan fits without it
   // A given plan's expert parallelism (> 1): MoE ops split their tokens over every mesh axis and
   // keep their experts whole on each device; the stage costs price the ep-way expert sharding
   // and its all-to-alls on top (context_expert.h), which a 2-D mesh axis cannot express.
   int expert_parallel = 1;
+  // Sequence-dimension strategies on cluster meshes (Megatron's sequence parallelism, Korthikanti
+  // et al. 2022, 4.2.2): norms, adds, dropout and activations may split a [batch, seq, ...]
+  // activation along the sequence over the axes their operand leaves free, and linears and
+  // embeddings reduce-scatter to, and all-gather from, that layout. On for the intra-op pass as
+  // `intra` and the page run it (intra_options); off (2022's strategy set) where the inter-op
+  // pass solves every stage: they triple a transformer layer's ILP variables and doubled GPT-3's
+  // planning on 1,024 GPUs (18 -> 34 CPU-s), which the inter-op search must budget for first.
+  bool sequence_strategies = false;
+  // Where ILP solves are remembered (a problem equal in every number to one solved before takes
+  // its answer, which a new solve would repeat); null: every problem is solved. Not owned.
+  IlpSolveCache* ilp_cache = nullptr;
 };
 
 // Per-device memory of a plan by kind, counted as `autopar memory` counts it: the bytes per

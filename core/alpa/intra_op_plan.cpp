@@ -45,10 +45,19 @@ Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const Int
   // Asked to write the ILP, the automatic choice solves it too (the chain DP finds the same optimum).
   if (solver == "auto") solver = is_chain(p) && budget <= 0 && options.write_lp.empty() ? "dp" : "ilp";
   if (solver != "ilp" && !options.write_lp.empty())
-    return make_error("bad_argument", "--write-lp writes the ILP, which --solver " + solver + " does not build; use --solver ilp or leave --solver out",
+    return make_error(ErrorCode::bad_argument, "--write-lp writes the ILP, which --solver " + solver + " does not build; use --solver ilp or leave --solver out",
                       "--write-lp");
-  Result<IntraSolution> sol = make_error("bad_value", "unknown solver '" + options.solver + "'; use ilp, dp or exhaustive", "--solver");
-  if (solver == "ilp") sol = solve_ilp(p, options.time_limit_ms, options.write_lp);
+  Result<IntraSolution> sol = make_error(ErrorCode::bad_value, "unknown solver '" + options.solver + "'; use ilp, dp or exhaustive", "--solver");
+  if (solver == "ilp" && options.ilp_cache && options.write_lp.empty()) {
+    if (const IntraSolution* known = options.ilp_cache->find(p, options.time_limit_ms)) {
+      sol = *known;
+    } else {
+      sol = solve_ilp(p, options.time_limit_ms);
+      if (sol.ok()) options.ilp_cache->store(p, options.time_limit_ms, sol.value());
+    }
+  } else if (solver == "ilp") {
+    sol = solve_ilp(p, options.time_limit_ms, options.write_lp);
+  }
   else if (solver == "dp") sol = solve_chain_dp(p);
   else if (solver == "exhaustive") sol = solve_exhaustive(p);
   if (!sol.ok()) return sol.error();
@@ -72,7 +81,7 @@ Result<IntraOpPlan> solve_once(const Graph& g, const DeviceMesh& mesh, const Int
 
 Result<IntraOpPlan> plan_intra_op(const Graph& g, const DeviceMesh& mesh, const IntraOpOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (options.zero_stage < -1 || options.zero_stage > 3) return make_error("out_of_range", "the ZeRO stage is 0, 1, 2 or 3", "--zero");
+  if (options.zero_stage < -1 || options.zero_stage > 3) return make_error(ErrorCode::out_of_range, "the ZeRO stage is 0, 1, 2 or 3", "--zero");
   const int fixed_zero = options.zero_stage >= 0 ? options.zero_stage : options.reduce_scatter ? 2 : -1;
   auto first = solve_once(g, mesh, options, fixed_zero >= 0 ? fixed_zero : 0, options.memory_budget_bytes);
   if (!first.ok()) return first.error();

@@ -49,5 +49,8 @@ Result<IntraSolution> solve_exhaustive(const IntraProblem& p, double limit = 2e6
 // The ILP with GLPK (one-hot node choices, linearised edge terms, memory budget, time limit).
 // `lp_path` non-empty: also writes the exact ILP there in CPLEX LP format.
 Result<IntraSolution> solve_ilp(const IntraProblem& p, double time_limit_ms, const std::string& lp_path = "");
+// Frees the solver's state of the calling thread (GLPK keeps an environment per thread, which
+// lives until freed): a thread that solved ILPs calls it before it ends.
+void free_ilp_thread_state();
 
 }  // namespace autopar

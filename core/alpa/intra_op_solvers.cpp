@@ -33,9 +33,9 @@ bool is_chain(const IntraProblem& p) {
 
 Result<IntraSolution> solve_chain_dp(const IntraProblem& p) {
   if (!is_chain(p))
-    return make_error("not_a_chain", "the chain DP solves only chain graphs (each op feeding just the next); this graph has branches — use --solver ilp", "--solver");
+    return make_error(ErrorCode::not_a_chain, "the chain DP solves only chain graphs (each op feeding just the next); this graph has branches — use --solver ilp", "--solver");
   if (p.memory_budget > 0)
-    return make_error("bad_value", "the chain DP does not take a memory budget; use --solver ilp or exhaustive", "--memory-budget-bytes");
+    return make_error(ErrorCode::bad_value, "the chain DP does not take a memory budget; use --solver ilp or exhaustive", "--memory-budget-bytes");
   const size_t n = p.node_cost.size();
   IntraSolution sol;
   sol.solver = "dp";
@@ -74,7 +74,7 @@ Result<IntraSolution> solve_exhaustive(const IntraProblem& p, double limit) {
   double count = 1;
   for (const auto& c : p.node_cost) count *= double(c.size());
   if (count > limit)
-    return make_error("too_large", "exhaustive search would try " + std::to_string(int64_t(std::min(count, 9e18))) + " assignments; the limit is " +
+    return make_error(ErrorCode::too_large, "exhaustive search would try " + std::to_string(int64_t(std::min(count, 9e18))) + " assignments; the limit is " +
                                        std::to_string(int64_t(limit)) + " (use --solver ilp or dp)", "--solver");
   const size_t n = p.node_cost.size();
   IntraSolution sol;
@@ -95,7 +95,7 @@ Result<IntraSolution> solve_exhaustive(const IntraProblem& p, double limit) {
     ++choice[v - 1];
   }
   if (sol.choice.empty() && n > 0)
-    return make_error("infeasible", "no assignment fits the memory budget; raise --memory-budget-bytes or use more devices", "--memory-budget-bytes");
+    return make_error(ErrorCode::infeasible, "no assignment fits the memory budget; raise --memory-budget-bytes or use more devices", "--memory-budget-bytes");
   sol.objective = sol.choice.empty() ? 0 : best;   // the minimum the enumeration saw
   return sol;
 }

@@ -29,7 +29,7 @@ std::string spec_to_string(const ShardingSpec& s) {
 Result<ShardingSpec> parse_spec(const std::string& text, const std::string& path) {
   ShardingSpec s;
   size_t i = 0;
-  if (text.size() > 64) return make_error("bad_spec", "sharding spec '" + text.substr(0, 20) + "...' is too long", path);
+  if (text.size() > 64) return make_error(ErrorCode::bad_spec, "sharding spec '" + text.substr(0, 20) + "...' is too long", path);
   while (i < text.size()) {
     if (text[i] == 'R') {
       s.dims.push_back(0);
@@ -44,13 +44,13 @@ Result<ShardingSpec> parse_spec(const std::string& text, const std::string& path
       s.dims.push_back(2);
       i += 2;
     } else {
-      return make_error("bad_spec", "sharding spec '" + text + "' is not a sequence of R, S0, S1 and S01 (one per tensor dimension), e.g. S0R or RS1; the problem is at character " +
+      return make_error(ErrorCode::bad_spec, "sharding spec '" + text + "' is not a sequence of R, S0, S1 and S01 (one per tensor dimension), e.g. S0R or RS1; the problem is at character " +
                                         std::to_string(i + 1), path);
     }
   }
-  if (s.dims.empty()) return make_error("bad_spec", "the sharding spec is empty; give one token per tensor dimension, e.g. S0R", path);
+  if (s.dims.empty()) return make_error(ErrorCode::bad_spec, "the sharding spec is empty; give one token per tensor dimension, e.g. S0R", path);
   // Tensors have at most 6 dimensions; longer specs would only make the enumerations slow.
-  if (s.dims.size() > 6) return make_error("bad_spec", "sharding spec '" + text + "' has " + std::to_string(s.dims.size()) + " tokens; tensors have at most 6 dimensions", path);
+  if (s.dims.size() > 6) return make_error(ErrorCode::bad_spec, "sharding spec '" + text + "' has " + std::to_string(s.dims.size()) + " tokens; tensors have at most 6 dimensions", path);
   return s;
 }
 
@@ -63,22 +63,21 @@ int64_t mask_ways(AxisMask m, const DeviceMesh& mesh) {
 
 Status validate_spec(const ShardingSpec& s, const Shape& shape, const DeviceMesh& mesh, const std::string& path) {
   if (s.dims.size() != shape.size())
-    return make_error("bad_spec", "spec " + spec_to_string(s) + " has " + std::to_string(s.dims.size()) + " tokens but the tensor has " +
+    return make_error(ErrorCode::bad_spec, "spec " + spec_to_string(s) + " has " + std::to_string(s.dims.size()) + " tokens but the tensor has " +
                                       std::to_string(shape.size()) + " dimensions " + shape_to_string(shape), path);
   AxisMask used = 0;
   for (size_t d = 0; d < s.dims.size(); ++d) {
     if (used & s.dims[d])
-      return make_error("bad_spec", "spec " + spec_to_string(s) + " uses a mesh axis twice; each axis may split at most one dimension", path);
+      return make_error(ErrorCode::bad_spec, "spec " + spec_to_string(s) + " uses a mesh axis twice; each axis may split at most one dimension", path);
     used |= s.dims[d];
     int64_t ways = mask_ways(s.dims[d], mesh);
     if (shape[d] < ways)
-      return make_error("bad_spec", "spec " + spec_to_string(s) + " splits dimension " + std::to_string(d) + " (size " + std::to_string(shape[d]) +
+      return make_error(ErrorCode::bad_spec, "spec " + spec_to_string(s) + " splits dimension " + std::to_string(d) + " (size " + std::to_string(shape[d]) +
                                         ") " + std::to_string(ways) + " ways, which leaves some devices nothing; split it fewer ways", path);
   }
   return Ok{};
 }
 
-int64_t largest_part(int64_t size, int64_t ways) { return ways <= 1 ? size : (size + ways - 1) / ways; }
 
 double per_device_elements(const ShardingSpec& s, const Shape& shape, const DeviceMesh& mesh) {
   double e = 1;

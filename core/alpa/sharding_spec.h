@@ -9,6 +9,7 @@
 #include "device_mesh.h"
 #include "graph.h"
 #include "result.h"
+#include "uneven_split.h"
 
 namespace autopar {
 
@@ -35,8 +36,6 @@ Result<ShardingSpec> parse_spec(const std::string& text, const std::string& path
 Status validate_spec(const ShardingSpec& s, const Shape& shape, const DeviceMesh& mesh, const std::string& path);
 // Number of devices an axis mask splits a dimension into.
 int64_t mask_ways(AxisMask m, const DeviceMesh& mesh);
-// Elements of the largest shard of a dimension of `size` split `ways` ways: ceil(size / ways).
-int64_t largest_part(int64_t size, int64_t ways);
 // Elements the device with the largest shard holds of a tensor with this spec (the product of
 // ceil(dim / ways)): uneven splits are bounded by their largest part, in time and memory.
 double per_device_elements(const ShardingSpec& s, const Shape& shape, const DeviceMesh& mesh);

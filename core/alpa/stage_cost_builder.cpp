@@ -74,13 +74,14 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
   for (const auto& [first, last] : find_layers(graph_).layers)
     for (int v = first; v <= last; ++v) in_block_[size_t(v)] = 1;
   const int L = int(layers_.size());
-  table_.reset(L, cluster_.nodes, cluster_.gpus_per_node, alpa_submeshes(cluster_.nodes, cluster_.gpus_per_node));
+  table_.reset(L, cluster_.nodes, cluster_.gpus_per_node, planned_submeshes(cluster_.nodes, cluster_.gpus_per_node, options_));
   table_.has_boundaries = true;
   table_.memory_sums.assign(table_.latency.size(), StageMemorySums{});
   table_.capacity_bytes = cluster_.gpu.memory_capacity_bytes();
   if (!options_.stage_ends.empty() && options_.schedule) table_.state_copies = schedule_parameter_copies(*options_.schedule);
   table_.intra_link = cluster_.intra_node;
   table_.inter_link = cluster_.inter_node;
+  table_.nics = cluster_.nics();
   for (int l = 0; l + 1 < L; ++l) table_.cut_bytes[size_t(l)] = crossing_bytes(graph_, layers_[size_t(l)].second);
   // Identical layers (the blocks of a transformer) are planned once per logical mesh.
   std::map<std::string, int> first_with;
@@ -100,6 +101,10 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
     for (int r = 1; r <= sm.devices(); ++r) {
       if (sm.devices() % r) continue;
       if (options_.fixed_mesh_rows > 0 && r != options_.fixed_mesh_rows) continue;
+      // A searched context or expert degree: the cp ranks are rows of the (d x cp) x t mesh, and
+      // ep carves its groups out of the stage's GPUs (a given plan's sub-mesh is checked apart).
+      if (options_.context_parallel > 1 && r % options_.context_parallel != 0) continue;
+      if (options_.expert_parallel > 1 && sm.devices() % options_.expert_parallel != 0) continue;
       auto mesh = mesh_from_cluster(r, sm.devices() / r, sub);
       if (!mesh.ok()) {
         error_ = mesh.error();
@@ -118,6 +123,8 @@ StageCostBuilder::StageCostBuilder(Graph microbatch, Cluster cluster, InterOpOpt
   units_total_ = shared_pairs * (distinct + 1);
   plans_.resize(size_t(L));
   batch_plans_.resize(size_t(L));
+  sp_plans_.resize(size_t(L));
+  sp_batch_plans_.resize(size_t(L));
   set_by_.assign(table_.latency.size(), -1);
   skip_other_pairs();
 }
@@ -132,6 +139,7 @@ bool StageCostBuilder::step(int max_units) {
     // Repeated layers take the plan of their first occurrence (planned earlier on this pair).
     while (layer_ < L && same_as_[size_t(layer_)] != layer_) {
       plans_[size_t(layer_)] = plans_[size_t(same_as_[size_t(layer_)])];
+      sp_plans_[size_t(layer_)] = sp_plans_[size_t(same_as_[size_t(layer_)])];
       ++layer_;
       ++reused_;
     }
@@ -164,11 +172,14 @@ bool sequence_parallel_kind(OpKind k) {
 // (embedding, final norm, output head, loss) are not recomputed, as Megatron-LM checkpoints only
 // its transformer layers (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
 // `cp` and `ep`: a given plan's context and expert parallelism (context_expert.h); `sg` is then
-// of s / cp-token sequences and the mesh's rows are d x cp.
-LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync,
-                      bool sequence_parallel, bool reshard_after_forward, const std::vector<char>& in_block, int cp, int ep) {
+// of s / cp-token sequences and the mesh's rows are d x cp. `given`: the layer is part of a given
+// plan, whose experts are held as its ep says even at ep = 1 (whole on every GPU, their states
+// sharded by ZeRO over the stage's t * cp * d GPUs), not as the intra-op solve laid them out.
+// `plan` is plan_intra_op's for sg on mesh: one solve serves both settings of sequence
+// parallelism, which changes only the work split and activations read off the same strategies.
+LayerPlan solve_layer(const Result<IntraOpPlan>& plan, const Graph& sg, const DeviceMesh& mesh, const IntraOpOptions& o, const Cluster& cluster, bool overlap_grad_sync,
+                      bool sequence_parallel, bool reshard_after_forward, const std::vector<char>& in_block, int cp, int ep, bool given) {
   LayerPlan lp;
-  auto plan = plan_intra_op(sg, mesh, o);
   if (plan.ok()) {
     const auto& p = plan.value();
     // Sequence parallelism's collectives: each all-reduce of tensor parallelism becomes a
@@ -179,10 +190,11 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
     // Context and expert parallelism's additions (context_expert.h): the forward work a full
     // recomputation reruns, the expert gradients' sync that ep shrinks, the expert parameters.
     double cp_ep_forward_ms = 0, expert_sync_saved = 0, expert_elements = 0, extra_scores_here = 0;
+    double expert_held = 0;                   // the expert weights' parameter bytes on a device, as the intra-op solve laid them out
     double expert_states[4] = {0, 0, 0, 0};   // per ZeRO stage: the expert weights' states on a device, as counted without ep
     double expert_updated[4] = {0, 0, 0, 0};  // and their elements whose optimizer state the device holds (it updates them)
     const Precision precision = training_precision(sg);
-    const StateBytesPerParam bp = state_bytes_per_param(precision, o.optimizer);
+    const StateBytesPerParam bp = state_bytes_per_param(precision, o.optimizer, o.fp32_main_grads);
     for (size_t v = 0; v < sg.ops.size(); ++v) {
       const Op& op = sg.ops[v];
       const OpStrategy& chosen_s = p.strategies[v][size_t(p.solution.choice[v])];
@@ -225,26 +237,32 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
         train = train_experts + 4 * a2a;
         lp.all_to_all_ms += 4 * a2a;
         forward = forward_experts + 2 * a2a;
-        // The expert weights' gradients reduce over the n / ep GPUs holding the same experts, 1 / ep of them each.
+      }
+      if (op.spec.kind == OpKind::moe && (ep > 1 || given)) {
+        // The expert weights as the intra-op solve counted them, replaced below by the plan's
+        // rule (ep_states). Their gradients reduce over the n / ep GPUs holding the same
+        // experts, 1 / ep of them each.
         double all_bytes = 0, expert_bytes = 0;
         std::vector<double> states[4], updated[4];
         for (int z = 0; z < 4; ++z) {
           states[z] = param_state_bytes(op, chosen_s, mesh, bp, z);
           updated[z] = param_state_bytes(op, chosen_s, mesh, StateBytesPerParam{0, 0, 1}, z);   // one "byte" per element held
         }
+        const std::vector<double> held = param_state_bytes(op, chosen_s, mesh, StateBytesPerParam{bp.params, 0, 0}, 0);
         for (size_t k = 0; k < op.params.size(); ++k) {
           const Tensor& t = op.params[k];
           all_bytes += double(tensor_bytes(t));
           if (t.shape.size() == 3) {   // the expert weights [E, ...]; the gate [h, E] stays whole
             expert_bytes += double(tensor_bytes(t));
             expert_elements += double(num_elements(t.shape));
+            expert_held += held[k];
             for (int z = 0; z < 4; ++z) {
               expert_states[z] += states[z][k];
               expert_updated[z] += updated[z][k];
             }
           }
         }
-        if (all_bytes > 0) expert_sync_saved += chosen_s.grad_sync * expert_bytes / all_bytes * (1.0 - 1.0 / ep);
+        if (all_bytes > 0 && ep > 1) expert_sync_saved += chosen_s.grad_sync * expert_bytes / all_bytes * (1.0 - 1.0 / ep);
       }
       lp.latency += train;
       backward_ms += train - forward;
@@ -274,7 +292,8 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
     auto ep_states = [&](int z) {
       return expert_elements / e * (bp.params * (z >= 3 ? e / n : 1.0) + bp.grads * (z >= 2 ? e / n : 1.0) + bp.optimizer * (z >= 1 ? e / n : 1.0));
     };
-    lp.param_memory -= expert_elements * (1.0 - 1.0 / e) * double(bp.params + bp.grads);   // parameters and gradients, as the intra-op pass counts them (no ZeRO)
+    // Parameters and gradients without ZeRO (gradients as many elements as parameters).
+    lp.param_memory += (expert_elements / e * double(bp.params) - expert_held) * double(bp.params + bp.grads) / double(bp.params);
     for (int z = 0; z < 4; ++z) {
       const MemoryChoice c = evaluate_memory_choice(sg, p, o, z, false);
       lp.state_bytes[z] = c.memory.params_bytes + c.memory.grads_bytes + c.memory.optimizer_bytes - expert_states[z] + ep_states(z);
@@ -283,7 +302,7 @@ LayerPlan solve_layer(const Graph& sg, const DeviceMesh& mesh, const IntraOpOpti
       const double updated = (bp.optimizer > 0 ? c.memory.optimizer_bytes / double(bp.optimizer) : c.memory.params_bytes / double(bp.params)) -
                              expert_updated[z] + expert_elements / (z >= 1 ? n : e);
       lp.zero_ms[z] = c.zero_cost + (cluster.optimizer_step ? o.grad_sync_scale * optimizer_step_ms(cluster.gpu, updated, o.optimizer, precision) : 0);
-      if (z == 0) lp.gathered_bytes = c.memory.params_bytes;
+      if (z == 0) lp.gathered_bytes = c.memory.params_bytes - expert_held + expert_elements / e * double(bp.params);
       if (z == 3) {
         // ZeRO 3 as FSDP and Megatron-FSDP run it (Zhao et al., "PyTorch FSDP", VLDB 2023,
         // section 3.3: backward and forward prefetch): each micro-batch all-gathers the
@@ -356,15 +375,23 @@ void StageCostBuilder::plan_layer(int layer, bool batch_split) {
   o.gpu = cluster_.gpu;   // no capacity: memory is decided per stage (add_stages)
   o.optimizer = options_.optimizer;
   o.expert_parallel = options_.expert_parallel;
-  if (!batch_split) {
-    plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, options_.reshard_after_forward, in_block,
-                                          options_.context_parallel, options_.expert_parallel);
-    return;
+  o.fp32_main_grads = options_.distributed_optimizer;
+  o.ilp_cache = &ilp_cache_;
+  // Sequence parallelism where it is searched and the logical mesh has a tensor-parallel axis
+  // (more than one column): the same solve read both ways (add_stages keeps the better).
+  const bool both_sp = options_.stage_ends.empty() && options_.choose_sequence_parallel && !options_.sequence_parallel && mesh.cols() > 1;
+  const bool overlap = options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync);
+  if (batch_split) {
+    o.data_parallel_only = true;
+    o.activations_batch_split = true;
   }
-  o.data_parallel_only = true;
-  o.activations_batch_split = true;
-  batch_plans_[size_t(layer)] = solve_layer(sg, mesh, o, cluster_, options_.overlap_grad_sync.value_or(cluster_.overlap_grad_sync), options_.sequence_parallel, options_.reshard_after_forward, in_block,
-                                            options_.context_parallel, options_.expert_parallel);
+  const Result<IntraOpPlan> plan = plan_intra_op(sg, mesh, o);
+  auto read = [&](bool sp) {
+    return solve_layer(plan, sg, mesh, o, cluster_, overlap, sp, options_.reshard_after_forward, in_block, options_.context_parallel, options_.expert_parallel,
+                       !options_.stage_ends.empty());
+  };
+  (batch_split ? batch_plans_ : plans_)[size_t(layer)] = read(options_.sequence_parallel);
+  (batch_split ? sp_batch_plans_ : sp_plans_)[size_t(layer)] = both_sp ? read(true) : LayerPlan{};
 }
 
 // Layers planned one by one choose layouts that can disagree, and the resharding between them
@@ -378,6 +405,7 @@ void StageCostBuilder::plan_batch_split_layers(const DeviceMesh& mesh) {
   std::vector<char> planned(size_t(L), 0);
   for (int l = 0; l < L; ++l) {
     batch_plans_[size_t(l)] = LayerPlan{};   // infinite latency: not a choice
+    sp_batch_plans_[size_t(l)] = LayerPlan{};
     const LayerPlan& own = plans_[size_t(l)];
     if (!std::isfinite(own.latency)) continue;
     bool replicated = !own.in_spec.dims.empty();
@@ -388,6 +416,7 @@ void StageCostBuilder::plan_batch_split_layers(const DeviceMesh& mesh) {
     const int same = same_as_[size_t(l)];
     if (same != l && planned[size_t(same)]) {
       batch_plans_[size_t(l)] = batch_plans_[size_t(same)];   // identical layers, identical plans
+      sp_batch_plans_[size_t(l)] = sp_batch_plans_[size_t(same)];
     } else {
       plan_layer(l, true);
     }
@@ -403,8 +432,20 @@ struct StageSum {
   double gathered = 0, gathered_largest = 0;   // ZeRO 3's gathered weights: all the layers', the largest layer's
   double states[4] = {0, 0, 0, 0}, zero_ms[4] = {0, 0, 0, 0};
   int first = 0;   // the plan the chain starts with (0: the layer's own, 1: batch-split)
+  // Partial recomputation (recompute_layers): over the layers added so far, those recomputed
+  // (the first `recomputed_per_chunk` of each chunk of `chunk` layers) and their share of the
+  // sums above: their inputs kept and rerun forward, against the others' activations.
+  int count = 0, chunk = 0, recomputed_per_chunk = 0;
+  double part_kept = 0, part_amem = 0, part_recompute = 0, part_largest = 0;
   // Adds one layer's plan (its latency, memory and settings' costs).
   void add(const LayerPlan& lp) {
+    if (recomputed_per_chunk > 0 && (chunk <= 0 || count % chunk < recomputed_per_chunk)) {
+      part_kept += lp.input_bytes;
+      part_amem += lp.activation_memory;
+      part_recompute += lp.recompute_ms;
+      part_largest = std::max(part_largest, lp.activation_memory);
+    }
+    ++count;
     lat += lp.latency;
     for (int z = 0; z < 4; ++z) {
       states[z] += lp.state_bytes[z];
@@ -440,53 +481,79 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
   const DeviceMesh& mesh = pair.mesh;
   const int L = int(layers_.size()), m = int(pair.submesh);
   const double capacity = cluster_.gpu.memory_capacity_bytes();
-  const std::vector<LayerPlan>& plans = plans_;
-  const std::vector<LayerPlan>& batch_plans = batch_plans_;
   StageCostTable& table = table_;
+  // The readings of this pair's solves: without sequence parallelism (or as a given plan sets
+  // it), and with it where it is searched (sp_plans_ finite).
+  const std::vector<LayerPlan>* own[2] = {&plans_, &sp_plans_};
+  const std::vector<LayerPlan>* split[2] = {&batch_plans_, &sp_batch_plans_};
+  int variants = 1;
+  for (const LayerPlan& lp : sp_plans_)
+    if (std::isfinite(lp.latency)) variants = 2;
   // Resharding into layer l from layer l - 1, per (previous plan, this plan): it depends on the
-  // two layers only, so once per pair rather than once per stage.
+  // two layers' layouts only (the same in both readings), so once per pair rather than per stage.
   std::vector<std::array<double, 4>> into(size_t(L), {0, 0, 0, 0});
   for (int l = 1; l < L; ++l)
     for (int j = 0; j < 2; ++j)
       for (int k = 0; k < 2; ++k)
-        into[size_t(l)][size_t(2 * j + k)] = reshard_between((j == 0 ? plans : batch_plans)[size_t(l - 1)], (k == 0 ? plans : batch_plans)[size_t(l)], l, mesh);
+        into[size_t(l)][size_t(2 * j + k)] = reshard_between((j == 0 ? plans_ : batch_plans_)[size_t(l - 1)], (k == 0 ? plans_ : batch_plans_)[size_t(l)], l, mesh);
+  // A given plan's table holds its own stages only (the entries below are set for them alone),
+  // so only the ranges from a stage's first layer to its last are summed: per layer, the last
+  // layer of the plan's stage starting there (-1: none starts there).
+  std::vector<int> given_end(size_t(L), -1);
+  for (size_t k = 0; k < options_.stage_ends.size(); ++k) {
+    const int start = k == 0 ? 0 : options_.stage_ends[k - 1] + 1;
+    if (start >= 0 && start < L) given_end[size_t(start)] = options_.stage_ends[k];
+  }
   // Stages: sums of their layers plus resharding between consecutive layers.
   for (int f = 0; f < L; ++f) {
     if (options_.mode == "intra-only" && f != 0) break;
+    if (!options_.stage_ends.empty() && given_end[size_t(f)] < f) continue;
     // The best chain of [f, l] ending in each layer's own plan (0) or its batch-split plan (1):
     // a stage picks per layer, paying the resharding between consecutive layers' layouts.
-    StageSum chain[2];
-    for (int l = f; l < L; ++l) {
-      StageSum next[2];
-      for (int k = 0; k < 2; ++k) {
-        const LayerPlan& lp = (k == 0 ? plans : batch_plans)[size_t(l)];
-        if (l == f) {
-          next[k].first = k;
-        } else {
-          // From the cheaper chain into this layout (ties to the layers' own plans).
-          double via[2];
-          for (int j = 0; j < 2; ++j) via[j] = chain[j].lat + into[size_t(l)][size_t(2 * j + k)];
-          next[k] = chain[via[1] < via[0] ? 1 : 0];
-          next[k].lat = std::min(via[0], via[1]);
-        }
-        next[k].add(lp);
+    StageSum chain[2][2];
+    // A given plan's stage starting at f: its layers and chunks, for recompute_layers.
+    int chunk_layers = 0;
+    if (options_.recompute_layers > 0 && !options_.stage_ends.empty()) {
+      const auto& ends = options_.stage_ends;
+      for (size_t k = 0; k < ends.size(); ++k)
+        if ((k == 0 ? 0 : ends[k - 1] + 1) == f) chunk_layers = (ends[k] - f + 1) / std::max(1, options_.interleave);
+    }
+    for (auto& per_variant : chain)
+      for (StageSum& c : per_variant) {
+        c.chunk = chunk_layers;
+        c.recomputed_per_chunk = chunk_layers > 0 ? options_.recompute_layers : 0;
       }
-      chain[0] = next[0];
-      chain[1] = next[1];
-      const StageSum& best = chain[1].lat < chain[0].lat ? chain[1] : chain[0];
-      const double lat = best.lat, amem = best.amem, kept = best.kept, largest = best.largest, recompute = best.recompute;
-      const double* states = best.states;
-      const double* zero_ms = best.zero_ms;
-      const LayerPlan& first_plan = (best.first == 0 ? plans : batch_plans)[size_t(f)];
+    const int last_l = options_.stage_ends.empty() ? L - 1 : std::min(L - 1, given_end[size_t(f)]);
+    for (int l = f; l <= last_l; ++l) {
+      for (int v = 0; v < variants; ++v) {
+        StageSum next[2];
+        for (int k = 0; k < 2; ++k) {
+          const LayerPlan& lp = (k == 0 ? *own[v] : *split[v])[size_t(l)];
+          if (l == f) {
+            next[k].first = k;
+            next[k].chunk = chain[v][k].chunk;
+            next[k].recomputed_per_chunk = chain[v][k].recomputed_per_chunk;
+          } else {
+            // From the cheaper chain into this layout (ties to the layers' own plans).
+            double via[2];
+            for (int j = 0; j < 2; ++j) via[j] = chain[v][j].lat + into[size_t(l)][size_t(2 * j + k)];
+            next[k] = chain[v][via[1] < via[0] ? 1 : 0];
+            next[k].lat = std::min(via[0], via[1]);
+          }
+          next[k].add(lp);
+        }
+        chain[v][0] = next[0];
+        chain[v][1] = next[1];
+      }
       if (options_.mode == "intra-only" && l != L - 1) continue;
-      if (!std::isfinite(lat)) continue;
       // The stage's ZeRO stage and recomputation (memory_model.h's accounting): its model states,
       // plus the activations of the micro-batches it holds in flight (under full recomputation
       // only their layer inputs, plus one layer's activations while it is recomputed). A given
       // plan's stage holds what its schedule keeps in flight (inflight_microbatches); a searched
       // stage reserves room for one more micro-batch per stage that can still follow it: at
       // most one per later layer, one per sub-mesh of its size the remaining GPUs make, and
-      // B - 1 (1F1B never holds more micro-batches than there are).
+      // B - 1 (1F1B never holds more micro-batches than there are). The DP then chooses again
+      // per position from the entry's memory options (StageMemoryOption).
       double inflight = 1;
       if (!options_.stage_ends.empty()) {
         const auto& ends = options_.stage_ends;
@@ -499,36 +566,67 @@ void StageCostBuilder::add_stages(const MeshPair& pair) {
         inflight = 1 + std::min({L - 1 - l, (cluster_.num_devices() - size) / size, std::max(0, options_.microbatches - 1)});
       }
       const bool given = !options_.stage_ends.empty();
-      StageMemorySums sums;
-      sums.latency = lat;
-      for (int z = 0; z < 4; ++z) {
-        sums.states[z] = states[z];
-        sums.zero_ms[z] = zero_ms[z];
-      }
-      sums.activation = amem;
-      sums.selective = best.sel;
-      sums.kept = kept;
-      sums.largest = largest;
-      sums.recompute_ms = recompute;
-      sums.selective_ms = best.selective;
-      // ZeRO 3 holds gathered weights beside its shards: resharded after the forward pass, the
-      // layer computing and the one prefetched (FSDP's limit of two all-gathers in flight), plus
-      // one layer's unsharded gradients before their reduce-scatter; kept, every layer's weights
-      // at the turn from forward to backward.
-      sums.buffers[3] = options_.reshard_after_forward ? 3 * best.gathered_largest : best.gathered + best.gathered_largest;
       const int copies = given && options_.schedule ? schedule_parameter_copies(*options_.schedule) : 1;
-      const StageMemoryChoice c = choose_stage_memory(sums, capacity, inflight, options_, given, copies);
-      if (!c.found) continue;                                    // searched: nothing fits even one micro-batch
+      StageMemorySums sums[2];
+      StageMemoryChoice choice[2];
+      int pick = -1;
+      std::vector<StageMemoryOption> options;
+      for (int v = 0; v < variants; ++v) {
+        const StageSum& best = chain[v][1].lat < chain[v][0].lat ? chain[v][1] : chain[v][0];
+        if (!std::isfinite(best.lat)) continue;
+        StageMemorySums& su = sums[v];
+        su.latency = best.lat;
+        for (int z = 0; z < 4; ++z) {
+          su.states[z] = best.states[z];
+          su.zero_ms[z] = best.zero_ms[z];
+        }
+        su.activation = best.amem;
+        su.selective = best.sel;
+        su.kept = best.kept;
+        su.largest = best.largest;
+        su.recompute_ms = best.recompute;
+        su.selective_ms = best.selective;
+        if (best.recomputed_per_chunk > 0 && best.recomputed_per_chunk < best.chunk) {
+          // Megatron-LM's block method (megatron/core/transformer/transformer_block.py,
+          // _checkpointed_forward, recompute_method "block"): the first N layers of each chunk keep
+          // only their input and rerun their forward; the others keep every activation (Korthikanti
+          // et al. 2022, section 5). Priced as full recomputation of those layers only.
+          su.kept = best.part_kept + (best.amem - best.part_amem);
+          su.recompute_ms = best.part_recompute;
+          su.largest = best.part_largest;
+        }
+        // ZeRO 3 holds gathered weights beside its shards: resharded after the forward pass, the
+        // layer computing and the one prefetched (FSDP's limit of two all-gathers in flight), plus
+        // one layer's unsharded gradients before their reduce-scatter; kept, every layer's weights
+        // at the turn from forward to backward.
+        su.buffers[3] = options_.reshard_after_forward ? 3 * best.gathered_largest : best.gathered + best.gathered_largest;
+        choice[v] = choose_stage_memory(su, capacity, inflight, options_, given, copies);
+        if (!choice[v].found) continue;                          // searched: nothing fits even one micro-batch
+        if (!given) append_memory_options(su, capacity, options_, v == 1 || (options_.sequence_parallel && variants == 1), options);
+        if (pick < 0 || choice[v].latency < choice[pick].latency) pick = v;
+      }
+      if (pick < 0) continue;
+      const StageMemoryChoice& c = choice[pick];
+      const StageSum& best = chain[pick][1].lat < chain[pick][0].lat ? chain[pick][1] : chain[pick][0];
+      const LayerPlan& first_plan = (best.first == 0 ? *own[pick] : *split[pick])[size_t(f)];
       const size_t idx = table.index(f, l, m);
       if (c.latency < table.latency[idx]) {
         // A given plan's memory is checked against its stages' own in-flight counts (InterJob).
         table.set_memory_choice(idx, c);
-        table.memory_sums[idx] = sums;
+        table.sequence_parallel[idx] = char(pick == 1 || options_.sequence_parallel);
+        table.memory_sums[idx] = sums[pick];
+        table.memory_options[idx] = prune_memory_options(std::move(options));
         table.ring_exposed_ms[idx] = best.ring;
         table.all_to_all_ms[idx] = best.a2a;
         table.logical_mesh[idx] = mesh.shape_string();
         set_by_[idx] = int(pair_);
-        if (f > 0) {
+        if (f > 0 && table.sequence_parallel[idx]) {
+          // Sequence parallel: the layer input arrives split along the sequence over the tensor
+          // axis as it is kept (Korthikanti et al. 2022, section 4.2.2; Megatron-LM sends each
+          // rank's 1/t), and the layer's own all-gather (priced in it) rebuilds it: no copies to make.
+          table.recv_allgather_ms[idx] = 0;
+          table.recv_replicas[idx] = 1;
+        } else if (f > 0) {
           // Alpa's local all-gather: one copy arrives spread over the n devices (T / n each),
           // then all-gathers along the mesh axes the input's spec replicates over.
           // Both axis orders are tried: the data grows with each step, so the slow axis is

@@ -36,16 +36,16 @@ void convolve(const ConvShape& s, const std::vector<float>& x, int64_t x_lo, int
 
 Result<std::vector<Conv1dSplit>> conv1d_splits(const Graph& conv, int gpus) {
   if (gpus < 1 || gpus > 64 || (gpus & (gpus - 1)) != 0)
-    return make_error("bad_value", "--gpus must be a power of two between 1 and 64, not " + std::to_string(gpus), "--gpus");
+    return make_error(ErrorCode::bad_value, "--gpus must be a power of two between 1 and 64, not " + std::to_string(gpus), "--gpus");
   if (conv.ops.size() != 1 || conv.ops[0].spec.kind != OpKind::conv1d)
-    return make_error("bad_value", "the conv1d demo needs the conv1d model (one conv1d op)", "--model");
+    return make_error(ErrorCode::bad_value, "the conv1d demo needs the conv1d model (one conv1d op)", "--model");
   const Op& op = conv.ops[0];
   ConvShape s{op.inputs[0].shape[0], op.inputs[0].shape[1], op.output.shape[1], op.inputs[0].shape[2],
               op.geometry.kernel, op.geometry.padding};
   if (op.geometry.stride != 1 || op.output.shape[2] != s.length)
-    return make_error("bad_value", "the conv1d demo uses stride 1 and 'same' padding", "--model");
+    return make_error(ErrorCode::bad_value, "the conv1d demo uses stride 1 and 'same' padding", "--model");
   if (s.n * s.c_in * s.length > (int64_t(1) << 22) || s.n * s.c_out * s.length * s.c_in * s.k > (int64_t(1) << 30))
-    return make_error("too_large", "the conv1d demo computes the convolution for real; keep it under 2^30 multiply-adds", "--model");
+    return make_error(ErrorCode::too_large, "the conv1d demo computes the convolution for real; keep it under 2^30 multiply-adds", "--model");
   Rng rng(15779);
   std::vector<float> x(size_t(s.n * s.c_in * s.length)), w(size_t(s.c_out * s.c_in * s.k));
   for (float& v : x) v = float(2 * rng.uniform() - 1);

@@ -236,7 +236,7 @@ Result<ExhaustiveResult> exhaustive_search(const Graph& graph, const Cluster& cl
   const int n = cluster.num_devices();
   SpaceSize size = count_space(graph, n);
   if (size.log10_strategies > std::log10(kMaxExhaustiveStrategies))
-    return make_error("too_large", "the space has " + (size.strategies.size() > 30 ? "about 10^" + std::to_string(int(size.log10_strategies)) : size.strategies) +
+    return make_error(ErrorCode::too_large, "the space has " + (size.strategies.size() > 30 ? "about 10^" + std::to_string(int(size.log10_strategies)) : size.strategies) +
                                        " strategies; exhaustive search enumerates at most 2,000,000 (use search instead, or a smaller model or cluster)",
                       "--model");
   std::vector<std::vector<OpConfig>> space;

@@ -29,18 +29,6 @@ int part_coordinate(const OpConfig& c, int part, size_t dim) {
   return part % c.degrees[dim];
 }
 
-int64_t part_start(int64_t units, int degree, int64_t coord) {
-  const int64_t base = units / degree, rem = units % degree;
-  return coord * base + std::min<int64_t>(coord, rem);
-}
-
-int part_of_unit(int64_t units, int degree, int64_t unit) {
-  const int64_t base = units / degree, rem = units % degree;
-  const int64_t big = rem * (base + 1);   // units held by the larger parts
-  // base == 0 (more parts than units) never reaches the division: every unit is below big.
-  return int(unit < big ? unit / (base + 1) : rem + (unit - big) / base);
-}
-
 bool even_split(const Op& op, const OpConfig& c) {
   for (size_t j = 0; j < op.split_dims.size(); ++j)
     if (op.split_dims[j].size % c.degrees[j] != 0) return false;
@@ -167,7 +155,8 @@ BoxList input_boxes(const Op& op, size_t input, const Box& out) {
     }
     case RegionRule::attention_heads: {
       // Fused [Q | K | V] along the last dimension; a head slice [lo, hi) of the output reads
-      // the same slice of each of the three, for its own samples and every position. With
+      // the same slice of each of the three, for its own samples; Q for its own positions (a
+      // split of the sequence), K and V for every position (each query attends to all). With
       // grouped-query attention K and V hold kv_heads heads each, shared by heads / kv_heads
       // query heads: a slice reads the K and V heads of the groups its query heads are in.
       const int64_t h = op.output.shape[2];
@@ -186,6 +175,10 @@ BoxList input_boxes(const Op& op, size_t input, const Box& out) {
         const int64_t base = r == 0 ? 0 : h + (r - 1) * kv_width;
         q.lo[2] = base + (r == 0 ? out.lo[2] : kv_lo);
         q.hi[2] = base + (r == 0 ? out.hi[2] : kv_hi);
+        if (r == 0) {
+          q.lo[1] = out.lo[1];
+          q.hi[1] = out.hi[1];
+        }
       }
       return list;
     }

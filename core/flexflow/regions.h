@@ -7,6 +7,7 @@
 
 #include "graph.h"
 #include "strategy.h"
+#include "uneven_split.h"
 
 namespace autopar {
 
@@ -39,12 +40,6 @@ int64_t intersection_volume(const Box& a, const Box& b);
 // Coordinate of part `part` on split dimension `dim` (parts are row-major over the degrees).
 int part_coordinate(const OpConfig& c, int part, size_t dim);
 
-// Uneven splits use a balanced partition, as frameworks split a batch that does not divide:
-// `units` split `degree` ways gives parts that differ by at most one unit, the first
-// units % degree parts one unit larger. First unit of part `coord` (coord == degree: `units`).
-int64_t part_start(int64_t units, int degree, int64_t coord);
-// The part of a balanced partition that holds unit `unit` (0 <= unit < units).
-int part_of_unit(int64_t units, int degree, int64_t unit);
 // True when every degree of `c` divides its dimension (all parts of the op are equal).
 bool even_split(const Op& op, const OpConfig& c);
 // Units of split dimension `dim` that part `part` covers.

@@ -18,6 +18,10 @@
 //   starts at max(ready, device end), and is unchanged if that is its old start);
 // - any other task (a new one, one whose ready time moved, one the walk reached before its
 //   deps ended) enters the heap with its new ready time when its last dep ends.
+// Tasks without successors (leaves) are kept apart, per device, and taken just before their
+// device's next task with successors keyed after them (or at the end); released tasks keyed
+// after the last one put in a sorted run join it instead of the heap (the walk takes the first
+// of the run, the heap and the old order).
 // In DLRM searches most tasks after K0 change (a shifted task shifts everything after it on its
 // GPU and links), so the heap takes about two thirds of them. The result is exactly the full
 // simulation's. The new order is written as it goes (for the next move); undo restores the old
@@ -305,6 +309,10 @@ DeltaSimulator::DeltaSimulator(const Graph& graph, const Cluster& cluster, const
 
 namespace {
 
+using Node = DeltaSimulator::Node;
+
+inline DeltaSimulator::Key key_of_node(const std::vector<Node>& nodes, int s) { return {nodes[size_t(s)].ready, nodes[size_t(s)].order}; }
+
 // What set_config knows of a slot during one move. Every slot is kUntouched between moves.
 enum : uint8_t {
   kUntouched = 0,   // an old task the walk has not reached, or any task before K0
@@ -314,25 +322,86 @@ enum : uint8_t {
   kDeferred = 4,    // the walk reached it before its deps ended: it goes through the heap
 };
 
-constexpr int kNoPos = std::numeric_limits<int>::max();
+// Calls f(u) for each successor u of slot s, in its task's order.
+template <class F>
+inline void for_each_succ(const Node& n, const std::vector<Task>& tasks, int s, F f) {
+  if (n.succs[0] == DeltaSimulator::kManySuccs) {
+    for (int u : tasks[size_t(s)].succs) f(u);
+    return;
+  }
+  for (int k = 0; k < 3 && n.succs[k] != DeltaSimulator::kNoSucc; ++k) f(n.succs[k]);
+}
 
 }  // namespace
 
-void DeltaSimulator::simulate_all() {
-  makespan_ = simulate_full(tg_);
-  const auto& tasks = tg_.tasks();
-  order_ = tg_.live_slots();
-  std::sort(order_.begin(), order_.end(), [&](int a, int b) {
-    return Key{tasks[size_t(a)].ready_ms, tasks[size_t(a)].order} < Key{tasks[size_t(b)].ready_ms, tasks[size_t(b)].order};
-  });
-  pos_.assign(tasks.size(), kNoPos);
-  state_.assign(tasks.size(), kUntouched);
-  index_order(0);
+void DeltaSimulator::load_links(int s) {
+  const Task& t = tg_.tasks()[size_t(s)];
+  Node& n = nodes_[size_t(s)];
+  n.deps = t.deps.size();
+  n.succs[0] = n.succs[1] = n.succs[2] = kNoSucc;
+  if (t.succs.size() > 3) {
+    n.succs[0] = kManySuccs;
+    return;
+  }
+  for (int k = 0; k < t.succs.size(); ++k) n.succs[k] = t.succs[k];
 }
 
-void DeltaSimulator::index_order(size_t from) {
-  for (size_t i = from; i < order_.size(); ++i) pos_[size_t(order_[i])] = int(i);
-  stale_from_ = order_.size();
+void DeltaSimulator::load_node(int s) {
+  const Task& t = tg_.tasks()[size_t(s)];
+  Node& n = nodes_[size_t(s)];
+  n.ready = t.ready_ms;
+  n.order = t.order;
+  n.acc = 0;
+  n.start = t.start_ms;
+  n.duration = t.duration_ms;
+  n.device = t.device;
+  n.pending = 0;
+  load_links(s);
+}
+
+void DeltaSimulator::load_nodes() {
+  nodes_.resize(tg_.tasks().size());
+  for (size_t s = 0; s < nodes_.size(); ++s) load_node(int(s));
+  times_stale_ = false;
+}
+
+const TaskGraph& DeltaSimulator::task_graph() const {
+  if (times_stale_) {
+    auto& tasks = tg_.tasks();
+    for (size_t s = 0; s < nodes_.size(); ++s) {
+      Task& t = tasks[s];
+      if (!t.live) continue;
+      const Node& n = nodes_[s];
+      t.ready_ms = n.ready;
+      t.start_ms = n.start;
+      t.end_ms = n.start + n.duration;   // as the simulators compute it: the same bits
+    }
+    times_stale_ = false;
+  }
+  return tg_;
+}
+
+void DeltaSimulator::simulate_all() {
+  makespan_ = simulate_full(tg_);
+  load_nodes();
+  order_tasks();
+}
+
+void DeltaSimulator::order_tasks() {
+  std::vector<int>& all = order_before_;   // scratch until the next move
+  all = tg_.live_slots();
+  std::sort(all.begin(), all.end(), [&](int a, int b) { return key_of_node(nodes_, a) < key_of_node(nodes_, b); });
+  const size_t devices = size_t(tg_.topology().num_devices());
+  leaves_.resize(devices);
+  for (auto& l : leaves_) l.clear();
+  leaf_buffer_.resize(devices);
+  order_.clear();
+  for (int s : all) {
+    const Node& n = nodes_[size_t(s)];
+    (n.succs[0] == kNoSucc ? leaves_[size_t(n.device)] : order_).push_back(s);
+  }
+  all.clear();
+  state_.assign(tg_.tasks().size(), kUntouched);
 }
 
 bool DeltaSimulator::compact_if_scattered() {
@@ -349,14 +418,27 @@ bool DeltaSimulator::compact_if_scattered() {
 
 void DeltaSimulator::compact() {
   compact_calls_ = 0;
-  const std::vector<int>& remap = tg_.compact(order_);
-  for (int& s : order_) s = remap[size_t(s)];   // 0, 1, 2, ...: the order lists every live task
-  pos_.assign(order_.size(), kNoPos);
-  state_.assign(order_.size(), kUntouched);
-  index_order(0);
+  task_graph();   // the times into the tasks, which the renumbering moves
+  // Every live task in processing order: order_ merged with the leaves (each sorted by key), so
+  // that a leaf sits beside the task that releases it.
+  std::vector<int>& all = order_before_;   // scratch
+  all.clear();
+  for (const auto& l : leaves_) all.insert(all.end(), l.begin(), l.end());
+  auto before = [&](int a, int b) { return key_of_node(nodes_, a) < key_of_node(nodes_, b); };
+  std::sort(all.begin(), all.end(), before);
+  const auto leaves_end = std::ptrdiff_t(all.size());
+  all.insert(all.end(), order_.begin(), order_.end());
+  std::inplace_merge(all.begin(), all.begin() + leaves_end, all.end(), before);
+  const std::vector<int>& remap = tg_.compact(all);
+  for (int& s : order_) s = remap[size_t(s)];
+  for (auto& l : leaves_)
+    for (int& s : l) s = remap[size_t(s)];
+  load_nodes();
+  state_.assign(tg_.tasks().size(), kUntouched);
   order_before_.clear();
   saved_valid_ = false;
   remat_move_ = false;
+  full_move_ = false;
 }
 
 double DeltaSimulator::set_remat(bool remat) {
@@ -377,41 +459,104 @@ void DeltaSimulator::undo() {
     simulate_all();
     return;
   }
-  tg_.undo_last();
-  auto& tasks = tg_.tasks();
-  for (size_t k = 0; k < saved_count_; ++k) {
-    const SavedTimes& t = saved_times_[k];
-    Task& task = tasks[size_t(t.slot)];
-    task.ready_ms = t.ready;
-    task.start_ms = t.start;
-    task.end_ms = t.start + task.duration_ms;   // as the simulators computed it: the same bits
+  if (full_move_) {
+    full_move_ = false;
+    saved_valid_ = false;
+    tg_.undo_last();
+    simulate_all();
+    return;
   }
+  tg_.undo_last();
+  for (int s : relinked_) load_links(s);
+  for (const SavedLeaf& l : saved_leaves_) {
+    Node& n = nodes_[size_t(l.slot)];
+    n.ready = l.ready;
+    n.start = l.start;
+  }
+  for (size_t d = 0, from = 0; d < leaves_.size(); from = leaf_tail_end_[d++]) {
+    leaves_[d].resize(leaf_p0_[d]);
+    leaves_[d].insert(leaves_[d].end(), leaf_tail_.begin() + std::ptrdiff_t(from), leaf_tail_.begin() + std::ptrdiff_t(leaf_tail_end_[d]));
+  }
+  // The tasks the move took, from p0_ on in its order, get their times back (its new tasks
+  // too, which are dead now).
+  for (size_t k = p0_; k < order_.size(); ++k) {
+    const SavedTimes& t = saved_times_[k - p0_];
+    Node& n = nodes_[size_t(order_[k])];
+    n.ready = t.ready;
+    n.start = t.start;
+  }
+  times_stale_ = true;
   order_.swap(order_before_);
-  // The move wrote its own indices from p0_ on: the next move re-indexes from there if it
-  // needs them (most start before p0_ and do not).
-  stale_from_ = std::min(stale_from_, p0_);
   makespan_ = saved_makespan_;
   saved_valid_ = false;
 }
 
 namespace {
 
-// The per-slot arrays one set_config reads and writes (DeltaSimulator's members of those names).
+// The per-slot arrays one set_config reads and writes (DeltaSimulator's members of those names;
+// `tasks` only for the links of a task with more than three successors).
 struct MoveArrays {
-  std::vector<Task>& tasks;
+  std::vector<Node>& nodes;
+  const std::vector<Task>& tasks;
   std::vector<uint8_t>& state;
-  std::vector<int>& pos;
-  std::vector<int>& pending;
-  std::vector<double>& acc;
   std::vector<HeapItem>& heap;
   std::vector<double>& device_end;
+  std::vector<std::vector<int>>& leaves;
+  std::vector<std::vector<HeapItem>>& leaf_buffer;
+  std::vector<int>& buffered_devices;
+  std::vector<DeltaSimulator::SavedLeaf>& saved_leaves;
+  std::vector<HeapItem>& run;
 };
+
+inline double end_of(const Node& n) { return n.start + n.duration; }
+
+inline bool is_leaf(const Node& n) { return n.succs[0] == DeltaSimulator::kNoSucc; }
+
+// A leaf whose deps have all ended joins its device's buffer, kept sorted by (ready, order)
+// (leaves mostly arrive in that order: the insertion rarely moves an entry).
+inline void buffer_leaf(MoveArrays& m, int s, const Node& n, double ready) {
+  std::vector<HeapItem>& b = m.leaf_buffer[size_t(n.device)];
+  if (b.empty()) m.buffered_devices.push_back(n.device);
+  const HeapItem item{ready, n.order, s};
+  b.push_back(item);
+  size_t i = b.size() - 1;
+  for (; i > 0 && key_before(ready, n.order, b[i - 1].ready, b[i - 1].order); --i) b[i] = b[i - 1];
+  b[i] = item;
+}
+
+// Takes device d's buffered leaves keyed before (ready, order) in that order: each starts at
+// max(ready, the device's end), as in a full simulation, where they come before that key.
+// Saves the times they had; appends them to the device's leaves. Returns how many changed.
+inline int take_leaves(MoveArrays& m, int d, double ready, uint64_t order, double& makespan) {
+  std::vector<HeapItem>& b = m.leaf_buffer[size_t(d)];
+  double& device_end = m.device_end[size_t(d)];
+  std::vector<int>& leaves = m.leaves[size_t(d)];
+  int changed = 0;
+  size_t k = 0;
+  for (; k < b.size() && key_before(b[k].ready, b[k].order, ready, order); ++k) {
+    const int s = b[k].slot;
+    Node& t = m.nodes[size_t(s)];
+    const double start = std::max(b[k].ready, device_end);
+    uint8_t& own = m.state[size_t(s)];
+    changed += b[k].ready != t.ready || start != t.start || own == kNew;
+    own = kUntouched;
+    m.saved_leaves.push_back({s, t.ready, t.start});
+    t.ready = b[k].ready;
+    t.start = start;
+    device_end = start + t.duration;
+    makespan = std::max(makespan, device_end);
+    leaves.push_back(s);
+  }
+  b.erase(b.begin(), b.begin() + std::ptrdiff_t(k));
+  return changed;
+}
 
 // K0 of a change: no changed task can have a (ready, order) key below it, before or after the
 // change. `lb` and `stack` are scratch space.
 DeltaSimulator::Key earliest_changed_key(const MoveArrays& m, const TaskGraph::Change& change, std::vector<double>& lb, std::vector<int>& stack) {
   using Key = DeltaSimulator::Key;
   const std::vector<Task>& tasks = m.tasks;
+  const std::vector<Node>& nodes = m.nodes;
   auto is_new = [&](int s) { return m.state[size_t(s)] == kNew; };
   Key k0{1e300, ~uint64_t(0)};
   auto lower = [&](Key k) { if (k < k0) k0 = k; };
@@ -431,7 +576,7 @@ DeltaSimulator::Key earliest_changed_key(const MoveArrays& m, const TaskGraph::C
           if (lb[size_t(d)] < 0) { stack.push_back(d); ready = false; }
           else bound = std::max(bound, lb[size_t(d)]);
         } else {
-          bound = std::max(bound, tasks[size_t(d)].end_ms);
+          bound = std::max(bound, end_of(nodes[size_t(d)]));
         }
       }
       if (!ready) continue;
@@ -440,18 +585,18 @@ DeltaSimulator::Key earliest_changed_key(const MoveArrays& m, const TaskGraph::C
     }
   }
   for (int s : change.added) {
-    lower({lb[size_t(s)], tasks[size_t(s)].order});
+    lower({lb[size_t(s)], nodes[size_t(s)].order});
     // Survivors that gain a dep may become ready later: they are changed from their old key on.
     for (int u : tasks[size_t(s)].succs)
-      if (!is_new(u)) lower({tasks[size_t(u)].ready_ms, tasks[size_t(u)].order});
+      if (!is_new(u)) lower({nodes[size_t(u)].ready, nodes[size_t(u)].order});
   }
-  for (int s : change.removed) lower({tasks[size_t(s)].ready_ms, tasks[size_t(s)].order});
+  for (int s : change.removed) lower({nodes[size_t(s)].ready, nodes[size_t(s)].order});
   for (int s : change.touched) {
     // Survivors that lost a dep: from their old key, or earlier if they now become ready earlier.
-    const Task& t = tasks[size_t(s)];
+    const Node& t = nodes[size_t(s)];
     double bound = 0;
-    for (int d : t.deps) bound = std::max(bound, is_new(d) ? lb[size_t(d)] : tasks[size_t(d)].end_ms);
-    lower({t.ready_ms, t.order});
+    for (int d : tasks[size_t(s)].deps) bound = std::max(bound, is_new(d) ? lb[size_t(d)] : end_of(nodes[size_t(d)]));
+    lower({t.ready, t.order});
     lower({bound, t.order});
   }
   return k0;
@@ -460,73 +605,108 @@ DeltaSimulator::Key earliest_changed_key(const MoveArrays& m, const TaskGraph::C
 // Keeps the timeline before index p0 of `order` as it is: replays it into the devices' ends,
 // releases into the heap the tasks after it whose deps all end there (new ones, or ones whose
 // ready time moved), and returns the makespan so far.
-double replay_before(MoveArrays& m, const std::vector<int>& order, size_t p0, const TaskGraph::Change& change, int num_devices) {
-  const std::vector<Task>& tasks = m.tasks;
+double replay_before(MoveArrays& m, const std::vector<int>& order, size_t p0, const std::vector<size_t>& leaf_p0, DeltaSimulator::Key k0,
+                     const TaskGraph::Change& change, int num_devices) {
+  std::vector<Node>& nodes = m.nodes;
   // Every task after K0 waits for all its deps at first; the tasks before K0 then pass their
   // ends on to their successors after it, as they would in a full simulation. (Each task after
   // K0 counting its deps before K0 by reading their indices took 7% more instructions in the
   // shared check's search: most tasks are after K0, and so are most of their deps.)
   const size_t count = order.size();
   for (size_t i = p0; i < count; ++i) {
-    const int s = order[i];
-    m.pending[size_t(s)] = tasks[size_t(s)].deps.size();
-    m.acc[size_t(s)] = 0;
+    Node& n = nodes[size_t(order[i])];
+    n.pending = n.deps;
+    n.acc = 0;
   }
   DeltaQueue queue(m.heap);
   m.heap.clear();
   for (int s : change.added) {
-    m.pending[size_t(s)] = tasks[size_t(s)].deps.size();
-    m.acc[size_t(s)] = 0;
-    if (m.pending[size_t(s)] == 0) m.heap.push_back({0.0, tasks[size_t(s)].order, s});
+    Node& n = nodes[size_t(s)];
+    n.pending = n.deps;
+    n.acc = 0;
+    if (n.pending > 0) continue;
+    if (is_leaf(n)) buffer_leaf(m, s, n, 0.0);
+    else m.heap.push_back({0.0, n.order, s});
+  }
+  // The leaves from each device's first leaf keyed at K0 on wait likewise (the gone ones too,
+  // harmlessly: nothing releases them); those before it keep their times and end the device's
+  // timeline before K0 with its other tasks there (ends grow along a device's order).
+  zero(m.device_end, size_t(num_devices));
+  double makespan = 0;
+  for (size_t d = 0; d < m.leaves.size(); ++d) {
+    const std::vector<int>& leaves = m.leaves[d];
+    const size_t q = leaf_p0[d];
+    if (q > 0) {
+      const double end = end_of(nodes[size_t(leaves[q - 1])]);
+      m.device_end[d] = end;
+      makespan = std::max(makespan, end);
+    }
+    for (size_t i = q; i < leaves.size(); ++i) {
+      const int s = leaves[i];
+      Node& n = nodes[size_t(s)];
+      n.pending = n.deps;
+      n.acc = 0;
+      if (n.deps == 0 && m.state[size_t(s)] != kGone) buffer_leaf(m, s, n, 0.0);
+    }
   }
   // The old timeline up to K0 stands: it gives each device's end and the makespan so far.
   // A task after K0 whose deps all end before it enters the heap if its ready time changed (or
-  // it is new); an old one ready at its old time waits for the walk.
-  zero(m.device_end, size_t(num_devices));
-  double makespan = 0;
-  const int first = int(p0);
+  // it is new); an old one ready at its old time waits for the walk; a leaf, its buffer.
   for (size_t i = 0; i < p0; ++i) {
-    const Task& t = tasks[size_t(order[i])];
-    m.device_end[size_t(t.device)] = t.end_ms;   // ends grow along a device's order
-    makespan = std::max(makespan, t.end_ms);
-    for (int u : t.succs) {
-      if (m.pos[size_t(u)] < first) continue;   // before K0 too
-      double& acc = m.acc[size_t(u)];
-      acc = std::max(acc, t.end_ms);
-      if (--m.pending[size_t(u)] > 0) continue;
+    const int s = order[i];
+    const Node& t = nodes[size_t(s)];
+    const double end = end_of(t);
+    double& device_end = m.device_end[size_t(t.device)];
+    device_end = std::max(device_end, end);   // ends grow along a device's order
+    makespan = std::max(makespan, end);
+    for_each_succ(t, m.tasks, s, [&](int u) {
+      Node& n = nodes[size_t(u)];
       uint8_t& state = m.state[size_t(u)];
-      if (state != kNew && acc == tasks[size_t(u)].ready_ms) continue;
+      // Before K0 too (order's first p0 entries are the old tasks keyed before K0).
+      if (state != kNew && key_before(n.ready, n.order, k0.ready, k0.order)) return;
+      n.acc = std::max(n.acc, end);
+      if (--n.pending > 0) return;
+      if (is_leaf(n)) return buffer_leaf(m, u, n, n.acc);
+      if (state != kNew && n.acc == n.ready) return;
       if (state != kNew) state = kQueued;
-      m.heap.push_back({acc, tasks[size_t(u)].order, u});
-    }
+      m.heap.push_back({n.acc, n.order, u});
+    });
   }
   queue.heapify();
   return makespan;
 }
 
-// What the walk found: the new makespan, how many tasks' times it changed, and how many old
-// tasks' times it saved.
+// What the walk found: the new makespan, and how many tasks' times it changed.
 struct WalkResult {
   double makespan;
   int recomputed;
-  size_t saved;
 };
 
 // Simulates the tasks of `order` from p0 on (and the heap's) in their new order, appending them
-// to `next` (which holds order's first p0 entries), from the makespan so far; saves the old times
-// of the tasks it changes at the start of `saved` (DeltaSimulator's saved_times_, whose type is
-// private; its size only grows, the result tells how many entries this move wrote).
+// to `next` (which holds order's first p0 entries), from the makespan so far; saves the times
+// every task it takes had before, in the order it takes them (next's entries from p0 on), at
+// the start of `saved` (DeltaSimulator's saved_times_, whose type is private; its size only
+// grows).
 template <class SavedTimesList>
 WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, double makespan, std::vector<int>& next, SavedTimesList& saved,
                      size_t added) {
+  std::vector<Node>& nodes = m.nodes;
   const size_t count = order.size();
   DeltaQueue queue(m.heap);
-  // Both outputs written through pointers into room made up front: each old task from p0 on is
-  // saved at most once, and the new order holds the live tasks (a push_back per task, with its
-  // capacity check, was 5% of a move's instructions).
-  if (saved.size() < count - p0) saved.resize(count - p0);
-  auto* const saved_out = saved.data();
-  size_t saved_count = 0;
+  // Released tasks keyed after the last one put in the run join it (in key order, first in first
+  // out: no sifting), the others the heap. Taken first from either, they come in the same order.
+  // On a data-parallel transformer 87% of the released tasks with successors are keyed after
+  // the one released before them (the GPUs' chains release their next task at their end).
+  std::vector<HeapItem>& run = m.run;
+  run.clear();
+  size_t run_head = 0;
+  // Both outputs written through pointers into room made up front: the new order holds the live
+  // tasks, and each task it takes from p0 on is saved once (a push_back per task, with its
+  // capacity check, was 5% of a move's instructions). Every task is saved, changed or not: no
+  // slot to note and no branch, and two thirds of the bytes of saving the changed ones with
+  // their slots (on a data-parallel transformer, where nearly all change).
+  if (saved.size() < count + added - p0) saved.resize(count + added - p0);
+  auto* const saved_out = saved.data() - p0;   // indexed like next
   next.resize(count + added);
   int* const next_out = next.data();
   size_t next_count = p0;
@@ -539,123 +719,180 @@ WalkResult walk_from(MoveArrays& m, const std::vector<int>& order, size_t p0, do
   while (true) {
     // Gone, or through the heap: the walk passes it, and it is kUntouched again for the next move.
     // A dep not ended yet: it goes through the heap (deferred) whenever the walk reaches it, so it
-    // is deferred at once, without reading its task (taken in place or from the heap, a task
-    // takes the same place: keys are unique). On a graph where a move shifts everything after
-    // K0 (a data-parallel transformer) nearly every task is deferred.
+    // is deferred at once (taken in place or from the heap, a task takes the same place: keys
+    // are unique). On a graph where a move shifts everything after K0 (a data-parallel
+    // transformer) nearly every task is deferred.
     while (pos < count) {
-      uint8_t& state = m.state[size_t(order[pos])];
+      const int s = order[pos];
+      uint8_t& state = m.state[size_t(s)];
       if (state != kUntouched) state = kUntouched;
-      else if (m.pending[size_t(order[pos])] > 0) state = kDeferred;
+      else if (nodes[size_t(s)].pending > 0) state = kDeferred;
       else break;
       ++pos;
     }
+    // The released task keyed first: the heap's top or the run's first.
+    const HeapItem* first = queue.empty() ? nullptr : &queue.top();
+    const bool run_first = run_head < run.size() && (first == nullptr || key_before(run[run_head].ready, run[run_head].order, first->ready, first->order));
+    if (run_first) first = &run[run_head];
     bool from_order = pos < count;
-    if (!from_order && queue.empty()) break;
-    if (from_order && !queue.empty()) {
-      const Task& t = m.tasks[size_t(order[pos])];
-      const HeapItem& top = queue.top();
-      from_order = t.ready_ms < top.ready || (t.ready_ms == top.ready && t.order < top.order);
+    if (!from_order && first == nullptr) break;
+    if (from_order && first != nullptr) {
+      const Node& t = nodes[size_t(order[pos])];
+      from_order = key_before(t.ready, t.order, first->ready, first->order);
     }
     int s;
     double ready;
     bool top_free = false;   // the heap's top was taken: the first task released replaces it
     if (from_order) {
       s = order[pos++];   // its deps have all ended (see above)
-      ready = m.tasks[size_t(s)].ready_ms;
+      ready = nodes[size_t(s)].ready;
     } else {
-      s = queue.top().slot;
-      ready = queue.top().ready;
-      top_free = true;
+      s = first->slot;
+      ready = first->ready;
+      if (run_first) ++run_head;
+      else top_free = true;
     }
-    Task& t = m.tasks[size_t(s)];
+    Node& t = nodes[size_t(s)];
+    // Its device's leaves keyed before it come first.
+    if (!m.leaf_buffer[size_t(t.device)].empty()) recomputed += take_leaves(m, t.device, ready, t.order, makespan);
     double& device_end = m.device_end[size_t(t.device)];
     const double start = std::max(ready, device_end);
-    if (ready != t.ready_ms || start != t.start_ms || m.state[size_t(s)] == kNew) {
-      if (m.state[size_t(s)] != kNew) saved_out[saved_count++] = {s, t.ready_ms, t.start_ms};
-      t.ready_ms = ready;
-      t.start_ms = start;
-      t.end_ms = start + t.duration_ms;
-      ++recomputed;
-    }
-    device_end = t.end_ms;
-    makespan = std::max(makespan, t.end_ms);
+    uint8_t& own = m.state[size_t(s)];
+    recomputed += ready != t.ready || start != t.start || own == kNew;
+    saved_out[next_count] = {t.ready, t.start};
+    t.ready = ready;
+    t.start = start;
+    const double end = start + t.duration;
+    device_end = end;
+    makespan = std::max(makespan, end);
     // A new task, or one the walk has passed: nothing else will clear its state (the walk
     // clears a queued one when it passes its old place).
-    uint8_t& own = m.state[size_t(s)];
     own = own == kQueued ? kQueued : kUntouched;
-    m.pos[size_t(s)] = int(next_count);   // pos_ is read only before the walk
     next_out[next_count++] = s;
-    const double end = t.end_ms;
-    for (int u : t.succs) {
-      double& acc = m.acc[size_t(u)];
-      acc = std::max(acc, end);
-      if (--m.pending[size_t(u)] > 0) continue;
+    for_each_succ(t, m.tasks, s, [&](int u) {
+      Node& n = nodes[size_t(u)];
+      n.acc = std::max(n.acc, end);
+      if (--n.pending > 0) return;
+      if (is_leaf(n)) return buffer_leaf(m, u, n, n.acc);
       uint8_t& state = m.state[size_t(u)];
-      if (state == kUntouched && acc == m.tasks[size_t(u)].ready_ms) continue;   // the walk takes it
+      if (state == kUntouched && n.acc == n.ready) return;   // the walk takes it
       if (state == kUntouched) state = kQueued;
-      const HeapItem item{acc, m.tasks[size_t(u)].order, u};
-      // Its task is read again when the queue gives it back, a few dozen tasks later: the rest
-      // of it (a task spans three cache lines; its succs list reaches into the second) is
-      // fetched now. On transformer:layers=24 on 4x8, where every task after K0 goes through
-      // the queue, moves took 0.79-0.95x as long (best of six, three alternating runs; DLRM 16x8
-      // within 2%).
-      __builtin_prefetch(reinterpret_cast<const char*>(&m.tasks[size_t(u)]) + 64);
+      const HeapItem item{n.acc, n.order, u};
+      // Keyed after every task in the run (or the run is empty): it joins the run's end.
+      if (run_head == run.size()) {
+        run.clear();
+        run_head = 0;
+        run.push_back(item);
+        return;
+      }
+      if (!key_before(item.ready, item.order, run.back().ready, run.back().order)) {
+        run.push_back(item);
+        return;
+      }
       if (top_free) {
         queue.replace_top(item);
         top_free = false;
       } else {
         queue.push(item);
       }
-    }
+    });
     if (top_free) queue.pop();
   }
+  // No task with successors is left: each device's remaining leaves follow in key order.
+  for (int d : m.buffered_devices) recomputed += take_leaves(m, d, std::numeric_limits<double>::infinity(), ~uint64_t(0), makespan);
+  m.buffered_devices.clear();
   next.resize(next_count);
-  return {makespan, recomputed, saved_count};
+  return {makespan, recomputed};
 }
 
 }  // namespace
 
+double DeltaSimulator::set_config_in_full(const TaskGraph::Change& change) {
+  makespan_ = simulate_full(tg_);
+  // The tasks whose times changed: the new ones, and the survivors whose times the full
+  // simulation moved (their records still hold the old times).
+  int recomputed = 0;
+  for (int s : tg_.live_slots()) {
+    const Task& t = tg_.tasks()[size_t(s)];
+    const Node& n = nodes_[size_t(s)];
+    recomputed += state_[size_t(s)] == kNew || t.ready_ms != n.ready || t.start_ms != n.start;
+  }
+  for (int s : change.added) state_[size_t(s)] = kUntouched;
+  for (int s : change.removed) state_[size_t(s)] = kUntouched;
+  load_nodes();
+  order_tasks();
+  last_recomputed_ = recomputed;
+  full_move_ = true;
+  return makespan_;
+}
+
 double DeltaSimulator::set_config(int op, const OpConfig& config) {
   remat_move_ = false;
-  auto& tasks = tg_.tasks();
-  saved_count_ = 0;
+  full_move_ = false;
+  const auto& tasks = tg_.tasks();
   saved_makespan_ = makespan_;
   saved_valid_ = true;
 
   const TaskGraph::Change& change = tg_.set_config(op, config);
   const size_t n = tasks.size();
-  if (state_.size() < n) {
-    state_.resize(n, kUntouched);
-    pos_.resize(n, kNoPos);
-  }
-  if (pending_.size() < n) {
-    pending_.resize(n);
-    acc_.resize(n);
-  }
+  if (state_.size() < n) state_.resize(n, kUntouched);
+  if (nodes_.size() < n) nodes_.resize(n);
   for (int s : change.added) {
     state_[size_t(s)] = kNew;
-    pos_[size_t(s)] = kNoPos;
+    load_node(s);
   }
   for (int s : change.removed) state_[size_t(s)] = kGone;
-  MoveArrays m{tasks, state_, pos_, pending_, acc_, heap_, device_end_};
+  // The survivors whose link lists changed: the producers and consumers of removed and of new
+  // tasks (the removed tasks keep their lists until the next set_config). A removed task links
+  // only to survivors and removed ones, a new task only to survivors and new ones, so a
+  // survivor is a slot neither new nor gone (its state says so without reading its task).
+  relinked_.clear();
+  auto survivor = [&](int s) { return state_[size_t(s)] == kUntouched; };
+  for (int s : change.removed) {
+    for (int d : tasks[size_t(s)].deps) if (survivor(d)) relinked_.push_back(d);
+    for (int u : tasks[size_t(s)].succs) if (survivor(u)) relinked_.push_back(u);
+  }
+  for (int s : change.added) {
+    for (int d : tasks[size_t(s)].deps) if (survivor(d)) relinked_.push_back(d);
+    for (int u : tasks[size_t(s)].succs) if (survivor(u)) relinked_.push_back(u);
+  }
+  // A survivor that becomes a leaf or stops being one changes lists: rare (a leaf is a
+  // parameter sync or a graph's last task, and a move relinks the tasks around one op's
+  // edges), so that move is simulated in full.
+  for (int s : relinked_) {
+    if (is_leaf(nodes_[size_t(s)]) != tasks[size_t(s)].succs.empty()) return set_config_in_full(change);
+  }
+  for (int s : relinked_) load_links(s);
+  MoveArrays m{nodes_, tasks, state_, heap_, device_end_, leaves_, leaf_buffer_, buffered_devices_, saved_leaves_, run_};
 
   const Key k0 = earliest_changed_key(m, change, lb_, stack_);
-  auto key_of = [&](int s) { return Key{tasks[size_t(s)].ready_ms, tasks[size_t(s)].order}; };
-  const size_t p0 = size_t(std::lower_bound(order_.begin(), order_.end(), k0, [&](int s, const Key& k) { return key_of(s) < k; }) -
-                           order_.begin());
+  auto key_before_k0 = [&](int s, const Key& k) { return key_of_node(nodes_, s) < k; };
+  const size_t p0 = size_t(std::lower_bound(order_.begin(), order_.end(), k0, key_before_k0) - order_.begin());
   p0_ = p0;
-  // Indices left by undone moves: those at or after p0 are read only as "not before p0", which
-  // they are (each is at least its move's first index); from before p0 on they must be exact.
-  if (stale_from_ < p0) index_order(stale_from_);
-  const double makespan = replay_before(m, order_, p0, change, tg_.topology().num_devices());
+  // Each device's leaves from K0 on are taken again: kept for undo, then dropped from the list
+  // (the walk appends them again in their new order).
+  const size_t devices = leaves_.size();
+  leaf_p0_.resize(devices);
+  leaf_tail_end_.resize(devices);
+  leaf_tail_.clear();
+  saved_leaves_.clear();
+  for (size_t d = 0; d < devices; ++d) {
+    const std::vector<int>& l = leaves_[d];
+    const auto q = std::lower_bound(l.begin(), l.end(), k0, key_before_k0);
+    leaf_p0_[d] = size_t(q - l.begin());
+    leaf_tail_.insert(leaf_tail_.end(), q, l.end());
+    leaf_tail_end_[d] = leaf_tail_.size();
+  }
+  const double makespan = replay_before(m, order_, p0, leaf_p0_, k0, change, tg_.topology().num_devices());
+  for (size_t d = 0; d < devices; ++d) leaves_[d].resize(leaf_p0_[d]);
   std::vector<int>& next = order_before_;   // becomes the new order; the old one is kept for undo
   next.assign(order_.begin(), order_.begin() + std::ptrdiff_t(p0));
   const WalkResult walk = walk_from(m, order_, p0, makespan, next, saved_times_, change.added.size());
-  saved_count_ = walk.saved;
+  for (int s : change.removed) state_[size_t(s)] = kUntouched;   // the gone leaves (the walk passed the others)
   order_.swap(next);
-  stale_from_ = order_.size();   // the walk indexed every task from p0 on
   last_recomputed_ = walk.recomputed;
   makespan_ = walk.makespan;
+  times_stale_ = true;
   return makespan_;
 }
 

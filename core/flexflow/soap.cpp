@@ -47,6 +47,13 @@ int find_dim(const Op& op, SplitKind kind) {
   return -1;
 }
 
+// The split dimension called `name` ("heads"), or -1.
+int find_dim_named(const Op& op, const char* name) {
+  for (size_t j = 0; j < op.split_dims.size(); ++j)
+    if (op.split_dims[j].name == name) return int(j);
+  return -1;
+}
+
 // One dimension split `degree` ways over devices first..first+degree-1, the rest whole.
 OpConfig split_one(const Op& op, int dim, int degree, int first_device) {
   std::vector<int> degrees(op.split_dims.size(), 1);
@@ -215,7 +222,7 @@ Strategy megatron_expert(const Graph& g, const Cluster& cluster) {
     if ((op.spec.kind == OpKind::linear || op.spec.kind == OpKind::embedding) && weights)
       s.ops[i] = tensor_and_data(op, find_dim(op, SplitKind::parameter), within, across);
     else if (op.spec.kind == OpKind::attention)
-      s.ops[i] = tensor_and_data(op, find_dim(op, SplitKind::attribute), within, across);
+      s.ops[i] = tensor_and_data(op, find_dim_named(op, "heads"), within, across);
   }
   return s;
 }

@@ -252,12 +252,15 @@ double TaskGraph::compute_ms(int op, int part, bool backward, double flops, doub
   // so that splitting an op finer never divides its time perfectly. Traffic the op's tensors do
   // not show (attention's score matrix) is added in proportion to the part's work.
   const Op& o = graph_.ops[size_t(op)];
+  // Those passes are kernels of their own (softmax, dropout), so their time adds to the
+  // roofline's rather than hiding under the GEMMs' (cost_model.cpp, op_forward_ms).
   const double pass_flops = backward ? o.backward_flops : o.forward_flops;
+  double hidden_ms = 0;
   if (pass_flops > 0) {
     const double hidden = op_forward_traffic_bytes(gpu, o, 1.0) - double(o.forward_bytes());
-    bytes += (backward ? 2 : 1) * hidden * flops / pass_flops;
+    hidden_ms = (backward ? 2 : 1) * hidden * flops / pass_flops / achieved_bytes_per_ms(gpu);
   }
-  double t = kernel_ms(gpu, flops, bytes, o.spec.kind);   // by kind: under fp8 only linear GEMMs run at the FP8 peak
+  double t = kernel_ms(gpu, flops, bytes, o.spec.kind) + hidden_ms;   // by kind: under fp8 only linear GEMMs run at the FP8 peak
   if (cost_.mode == CostMode::fine) {
     double u = Rng::hash_uniform(cost_.jitter_seed, order_key(op, backward ? kBackward : kForward, 0, part, 0));
     t = t * (1.0 + kFineJitter * (2.0 * u - 1.0)) + kFineLaunchMs;

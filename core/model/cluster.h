@@ -90,6 +90,10 @@ struct GpuSpec {
   }
 };
 
+// One NIC's link as each of `streams` transfers leaving a node with `nics` NICs at once sees it:
+// the NIC's own while there are NICs enough, else the NICs shared (nics * bandwidth / streams).
+LinkSpec shared_nic_link(const LinkSpec& nic, int nics, int streams);
+
 // A homogeneous cluster. Devices are numbered node by node: device = node * gpus_per_node + gpu.
 struct Cluster {
   std::string name;                      // preset name or the file's "name"

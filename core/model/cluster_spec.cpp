@@ -28,13 +28,13 @@ namespace {
 // Applies ",precision=P" (presets) or ":precision=P" (files) options to a loaded cluster.
 Status apply_cluster_options(const std::string& options, Cluster& c, const std::string& arg_path) {
   const std::vector<OptionItem> items = split_options(options);
-  if (std::string c = conflicting_option(items); !c.empty()) return make_error("bad_value", "cluster options: " + c, arg_path);
+  if (std::string c = conflicting_option(items); !c.empty()) return make_error(ErrorCode::bad_value, "cluster options: " + c, arg_path);
   for (const OptionItem& item : items) {
     if (!item.has_value || item.key != "precision")
-      return make_error("bad_value", "cluster option '" + item.key + (item.has_value ? "=" + item.value : "") +
+      return make_error(ErrorCode::bad_value, "cluster option '" + item.key + (item.has_value ? "=" + item.value : "") +
                                          "' is unknown; the one option is precision=fp32|tf32|bf16|fp16|fp8|mixed", arg_path);
     auto p = parse_precision(item.value);
-    if (!p) return make_error("bad_value", "precision '" + item.value + "' is unknown; use " + std::string(precision_names()), arg_path);
+    if (!p) return make_error(ErrorCode::bad_value, "precision '" + item.value + "' is unknown; use " + std::string(precision_names()), arg_path);
     c.gpu.precision = *p;
   }
   return Ok{};
@@ -80,7 +80,7 @@ Result<Cluster> load_cluster_plain(const std::string& text, const std::string& a
   if (!preset) {
     std::string names;
     for (const auto& p : cluster_presets()) names += (names.empty() ? "" : ", ") + p.name;
-    return make_error("unknown_cluster", "unknown cluster preset '" + name + "'; presets: " + names +
+    return make_error(ErrorCode::unknown_cluster, "unknown cluster preset '" + name + "'; presets: " + names +
                                              " (as PRESET:NxG, e.g. lecture:2x4, or a .json file)", arg_path);
   }
   Cluster c = preset->cluster;
@@ -89,7 +89,7 @@ Result<Cluster> load_cluster_plain(const std::string& text, const std::string& a
     size_t x = shape.find('x');
     int n = 0, g = 0;
     if (x == std::string::npos || !parse_count(shape.substr(0, x), n) || !parse_count(shape.substr(x + 1), g))
-      return make_error("bad_value", "cluster shape '" + shape + "' must be NxG (nodes x GPUs per node), e.g. " + name + ":2x4", arg_path);
+      return make_error(ErrorCode::bad_value, "cluster shape '" + shape + "' must be NxG (nodes x GPUs per node), e.g. " + name + ":2x4", arg_path);
     c.nodes = n;
     c.gpus_per_node = g;
   }

@@ -28,11 +28,24 @@ namespace {
 // matmul_efficiency of it, less for kernels too small to fill the GPU.
 double achieved_rate(const GpuSpec& g, double peak, double flops, bool matmul) {
   if (!matmul) return peak;
-  // A kernel too small to fill every SM with tiles leaves part of the GPU idle (wave
-  // quantisation): efficiency rises as flops / (flops + half) towards the large-GEMM plateau.
+  // A GEMM of F FLOPs runs at matmul_efficiency x F / (F + half) of the peak: each kernel loses
+  // about half / (matmul_efficiency x peak) of time to what does not scale with its size (its
+  // partial last wave of tiles, the pipeline's fill and drain), so big GEMMs run nearer the
+  // plateau than small or tensor-parallel-split ones (Megatron-LM's README: MFU rises from 41%
+  // to 47-48% with model size "because larger GEMMs ... are more efficient to execute";
+  // Calculon, Isaev et al. SC'23, prices matrix efficiency by a GEMM's GFLOPs the same way).
   const double half = g.matmul_half_gflop * 1e9;
   const double curve = half > 0 && flops > 0 ? flops / (flops + half) : 1.0;
   return peak * g.matmul_efficiency * curve;
+}
+
+// The part of `traffic` (op_forward_traffic_bytes of `op` at `fraction`) that unfused attention's
+// passes over its s x s scores make: the scale-mask-softmax and dropout kernels Megatron-LM 2021
+// runs between its two batched GEMMs, which stream the scores while no GEMM runs, so their time
+// adds to the GEMMs' instead of hiding under them (Calculon, Isaev et al. SC'23, prices each
+// layer's GEMM and streaming time apart and adds them, its "no_overlap" mode).
+double score_pass_bytes(const Op& op, double traffic, double fraction) {
+  return std::max(0.0, traffic - double(op.forward_bytes()) * fraction);
 }
 
 }  // namespace
@@ -70,14 +83,17 @@ double kernel_ms(const GpuSpec& g, double flops, double bytes, OpKind k) {
 }
 
 double op_forward_ms(const GpuSpec& g, const Op& op, double fraction) {
-  return kernel_ms(g, op.forward_flops * fraction, op_forward_traffic_bytes(g, op, fraction), op.spec.kind);
+  const double traffic = op_forward_traffic_bytes(g, op, fraction), scores = score_pass_bytes(op, traffic, fraction);
+  return kernel_ms(g, op.forward_flops * fraction, traffic - scores, op.spec.kind) + scores / achieved_bytes_per_ms(g);
 }
 
 double op_train_ms(const GpuSpec& g, const Op& op, double fraction) {
   const double forward = op.forward_flops * fraction;
   const double flops = (op.forward_flops + op.backward_flops) * fraction;
   const double rate = achieved_flops_per_ms(g, forward, op.spec.kind);
-  return 2 * g.kernel_overhead_ms() + std::max(flops / rate, 3.0 * op_forward_traffic_bytes(g, op, fraction) / achieved_bytes_per_ms(g));
+  const double traffic = op_forward_traffic_bytes(g, op, fraction), scores = score_pass_bytes(op, traffic, fraction);
+  return 2 * g.kernel_overhead_ms() + std::max(flops / rate, 3.0 * (traffic - scores) / achieved_bytes_per_ms(g)) +
+         3.0 * scores / achieved_bytes_per_ms(g);
 }
 
 double optimizer_step_bytes(Optimizer opt, Precision p) {

@@ -60,11 +60,13 @@ double kernel_ms(const GpuSpec& g, double flops, double bytes, bool matmul);
 double kernel_ms(const GpuSpec& g, double flops, double bytes, OpKind k);
 
 // The forward pass of `op` on a device doing `fraction` of its work (recomputation repeats it).
+// Unfused attention's passes over its scores are timed apart and added (their own kernels).
 double op_forward_ms(const GpuSpec& g, const Op& op, double fraction);
 
 // Forward and backward of `op` priced as one roofline (Alpa's stage costs): two launches, the
 // FLOPs of both passes at the efficiency of the forward kernel's size, and the backward's
-// traffic twice the forward's (it reads the output gradient and writes two gradients).
+// traffic twice the forward's (it reads the output gradient and writes two gradients); unfused
+// attention's score passes (three times the forward's) are added, as in op_forward_ms.
 double op_train_ms(const GpuSpec& g, const Op& op, double fraction);
 
 // The optimizer step over `params` parameters held on one device: it streams the bytes the

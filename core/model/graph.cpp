@@ -102,25 +102,25 @@ namespace {
 std::string op_path(size_t i) { return "ops[" + std::to_string(i) + "]"; }
 
 Status check_name(const std::string& name, const std::string& path, const char* what) {
-  if (name.empty()) return make_error("missing_field", std::string("the ") + what + " name is empty; give it a name", path);
-  if (name.size() > 200) return make_error("out_of_range", std::string("the ") + what + " name is longer than 200 characters", path);
+  if (name.empty()) return make_error(ErrorCode::missing_field, std::string("the ") + what + " name is empty; give it a name", path);
+  if (name.size() > 200) return make_error(ErrorCode::out_of_range, std::string("the ") + what + " name is longer than 200 characters", path);
   for (unsigned char c : name)
     if (c < 0x20 || c == 0x7f)
-      return make_error("bad_value", std::string("the ") + what + " name contains a control character", path);
+      return make_error(ErrorCode::bad_value, std::string("the ") + what + " name contains a control character", path);
   return Ok{};
 }
 
 }  // namespace
 
 Result<Graph> build_graph(const ModelSpec& spec) {
-  if (spec.ops.empty()) return make_error("missing_field", "the model has no ops; add at least one", "ops");
+  if (spec.ops.empty()) return make_error(ErrorCode::missing_field, "the model has no ops; add at least one", "ops");
   if (spec.ops.size() > size_t(kMaxOps))
-    return make_error("too_large", "the model has " + std::to_string(spec.ops.size()) + " ops; at most " +
+    return make_error(ErrorCode::too_large, "the model has " + std::to_string(spec.ops.size()) + " ops; at most " +
                                        std::to_string(kMaxOps) + " are supported", "ops");
-  if (spec.inputs.empty()) return make_error("missing_field", "the model has no inputs; declare the data it is fed", "inputs");
+  if (spec.inputs.empty()) return make_error(ErrorCode::missing_field, "the model has no inputs; declare the data it is fed", "inputs");
   if (auto s = check_name(spec.name, "name", "model"); !s.ok()) return s.error();
   if (spec.dtype != DType::f16 && spec.dtype != DType::f32 && spec.dtype != DType::f64)
-    return make_error("bad_dtype", "the model's dtype must be a float type (f16, f32, f64)", "dtype");
+    return make_error(ErrorCode::bad_dtype, "the model's dtype must be a float type (f16, f32, f64)", "dtype");
 
   // Every tensor name: where it is defined (input k or op i) so that references resolve.
   std::map<std::string, std::string> defined_at;  // name -> JSON path of its definition
@@ -131,18 +131,18 @@ Result<Graph> build_graph(const ModelSpec& spec) {
     std::string path = "inputs[" + std::to_string(k) + "]";
     if (auto s = check_name(t.name, path + ".name", "input"); !s.ok()) return s.error();
     if (defined_at.count(t.name))
-      return make_error("duplicate_name", "tensor '" + t.name + "' is defined twice (also at " + defined_at[t.name] + ")", path + ".name");
+      return make_error(ErrorCode::duplicate_name, "tensor '" + t.name + "' is defined twice (also at " + defined_at[t.name] + ")", path + ".name");
     if (t.shape.empty() || t.shape.size() > 6)
-      return make_error("bad_shape", "input '" + t.name + "' needs a shape of 1 to 6 dimensions", path + ".shape");
+      return make_error(ErrorCode::bad_shape, "input '" + t.name + "' needs a shape of 1 to 6 dimensions", path + ".shape");
     for (size_t d = 0; d < t.shape.size(); ++d)
       if (t.shape[d] < 1 || t.shape[d] > kMaxDimSize)
-        return make_error("bad_shape", "dimension " + std::to_string(d) + " of input '" + t.name + "' is " +
+        return make_error(ErrorCode::bad_shape, "dimension " + std::to_string(d) + " of input '" + t.name + "' is " +
                                            std::to_string(t.shape[d]) + "; sizes must be between 1 and 2^40",
                           path + ".shape[" + std::to_string(d) + "]");
     int64_t n = 1;
     for (int64_t d : t.shape) {
       if (n > kMaxTensorElements / d)
-        return make_error("too_large", "input '" + t.name + "' " + shape_to_string(t.shape) + " has more than 2^50 elements", path + ".shape");
+        return make_error(ErrorCode::too_large, "input '" + t.name + "' " + shape_to_string(t.shape) + " has more than 2^50 elements", path + ".shape");
       n *= d;
     }
     defined_at[t.name] = path;
@@ -154,10 +154,10 @@ Result<Graph> build_graph(const ModelSpec& spec) {
     const OpSpec& o = spec.ops[i];
     if (auto s = check_name(o.name, op_path(i) + ".name", "op"); !s.ok()) return s.error();
     if (!op_names.insert(o.name).second)
-      return make_error("duplicate_name", "two ops are named '" + o.name + "'; op names must be unique", op_path(i) + ".name");
+      return make_error(ErrorCode::duplicate_name, "two ops are named '" + o.name + "'; op names must be unique", op_path(i) + ".name");
     if (auto s = check_name(o.output, op_path(i) + ".output", "output tensor"); !s.ok()) return s.error();
     if (defined_at.count(o.output))
-      return make_error("duplicate_name", "tensor '" + o.output + "' is defined twice (also at " + defined_at[o.output] + ")", op_path(i) + ".output");
+      return make_error(ErrorCode::duplicate_name, "tensor '" + o.output + "' is defined twice (also at " + defined_at[o.output] + ")", op_path(i) + ".output");
     defined_at[o.output] = op_path(i) + ".output";
     producer[o.output] = int(i);
   }
@@ -165,15 +165,15 @@ Result<Graph> build_graph(const ModelSpec& spec) {
   std::vector<std::vector<int>> preds(spec.ops.size());
   for (size_t i = 0; i < spec.ops.size(); ++i) {
     const OpSpec& o = spec.ops[i];
-    if (o.inputs.empty()) return make_error("missing_field", "op '" + o.name + "' reads no inputs", op_path(i) + ".inputs");
+    if (o.inputs.empty()) return make_error(ErrorCode::missing_field, "op '" + o.name + "' reads no inputs", op_path(i) + ".inputs");
     for (size_t j = 0; j < o.inputs.size(); ++j) {
       auto it = producer.find(o.inputs[j]);
       if (it == producer.end())
-        return make_error("unknown_tensor", "op '" + o.name + "' reads '" + o.inputs[j] +
+        return make_error(ErrorCode::unknown_tensor, "op '" + o.name + "' reads '" + o.inputs[j] +
                                                 "', which is neither a model input nor an op's output",
                           op_path(i) + ".inputs[" + std::to_string(j) + "]");
       if (it->second == int(i))
-        return make_error("cycle", "op '" + o.name + "' reads its own output; the graph must be acyclic",
+        return make_error(ErrorCode::cycle, "op '" + o.name + "' reads its own output; the graph must be acyclic",
                           op_path(i) + ".inputs[" + std::to_string(j) + "]");
       if (it->second >= 0) preds[i].push_back(it->second);
     }
@@ -205,7 +205,7 @@ Result<Graph> build_graph(const ModelSpec& spec) {
     std::string names;
     for (size_t k = walk.size(); k-- > size_t(seen_at[size_t(v)]);) names += "'" + spec.ops[size_t(walk[k])].name + "' -> ";
     names += "'" + spec.ops[size_t(walk.back())].name + "'";  // back where it started
-    return make_error("cycle", "the ops form a cycle: " + names + "; a model must be acyclic", op_path(size_t(v)) + ".inputs");
+    return make_error(ErrorCode::cycle, "the ops form a cycle: " + names + "; a model must be acyclic", op_path(size_t(v)) + ".inputs");
   }
 
   Graph g;
@@ -234,13 +234,13 @@ Result<Graph> build_graph(const ModelSpec& spec) {
       const int e = g.find_op(op.spec.weight_from);
       const std::string wpath = path + ".weight_from";
       if (e < 0 || g.ops[size_t(e)].spec.kind != OpKind::embedding)
-        return make_error("unknown_tensor", "op '" + op.spec.name + "' takes its weight from '" + op.spec.weight_from +
+        return make_error(ErrorCode::unknown_tensor, "op '" + op.spec.name + "' takes its weight from '" + op.spec.weight_from +
                                                 "', which is not an embedding op before it; name the embedding whose table it shares",
                           wpath);
       const Shape& table = g.ops[size_t(e)].params[0].shape;
       const Shape& w = op.params[0].shape;
       if (table[0] != w[1] || table[1] != w[0])
-        return make_error("bad_shape", "op '" + op.spec.name + "' has a weight " + shape_to_string(w) + " but the table of '" +
+        return make_error(ErrorCode::bad_shape, "op '" + op.spec.name + "' has a weight " + shape_to_string(w) + " but the table of '" +
                                            op.spec.weight_from + "' is " + shape_to_string(table) +
                                            "; a tied weight is the table transposed (out_features = rows, input width = embedding_dim)",
                           wpath);

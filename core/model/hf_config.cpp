@@ -17,7 +17,7 @@
 namespace autopar {
 namespace {
 
-Error field_error(const std::string& code, const std::string& family, const std::string& key, const std::string& what) {
+Error field_error(ErrorCode code, const std::string& family, const std::string& key, const std::string& what) {
   return make_error(code, "a " + family + " config " + what, key);
 }
 
@@ -27,23 +27,23 @@ Result<int64_t> int_field(const Json& j, const std::string& family, const std::s
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
     if (fallback >= 0) return fallback;
-    return field_error("missing_field", family, key, "needs '" + key + "' (a positive integer); add it to config.json");
+    return field_error(ErrorCode::missing_field, family, key, "needs '" + key + "' (a positive integer); add it to config.json");
   }
   // A float counts when it is whole (4096.0); trunc, not a cast, tests it: casting 1e60 to an
   // integer is undefined.
   const bool whole = it->is_number_integer() || (it->is_number_float() && std::isfinite(it->get<double>()) &&
                                                  std::trunc(it->get<double>()) == it->get<double>());
-  if (!whole) return field_error("wrong_type", family, key, "needs '" + key + "' to be a whole number, not " + it->dump());
+  if (!whole) return field_error(ErrorCode::wrong_type, family, key, "needs '" + key + "' to be a whole number, not " + it->dump());
   const double v = it->get<double>();
   if (v < 1 || v > double(max_value))
-    return field_error("out_of_range", family, key, "has '" + key + "' = " + it->dump() + "; it must be between 1 and " + std::to_string(max_value));
+    return field_error(ErrorCode::out_of_range, family, key, "has '" + key + "' = " + it->dump() + "; it must be between 1 and " + std::to_string(max_value));
   return int64_t(v);
 }
 
 Result<bool> bool_field(const Json& j, const std::string& family, const std::string& key, bool fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) return field_error("wrong_type", family, key, "needs '" + key + "' to be true or false, not " + it->dump());
+  if (!it->is_boolean()) return field_error(ErrorCode::wrong_type, family, key, "needs '" + key + "' to be true or false, not " + it->dump());
   return it->get<bool>();
 }
 
@@ -52,17 +52,12 @@ Result<bool> dropout_field(const Json& j, const std::string& family, const std::
   auto it = j.find(key);
   double p = fallback;
   if (it != j.end() && !it->is_null()) {
-    if (!it->is_number()) return field_error("wrong_type", family, key, "needs '" + key + "' to be a probability, not " + it->dump());
+    if (!it->is_number()) return field_error(ErrorCode::wrong_type, family, key, "needs '" + key + "' to be a probability, not " + it->dump());
     p = it->get<double>();
-    if (!(p >= 0 && p < 1)) return field_error("out_of_range", family, key, "has '" + key + "' = " + it->dump() + "; a dropout probability is in [0, 1)");
+    if (!(p >= 0 && p < 1)) return field_error(ErrorCode::out_of_range, family, key, "has '" + key + "' = " + it->dump() + "; a dropout probability is in [0, 1)");
   }
   return p > 0;
 }
-
-#define AUTOPAR_FIELD(var, expr) \
-  auto var##_r = (expr);         \
-  if (!var##_r.ok()) return var##_r.error(); \
-  auto var = var##_r.value()
 
 }  // namespace
 
@@ -143,29 +138,29 @@ double number_or(const Json& j, const std::string& key, double fallback) {
 // type. A mislabelled Mixtral (model_type "mistral") otherwise loads as a dense 7B model.
 Status check_consistent(const Json& j, const std::string& type, bool moe_type) {
   if (auto it = j.find("architectures"); it != j.end() && !it->is_null()) {
-    if (!it->is_array()) return make_error("wrong_type", "'architectures' must be a list of class names such as [\"LlamaForCausalLM\"]", "architectures");
+    if (!it->is_array()) return make_error(ErrorCode::wrong_type, "'architectures' must be a list of class names such as [\"LlamaForCausalLM\"]", "architectures");
     for (const Json& cls : *it) {
-      if (!cls.is_string()) return make_error("wrong_type", "'architectures' must be a list of class names, not " + it->dump(), "architectures");
+      if (!cls.is_string()) return make_error(ErrorCode::wrong_type, "'architectures' must be a list of class names, not " + it->dump(), "architectures");
       const std::string named = type_of_architecture(cls.get<std::string>());
       if (!named.empty() && named != type)
-        return make_error("bad_value", "the config contradicts itself: model_type is '" + type + "' but architectures names " +
+        return make_error(ErrorCode::bad_value, "the config contradicts itself: model_type is '" + type + "' but architectures names " +
                                            cls.get<std::string>() + ", a '" + named + "' model; set model_type to \"" + named +
                                            "\" or architectures to the " + type + " class",
                           "architectures");
     }
   }
   if (auto it = j.find("is_encoder_decoder"); it != j.end() && it->is_boolean() && it->get<bool>())
-    return make_error("unknown_model", "a " + type + " config with is_encoder_decoder true has a decoder that attends to an encoder; autopar models one chain of layers (set it false or use a decoder-only config)",
+    return make_error(ErrorCode::unknown_model, "a " + type + " config with is_encoder_decoder true has a decoder that attends to an encoder; autopar models one chain of layers (set it false or use a decoder-only config)",
                       "is_encoder_decoder");
   if (moe_type) return Ok{};
   for (const char* key : kExpertFields)
     if (number_or(j, key, 0) > 1)
-      return make_error("bad_value", "the config contradicts itself: model_type '" + type + "' is a dense model, but " + key + " = " +
+      return make_error(ErrorCode::bad_value, "the config contradicts itself: model_type '" + type + "' is a dense model, but " + key + " = " +
                                          j.at(key).dump() + " gives it experts (a Mixtral config has model_type \"mixtral\", a Qwen-MoE one \"qwen2_moe\"); "
                                          "fix model_type or remove " + key,
                         key);
   if (number_or(j, "num_experts_per_tok", 0) > 0)
-    return make_error("bad_value", "the config contradicts itself: model_type '" + type + "' is a dense model, but num_experts_per_tok = " +
+    return make_error(ErrorCode::bad_value, "the config contradicts itself: model_type '" + type + "' is a dense model, but num_experts_per_tok = " +
                                        j.at("num_experts_per_tok").dump() + " routes tokens to experts; fix model_type or remove num_experts_per_tok",
                       "num_experts_per_tok");
   return Ok{};
@@ -176,13 +171,13 @@ Result<int64_t> dtype_field(const Json& j) {
   const char* key = j.contains("torch_dtype") ? "torch_dtype" : "dtype";
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return int64_t(0);
-  if (!it->is_string()) return make_error("wrong_type", std::string("'") + key + "' must be a string such as \"bfloat16\", not " + it->dump(), key);
+  if (!it->is_string()) return make_error(ErrorCode::wrong_type, std::string("'") + key + "' must be a string such as \"bfloat16\", not " + it->dump(), key);
   const std::string v = it->get<std::string>();
   if (v == "bfloat16" || v == "float16" || v == "half" || v == "bf16" || v == "fp16") return int64_t(2);
   if (v == "float32" || v == "float" || v == "fp32") return int64_t(4);
   if (v == "float64" || v == "double") return int64_t(8);
   if (v == "auto") return int64_t(0);
-  return make_error("bad_value", std::string("'") + key + "' is \"" + v + "\"; autopar knows bfloat16, float16 (2 bytes), float32 (4) and float64 (8)", key);
+  return make_error(ErrorCode::bad_value, std::string("'") + key + "' is \"" + v + "\"; autopar knows bfloat16, float16 (2 bytes), float32 (4) and float64 (8)", key);
 }
 
 // A list of non-negative integers (Qwen2-MoE's mlp_only_layers).
@@ -190,10 +185,10 @@ Result<std::vector<int64_t>> int_list_field(const Json& j, const std::string& fa
   std::vector<int64_t> out;
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return out;
-  if (!it->is_array()) return field_error("wrong_type", family, key, "needs '" + key + "' to be a list of layer numbers, not " + it->dump());
+  if (!it->is_array()) return field_error(ErrorCode::wrong_type, family, key, "needs '" + key + "' to be a list of layer numbers, not " + it->dump());
   for (const Json& v : *it) {
     if (!v.is_number_integer() || v.get<int64_t>() < 0)
-      return field_error("wrong_type", family, key, "needs '" + key + "' to be a list of layer numbers (0-based), not " + it->dump());
+      return field_error(ErrorCode::wrong_type, family, key, "needs '" + key + "' to be a list of layer numbers (0-based), not " + it->dump());
     out.push_back(v.get<int64_t>());
   }
   return out;
@@ -204,10 +199,10 @@ Result<std::vector<int64_t>> int_list_field(const Json& j, const std::string& fa
 Status activation_field(const Json& j, const std::string& type, const std::string& key, const std::string& want, const std::string& why) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return Ok{};
-  if (!it->is_string()) return field_error("wrong_type", type, key, "needs '" + key + "' to be a string such as \"" + want + "\", not " + it->dump());
+  if (!it->is_string()) return field_error(ErrorCode::wrong_type, type, key, "needs '" + key + "' to be a string such as \"" + want + "\", not " + it->dump());
   const std::string v = it->get<std::string>();
   const bool ok = want == "gelu" ? v.compare(0, 4, "gelu") == 0 : v == want || (want == "silu" && v == "swish");
-  if (!ok) return field_error("bad_value", type, key, "with " + key + " '" + v + "' is not supported; " + why);
+  if (!ok) return field_error(ErrorCode::bad_value, type, key, "with " + key + " '" + v + "' is not supported; " + why);
   return Ok{};
 }
 
@@ -218,16 +213,16 @@ namespace {
 // modeling_gpt2.py: learned positions, LayerNorm, GELU MLP with biases, a tied head.
 Status read_gpt2(const Json& j, const std::string& type, TransformerArch& a) {
   a.family = "gpt2";
-  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-  AUTOPAR_FIELD(hidden, int_field(j, type, "n_embd", -1));
-  AUTOPAR_FIELD(layers, int_field(j, type, "n_layer", -1, 2000));
-  AUTOPAR_FIELD(heads, int_field(j, type, "n_head", -1, 65536));
+  AUTOPAR_TRY(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_TRY(hidden, int_field(j, type, "n_embd", -1));
+  AUTOPAR_TRY(layers, int_field(j, type, "n_layer", -1, 2000));
+  AUTOPAR_TRY(heads, int_field(j, type, "n_head", -1, 65536));
   // n_positions, or n_ctx in older configs.
-  AUTOPAR_FIELD(positions, int_field(j, type, !j.contains("n_positions") && j.contains("n_ctx") ? "n_ctx" : "n_positions", -1));
-  AUTOPAR_FIELD(inner, int_field(j, type, "n_inner", 4 * hidden));
-  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
-  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attn_pdrop", 0.1));
-  AUTOPAR_FIELD(resid_drop, dropout_field(j, type, "resid_pdrop", 0.1));
+  AUTOPAR_TRY(positions, int_field(j, type, !j.contains("n_positions") && j.contains("n_ctx") ? "n_ctx" : "n_positions", -1));
+  AUTOPAR_TRY(inner, int_field(j, type, "n_inner", 4 * hidden));
+  AUTOPAR_TRY(tied, bool_field(j, type, "tie_word_embeddings", true));
+  AUTOPAR_TRY(attn_drop, dropout_field(j, type, "attn_pdrop", 0.1));
+  AUTOPAR_TRY(resid_drop, dropout_field(j, type, "resid_pdrop", 0.1));
   a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
   a.intermediate = inner; a.max_positions = positions; a.context = positions;
   a.tied_embeddings = tied; a.attention_bias = true; a.mlp_bias = true;
@@ -247,23 +242,23 @@ Status read_gpt2(const Json& j, const std::string& type, TransformerArch& a) {
 Status read_llama_like(const Json& j, const std::string& type, TransformerArch& a) {
   a.family = "llama";
   const bool qwen = type == "qwen2" || type == "qwen2_moe";
-  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-  AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
-  AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
-  AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
-  AUTOPAR_FIELD(kv, int_field(j, type, "num_key_value_heads", heads, 65536));
-  AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 4096));
-  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", type == "gemma"));
-  AUTOPAR_FIELD(abias, bool_field(j, type, "attention_bias", false));
-  AUTOPAR_FIELD(mbias, bool_field(j, type, "mlp_bias", false));
-  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
-  AUTOPAR_FIELD(resid_drop, dropout_field(j, type, "resid_pdrop", 0.0));
+  AUTOPAR_TRY(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_TRY(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_TRY(inter, int_field(j, type, "intermediate_size", -1));
+  AUTOPAR_TRY(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
+  AUTOPAR_TRY(heads, int_field(j, type, "num_attention_heads", -1, 65536));
+  AUTOPAR_TRY(kv, int_field(j, type, "num_key_value_heads", heads, 65536));
+  AUTOPAR_TRY(context, int_field(j, type, "max_position_embeddings", 4096));
+  AUTOPAR_TRY(tied, bool_field(j, type, "tie_word_embeddings", type == "gemma"));
+  AUTOPAR_TRY(abias, bool_field(j, type, "attention_bias", false));
+  AUTOPAR_TRY(mbias, bool_field(j, type, "mlp_bias", false));
+  AUTOPAR_TRY(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
+  AUTOPAR_TRY(resid_drop, dropout_field(j, type, "resid_pdrop", 0.0));
   // head_dim: Gemma's 256 (and newer Llama/Mistral configs) need not be hidden / heads; the
   // attention then reads heads x head_dim and o_proj maps that back to hidden.
-  AUTOPAR_FIELD(head_dim, int_field(j, type, "head_dim", type == "gemma" ? 256 : 0, 65536));
+  AUTOPAR_TRY(head_dim, int_field(j, type, "head_dim", type == "gemma" ? 256 : 0, 65536));
   if (heads % kv != 0)
-    return field_error("bad_value", type, "num_key_value_heads", "has num_key_value_heads " + std::to_string(kv) +
+    return field_error(ErrorCode::bad_value, type, "num_key_value_heads", "has num_key_value_heads " + std::to_string(kv) +
                                                                    ", which does not divide num_attention_heads " + std::to_string(heads));
   if (type == "gemma") {
     // Gemma names its activation hidden_activation (newer) or hidden_act: a GELU, gated.
@@ -279,21 +274,21 @@ Status read_llama_like(const Json& j, const std::string& type, TransformerArch& 
   a.head_dim = head_dim > 0 && head_dim * heads != hidden ? head_dim : 0;
   a.norm = "rmsnorm"; a.mlp = type == "gemma" ? "geglu" : "swiglu"; a.position = "rope";
   if (type == "mixtral") {
-    AUTOPAR_FIELD(experts, int_field(j, type, "num_local_experts", 8, 65536));
-    AUTOPAR_FIELD(topk, int_field(j, type, "num_experts_per_tok", 2, 65536));
+    AUTOPAR_TRY(experts, int_field(j, type, "num_local_experts", 8, 65536));
+    AUTOPAR_TRY(topk, int_field(j, type, "num_experts_per_tok", 2, 65536));
     a.experts = experts; a.experts_per_token = topk; a.moe_intermediate = inter;
   } else if (type == "qwen2_moe") {
-    AUTOPAR_FIELD(experts, int_field(j, type, "num_experts", 60, 65536));
-    AUTOPAR_FIELD(topk, int_field(j, type, "num_experts_per_tok", 4, 65536));
-    AUTOPAR_FIELD(moe_inter, int_field(j, type, "moe_intermediate_size", 1408));
-    AUTOPAR_FIELD(shared_inter, int_field(j, type, "shared_expert_intermediate_size", 5632));
-    AUTOPAR_FIELD(step, int_field(j, type, "decoder_sparse_step", 1, 2000));
-    AUTOPAR_FIELD(dense, int_list_field(j, type, "mlp_only_layers"));
+    AUTOPAR_TRY(experts, int_field(j, type, "num_experts", 60, 65536));
+    AUTOPAR_TRY(topk, int_field(j, type, "num_experts_per_tok", 4, 65536));
+    AUTOPAR_TRY(moe_inter, int_field(j, type, "moe_intermediate_size", 1408));
+    AUTOPAR_TRY(shared_inter, int_field(j, type, "shared_expert_intermediate_size", 5632));
+    AUTOPAR_TRY(step, int_field(j, type, "decoder_sparse_step", 1, 2000));
+    AUTOPAR_TRY(dense, int_list_field(j, type, "mlp_only_layers"));
     a.experts = experts; a.experts_per_token = topk; a.moe_intermediate = moe_inter;
     a.shared_expert_intermediate = shared_inter; a.moe_layer_step = step; a.dense_layers = dense;
   }
   if (a.experts > 0 && a.experts_per_token > a.experts)
-    return field_error("out_of_range", type, "num_experts_per_tok", "routes each token to " + std::to_string(a.experts_per_token) +
+    return field_error(ErrorCode::out_of_range, type, "num_experts_per_tok", "routes each token to " + std::to_string(a.experts_per_token) +
                                                                       " experts but has only " + std::to_string(a.experts) + "; give num_experts_per_tok at most that");
   return Ok{};
 }
@@ -303,21 +298,21 @@ Status read_llama_like(const Json& j, const std::string& type, TransformerArch& 
 // with use_parallel_residual, x + attn(ln1(x)) + mlp(ln2(x)).
 Status read_gpt_neox(const Json& j, const std::string& type, TransformerArch& a) {
   a.family = "gpt_neox";
-  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-  AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
-  AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
-  AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
-  AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 2048));
-  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", false));
-  AUTOPAR_FIELD(parallel, bool_field(j, type, "use_parallel_residual", true));
-  AUTOPAR_FIELD(abias, bool_field(j, type, "attention_bias", true));
-  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
-  AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout", 0.0));
+  AUTOPAR_TRY(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_TRY(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_TRY(inter, int_field(j, type, "intermediate_size", -1));
+  AUTOPAR_TRY(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
+  AUTOPAR_TRY(heads, int_field(j, type, "num_attention_heads", -1, 65536));
+  AUTOPAR_TRY(context, int_field(j, type, "max_position_embeddings", 2048));
+  AUTOPAR_TRY(tied, bool_field(j, type, "tie_word_embeddings", false));
+  AUTOPAR_TRY(parallel, bool_field(j, type, "use_parallel_residual", true));
+  AUTOPAR_TRY(abias, bool_field(j, type, "attention_bias", true));
+  AUTOPAR_TRY(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
+  AUTOPAR_TRY(hidden_drop, dropout_field(j, type, "hidden_dropout", 0.0));
   double rotary = 0.25;
   if (auto it = j.find("rotary_pct"); it != j.end() && !it->is_null()) {
     if (!it->is_number() || !(it->get<double>() > 0 && it->get<double>() <= 1))
-      return field_error("bad_value", type, "rotary_pct", "needs 'rotary_pct' to be a share in (0, 1], not " + it->dump());
+      return field_error(ErrorCode::bad_value, type, "rotary_pct", "needs 'rotary_pct' to be a share in (0, 1], not " + it->dump());
     rotary = it->get<double>();
   }
   if (auto st = activation_field(j, type, "hidden_act", "gelu", "GPT-NeoX's MLP is GELU"); !st.ok()) return st.error();
@@ -333,28 +328,28 @@ Status read_gpt_neox(const Json& j, const std::string& type, TransformerArch& a)
 // ln_attn and ln_mlp, in the new architecture); `bias` for every linear; a tied head.
 Status read_falcon(const Json& j, const std::string& type, TransformerArch& a) {
   a.family = "gpt_neox";
-  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-  AUTOPAR_FIELD(layers, int_field(j, type, j.contains("num_hidden_layers") || !j.contains("n_layer") ? "num_hidden_layers" : "n_layer", -1, 2000));
-  AUTOPAR_FIELD(heads, int_field(j, type, j.contains("num_attention_heads") || !j.contains("n_head") ? "num_attention_heads" : "n_head", -1, 65536));
-  AUTOPAR_FIELD(new_arch, bool_field(j, type, "new_decoder_architecture", false));
-  AUTOPAR_FIELD(multi_query, bool_field(j, type, "multi_query", true));
-  AUTOPAR_FIELD(parallel, bool_field(j, type, "parallel_attn", true));
-  AUTOPAR_FIELD(bias, bool_field(j, type, "bias", false));
-  AUTOPAR_FIELD(alibi, bool_field(j, type, "alibi", false));
-  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
-  AUTOPAR_FIELD(kv_given, int_field(j, type, "num_kv_heads", heads, 65536));
-  AUTOPAR_FIELD(ffn, int_field(j, type, "ffn_hidden_size", 4 * hidden));
-  AUTOPAR_FIELD(context, int_field(j, type, "max_position_embeddings", 2048));
-  AUTOPAR_FIELD(norms, int_field(j, type, "num_ln_in_parallel_attn", new_arch ? 2 : 1, 2));
-  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
-  AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout", 0.0));
+  AUTOPAR_TRY(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_TRY(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_TRY(layers, int_field(j, type, j.contains("num_hidden_layers") || !j.contains("n_layer") ? "num_hidden_layers" : "n_layer", -1, 2000));
+  AUTOPAR_TRY(heads, int_field(j, type, j.contains("num_attention_heads") || !j.contains("n_head") ? "num_attention_heads" : "n_head", -1, 65536));
+  AUTOPAR_TRY(new_arch, bool_field(j, type, "new_decoder_architecture", false));
+  AUTOPAR_TRY(multi_query, bool_field(j, type, "multi_query", true));
+  AUTOPAR_TRY(parallel, bool_field(j, type, "parallel_attn", true));
+  AUTOPAR_TRY(bias, bool_field(j, type, "bias", false));
+  AUTOPAR_TRY(alibi, bool_field(j, type, "alibi", false));
+  AUTOPAR_TRY(tied, bool_field(j, type, "tie_word_embeddings", true));
+  AUTOPAR_TRY(kv_given, int_field(j, type, "num_kv_heads", heads, 65536));
+  AUTOPAR_TRY(ffn, int_field(j, type, "ffn_hidden_size", 4 * hidden));
+  AUTOPAR_TRY(context, int_field(j, type, "max_position_embeddings", 2048));
+  AUTOPAR_TRY(norms, int_field(j, type, "num_ln_in_parallel_attn", new_arch ? 2 : 1, 2));
+  AUTOPAR_TRY(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
+  AUTOPAR_TRY(hidden_drop, dropout_field(j, type, "hidden_dropout", 0.0));
   if (alibi)
-    return field_error("bad_value", type, "alibi", "with alibi true (ALiBi attention biases instead of rotary positions) is not supported; autopar models Falcon's rotary layout");
+    return field_error(ErrorCode::bad_value, type, "alibi", "with alibi true (ALiBi attention biases instead of rotary positions) is not supported; autopar models Falcon's rotary layout");
   if (auto st = activation_field(j, type, "activation", "gelu", "Falcon's MLP is GELU"); !st.ok()) return st.error();
   const int64_t kv = new_arch ? kv_given : multi_query ? 1 : heads;
   if (heads % kv != 0)
-    return field_error("bad_value", type, "num_kv_heads", "has num_kv_heads " + std::to_string(kv) + ", which does not divide num_attention_heads " + std::to_string(heads));
+    return field_error(ErrorCode::bad_value, type, "num_kv_heads", "has num_kv_heads " + std::to_string(kv) + ", which does not divide num_attention_heads " + std::to_string(heads));
   a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = kv;
   a.intermediate = ffn; a.context = context; a.tied_embeddings = tied; a.attention_bias = bias; a.mlp_bias = bias;
   a.attention_dropout = attn_drop; a.hidden_dropout = hidden_drop;
@@ -370,19 +365,19 @@ Status read_falcon(const Json& j, const std::string& type, TransformerArch& a) {
 // differs from hidden_size, a head tied to embed_tokens.
 Status read_opt(const Json& j, const std::string& type, TransformerArch& a) {
   a.family = "opt";
-  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-  AUTOPAR_FIELD(ffn, int_field(j, type, "ffn_dim", -1));
-  AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
-  AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
-  AUTOPAR_FIELD(positions, int_field(j, type, "max_position_embeddings", 2048));
-  AUTOPAR_FIELD(proj, int_field(j, type, "word_embed_proj_dim", hidden));
-  AUTOPAR_FIELD(pre_norm, bool_field(j, type, "do_layer_norm_before", true));
-  AUTOPAR_FIELD(removed_final, bool_field(j, type, "_remove_final_layer_norm", false));
-  AUTOPAR_FIELD(bias, bool_field(j, type, "enable_bias", true));
-  AUTOPAR_FIELD(tied, bool_field(j, type, "tie_word_embeddings", true));
-  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
-  AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "dropout", 0.1));
+  AUTOPAR_TRY(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_TRY(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_TRY(ffn, int_field(j, type, "ffn_dim", -1));
+  AUTOPAR_TRY(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
+  AUTOPAR_TRY(heads, int_field(j, type, "num_attention_heads", -1, 65536));
+  AUTOPAR_TRY(positions, int_field(j, type, "max_position_embeddings", 2048));
+  AUTOPAR_TRY(proj, int_field(j, type, "word_embed_proj_dim", hidden));
+  AUTOPAR_TRY(pre_norm, bool_field(j, type, "do_layer_norm_before", true));
+  AUTOPAR_TRY(removed_final, bool_field(j, type, "_remove_final_layer_norm", false));
+  AUTOPAR_TRY(bias, bool_field(j, type, "enable_bias", true));
+  AUTOPAR_TRY(tied, bool_field(j, type, "tie_word_embeddings", true));
+  AUTOPAR_TRY(attn_drop, dropout_field(j, type, "attention_dropout", 0.0));
+  AUTOPAR_TRY(hidden_drop, dropout_field(j, type, "dropout", 0.1));
   if (auto st = activation_field(j, type, "activation_function", "relu", "OPT's MLP is ReLU"); !st.ok()) return st.error();
   a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
   a.intermediate = ffn; a.max_positions = positions + 2; a.position_offset = 2; a.context = positions;
@@ -398,15 +393,15 @@ Status read_opt(const Json& j, const std::string& type, TransformerArch& a) {
 // padding_idx + 1, so max_position_embeddings = 514 rows hold 512 positions).
 Status read_bert(const Json& j, const std::string& type, TransformerArch& a) {
   a.family = "bert";
-  AUTOPAR_FIELD(vocab, int_field(j, type, "vocab_size", -1));
-  AUTOPAR_FIELD(hidden, int_field(j, type, "hidden_size", -1));
-  AUTOPAR_FIELD(inter, int_field(j, type, "intermediate_size", -1));
-  AUTOPAR_FIELD(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
-  AUTOPAR_FIELD(heads, int_field(j, type, "num_attention_heads", -1, 65536));
-  AUTOPAR_FIELD(positions, int_field(j, type, "max_position_embeddings", -1));
-  AUTOPAR_FIELD(types, int_field(j, type, "type_vocab_size", type == "roberta" ? 1 : 2));
-  AUTOPAR_FIELD(attn_drop, dropout_field(j, type, "attention_probs_dropout_prob", 0.1));
-  AUTOPAR_FIELD(hidden_drop, dropout_field(j, type, "hidden_dropout_prob", 0.1));
+  AUTOPAR_TRY(vocab, int_field(j, type, "vocab_size", -1));
+  AUTOPAR_TRY(hidden, int_field(j, type, "hidden_size", -1));
+  AUTOPAR_TRY(inter, int_field(j, type, "intermediate_size", -1));
+  AUTOPAR_TRY(layers, int_field(j, type, "num_hidden_layers", -1, 2000));
+  AUTOPAR_TRY(heads, int_field(j, type, "num_attention_heads", -1, 65536));
+  AUTOPAR_TRY(positions, int_field(j, type, "max_position_embeddings", -1));
+  AUTOPAR_TRY(types, int_field(j, type, "type_vocab_size", type == "roberta" ? 1 : 2));
+  AUTOPAR_TRY(attn_drop, dropout_field(j, type, "attention_probs_dropout_prob", 0.1));
+  AUTOPAR_TRY(hidden_drop, dropout_field(j, type, "hidden_dropout_prob", 0.1));
   if (auto st = activation_field(j, type, "hidden_act", "gelu", "BERT's MLP is GELU"); !st.ok()) return st.error();
   int64_t offset = 0;
   if (type == "roberta") {
@@ -414,12 +409,12 @@ Status read_bert(const Json& j, const std::string& type, TransformerArch& a) {
     int64_t pad = 1;
     if (auto it = j.find("pad_token_id"); it != j.end() && !it->is_null()) {
       if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= positions)
-        return field_error("bad_value", type, "pad_token_id", "needs 'pad_token_id' to be a token id below max_position_embeddings, not " + it->dump());
+        return field_error(ErrorCode::bad_value, type, "pad_token_id", "needs 'pad_token_id' to be a token id below max_position_embeddings, not " + it->dump());
       pad = it->get<int64_t>();
     }
     offset = pad + 1;
     if (offset >= positions)
-      return field_error("out_of_range", type, "max_position_embeddings", "has max_position_embeddings " + std::to_string(positions) +
+      return field_error(ErrorCode::out_of_range, type, "max_position_embeddings", "has max_position_embeddings " + std::to_string(positions) +
                                                                                ", which leaves no position after padding_idx " + std::to_string(pad));
   }
   a.vocab = vocab; a.hidden = hidden; a.layers = layers; a.heads = heads; a.kv_heads = heads;
@@ -454,17 +449,17 @@ const std::vector<std::string>& supported_types() {
 }  // namespace
 
 Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& name) {
-  if (!j.is_object()) return make_error("wrong_type", "a config.json must be an object", "");
+  if (!j.is_object()) return make_error(ErrorCode::wrong_type, "a config.json must be an object", "");
   auto mt = j.find("model_type");
-  if (mt == j.end()) return make_error("missing_field", "a Hugging Face config needs 'model_type' (a string such as \"llama\")", "model_type");
-  if (!mt->is_string()) return make_error("wrong_type", "'model_type' must be a string such as \"llama\", not " + std::string(mt->type_name()), "model_type");
+  if (mt == j.end()) return make_error(ErrorCode::missing_field, "a Hugging Face config needs 'model_type' (a string such as \"llama\")", "model_type");
+  if (!mt->is_string()) return make_error(ErrorCode::wrong_type, "'model_type' must be a string such as \"llama\", not " + std::string(mt->type_name()), "model_type");
   const std::string type = mt->get<std::string>();
-  if (contains(encoder_decoder_types(), type)) return make_error("unknown_model", encoder_decoder_reason(type), "model_type");
+  if (contains(encoder_decoder_types(), type)) return make_error(ErrorCode::unknown_model, encoder_decoder_reason(type), "model_type");
   if (!contains(supported_types(), type))
-    return make_error("unknown_model", "model_type '" + type + "' is not supported; autopar reads " + supported_list() + " configs", "model_type");
+    return make_error(ErrorCode::unknown_model, "model_type '" + type + "' is not supported; autopar reads " + supported_list() + " configs", "model_type");
   const bool moe_type = type == "mixtral" || type == "qwen2_moe";
   if (auto st = check_consistent(j, type, moe_type); !st.ok()) return st.error();
-  AUTOPAR_FIELD(dtype_bytes, dtype_field(j));
+  AUTOPAR_TRY(dtype_bytes, dtype_field(j));
   TransformerArch a;
   a.name = name;
   a.model_type = type;
@@ -481,7 +476,7 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
       break;
     }
   if (a.head_dim == 0 && a.hidden % a.heads != 0)
-    return make_error("bad_value", "a " + type + " config has a hidden size of " + std::to_string(a.hidden) +
+    return make_error(ErrorCode::bad_value, "a " + type + " config has a hidden size of " + std::to_string(a.hidden) +
                                        ", which " + std::to_string(a.heads) + " attention heads do not divide",
                       type == "gpt2" ? "n_head" : "num_attention_heads");
   return a;
@@ -490,20 +485,20 @@ Result<TransformerArch> arch_from_hf_config(const Json& j, const std::string& na
 Status apply_transformer_overrides(const std::string& overrides, TrainingShape& shape, TransformerArch& arch,
                                    const std::string& arg_path) {
   const std::vector<OptionItem> items = split_options(overrides);
-  if (std::string c = conflicting_option(items); !c.empty()) return make_error("bad_value", c, arg_path);
+  if (std::string c = conflicting_option(items); !c.empty()) return make_error(ErrorCode::bad_value, c, arg_path);
   for (const OptionItem& item : items) {
     const std::string& key = item.key;
     int64_t* target = key == "batch" ? &shape.batch : key == "seq" ? &shape.seq : key == "dtype_bytes" ? &shape.dtype_bytes
                       : key == "layers" ? &arch.layers : nullptr;
     if (!target)
-      return make_error("unknown_param", "model '" + arch.name + "' has no parameter '" + key + "'; its parameters: batch, seq, dtype_bytes, layers",
+      return make_error(ErrorCode::unknown_param, "model '" + arch.name + "' has no parameter '" + key + "'; its parameters: batch, seq, dtype_bytes, layers",
                         arg_path);
     int64_t v = 0;
     if (!item.has_value || !parse_whole_number(item.value, v))
-      return make_error("bad_value", "parameter '" + key + "' of model '" + arch.name + "' needs a whole number, as in " + key + "=8", arg_path);
+      return make_error(ErrorCode::bad_value, "parameter '" + key + "' of model '" + arch.name + "' needs a whole number, as in " + key + "=8", arg_path);
     const int64_t hi = key == "layers" ? 2000 : key == "dtype_bytes" ? 8 : int64_t(1) << 30;
     if (v < 1 || v > hi)
-      return make_error("out_of_range", "parameter '" + key + "' of model '" + arch.name + "' is " + std::to_string(v) +
+      return make_error(ErrorCode::out_of_range, "parameter '" + key + "' of model '" + arch.name + "' is " + std::to_string(v) +
                                             "; it must be between 1 and " + std::to_string(hi), arg_path);
     *target = v;
   }
@@ -512,14 +507,14 @@ Status apply_transformer_overrides(const std::string& overrides, TrainingShape& 
 
 Result<ModelSpec> transformer_model_spec(const TransformerArch& a, const TrainingShape& shape, const std::string& arg_path) {
   auto ft = float_dtype_for_bytes(shape.dtype_bytes);
-  if (!ft) return make_error("bad_value", "dtype_bytes must be 2, 4 or 8", arg_path);
+  if (!ft) return make_error(ErrorCode::bad_value, "dtype_bytes must be 2, 4 or 8", arg_path);
   const int64_t b = shape.batch;
   const int64_t s = shape.seq > 0 ? shape.seq : std::min<int64_t>(a.context > 0 ? a.context : 2048, 4096);
   // A learned table's first position_offset rows hold no position (OPT's offset, RoBERTa's
   // padding_idx + 1), so it holds max_positions - position_offset positions.
   const int64_t usable_positions = a.max_positions - a.position_offset;
   if (a.max_positions > 0 && s > usable_positions)
-    return make_error("out_of_range", "seq " + std::to_string(s) + " is longer than the " + std::to_string(usable_positions) +
+    return make_error(ErrorCode::out_of_range, "seq " + std::to_string(s) + " is longer than the " + std::to_string(usable_positions) +
                                           " learned positions of model '" + a.name + "'; use seq=" + std::to_string(usable_positions) + " or less",
                       arg_path);
   SpecBuilder m(a.name, *ft);

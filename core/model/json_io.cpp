@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 
 #include <sys/stat.h>
 #include <set>
@@ -54,15 +55,15 @@ Result<Json> parse_json_text(const std::string& text, const std::string& what) {
   std::string near = loc.token.size() > 20 ? loc.token.substr(0, 20) + "..." : loc.token;
   std::string where = text.empty() ? "it is empty" : "syntax error at line " + std::to_string(line) + ", column " +
                                                          std::to_string(column) + (near.empty() ? "" : " near '" + near + "'");
-  return make_error("bad_json", what + " is not valid JSON (" + where + "); check for a missing comma, quote or bracket", "");
+  return make_error(ErrorCode::bad_json, what + " is not valid JSON (" + where + "); check for a missing comma, quote or bracket", "");
 }
 
 Result<std::string> read_text_file(const std::string& path) {
   struct stat info;
   if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
-    return make_error("io", "'" + path + "' is a folder, not a file; give the path of the JSON file in it", "");
+    return make_error(ErrorCode::io, "'" + path + "' is a folder, not a file; give the path of the JSON file in it", "");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("io", "cannot read '" + path + "'; check the file name", "");
+  if (!in) return make_error(ErrorCode::io, "cannot read '" + path + "'; check the file name", "");
   // The size is what reading gives, chunk by chunk up to the limit: seeking to the end says
   // nothing about devices and pipes (/dev/zero never ends).
   const size_t limit = size_t(64) << 20;
@@ -70,9 +71,9 @@ Result<std::string> read_text_file(const std::string& path) {
   char chunk[1 << 16];
   while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
     text.append(chunk, size_t(in.gcount()));
-    if (text.size() > limit) return make_error("too_large", "'" + path + "' is larger than 64 MiB; model and cluster files are small", "");
+    if (text.size() > limit) return make_error(ErrorCode::too_large, "'" + path + "' is larger than 64 MiB; model and cluster files are small", "");
   }
-  if (in.bad()) return make_error("io", "cannot read '" + path + "' to its end; check the file", "");
+  if (in.bad()) return make_error(ErrorCode::io, "cannot read '" + path + "' to its end; check the file", "");
   return text;
 }
 
@@ -88,7 +89,7 @@ std::string type_name(const Json& j) {
 }
 
 Error wrong_type(const std::string& path, const std::string& want, const Json& got) {
-  return make_error("wrong_type", path + " must be " + want + ", not " + type_name(got), path);
+  return make_error(ErrorCode::wrong_type, path + " must be " + want + ", not " + type_name(got), path);
 }
 
 std::string join(const std::string& base, const std::string& key) { return base.empty() ? key : base + "." + key; }
@@ -99,7 +100,7 @@ Status only_keys(const Json& obj, const std::string& path, const std::set<std::s
     if (allowed.count(it.key())) continue;
     std::string valid;
     for (const auto& k : allowed) valid += (valid.empty() ? "" : ", ") + k;
-    return make_error("unknown_field", "unknown field '" + it.key() + "'" + (path.empty() ? "" : " in " + path) + "; valid fields: " + valid,
+    return make_error(ErrorCode::unknown_field, "unknown field '" + it.key() + "'" + (path.empty() ? "" : " in " + path) + "; valid fields: " + valid,
                       join(path, it.key()));
   }
   return Ok{};
@@ -108,7 +109,7 @@ Status only_keys(const Json& obj, const std::string& path, const std::set<std::s
 Result<const Json*> member(const Json& obj, const std::string& key, const std::string& path, bool required) {
   auto it = obj.find(key);
   if (it == obj.end()) {
-    if (required) return make_error("missing_field", "missing field '" + key + "'" + (path.empty() ? "" : " in " + path), join(path, key));
+    if (required) return make_error(ErrorCode::missing_field, "missing field '" + key + "'" + (path.empty() ? "" : " in " + path), join(path, key));
     return static_cast<const Json*>(nullptr);
   }
   return &*it;
@@ -125,13 +126,13 @@ Result<std::string> get_string(const Json& obj, const std::string& key, const st
 Result<int64_t> as_int(const Json& v, const std::string& path) {
   if (v.is_number_integer()) {
     if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
-      return make_error("out_of_range", path + " is too large", path);
+      return make_error(ErrorCode::out_of_range, path + " is too large", path);
     return v.get<int64_t>();
   }
   if (v.is_number_float()) {
     double d = v.get<double>();
     if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e15)
-      return make_error("wrong_type", path + " must be a whole number, not " + v.dump(), path);
+      return make_error(ErrorCode::wrong_type, path + " must be a whole number, not " + v.dump(), path);
     return int64_t(d);
   }
   return wrong_type(path, "an integer", v);
@@ -146,14 +147,14 @@ Result<double> get_number(const Json& obj, const std::string& key, const std::st
 
 Result<Shape> get_shape(const Json& v, const std::string& path) {
   if (!v.is_array()) return wrong_type(path, "an array of dimension sizes", v);
-  if (v.empty() || v.size() > 6) return make_error("bad_shape", path + " must have 1 to 6 dimensions", path);
+  if (v.empty() || v.size() > 6) return make_error(ErrorCode::bad_shape, path + " must have 1 to 6 dimensions", path);
   Shape s;
   for (size_t i = 0; i < v.size(); ++i) {
     std::string p = path + "[" + std::to_string(i) + "]";
     auto n = as_int(v[i], p);
     if (!n.ok()) return n.error();
     if (n.value() < 1 || n.value() > kMaxDimSize)
-      return make_error("bad_shape", p + " is " + std::to_string(n.value()) + "; sizes must be between 1 and 2^40", p);
+      return make_error(ErrorCode::bad_shape, p + " is " + std::to_string(n.value()) + "; sizes must be between 1 and 2^40", p);
     s.push_back(n.value());
   }
   return s;
@@ -200,12 +201,12 @@ Result<ModelSpec> model_from_json(const Json& j) {
   if (auto s = only_keys(j, "", {"format", "version", "name", "description", "dtype", "inputs", "ops"}); !s.ok()) return s.error();
   if (auto f = member(j, "format", "", false); f.ok() && f.value()) {
     if (!f.value()->is_string() || f.value()->get<std::string>() != "autopar-model")
-      return make_error("bad_value", "format must be \"autopar-model\"; is this a model file?", "format");
+      return make_error(ErrorCode::bad_value, "format must be \"autopar-model\"; is this a model file?", "format");
   }
   if (auto v = member(j, "version", "", false); v.ok() && v.value()) {
     auto n = as_int(*v.value(), "version");
     if (!n.ok()) return n.error();
-    if (n.value() != 1) return make_error("bad_value", "version " + std::to_string(n.value()) + " is not supported; this build reads version 1", "version");
+    if (n.value() != 1) return make_error(ErrorCode::bad_value, "version " + std::to_string(n.value()) + " is not supported; this build reads version 1", "version");
   }
   ModelSpec m;
   auto name = get_string(j, "name", "");
@@ -215,7 +216,7 @@ Result<ModelSpec> model_from_json(const Json& j) {
     if (!d.value()->is_string()) return wrong_type("dtype", "a string (f16, f32 or f64)", *d.value());
     auto t = parse_dtype(d.value()->get<std::string>());
     if (!t || (*t != DType::f16 && *t != DType::f32 && *t != DType::f64))
-      return make_error("bad_dtype", "dtype '" + d.value()->get<std::string>() + "' is not a float type; use f16, f32 or f64", "dtype");
+      return make_error(ErrorCode::bad_dtype, "dtype '" + d.value()->get<std::string>() + "' is not a float type; use f16, f32 or f64", "dtype");
     m.dtype = *t;
   }
   auto inputs = member(j, "inputs", "", true);
@@ -239,7 +240,7 @@ Result<ModelSpec> model_from_json(const Json& j) {
     if (auto d = member(t, "dtype", path, false); d.ok() && d.value()) {
       if (!d.value()->is_string()) return wrong_type(path + ".dtype", "a string", *d.value());
       auto dt = parse_dtype(d.value()->get<std::string>());
-      if (!dt) return make_error("bad_dtype", "dtype '" + d.value()->get<std::string>() + "' is unknown; use f16, f32, f64, i32 or i64", path + ".dtype");
+      if (!dt) return make_error(ErrorCode::bad_dtype, "dtype '" + d.value()->get<std::string>() + "' is unknown; use f16, f32, f64, i32 or i64", path + ".dtype");
       x.dtype = *dt;
     }
     m.inputs.push_back(x);
@@ -248,7 +249,7 @@ Result<ModelSpec> model_from_json(const Json& j) {
   if (!ops.ok()) return ops.error();
   if (!ops.value()->is_array()) return wrong_type("ops", "an array", *ops.value());
   if (ops.value()->size() > size_t(kMaxOps))
-    return make_error("too_large", "the model has " + std::to_string(ops.value()->size()) + " ops; at most " + std::to_string(kMaxOps) + " are supported", "ops");
+    return make_error(ErrorCode::too_large, "the model has " + std::to_string(ops.value()->size()) + " ops; at most " + std::to_string(kMaxOps) + " are supported", "ops");
   for (size_t i = 0; i < ops.value()->size(); ++i) {
     const Json& o = (*ops.value())[i];
     std::string path = "ops[" + std::to_string(i) + "]";
@@ -264,7 +265,7 @@ Result<ModelSpec> model_from_json(const Json& j) {
     if (!k) {
       std::string valid;
       for (OpKind x : all_op_kinds()) valid += (valid.empty() ? "" : ", ") + std::string(op_kind_name(x));
-      return make_error("unknown_kind", "op kind '" + kind.value() + "' is unknown; valid kinds: " + valid, path + ".kind");
+      return make_error(ErrorCode::unknown_kind, "op kind '" + kind.value() + "' is unknown; valid kinds: " + valid, path + ".kind");
     }
     op.kind = *k;
     auto in = member(o, "inputs", path, true);
@@ -354,7 +355,7 @@ Result<Cluster> cluster_from_json(const Json& j) {
     return s.error();
   if (auto f = member(j, "format", "", false); f.ok() && f.value()) {
     if (!f.value()->is_string() || f.value()->get<std::string>() != "autopar-cluster")
-      return make_error("bad_value", "format must be \"autopar-cluster\"; is this a cluster file?", "format");
+      return make_error(ErrorCode::bad_value, "format must be \"autopar-cluster\"; is this a cluster file?", "format");
   }
   Cluster c;
   c.name = "custom";
@@ -375,7 +376,7 @@ Result<Cluster> cluster_from_json(const Json& j) {
     auto v = as_int(*m.value(), key);
     if (!v.ok()) return v.error();
     if (v.value() < 1 || v.value() > kMaxDevices)
-      return make_error("out_of_range", std::string(key) + " is " + std::to_string(v.value()) + "; it must be between 1 and " + std::to_string(kMaxDevices), key);
+      return make_error(ErrorCode::out_of_range, std::string(key) + " is " + std::to_string(v.value()) + "; it must be between 1 and " + std::to_string(kMaxDevices), key);
     (std::string(key) == "nodes" ? c.nodes : c.gpus_per_node) = int(v.value());
   }
   auto gpu = member(j, "gpu", "", true);
@@ -409,7 +410,7 @@ Result<Cluster> cluster_from_json(const Json& j) {
   if (auto m = member(g, "precision", "gpu", false); m.ok() && m.value()) {
     if (!m.value()->is_string()) return wrong_type("gpu.precision", std::string("a string (") + precision_names() + ")", *m.value());
     auto p = parse_precision(m.value()->get<std::string>());
-    if (!p) return make_error("bad_value", "gpu.precision '" + m.value()->get<std::string>() + "' is unknown; use " + precision_names(), "gpu.precision");
+    if (!p) return make_error(ErrorCode::bad_value, "gpu.precision '" + m.value()->get<std::string>() + "' is unknown; use " + precision_names(), "gpu.precision");
     c.gpu.precision = *p;
   }
   if (auto m = member(g, "model", "gpu", false); m.ok() && m.value()) {
@@ -439,7 +440,7 @@ Result<Cluster> cluster_from_json(const Json& j) {
         auto v = as_int(*m.value(), "inter_node.nics_per_node");
         if (!v.ok()) return v.error();
         if (v.value() < 1 || v.value() > kMaxNicsPerNode)
-          return make_error("out_of_range", "inter_node.nics_per_node is " + std::to_string(v.value()) + "; it must be between 1 and " +
+          return make_error(ErrorCode::out_of_range, "inter_node.nics_per_node is " + std::to_string(v.value()) + "; it must be between 1 and " +
                                                 std::to_string(kMaxNicsPerNode) + " (network NICs per node, each of bandwidth_gb_per_s)",
                             "inter_node.nics_per_node");
         c.nics_per_node = int(v.value());
@@ -477,7 +478,19 @@ Result<Cluster> cluster_from_json(const Json& j) {
 }
 
 Json error_to_json(const Error& e) {
-  return Json{{"code", e.code}, {"message", e.message}, {"path", e.path}};
+  return Json{{"code", error_code_name(e.code)}, {"message", e.message}, {"path", e.path}};
+}
+
+Error error_from_json(const Json& j) {
+  auto text = [&j](const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? std::optional<std::string>(j[key].get<std::string>()) : std::nullopt;
+  };
+  const std::string message = text("message").value_or("(no message)");
+  const std::string path = text("path").value_or("");
+  const std::optional<std::string> name = text("code");
+  if (!name) return make_error(ErrorCode::internal, "an error without a code: " + message, path);
+  if (auto code = error_code_from_name(*name)) return make_error(*code, message, path);
+  return make_error(ErrorCode::internal, "an error with the unknown code '" + *name + "': " + message, path);
 }
 
 Json ops_table_json(const Graph& g) {

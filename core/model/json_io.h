@@ -27,8 +27,11 @@ Json cluster_to_json(const Cluster& c);
 // Reads a cluster in the units of cluster_to_json and validates it.
 Result<Cluster> cluster_from_json(const Json& j);
 
-// {"code","message","path"}.
+// {"code","message","path"}, the code by its name.
 Json error_to_json(const Error& e);
+// Reads error_to_json's object back (a worker's reply). A missing or unknown code, which no
+// autopar writes, becomes ErrorCode::internal with the text kept in the message; never fails.
+Error error_from_json(const Json& j);
 
 // Derived facts of every op: shapes, parameters, FLOPs, bytes, split dimensions.
 Json ops_table_json(const Graph& g);

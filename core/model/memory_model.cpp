@@ -55,11 +55,11 @@ TensorParallelLayout tensor_parallel_layout(const Graph& g) {
 
 const char* optimizer_name(Optimizer o) { return o == Optimizer::adam ? "adam" : "sgd"; }
 
-StateBytesPerParam state_bytes_per_param(Precision p, Optimizer o) {
+StateBytesPerParam state_bytes_per_param(Precision p, Optimizer o, bool fp32_main_grads) {
   StateBytesPerParam b;
   const bool mixed = is_mixed_precision(p);   // mixed, bf16, fp16 and fp8 keep 16-bit weights and gradients
   b.params = mixed ? 2 : 4;
-  b.grads = mixed ? 2 : 4;
+  b.grads = mixed && !fp32_main_grads ? 2 : 4;
   const int moments = o == Optimizer::adam ? 8 : 4;   // Adam: momentum + variance; SGD: momentum (FP32)
   b.optimizer = moments + (mixed ? 4 : 0);            // mixed keeps an FP32 master copy of the weights
   return b;
@@ -198,15 +198,15 @@ int64_t model_batch(const Graph& g) {
 
 Result<MemoryReport> estimate_memory(const Graph& g, const Cluster& c, const MemoryOptions& o) {
   if (o.data_parallel < 1 || o.data_parallel > kMaxDevices)
-    return make_error("out_of_range", "the data-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--dp");
+    return make_error(ErrorCode::out_of_range, "the data-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--dp");
   if (o.tensor_parallel < 1 || o.tensor_parallel > kMaxDevices)
-    return make_error("out_of_range", "the tensor-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--mesh");
-  if (o.zero_stage < 0 || o.zero_stage > 3) return make_error("out_of_range", "the ZeRO stage is 0, 1, 2 or 3", "--zero");
+    return make_error(ErrorCode::out_of_range, "the tensor-parallel degree must be between 1 and " + std::to_string(kMaxDevices), "--mesh");
+  if (o.zero_stage < 0 || o.zero_stage > 3) return make_error(ErrorCode::out_of_range, "the ZeRO stage is 0, 1, 2 or 3", "--zero");
   // The global batch splits over the replicas; an uneven split gives some replicas one sample
   // more, and the largest bounds the memory (as uneven splits do everywhere).
   const int64_t batch = model_batch(g);
   if (batch > 0 && o.data_parallel > batch)
-    return make_error("out_of_range", "the data-parallel degree " + std::to_string(o.data_parallel) + " is larger than the batch of " +
+    return make_error(ErrorCode::out_of_range, "the data-parallel degree " + std::to_string(o.data_parallel) + " is larger than the batch of " +
                                           std::to_string(batch) + ": every replica needs at least one sample; use --dp " +
                                           std::to_string(batch) + " or less, or a larger batch",
                       "--dp");

@@ -40,8 +40,11 @@ struct StateBytesPerParam {
 };
 // The bytes per parameter a precision and optimizer keep: mixed Adam 2 + 2 + 12 (FP32 master
 // weights, momentum, variance), FP32 Adam 4 + 4 + 8, mixed SGD 2 + 2 + 8 (master, momentum),
-// FP32 SGD 4 + 4 + 4 (momentum).
-StateBytesPerParam state_bytes_per_param(Precision p, Optimizer o);
+// FP32 SGD 4 + 4 + 4 (momentum). `fp32_main_grads`: gradients accumulated in FP32 (4 bytes) as
+// Megatron-LM's distributed optimizer keeps them: mixed Adam 2 + 4 + 12, which with the 12 sharded
+// over d is its 6 + 12/d (docs/source/api-guide/dist_optimizer.md, "float16 param, fp32 grads";
+// megatron/training/theoretical_memory_usage.py, num_bytes_per_parameter).
+StateBytesPerParam state_bytes_per_param(Precision p, Optimizer o, bool fp32_main_grads = false);
 
 // The layers recomputation checkpoints: groups of ops between clean cuts (one tensor crossing)
 // that repeat, e.g. each transformer block.

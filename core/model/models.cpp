@@ -369,13 +369,13 @@ Result<BuiltinChoice> parse_builtin_model(const std::string& text, const std::st
   if (!model) {
     std::string names;
     for (const auto& m : builtin_models()) names += (names.empty() ? "" : ", ") + m.name;
-    return make_error("unknown_model", "unknown model '" + name + "'; built-in models: " + names + " (or a .json file)", arg_path);
+    return make_error(ErrorCode::unknown_model, "unknown model '" + name + "'; built-in models: " + names + " (or a .json file)", arg_path);
   }
   ModelParams values;
   for (const auto& p : model->params) values[p.key] = p.default_value;
   if (colon != std::string::npos) {
     const std::vector<OptionItem> items = split_options(text.substr(colon + 1));
-    if (std::string c = conflicting_option(items); !c.empty()) return make_error("bad_value", "model '" + name + "': " + c, arg_path);
+    if (std::string c = conflicting_option(items); !c.empty()) return make_error(ErrorCode::bad_value, "model '" + name + "': " + c, arg_path);
     for (const OptionItem& item : items) {
       const std::string& key = item.key;
       const ModelParam* param = nullptr;
@@ -383,14 +383,14 @@ Result<BuiltinChoice> parse_builtin_model(const std::string& text, const std::st
       if (!param) {
         std::string keys;
         for (const auto& p : model->params) keys += (keys.empty() ? "" : ", ") + p.key;
-        return make_error("unknown_param", "model '" + name + "' has no parameter '" + key + "'; its parameters: " + keys, arg_path);
+        return make_error(ErrorCode::unknown_param, "model '" + name + "' has no parameter '" + key + "'; its parameters: " + keys, arg_path);
       }
       int64_t v = 0;
       if (!item.has_value || !parse_whole_number(item.value, v))
-        return make_error("bad_value", "parameter '" + key + "' of model '" + name + "' needs a whole number, as in " + key + "=" +
+        return make_error(ErrorCode::bad_value, "parameter '" + key + "' of model '" + name + "' needs a whole number, as in " + key + "=" +
                                            std::to_string(param->default_value), arg_path);
       if (v < param->min_value || v > param->max_value)
-        return make_error("out_of_range", "parameter '" + key + "' of model '" + name + "' is " + std::to_string(v) +
+        return make_error(ErrorCode::out_of_range, "parameter '" + key + "' of model '" + name + "' is " + std::to_string(v) +
                                               "; it must be between " + std::to_string(param->min_value) + " and " +
                                               std::to_string(param->max_value), arg_path);
       values[key] = v;
@@ -405,15 +405,15 @@ Result<ModelSpec> builtin_model_spec(const std::string& text, const std::string&
   const BuiltinModel* model = choice.value().model;
   ModelParams& values = choice.value().values;
   if (!float_dtype_for_bytes(values["dtype_bytes"]))
-    return make_error("bad_value", "dtype_bytes must be 2, 4 or 8", arg_path);
+    return make_error(ErrorCode::bad_value, "dtype_bytes must be 2, 4 or 8", arg_path);
   // Parameters that must agree with each other, checked here so the error names them (the
   // built graph's shape checks would name an op of a model the user never wrote).
   if (values.count("hidden") && values.count("heads") && values["hidden"] % values["heads"] != 0)
-    return make_error("bad_value", "model '" + model->name + "': heads=" + std::to_string(values["heads"]) + " does not divide hidden=" +
+    return make_error(ErrorCode::bad_value, "model '" + model->name + "': heads=" + std::to_string(values["heads"]) + " does not divide hidden=" +
                                        std::to_string(values["hidden"]) + "; give a number of heads that divides the hidden size",
                       arg_path);
   if (values.count("top_k") && values.count("experts") && values["top_k"] > values["experts"])
-    return make_error("bad_value", "model '" + model->name + "': top_k=" + std::to_string(values["top_k"]) + " routes each token to more experts than the " +
+    return make_error(ErrorCode::bad_value, "model '" + model->name + "': top_k=" + std::to_string(values["top_k"]) + " routes each token to more experts than the " +
                                        std::to_string(values["experts"]) + " there are; give top_k at most experts",
                       arg_path);
   return model->build(values);
@@ -451,19 +451,19 @@ Result<Graph> load_model_json(const std::string& text, const std::string& label,
   // float width.
   ModelSpec m = spec.value();
   const std::vector<OptionItem> items = split_options(overrides);
-  if (std::string c = conflicting_option(items); !c.empty()) return prefixed(make_error("bad_value", c, arg_path));
+  if (std::string c = conflicting_option(items); !c.empty()) return prefixed(make_error(ErrorCode::bad_value, c, arg_path));
   for (const OptionItem& item : items) {
     const std::string& key = item.key;
     int64_t v = 0;
     if (key != "batch" && key != "dtype_bytes")
-      return prefixed(make_error("unknown_param", "a model file takes the parameters batch and dtype_bytes, not '" + key + "'", arg_path));
+      return prefixed(make_error(ErrorCode::unknown_param, "a model file takes the parameters batch and dtype_bytes, not '" + key + "'", arg_path));
     if (!item.has_value || !parse_whole_number(item.value, v) || v < 1 || v > kMaxSize)
-      return prefixed(make_error("bad_value", "parameter '" + key + "' needs a whole number, as in " + key + "=8", arg_path));
+      return prefixed(make_error(ErrorCode::bad_value, "parameter '" + key + "' needs a whole number, as in " + key + "=8", arg_path));
     if (key == "batch") {
       for (Tensor& t : m.inputs) t.shape[0] = v;
     } else {
       auto ft = float_dtype_for_bytes(v);
-      if (!ft) return prefixed(make_error("bad_value", "dtype_bytes must be 2, 4 or 8", arg_path));
+      if (!ft) return prefixed(make_error(ErrorCode::bad_value, "dtype_bytes must be 2, 4 or 8", arg_path));
       for (Tensor& t : m.inputs)
         if (t.dtype == m.dtype) t.dtype = *ft;
       m.dtype = *ft;

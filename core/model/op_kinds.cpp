@@ -14,7 +14,7 @@ constexpr int64_t kBig = int64_t(1) << 40;
 std::string attr_path(const std::string& path, const std::string& key) { return path + ".attrs." + key; }
 
 Error shape_error(const std::string& path, const std::string& message) {
-  return make_error("bad_shape", message, path);
+  return make_error(ErrorCode::bad_shape, message, path);
 }
 
 // Multiplies sizes, refusing products beyond kMaxTensorElements (absurd models).
@@ -51,7 +51,7 @@ int64_t conv_out_size(int64_t in, int64_t kernel, int64_t stride, int64_t paddin
 Status need_float(const KindContext& c, size_t i) {
   const Tensor& t = c.op.inputs[i];
   if (t.dtype == DType::i32 || t.dtype == DType::i64)
-    return make_error("bad_dtype", "input '" + t.name + "' holds integers; a " + op_kind_name(c.op.spec.kind) + " op needs floats",
+    return make_error(ErrorCode::bad_dtype, "input '" + t.name + "' holds integers; a " + op_kind_name(c.op.spec.kind) + " op needs floats",
                       c.path + ".inputs[" + std::to_string(i) + "]");
   return Ok{};
 }
@@ -63,8 +63,6 @@ double activation_flops(const std::string& activation, int64_t elems) {
   if (activation == "tanh") return 4.0 * double(elems);
   return 0.0;
 }
-
-#define AUTOPAR_TRY(expr) do { Status s_ = (expr); if (!s_.ok()) return s_; } while (0)
 
 // ---- shape rules, one per kind ----
 
@@ -164,7 +162,7 @@ Status infer_flatten(KindContext& c, InferredOp& r) {
 Status infer_embedding(KindContext& c, InferredOp& r) {
   const Tensor& in = c.op.inputs[0];
   if (in.dtype != DType::i32 && in.dtype != DType::i64)
-    return make_error("bad_dtype", "an embedding reads integer indices (dtype i32 or i64), but '" + in.name + "' is " + dtype_name(in.dtype),
+    return make_error(ErrorCode::bad_dtype, "an embedding reads integer indices (dtype i32 or i64), but '" + in.name + "' is " + dtype_name(in.dtype),
                       c.path + ".inputs[0]");
   const Shape& x = in.shape;
   int64_t dim = c.attr("embedding_dim");
@@ -226,7 +224,7 @@ Status infer_attention(KindContext& c, InferredOp& r) {
     // Grouped-query attention (Ainslie et al. 2023): [batch, seq, (heads + 2 * kv_heads) * head_dim].
     int64_t kv = c.attr("kv_heads");
     if (heads % kv != 0)
-      return make_error("bad_value", "kv_heads (" + std::to_string(kv) + ") must divide heads (" + std::to_string(heads) + ")",
+      return make_error(ErrorCode::bad_value, "kv_heads (" + std::to_string(kv) + ") must divide heads (" + std::to_string(heads) + ")",
                         attr_path(c.path, "kv_heads"));
     if (x[2] % (heads + 2 * kv) != 0)
       return shape_error(c.path + ".inputs[0]", "grouped-query attention reads fused Q, K, V [batch, seq, (heads + 2*kv_heads)*head_dim] = (" +
@@ -240,6 +238,10 @@ Status infer_attention(KindContext& c, InferredOp& r) {
   r.forward_flops = 4.0 * double(x[0]) * double(x[1]) * double(x[1]) * double(h) +
                     5.0 * double(x[0]) * double(heads) * double(x[1]) * double(x[1]);
   r.split_dims.push_back(split("sample", SplitKind::sample, 0, r.output));
+  // The query positions (SOAP's Attribute dimension as context parallelism): a part computes
+  // its positions' outputs against every key and value, which it reads whole (regions.cpp), as
+  // Llama 3's all-gather context parallelism does (Dubey et al. 2024, section 3.3.2).
+  r.split_dims.push_back(split("length", SplitKind::attribute, 1, r.output));
   r.split_dims.push_back(SplitDim{"heads", SplitKind::attribute, 2, heads});
   return Ok{};
 }
@@ -250,12 +252,12 @@ Status infer_concat(KindContext& c, InferredOp& r) {
   int rank = int(in[0].shape.size());
   if (axis < 0) axis += rank;
   if (axis < 1 || axis >= rank)
-    return make_error("out_of_range", "concat axis must be a non-batch dimension of the " + std::to_string(rank) + "-D inputs", attr_path(c.path, "axis"));
+    return make_error(ErrorCode::out_of_range, "concat axis must be a non-batch dimension of the " + std::to_string(rank) + "-D inputs", attr_path(c.path, "axis"));
   c.op.spec.attrs["axis"] = axis;
   r.output = in[0].shape;
   r.output[size_t(axis)] = 0;
   for (size_t i = 0; i < in.size(); ++i) {
-    AUTOPAR_TRY(need_float(c, i));
+    AUTOPAR_TRY(input_float, need_float(c, i));
     const Shape& s = in[i].shape;
     if (s.size() != size_t(rank)) return shape_error(c.path + ".inputs[" + std::to_string(i) + "]", "concat inputs must have one rank");
     for (int d = 0; d < rank; ++d)
@@ -272,7 +274,7 @@ Status infer_concat(KindContext& c, InferredOp& r) {
 Status infer_moe(KindContext& c, InferredOp& r) {
   const Shape& x = c.op.inputs[0].shape;
   int64_t h = x.back(), e = c.attr("experts"), f = c.attr("ffn"), k = c.attr("top_k");
-  if (k > e) return make_error("out_of_range", "top_k (" + std::to_string(k) + ") exceeds experts (" + std::to_string(e) + ")", attr_path(c.path, "top_k"));
+  if (k > e) return make_error(ErrorCode::out_of_range, "top_k (" + std::to_string(k) + ") exceeds experts (" + std::to_string(e) + ")", attr_path(c.path, "top_k"));
   // gated: each expert is a gated MLP (SwiGLU, as Mixtral's w1/w3 and w2): gate and up side by
   // side in w1, [E, h, 2f]. shared_gate: the router also scores a shared expert that runs
   // beside the routed ones (Qwen2-MoE's shared_expert_gate, a [h, 1] weight), one more router
@@ -461,13 +463,13 @@ Status infer_op(Op& op, DType float_dtype, const std::string& path) {
     if (!rule) {
       std::string valid;
       for (const auto& r : rules) valid += (valid.empty() ? "" : ", ") + r.key;
-      return make_error("unknown_field",
+      return make_error(ErrorCode::unknown_field,
                         "unknown attribute '" + key + "' for a " + op_kind_name(spec.kind) + " op; valid: " +
                             (valid.empty() ? "none" : valid),
                         attr_path(path, key));
     }
     if (value < rule->min_value || value > rule->max_value)
-      return make_error("out_of_range",
+      return make_error(ErrorCode::out_of_range,
                         "attribute '" + key + "' is " + std::to_string(value) + "; it must be between " +
                             std::to_string(rule->min_value) + " and " + std::to_string(rule->max_value),
                         attr_path(path, key));
@@ -475,24 +477,24 @@ Status infer_op(Op& op, DType float_dtype, const std::string& path) {
   for (const auto& r : rules) {
     if (spec.attrs.count(r.key) || !r.filled) continue;
     if (!r.has_default)
-      return make_error("missing_field",
+      return make_error(ErrorCode::missing_field,
                         std::string("a ") + op_kind_name(spec.kind) + " op needs the attribute '" + r.key + "'",
                         path + ".attrs");
     spec.attrs[r.key] = r.default_value;
   }
   if (spec.activation != "none" && spec.activation != "relu" && spec.activation != "gelu" && spec.activation != "tanh")
-    return make_error("bad_value", "activation '" + spec.activation + "' is unknown; use none, relu, gelu or tanh",
+    return make_error(ErrorCode::bad_value, "activation '" + spec.activation + "' is unknown; use none, relu, gelu or tanh",
                       path + ".activation");
   if (spec.activation != "none" && !traits.fused_activation)
-    return make_error("bad_value", "only linear and convolution ops take a fused activation", path + ".activation");
+    return make_error(ErrorCode::bad_value, "only linear and convolution ops take a fused activation", path + ".activation");
   if (!spec.weight_from.empty() && spec.kind != OpKind::linear)
-    return make_error("bad_value", "only a linear op can take its weight from an embedding (weight_from)", path + ".weight_from");
+    return make_error(ErrorCode::bad_value, "only a linear op can take its weight from an embedding (weight_from)", path + ".weight_from");
 
   const auto& in = op.inputs;
   if (in.size() < traits.min_inputs || in.size() > traits.max_inputs) {
     size_t lo = traits.min_inputs, hi = traits.max_inputs;
     std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " or more";
-    return make_error("bad_arity",
+    return make_error(ErrorCode::bad_arity,
                       std::string("a ") + op_kind_name(spec.kind) + " op reads " + want + " input" +
                           (lo == 1 && hi == 1 ? "" : "s") + ", not " + std::to_string(in.size()),
                       path + ".inputs");
@@ -506,10 +508,12 @@ Status infer_op(Op& op, DType float_dtype, const std::string& path) {
                              "-D input, but '" + in[0].name + "' is " + shape_to_string(in[0].shape));
   }
   KindContext ctx{op, float_dtype, path};
-  if (traits.float_input) AUTOPAR_TRY(need_float(ctx, 0));
+  if (traits.float_input) {
+    AUTOPAR_TRY(input_float, need_float(ctx, 0));
+  }
 
   InferredOp r;
-  AUTOPAR_TRY(traits.infer(ctx, r));
+  AUTOPAR_TRY(inferred, traits.infer(ctx, r));
   const Shape& out = r.output;
   const double fwd = r.forward_flops;
 
@@ -551,6 +555,5 @@ Status infer_op(Op& op, DType float_dtype, const std::string& path) {
   return Ok{};
 }
 
-#undef AUTOPAR_TRY
 
 }  // namespace autopar

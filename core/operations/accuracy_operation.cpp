@@ -9,8 +9,8 @@ namespace autopar {
 
 AccuracyJob::AccuracyJob(Graph graph, Cluster cluster, const AccuracyRequest& request)
     : graph_(std::move(graph)), cluster_(std::move(cluster)), request_(request), rng_(request.seed) {
-  if (request.samples < 2) finish(make_error("out_of_range", "the study needs at least 2 strategies", "samples"));
-  if (request.simulator == CostMode::fine) finish(make_error("bad_value", "the simulator studied is ideal or calibrated", "simulator"));
+  if (request.samples < 2) finish(make_error(ErrorCode::out_of_range, "the study needs at least 2 strategies", "samples"));
+  if (request.simulator == CostMode::fine) finish(make_error(ErrorCode::bad_value, "the simulator studied is ideal or calibrated", "simulator"));
 }
 
 void AccuracyJob::work(BudgetMeter& meter) {

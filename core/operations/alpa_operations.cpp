@@ -157,6 +157,7 @@ IntraOpOptions intra_options(const IntraRequest& request, const Cluster& cluster
   o.zero_stage = request.zero_stage;
   o.optimizer = request.optimizer;
   o.memory_budget_bytes = request.memory_budget_bytes.value_or(0);
+  o.sequence_strategies = true;   // the intra-op pass's whole space (Megatron's sequence parallelism among it)
   o.force_batch_axis = request.force_data_parallel ? 0 : request.force_batch_axis;
   if (request.alpa_costs.empty()) {
     // As `intra --cluster`: the GPU's memory is the budget and its peak prices recomputation.

@@ -9,6 +9,7 @@
 #include "device_mesh.h"
 #include "engine_export.h"
 #include "pipeline_schedule.h"
+#include "report_text.h"
 #include "sharding_spec.h"
 #include "soap.h"
 
@@ -18,12 +19,6 @@ namespace {
 Json breakdown_json(const SimSummary& s) {
   return Json{{"compute_ms", s.compute_ms}, {"activation_transfer_ms", s.activation_transfer_ms}, {"param_sync_ms", s.param_sync_ms},
               {"activation_bytes", s.activation_bytes}, {"param_sync_bytes", s.param_sync_bytes}, {"peak_memory_bytes", s.peak_memory_bytes}};
-}
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 // The stage's sharding as SOAP configurations of its ops, on the cluster's GPUs.
@@ -38,7 +33,7 @@ void add_stage_strategy(const Graph& stage_graph, const CompareStage& st, Strate
 // The copies of a pipeline simulation must stay within the op limit of a model.
 std::optional<Error> pipeline_too_large(size_t ops, int microbatches) {
   if (ops * size_t(microbatches) <= size_t(kMaxOps)) return std::nullopt;
-  return make_error("too_large",
+  return make_error(ErrorCode::too_large,
                     "compare simulates one copy of the model per micro-batch: " + std::to_string(ops) + " ops x " + std::to_string(microbatches) +
                         " micro-batches is more than " + std::to_string(kMaxOps) + " ops; give fewer --microbatches",
                     "--microbatches");
@@ -56,7 +51,7 @@ int default_compare_microbatches(const Graph& g) {
 }
 
 Result<Graph> pipeline_graph(const Graph& microbatch, int microbatches) {
-  if (microbatches < 1) return make_error("out_of_range", "--microbatches must be at least 1", "--microbatches");
+  if (microbatches < 1) return make_error(ErrorCode::out_of_range, "--microbatches must be at least 1", "--microbatches");
   const size_t n = microbatch.ops.size();
   if (auto e = pipeline_too_large(n, microbatches)) return *e;
   ModelSpec spec;
@@ -195,7 +190,7 @@ bool AlpaPipelinePlanner::step() {
   }
   if (done() || int64_t(next_stage_) < stages_) return done();
   if (plan_.strategy.ops.size() != builder_->graph().ops.size())
-    outcome_.emplace(make_error("bad_value", "the pipeline's stages do not cover every op of the model", "stages"));
+    outcome_.emplace(make_error(ErrorCode::bad_value, "the pipeline's stages do not cover every op of the model", "stages"));
   else
     outcome_.emplace(std::move(plan_));
   return true;
@@ -252,12 +247,12 @@ Result<SimSummary> simulate_alpa_pipeline(const Graph& g, const Cluster& c, cons
 }
 
 Result<int> check_compare_request(const CompareRequest& r) {
-  if (r.steps < 1) return make_error("bad_value", "--steps needs a whole number of at least 1", "--steps");
+  if (r.steps < 1) return make_error(ErrorCode::bad_value, "--steps needs a whole number of at least 1", "--steps");
   const int microbatches = r.microbatches == 0 ? default_compare_microbatches(r.graph) : r.microbatches;
-  if (microbatches < 1) return make_error("out_of_range", "--microbatches must be at least 1", "--microbatches");
+  if (microbatches < 1) return make_error(ErrorCode::out_of_range, "--microbatches must be at least 1", "--microbatches");
   for (const Tensor& t : r.graph.spec.inputs)
     if (t.shape.empty() || t.shape[0] % microbatches != 0)
-      return make_error("bad_value", "the batch of input '" + t.name + "' does not divide into " + std::to_string(microbatches) +
+      return make_error(ErrorCode::bad_value, "the batch of input '" + t.name + "' does not divide into " + std::to_string(microbatches) +
                                          " micro-batches; pick a divisor", "--microbatches");
   if (auto e = pipeline_too_large(r.graph.ops.size(), microbatches)) return *e;
   return microbatches;

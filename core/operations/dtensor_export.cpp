@@ -95,7 +95,7 @@ Status check_device_type(const std::string& t, const std::string& path) {
   bool ok = !t.empty() && t.size() <= 32 && t[0] >= 'a' && t[0] <= 'z';
   for (char c : t) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
   if (ok) return Ok{};
-  return make_error("bad_value", "device type '" + t + "' is not a torch device type name; give one such as cuda, cpu, xpu, hpu or npu (lowercase letters, digits and '_')", path);
+  return make_error(ErrorCode::bad_value, "device type '" + t + "' is not a torch device type name; give one such as cuda, cpu, xpu, hpu or npu (lowercase letters, digits and '_')", path);
 }
 
 std::string export_dtensor(const Graph& g, const IntraOpPlan& plan, const std::string& title, const std::string& device_type) {

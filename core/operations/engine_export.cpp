@@ -3,6 +3,8 @@
 #include "engine_export.h"
 
 #include "hf_config.h"
+#include "megatron_flags.h"
+#include "mesh_position.h"
 
 #include <algorithm>
 #include <cmath>
@@ -86,25 +88,7 @@ std::string export_jax(const Graph& g, const IntraOpPlan& plan, const std::strin
   return o.str();
 }
 
-namespace {
 
-// The model as Megatron-LM's GPT flags describe it: from the TransformerArch the graph was built
-// from (a Hugging Face config or a preset), else read off the graph's ops (built-in models and
-// model files, which say less: no rotary positions, no vocabulary padding).
-struct MegatronModel {
-  int64_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, kv_channels = 0, ffn = 0, seq = 0, vocab = 0;
-  int64_t max_positions = 0;          // Megatron's max_position_embeddings
-  std::string norm = "LayerNorm";     // --normalization
-  std::string activation = "gelu";    // gelu, swiglu, geglu, relu
-  std::string position = "learned_absolute";   // --position-embedding-type: learned_absolute, rope, none
-  double rotary_percent = 1, rotary_base = 10000, norm_epsilon = 0;
-  bool bias = true, qkv_bias = false, tied = true, embedding = true;
-  bool attention_dropout = true, hidden_dropout = true;   // Megatron's defaults are 0.1
-  int64_t experts = 0, topk = 0, moe_ffn = 0, shared_expert = 0, moe_layer_step = 1;
-  std::vector<int64_t> dense_layers;
-  std::string torch_dtype;
-  std::vector<std::string> cannot;    // what Megatron's GPT model cannot build as the model has it
-};
 
 MegatronModel megatron_model(const Graph& g) {
   MegatronModel m;
@@ -193,18 +177,6 @@ MegatronModel megatron_model(const Graph& g) {
   return m;
 }
 
-// How Megatron-LM places L layers on P pipeline stages (its arguments.py and TransformerConfig,
-// core_r0.14.0): evenly without options, which needs P to divide L; with
-// --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers, the first and last
-// stages hold those counts (each at least one) and the middle P - 2 stages split the rest
-// evenly. The plan's own split is kept when Megatron can say it (equal middle stages); else an
-// even split, or the nearest split with equal middle stages when P does not divide L.
-struct PipelineSplit {
-  bool ok = true;
-  int64_t first = 0, last = 0;        // 0: not given
-  bool as_planned = false;            // the plan's own stage sizes
-  std::string why;                    // when !ok
-};
 
 PipelineSplit megatron_pipeline_split(int64_t layers, int64_t pp, const std::vector<int64_t>& planned) {
   PipelineSplit s;
@@ -251,34 +223,20 @@ PipelineSplit megatron_pipeline_split(int64_t layers, int64_t pp, const std::vec
 // The largest --make-vocab-size-divisible-by (a power of two up to Megatron's default 128) with
 // which Megatron pads a vocab-row embedding to itself at tensor-parallel size tp; 0 when tp
 // does not divide the vocabulary.
-int64_t vocab_divisor(int64_t vocab, int64_t tp) {
+static int64_t vocab_divisor(int64_t vocab, int64_t tp) {
   for (int64_t d = 128; d >= 1; d /= 2)
     if (vocab % (d * tp) == 0) return d;
   return 0;
 }
 
-std::string number_text(double v) {
+static std::string number_text(double v) {
   std::ostringstream o;
   o << v;
   return o.str();
 }
 
-// The degrees and sizes Megatron-LM's flags take for a plan, each as planned and as Megatron-LM
-// can run it, with what the notes need to say why they differ.
-struct MegatronDegrees {
-  std::vector<int64_t> stage_tp;      // per stage: the tensor-parallel size of its own plan
-  std::string logical_meshes;         // the stages' logical meshes, ", "-separated
-  int64_t planned_tp = 1, tp = 1;     // the size most stages use; the size Megatron-LM's rules allow
-  int64_t planned_ep = 1, ep = 1;     // the same for expert parallelism
-  int planned_pp = 1, pp = 1;         // the plan's stages; the nearest size that divides the GPUs
-  std::vector<int64_t> per_stage;     // per stage: its transformer layers
-  std::string stage_gpus;             // per stage: its GPUs, ", "-separated
-  PipelineSplit split;                // layers over the pipeline (Megatron's first/last options)
-  int64_t dp = 0;                     // implied data-parallel size (0: tp x pp does not divide the GPUs)
-  int64_t micro = 1;                  // each replica's micro-batch size
-};
 
-MegatronDegrees megatron_degrees(const AlpaPipelinePlan& plan, const MegatronModel& model, int devices, int64_t batch) {
+static MegatronDegrees megatron_degrees(const AlpaPipelinePlan& plan, const MegatronModel& model, int devices, int64_t batch) {
   MegatronDegrees d;
   const InterOpPlan& pipeline = plan.inter;
   const int64_t heads = model.heads, groups = model.kv_heads, layers = model.layers;
@@ -360,7 +318,7 @@ MegatronDegrees megatron_degrees(const AlpaPipelinePlan& plan, const MegatronMod
 
 // The comment lines on where the degrees come from and why they differ from the plan's:
 // tensor, expert and pipeline sizes, the layer split and the batch.
-void write_megatron_layout_notes(std::ostream& o, const AlpaPipelinePlan& plan, const MegatronModel& model, const MegatronDegrees& d, int devices,
+static void write_megatron_layout_notes(std::ostream& o, const AlpaPipelinePlan& plan, const MegatronModel& model, const MegatronDegrees& d, int devices,
                                  int64_t batch, const std::string& title) {
   const InterOpPlan& pipeline = plan.inter;
   const int microbatches = plan.microbatches;
@@ -429,7 +387,8 @@ void write_megatron_layout_notes(std::ostream& o, const AlpaPipelinePlan& plan, 
 
 // The model's notes (what the flags cannot say, positions, vocabulary, precision) and then
 // every flag, ending the pasteable command.
-void write_megatron_flags(std::ostream& o, const Graph& g, const MegatronModel& model, const MegatronDegrees& d, int64_t batch) {
+void write_megatron_flags(std::ostream& o, const Graph& g, const MegatronModel& model, const MegatronDegrees& d, int64_t batch,
+                          const std::vector<std::string>& knob_flags) {
   const int64_t heads = model.heads, groups = model.kv_heads, layers = model.layers;
   const int64_t tp = d.tp, ep = d.ep;
   for (const std::string& c : model.cannot) o << "# Note: Megatron-LM's GPT model cannot build " << c << ".\n";
@@ -497,11 +456,10 @@ void write_megatron_flags(std::ostream& o, const Graph& g, const MegatronModel& 
     if (model.vocab > 0) o << "--make-vocab-size-divisible-by " << std::max<int64_t>(divisor, 1) << " \\\n";
   }
   if (half) o << (fp16 ? "--fp16" : "--bf16") << " \\\n";
+  for (const std::string& f : knob_flags) o << f << " \\\n";
   o << "--micro-batch-size " << d.micro << " \\\n"
     << "--global-batch-size " << batch << "\n";
 }
-
-}  // namespace
 
 std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int devices, const std::string& title) {
   const MegatronModel model = megatron_model(g);
@@ -559,9 +517,9 @@ Strategy alpa_plan_to_strategy(const Graph& g, const IntraOpPlan& plan) {
         rem /= c.degrees[j];
         if (masks[j] == 1) row = coord;
         else if (masks[j] == 2) col = coord;
-        else if (masks[j] == 3) { row = coord / cols; col = coord % cols; }
+        else if (masks[j] == 3) { row = coord / cols; col = coord % cols; }   // S01's shard k sits on device k
       }
-      c.devices.push_back(row * cols + col);
+      c.devices.push_back(mesh_position_device(row, col, cols));
     }
     s.ops.push_back(c);
   }

@@ -6,34 +6,80 @@
 #include "engine_export.h"
 #include "inter_op.h"
 #include "intra_op.h"
+#include "job.h"
 #include "mcmc.h"
+#include "memory_model.h"
+#include "given_plan_export.h"
 #include "simulator.h"
 #include "soap.h"
 #include "trace_export.h"
 
 namespace autopar {
 
-int default_microbatches(const Graph& g) {
-  for (int b = 32; b > 1; --b) {
+int default_microbatches(const Graph& g, int replicas) {
+  for (int b = 32; b >= 1; --b) {
     bool ok = true;
-    for (const Tensor& t : g.spec.inputs) ok &= t.shape[0] % b == 0;
+    for (const Tensor& t : g.spec.inputs) ok &= t.shape[0] % (int64_t(b) * replicas) == 0;
     if (ok) return b;
   }
-  return 1;
+  return 0;
 }
 
 Status check_export_format(const std::string& f) {
   if (f == "perfetto" || f == "dtensor" || f == "jax" || f == "megatron" || f == "torchtitan") return Ok{};
-  return make_error("bad_value", "--format must be perfetto, dtensor, jax, megatron or torchtitan", "--format");
+  return make_error(ErrorCode::bad_value, "--format must be perfetto, dtensor, jax, megatron or torchtitan", "--format");
+}
+
+Status check_plan_format(const std::string& format, const std::string& path) {
+  if (format == "megatron" || format == "torchtitan") return Ok{};
+  return make_error(ErrorCode::bad_argument, path + " applies to the megatron and torchtitan formats (the engines that take t, p, d and the memory knobs); " + format +
+                                        " exports " + (format == "perfetto" ? "a FlexFlow strategy" : "Alpa's intra-op plan"),
+                    path);
 }
 
 Json ExportReport::to_json() const { return format == "perfetto" ? trace : Json{{"format", format}, {"text", text}}; }
 
 std::string ExportReport::to_text() const { return text; }
 
+namespace {
+
+// A given plan for Megatron-LM or torchtitan: priced as `inter --plan` prices it (so a plan that
+// does not fit or split is refused with its reason), then written with every knob.
+Result<ExportReport> export_given_plan(const Graph& graph, const Cluster& cluster, const ExportRequest& request) {
+  const GivenPlan& plan = *request.plan;
+  if (auto st = check_plan_format(request.format, "--plan"); !st.ok()) return st.error();
+  InterRequest inter;
+  inter.plan = plan;
+  const int64_t batch = model_batch(graph);
+  if (plan.micro_batch_size > 0) {
+    auto b = given_plan_microbatches(plan, batch);
+    if (!b.ok()) return b.error();
+    inter.microbatches = b.value();
+  } else {
+    // Without mbs=: the most micro-batches (at most 32, as `inter`'s default) whose each replica's
+    // share is whole.
+    inter.microbatches = default_microbatches(graph, plan.data);
+    if (inter.microbatches == 0)
+      return make_error(ErrorCode::bad_value, "the model's batch of " + std::to_string(batch) + " does not split over d = " + std::to_string(plan.data) +
+                                         " data-parallel replicas; give the model a batch that is a multiple of d (e.g. :batch=" +
+                                         std::to_string(int64_t(plan.data) * 8) + ")", "--plan");
+  }
+  InterJob job(graph, cluster, inter);
+  const Result<InterReport>& priced = run_to_end(job);
+  if (!priced.ok()) return priced.error();
+  ExportReport r;
+  r.format = request.format;
+  r.text = request.format == "megatron" ? export_megatron_plan(graph, cluster, plan, priced.value(), request.title)
+                                        : export_torchtitan_plan(graph, cluster, plan, priced.value(), request.title);
+  return r;
+}
+
+}  // namespace
+
 Result<ExportReport> export_operation(const Graph& graph, const Cluster& cluster, const ExportRequest& request) {
   const std::string& format = request.format;
   if (auto st = check_export_format(format); !st.ok()) return st.error();
+  if (request.plan) return export_given_plan(graph, cluster, request);
   ExportReport r;
   r.format = format;
   if (format == "perfetto") {
@@ -53,7 +99,7 @@ Result<ExportReport> export_operation(const Graph& graph, const Cluster& cluster
     r.text = r.trace.dump() + "\n";
     return r;
   }
-  if (request.strategy) return make_error("bad_argument", "--strategy applies to --format perfetto; the engine formats export Alpa's plan", "--strategy");
+  if (request.strategy) return make_error(ErrorCode::bad_argument, "--strategy applies to --format perfetto; the engine formats export Alpa's plan", "--strategy");
   if (auto st = check_device_type(request.device_type); !st.ok()) return st.error();
   if (format == "dtensor" || format == "jax") {
     // Alpa's intra-op plan on the whole cluster as one nodes x GPUs mesh.

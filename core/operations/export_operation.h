@@ -8,6 +8,7 @@
 
 #include "cluster.h"
 #include "graph.h"
+#include "inter_operation.h"
 #include "json_io.h"
 #include "strategy.h"
 
@@ -20,6 +21,9 @@ struct ExportRequest {
   uint64_t seed = 1;                   // the search's seed
   std::string title;                   // names the inputs in the generated files, e.g. "alexnet on lecture:2x4"
   std::string device_type = "cuda";    // dtensor only: init_device_mesh's device type (--device-type)
+  // megatron and torchtitan only: this plan (`inter --plan`'s knobs) instead of Alpa's, priced
+  // first as `inter --plan` prices it (given_plan_export.h).
+  std::optional<GivenPlan> plan;
 };
 
 // The exported file.
@@ -34,11 +38,15 @@ struct ExportReport {
 
 // Ok for the formats export_operation knows, else the error naming "--format".
 Status check_export_format(const std::string& format);
-// The export; errors name "--format" (an unknown format) or come from the planners.
+// Ok when `format` takes a given plan (megatron, torchtitan), else the error naming `path`.
+Status check_plan_format(const std::string& format, const std::string& path);
+// The export; errors name "--format" (an unknown format), "--plan" (a plan an engine format cannot
+// take, or `inter --plan`'s refusal of it) or come from the planners.
 Result<ExportReport> export_operation(const Graph& graph, const Cluster& cluster, const ExportRequest& request);
 
-// The largest number of micro-batches (at most 32) that divides every input's batch: the
-// pipeline the engine exports plan for.
-int default_microbatches(const Graph& g);
+// The largest number of micro-batches (at most 32) that splits every input's batch into whole
+// shares for each of `replicas` data-parallel replicas: the pipeline the engine exports plan
+// for; 0 when not even one does (a batch that is not a multiple of `replicas`).
+int default_microbatches(const Graph& g, int replicas = 1);
 
 }  // namespace autopar

@@ -7,9 +7,13 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <system_error>
+#include <thread>
 
 #include "context_expert.h"
+#include "intra_op_problem.h"
 #include "cost_model.h"
 #include "memory_model.h"
 #include "number_text.h"
@@ -36,11 +40,12 @@ Result<MicroBatchInputs> microbatch_inputs(const Graph& graph, const InterReques
   if (request.plan) {
     o.context_parallel = request.plan->context;
     o.expert_parallel = request.plan->expert;
-    if (request.plan->context > 1) {
-      auto split = context_parallel_graph(micro.value(), request.plan->context);
-      if (!split.ok()) return split.error();
-      micro = std::move(split.value());
-    }
+  }
+  // A given plan's cp, or a searched one (knob_search.h).
+  if (o.context_parallel > 1) {
+    auto split = context_parallel_graph(micro.value(), o.context_parallel);
+    if (!split.ok()) return split.error();
+    micro = std::move(split.value());
   }
   return MicroBatchInputs{std::move(micro.value()), o};
 }
@@ -54,13 +59,13 @@ Status check_given_plan_experts(const GivenPlan& g, const Graph& graph) {
   const int64_t experts = model_experts(graph);
   const std::string key = "plan item 'ep=" + std::to_string(g.expert) + "'";
   if (experts == 0)
-    return make_error("bad_value", key + ": model '" + graph.name() + "' is dense (no mixture-of-experts layer), so there are no experts to shard; leave ep out (or ep=1)", "--plan");
+    return make_error(ErrorCode::bad_value, key + ": model '" + graph.name() + "' is dense (no mixture-of-experts layer), so there are no experts to shard; leave ep out (or ep=1)", "--plan");
   if (experts % g.expert != 0)
-    return make_error("bad_value", key + ": model '" + graph.name() + "' has " + std::to_string(experts) + " experts per MoE layer, which ep does not divide; pick ep dividing " +
+    return make_error(ErrorCode::bad_value, key + ": model '" + graph.name() + "' has " + std::to_string(experts) + " experts per MoE layer, which ep does not divide; pick ep dividing " +
                                        std::to_string(experts), "--plan");
   const int64_t stage = int64_t(g.tensor) * g.context * g.data;
   if (stage % g.expert != 0)
-    return make_error("bad_value", key + ": ep must divide a stage's t*cp*d = " + std::to_string(stage) +
+    return make_error(ErrorCode::bad_value, key + ": ep must divide a stage's t*cp*d = " + std::to_string(stage) +
                                        " GPUs (Megatron-Core builds the expert-parallel groups from them, expert tensor parallelism 1); pick ep dividing " +
                                        std::to_string(stage), "--plan");
   return Ok{};
@@ -72,17 +77,17 @@ Result<Submesh> given_plan_submesh(const GivenPlan& g, const Cluster& c) {
   const int64_t per_stage = int64_t(g.tensor) * g.context * g.data, all = int64_t(per_stage) * g.pipeline;
   const std::string product = g.context > 1 ? "t*cp*p*d" : "t*p*d";
   if (all != c.num_devices())
-    return make_error("bad_value", "plan " + g.text() + " uses " + product + " = " + std::to_string(all) + " GPUs but the cluster has " +
+    return make_error(ErrorCode::bad_value, "plan " + g.text() + " uses " + product + " = " + std::to_string(all) + " GPUs but the cluster has " +
                                        std::to_string(c.num_devices()) + "; make " + product + " equal to nodes * gpus per node", "--plan");
   const int G = c.gpus_per_node;
   if (per_stage < G) {
     if (G % per_stage != 0 || (per_stage & (per_stage - 1)) != 0)
-      return make_error("bad_value", "a stage of plan " + g.text() + " has t*cp*d = " + std::to_string(per_stage) + " GPUs; inside a node of " +
+      return make_error(ErrorCode::bad_value, "a stage of plan " + g.text() + " has t*cp*d = " + std::to_string(per_stage) + " GPUs; inside a node of " +
                                          std::to_string(G) + " a stage's GPUs must be a power of two dividing it", "--plan");
     return Submesh{1, int(per_stage)};
   }
   if (per_stage % G != 0)
-    return make_error("bad_value", "a stage of plan " + g.text() + " has t*cp*d = " + std::to_string(per_stage) + " GPUs, not whole nodes of " +
+    return make_error(ErrorCode::bad_value, "a stage of plan " + g.text() + " has t*cp*d = " + std::to_string(per_stage) + " GPUs, not whole nodes of " +
                                        std::to_string(G), "--plan");
   return Submesh{int(per_stage / G), G};
 }
@@ -93,7 +98,7 @@ Result<std::vector<std::pair<int, int>>> given_plan_stages(const GivenPlan& g, i
   const int given_ends = (g.first_stage_layers > 0) + (g.last_stage_layers > 0);
   const int middle = g.pipeline - given_ends, rest = L - g.first_stage_layers - g.last_stage_layers;
   if (given_ends > g.pipeline || rest < 0 || (middle == 0 ? rest != 0 : rest % middle != 0 || rest == 0))
-    return make_error("bad_value", "the model has " + std::to_string(L) + " layers, which " + std::to_string(g.pipeline) +
+    return make_error(ErrorCode::bad_value, "the model has " + std::to_string(L) + " layers, which " + std::to_string(g.pipeline) +
                                        " pipeline stages do not split evenly" + (given_ends ? " after the first/last stages' layers" : "") +
                                        " (Megatron-LM needs the layer count divisible by p; give first= and last= for the end stages)", "--plan");
   const int per = middle > 0 ? rest / middle : 0;
@@ -101,7 +106,7 @@ Result<std::vector<std::pair<int, int>>> given_plan_stages(const GivenPlan& g, i
   for (int k = 0, next = 0; k < g.pipeline; ++k) {
     const int n = k == 0 && g.first_stage_layers > 0 ? g.first_stage_layers : k == g.pipeline - 1 && g.last_stage_layers > 0 ? g.last_stage_layers : per;
     if (g.interleave > 1 && n % g.interleave != 0)
-      return make_error("bad_value", "stage " + std::to_string(k + 1) + "'s " + std::to_string(n) + " layers (layers " + std::to_string(next + 1) + "-" +
+      return make_error(ErrorCode::bad_value, "stage " + std::to_string(k + 1) + "'s " + std::to_string(n) + " layers (layers " + std::to_string(next + 1) + "-" +
                                          std::to_string(next + n) + ") do not split into v = " + std::to_string(g.interleave) +
                                          " interleaved chunks; pick v dividing every stage's layer count", "--plan");
     stages.push_back({next, next + n - 1});
@@ -124,14 +129,15 @@ std::string GivenPlan::text() const {
          (last_stage_layers > 0 ? item("last", last_stage_layers) : "") + (interleave > 1 ? item("v", interleave) : "") +
          (sequence_parallel ? ",sp=1" : "") +
          (recompute == Recompute::full ? "" : recompute == Recompute::none ? ",remat=0" : ",recompute=selective") +
-         (zero_stage >= 0 ? item("zero", zero_stage) : "") + (reshard_after_forward ? "" : ",reshard=0") + (schedule ? std::string(",schedule=") + schedule_name(*schedule) : "");
+         (recompute_layers > 0 ? item("recompute_layers", recompute_layers) : "") +
+         (distributed_optimizer ? ",dist_opt=1" : zero_stage >= 0 ? item("zero", zero_stage) : "") + (reshard_after_forward ? "" : ",reshard=0") + (schedule ? std::string(",schedule=") + schedule_name(*schedule) : "");
 }
 
 Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path) {
   GivenPlan g;
   const std::string usage = "; write --plan t=8,p=8,d=16 (tensor, pipeline and data-parallel sizes; optional mbs=2 micro-batch size, "
                             "v=2 interleaving, first=/last= end-stage layers, sp=0|1 sequence parallelism, recompute=none|selective|full "
-                            "(remat=0|1), zero=0..3, reshard=0|1 (zero=3), cp=, ep=, schedule=zb-h1)";
+                            "(remat=0|1), recompute_layers=N (full: only N layers per stage or chunk), zero=0..3, dist_opt=0|1 (Megatron's distributed optimizer: zero=1 with FP32 gradients), reshard=0|1 (zero=3), cp=, ep=, schedule=zb-h1)";
   size_t start = 0;
   std::vector<std::string> seen;
   while (start <= text.size()) {
@@ -142,7 +148,7 @@ Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& a
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     if (std::find(seen.begin(), seen.end(), key) != seen.end() ||
         ((key == "remat" || key == "recompute") && std::find(seen.begin(), seen.end(), key == "remat" ? "recompute" : "remat") != seen.end()))
-      return make_error("bad_value", "plan gives '" + key + "' twice (remat and recompute are one setting)" + usage, arg_path);
+      return make_error(ErrorCode::bad_value, "plan gives '" + key + "' twice (remat and recompute are one setting)" + usage, arg_path);
     seen.push_back(key);
     if (key == "schedule") {
       auto kind = parse_schedule_kind(value, arg_path);
@@ -155,99 +161,96 @@ Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& a
       if (value == "none") g.recompute = Recompute::none;
       else if (value == "selective") g.recompute = Recompute::selective;
       else if (value == "full") g.recompute = Recompute::full;
-      else return make_error("bad_value", "plan item '" + item + "': recompute is none, selective or full" + usage, arg_path);
+      else return make_error(ErrorCode::bad_value, "plan item '" + item + "': recompute is none, selective or full" + usage, arg_path);
       if (comma >= text.size()) break;
       continue;
     }
     int* target = key == "t" ? &g.tensor : key == "p" ? &g.pipeline : key == "d" ? &g.data : key == "v" ? &g.interleave
                   : key == "cp" ? &g.context : key == "ep" ? &g.expert : key == "mbs" ? &g.micro_batch_size
-                  : key == "first" ? &g.first_stage_layers : key == "last" ? &g.last_stage_layers : nullptr;
-    const bool flag = key == "remat" || key == "sp" || key == "zero" || key == "reshard";
-    if (!flag && !target) return make_error("bad_value", "plan item '" + item + "': the key '" + key + "' is unknown" + usage, arg_path);
+                  : key == "first" ? &g.first_stage_layers : key == "last" ? &g.last_stage_layers
+                  : key == "recompute_layers" ? &g.recompute_layers : nullptr;
+    const bool flag = key == "remat" || key == "sp" || key == "zero" || key == "reshard" || key == "dist_opt";
+    if (!flag && !target) return make_error(ErrorCode::bad_value, "plan item '" + item + "': the key '" + key + "' is unknown" + usage, arg_path);
     if (value.empty() || value.size() > 6 || value.find_first_not_of("0123456789") != std::string::npos)
-      return make_error("bad_value", "plan item '" + item + "' needs a whole number" + usage, arg_path);
+      return make_error(ErrorCode::bad_value, "plan item '" + item + "' needs a whole number" + usage, arg_path);
     const int v = std::stoi(value);
-    if (key == "remat" || key == "sp" || key == "reshard") {
-      if (v > 1) return make_error("bad_value", "plan item '" + item + "': " + key + " is 0 or 1" + usage, arg_path);
+    if (key == "remat" || key == "sp" || key == "reshard" || key == "dist_opt") {
+      if (v > 1) return make_error(ErrorCode::bad_value, "plan item '" + item + "': " + key + " is 0 or 1" + usage, arg_path);
       if (key == "remat") g.recompute = v == 1 ? Recompute::full : Recompute::none;
       else if (key == "reshard") g.reshard_after_forward = v == 1;
+      else if (key == "dist_opt") g.distributed_optimizer = v == 1;
       else g.sequence_parallel = v == 1;
     } else if (key == "zero") {
-      if (v > 3) return make_error("bad_value", "plan item '" + item + "': zero is 0, 1, 2 or 3 (3 = FSDP)" + usage, arg_path);
+      if (v > 3) return make_error(ErrorCode::bad_value, "plan item '" + item + "': zero is 0, 1, 2 or 3 (3 = FSDP)" + usage, arg_path);
       g.zero_stage = v;
     } else {
-      if (v < 1 || v > kMaxDevices) return make_error("out_of_range", "plan item '" + item + "' must be between 1 and " + std::to_string(kMaxDevices), arg_path);
+      if (v < 1 || v > kMaxDevices) return make_error(ErrorCode::out_of_range, "plan item '" + item + "' must be between 1 and " + std::to_string(kMaxDevices), arg_path);
       *target = v;
     }
     if (comma >= text.size()) break;
   }
+  if (g.recompute_layers > 0 && g.recompute != Recompute::full)
+    return make_error(ErrorCode::bad_value, std::string("plan item 'recompute_layers=") + std::to_string(g.recompute_layers) +
+                                       "' recomputes that many layers in full (Megatron-LM's --recompute-method block), but the plan says recompute=" +
+                                       recompute_name(g.recompute) + "; give recompute=full or leave recompute_layers out",
+                      arg_path);
+  if (g.distributed_optimizer) {
+    // Megatron's distributed optimizer shards the optimizer state only (its docs: gradients and
+    // parameters are not distributed): ZeRO stage 1.
+    if (g.zero_stage >= 0 && g.zero_stage != 1)
+      return make_error(ErrorCode::bad_value, "plan item 'dist_opt=1' is Megatron-LM's distributed optimizer, ZeRO stage 1 with FP32 gradients, but the plan says zero=" +
+                                         std::to_string(g.zero_stage) + "; leave zero out (or zero=1), or drop dist_opt=1 for ZeRO " + std::to_string(g.zero_stage),
+                        arg_path);
+    g.zero_stage = 1;
+  }
   if (!g.reshard_after_forward && g.zero_stage != 3)
-    return make_error("bad_value", "plan item 'reshard=0' keeps ZeRO 3's gathered weights from forward to backward, but the plan is not zero=3; add zero=3 or leave reshard out", arg_path);
+    return make_error(ErrorCode::bad_value, "plan item 'reshard=0' keeps ZeRO 3's gathered weights from forward to backward, but the plan is not zero=3; add zero=3 or leave reshard out", arg_path);
   if (g.sequence_parallel && g.tensor == 1)
-    return make_error("bad_value", "plan item 'sp=1' splits along the tensor-parallel group, but t=1; give t=2 or more, or leave sp out", arg_path);
+    return make_error(ErrorCode::bad_value, "plan item 'sp=1' splits along the tensor-parallel group, but t=1; give t=2 or more, or leave sp out", arg_path);
   return g;
 }
 
 Result<int> given_plan_microbatches(const GivenPlan& g, int64_t batch) {
   const int64_t per_step = int64_t(g.micro_batch_size) * g.data;
   if (g.micro_batch_size < 1 || batch % per_step != 0)
-    return make_error("bad_value", "the model's batch of " + std::to_string(batch) + " does not split into micro-batches of mbs = " +
+    return make_error(ErrorCode::bad_value, "the model's batch of " + std::to_string(batch) + " does not split into micro-batches of mbs = " +
                                        std::to_string(g.micro_batch_size) + " on each of d = " + std::to_string(g.data) +
                                        " replicas; make the batch a multiple of mbs * d", "--plan");
   return int(batch / per_step);
 }
 
-Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const Cluster& cluster, const InterRequest& request, int start) {
-  const int64_t batch = model_batch(graph);
-  std::vector<int> divisors;
-  for (int64_t b = 1; b <= batch && b <= 65536; ++b)
-    if (batch % b == 0) divisors.push_back(int(b));
-  if (divisors.empty()) return make_error("bad_value", "the model has no batch dimension to split into micro-batches", "--microbatches");
-  // The divisor nearest `start`, then neighbours about twice and half as many.
-  size_t at = 0;
-  for (size_t k = 0; k < divisors.size(); ++k)
-    if (std::abs(divisors[k] - start) < std::abs(divisors[at] - start)) at = k;
-  auto neighbour = [&](size_t k, bool up) -> std::optional<size_t> {
-    const double want = up ? 2.0 * divisors[k] : divisors[k] / 2.0;
-    std::optional<size_t> best;
-    for (size_t j = 0; j < divisors.size(); ++j) {
-      if (up ? divisors[j] <= divisors[k] : divisors[j] >= divisors[k]) continue;
-      if (!best || std::abs(divisors[j] - want) < std::abs(divisors[*best] - want)) best = j;
+Result<InterReport> run_inter_job(const Graph& graph, const Cluster& cluster, const InterRequest& request) {
+#ifndef __EMSCRIPTEN__
+  const int threads = int(std::min(8u, std::thread::hardware_concurrency()));
+  if (threads > 1 && !request.plan) {
+    const auto start = std::chrono::steady_clock::now();
+    // Each share plans its own (sub-mesh, logical mesh) pairs; GLPK keeps its state per thread.
+    std::vector<std::optional<Result<StageCostPart>>> shares(static_cast<size_t>(threads));
+    std::vector<std::thread> pool;
+    try {
+      for (int i = 0; i < threads; ++i)
+        pool.emplace_back([&graph, &cluster, &request, &shares, i, threads] {
+          {
+            StageCostJob job(graph, cluster, request, i, threads);
+            shares[size_t(i)] = run_to_end(job);
+          }
+          free_ilp_thread_state();   // this thread's GLPK environment, never freed otherwise
+        });
+    } catch (const std::system_error&) {
+      // No more threads: the shares started finish, the rest runs as one job below.
     }
-    return best;
-  };
-  std::map<size_t, Result<InterReport>> runs;
-  auto total_of = [&](size_t k) {
-    auto it = runs.find(k);
-    if (it == runs.end()) {
-      InterRequest r = request;
-      r.microbatches = divisors[k];
-      InterJob job(graph, cluster, r);
-      it = runs.emplace(k, run_to_end(job)).first;
-    }
-    return it->second.ok() ? it->second.value().plan.total_latency : std::numeric_limits<double>::infinity();
-  };
-  size_t best = at;
-  double best_total = total_of(at);
-  for (bool up : {true, false}) {
-    // Walk while the total falls (or, from an infeasible start, until a plan exists).
-    size_t k = best;
-    for (int steps = 0; steps < 12; ++steps) {
-      auto next = neighbour(k, up);
-      if (!next) break;
-      const double t = total_of(*next);
-      if (!(t < best_total) && std::isfinite(best_total)) break;
-      if (t < best_total) {
-        best_total = t;
-        best = *next;
-      }
-      k = *next;
+    for (std::thread& t : pool) t.join();
+    std::vector<StageCostPart> parts;
+    for (auto& s : shares)
+      if (s && s->ok()) parts.push_back(std::move(s->value()));
+    if (parts.size() == shares.size()) {
+      InterJob job(graph, cluster, request, parts, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      return run_to_end(job);
     }
   }
-  Result<InterReport> out = runs.at(best);
-  if (out.ok())
-    for (const auto& [k, r] : runs) out.value().microbatch_search.push_back({divisors[k], r.ok() ? r.value().plan.total_latency : -1});
-  return out;
+#endif
+  InterJob job(graph, cluster, request);
+  return run_to_end(job);
 }
 
 InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request) : request_(request) {
@@ -290,9 +293,11 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
     o.fixed_mesh_rows = request.plan->data * request.plan->context;   // the d x cp ranks reduce gradients together
     o.force_remat = request.plan->recompute == Recompute::full;
     o.recompute = int(request.plan->recompute);
+    o.recompute_layers = request.plan->recompute_layers;
     o.sequence_parallel = request.plan->sequence_parallel;
     o.reshard_after_forward = request.plan->reshard_after_forward;
     if (request.plan->zero_stage >= 0) o.zero_stage = request.plan->zero_stage;
+    o.distributed_optimizer = request.plan->distributed_optimizer;
     o.layers = 0;
     o.max_layers = 1 << 20;
     o.interleave = request.plan->interleave;
@@ -308,6 +313,8 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
     }
   }
   request_.options = o;
+  report_.context_parallel = o.context_parallel;
+  report_.expert_parallel = o.expert_parallel;
   // How the layers were found: Alpa's construction when asked for, else the model's own or cuts.
   if (o.layers > 0) {
     report_.layer_source = "auto";
@@ -319,8 +326,9 @@ InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterReques
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, const std::vector<StageCostPart>& parts)
+InterJob::InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, const std::vector<StageCostPart>& parts, double parts_ms)
     : InterJob(graph, cluster, request) {
+  setup_ms_ += parts_ms;
   if (done() || !builder_) return;   // the model's error
   auto table = merge_stage_cost_parts(parts);
   if (!table.ok()) {
@@ -506,7 +514,7 @@ void InterJob::work(BudgetMeter& meter) {
       finish(table.error());
       return;
     }
-    report_.table = table.value();
+    report_.table = std::move(table.value());
     take_layers(*builder_);
     report_.reused = builder_->reused_solves();
     report_.solves = builder_->units_done();
@@ -555,7 +563,7 @@ void InterJob::price_given_plan(BudgetMeter& meter) {
   report_.plan = plan.value();
   if (Status sc = price_schedules(); !sc.ok()) return finish(sc.error());
   report_.elapsed_ms = setup_ms_ + compute_ms() + meter.elapsed_ms();
-  finish(report_);
+  finish(std::move(report_));
 }
 
 void InterJob::solve(BudgetMeter& meter) {
@@ -576,6 +584,7 @@ void InterJob::solve(BudgetMeter& meter) {
     auto plan = solver_->finish();
     if (!plan.ok()) return finish(plan.error());
     report_.plan = plan.value();
+    apply_memory_options(report_.table, report_.plan);   // the settings the DP chose per position
   }
   if (request_.brute_force) report_.dp_ms += meter.elapsed_ms() - start_ms;
   if (Status sc = price_schedules(); !sc.ok()) return finish(sc.error());
@@ -697,6 +706,7 @@ Status InterJob::price_schedules() {
     const PlanScheduleRow& row = report_.schedules[size_t(best)];
     report_.plan = row.plan;
     report_.table = stage_costs_for_schedule(base_table_, row.kind, schedule_interleave(request_.plan), request_.options);
+    apply_memory_options(report_.table, report_.plan);
   }
   report_.plan.total_latency = report_.schedules[size_t(best)].total_ms;
   return Ok{};
@@ -782,7 +792,17 @@ void InterJob::solve_per_schedule(BudgetMeter& meter) {
       if (row.plan.stages.empty() && row.why.empty()) row.why = plan.error().message;
       continue;
     }
-    PlanScheduleRow sim = schedule_row(plan.value(), run_table_, run.kind);
+    // Its memory checked with the settings the DP chose per position.
+    PlanScheduleRow sim;
+    bool chosen_options = false;
+    for (const PipelineStage& st : plan.value().stages) chosen_options = chosen_options || st.memory_option >= 0;
+    if (chosen_options) {
+      StageCostTable chosen = run_table_;
+      apply_memory_options(chosen, plan.value());
+      sim = schedule_row(plan.value(), chosen, run.kind);
+    } else {
+      sim = schedule_row(plan.value(), run_table_, run.kind);
+    }
     // Of the stage counts tried, the fastest fitting plan (a fitting one before one that does not).
     const bool better = row.plan.stages.empty() || (sim.fits && !row.fits) ||
                         (sim.fits == row.fits && sim.total_ms > 0 && (row.total_ms == 0 || sim.total_ms < row.total_ms));
@@ -819,6 +839,14 @@ std::pair<int, Recompute> InterReport::stage_memory_setting(const PipelineStage&
   return {zero, r == 1 ? Recompute::full : r == 2 ? Recompute::selective : Recompute::none};
 }
 
+bool InterReport::stage_sequence_parallel(const PipelineStage& st) const {
+  if (given) return given->sequence_parallel;
+  size_t sm = 0;
+  while (sm + 1 < table.submeshes.size() && !(table.submeshes[sm] == st.submesh)) ++sm;
+  const size_t entry = table.index(st.first, st.last, int(sm));
+  return entry < table.sequence_parallel.size() && table.sequence_parallel[entry];
+}
+
 std::pair<int, int> InterReport::stage_layers(const PipelineStage& st) const {
   if (!from_model) return {st.first, st.last};
   return {layer_numbers[size_t(st.first)].first, layer_numbers[size_t(st.last)].second};
@@ -830,7 +858,8 @@ BoundaryCost boundary_after(const StageCostTable& table, const InterOpPlan& p, s
   const auto& next = p.stages[k + 1];
   size_t m = 0;
   while (!(table.submeshes[m] == next.submesh)) ++m;
-  return boundary_cost(table, p.stages[k].last, table.index(next.first, next.last, int(m)), boundary_crosses_nodes(table, next.device_offset));
+  return boundary_cost(table, p.stages[k].last, p.stages[k].submesh.devices(), table.index(next.first, next.last, int(m)),
+                       boundary_crosses_nodes(table, next.device_offset));
 }
 }  // namespace
 
@@ -849,6 +878,7 @@ Json InterReport::to_json() const {
     s["zero_stage"] = zero;
     s["remat"] = remat == Recompute::full;
     s["recompute"] = recompute_name(remat);
+    s["sequence_parallel"] = stage_sequence_parallel(st);
     {
       size_t sm = 0;
       while (sm + 1 < table.submeshes.size() && !(table.submeshes[sm] == st.submesh)) ++sm;
@@ -873,7 +903,8 @@ Json InterReport::to_json() const {
         boundary_total += b.ms();
         const std::string link = b.inter_node ? "inter-node" : "intra-node";
         Json coll = Json::array();
-        coll.push_back(Json{{"kind", "send/recv"}, {"link", link}, {"bytes", b.bytes}, {"ms", b.send_ms}, {"what", "one copy forward, the gradient back"}});
+        coll.push_back(Json{{"kind", "send/recv"}, {"link", link}, {"bytes", b.bytes}, {"ms", b.send_ms}, {"senders", b.senders},
+                            {"bytes_per_sender", b.stream_bytes}, {"what", "one copy forward, the gradient back, a slice from each sending GPU"}});
         if (b.replicas > 1)
           coll.push_back(b.local_all_gather
                              ? Json{{"kind", "all-gather"}, {"link", "inside the receiving mesh"}, {"replicas", b.replicas}, {"ms", b.allgather_ms},
@@ -912,11 +943,24 @@ Json InterReport::to_json() const {
     }
     out["microbatch_search"] = tried;
   }
+  if (space != "alpa") {
+    // Today's space: the cp and ep of the plan, and every point of the outer enumeration.
+    out["space"] = space;
+    out["context_parallel"] = context_parallel;
+    out["expert_parallel"] = expert_parallel;
+    Json tried = Json::array();
+    for (const auto& k : knob_search) {
+      Json entry{{"cp", int(k[0])}, {"ep", int(k[1])}, {"microbatches", int(k[2])}};
+      entry["total_latency"] = k[3] >= 0 ? Json(k[3]) : Json(nullptr);
+      tried.push_back(entry);
+    }
+    out["knob_search"] = tried;
+  }
   if (given)
     out["plan"] = Json{{"tensor", given->tensor}, {"pipeline", given->pipeline}, {"data", given->data}, {"context", given->context},
                        {"expert", given->expert}, {"interleave", given->interleave},
-                       {"remat", given->remat()}, {"recompute", recompute_name(given->recompute)},
-                       {"sequence_parallel", given->sequence_parallel}, {"text", given->text()}};
+                       {"remat", given->remat()}, {"recompute", recompute_name(given->recompute)}, {"recompute_layers", given->recompute_layers},
+                       {"sequence_parallel", given->sequence_parallel}, {"distributed_optimizer", given->distributed_optimizer}, {"text", given->text()}};
   // How a stage's time splits into F, B and W: the page's schedule charts read these.
   out["forward_share"] = forward_share;
   out["weight_share"] = weight_share;
@@ -970,7 +1014,7 @@ std::string InterReport::to_text() const {
   if (given) t << "given plan " << given->text() << " (" << given->pipeline << " equal stages of " << given->data * given->context << "x" << given->tensor
                 << (given->context > 1 ? ", context parallel: " + std::to_string(given->context) + " ranks share each sequence (ring attention)" : "")
                 << (given->expert > 1 ? ", expert parallel: experts split " + std::to_string(given->expert) + " ways" : "")
-                << (given->recompute == Recompute::full ? ", full recomputation" : given->recompute == Recompute::selective ? ", selective recomputation" : ", no recomputation")
+                << (given->recompute == Recompute::full ? (given->recompute_layers > 0 ? ", full recomputation of " + std::to_string(given->recompute_layers) + " layers per " + (given->interleave > 1 ? "chunk" : "stage") : std::string(", full recomputation")) : given->recompute == Recompute::selective ? ", selective recomputation" : ", no recomputation")
                 << (given->sequence_parallel ? ", sequence parallel" : "") << (given->interleave > 1 ? ", interleaved" : "") << ")\n";
   t << (from_model ? "pipeline of " + model_name : std::string("pipeline")) << " on " << table.nodes << "x" << table.gpus_per_node << " with "
     << microbatches << (microbatches == 1 ? " micro-batch (" : " micro-batches (") << mode
@@ -996,7 +1040,7 @@ std::string InterReport::to_text() const {
       << pad("(" + std::to_string(st.submesh.nodes) + "," + std::to_string(st.submesh.gpus) + ")", 10) << pad(st.logical_mesh, 9)
       << pad(fmt("%.4g", st.latency), 11, true) << (table.has_boundaries ? "  " + pad(bnd, 36) : "") << "  " << ops;
     const auto [zero, remat] = stage_memory_setting(st);
-    t << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat == Recompute::full ? "  recomputed" : remat == Recompute::selective ? "  attention recomputed" : "") << "\n";
+    t << (stage_sequence_parallel(st) && !given ? "  SP" : "") << (zero > 0 ? "  ZeRO-" + std::to_string(zero) : "") << (remat == Recompute::full ? "  recomputed" : remat == Recompute::selective ? "  attention recomputed" : "") << "\n";
   }
   if (!schedules.empty()) {
     t << (planned_per_schedule ? "pipeline schedules, each on its own DP plan (its memory per stage; the stages above are the chosen one's)"
@@ -1016,6 +1060,12 @@ std::string InterReport::to_text() const {
     }
     if (planned_per_schedule)
       t << "per-schedule DPs: " << schedule_dp_runs << " in " << format_ms(schedule_dp_ms) << " (the stage costs reused; no new intra-op solve)\n";
+  }
+  if (space != "alpa") {
+    t << "today's space: cp " << context_parallel << ", ep " << expert_parallel << " (points tried, cp/ep/B -> total:";
+    for (const auto& k : knob_search)
+      t << " " << int(k[0]) << "/" << int(k[1]) << "/" << int(k[2]) << (k[3] >= 0 ? " -> " + time_text(k[3]) : std::string(" -> none"));
+    t << ")\n";
   }
   if (!microbatch_search.empty()) {
     t << "micro-batches searched:";

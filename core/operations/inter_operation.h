@@ -4,6 +4,7 @@
 // or one DP row. From a stage-cost table only the DP runs. Sliced any way, the plan is the one
 // `autopar inter` prints.
 #pragma once
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,8 +36,16 @@ struct GivenPlan {
   int expert = 1;                      // ep: expert-parallel degree over a stage's t * cp * d GPUs (MoE models only)
   int interleave = 1;                  // v: Megatron-LM's virtual stages per device (interleaved 1F1B)
   Recompute recompute = Recompute::full;   // full by default, as Megatron-LM's published 2021 runs
+  // recompute_layers=N: under full recomputation only the first N layers of each chunk (of each
+  // stage when v = 1) recompute, the rest keep their activations (Megatron-LM's
+  // --recompute-granularity full --recompute-method block --recompute-num-layers N); 0: all.
+  int recompute_layers = 0;
   bool sequence_parallel = false;      // sp=1: Korthikanti et al.'s sequence parallelism beside tensor parallelism
   int zero_stage = -1;                 // zero=0..3 as given; -1: chosen per stage (0 unless memory needs more)
+  // dist_opt=1: Megatron-LM's distributed optimizer (--use-distributed-optimizer), ZeRO stage 1
+  // whose gradients are FP32 main gradients: 6 + 12/d bytes per parameter in mixed precision
+  // (2 parameter + 4 gradient + 12 master, momentum, variance over d); zero_stage is then 1.
+  bool distributed_optimizer = false;
   bool reshard_after_forward = true;   // reshard=0|1: under zero=3, free gathered weights after the forward pass (FSDP's default) or keep them
   int micro_batch_size = 0;            // mbs: sequences per micro-batch on one data-parallel replica (0: --microbatches decides)
   // Layers of the first and last stage (0: an equal share), as Megatron-LM's
@@ -50,8 +59,9 @@ struct GivenPlan {
   bool remat() const { return recompute == Recompute::full; }
 };
 // Parses "t=8,p=8,d=16[,mbs=2][,v=2][,first=5,last=5][,sp=1][,recompute=selective][,zero=1]
-// [,reshard=0][,cp=1][,ep=1][,schedule=zb-h1]" (any order; t, p, d default to 1; remat=0|1 is
-// recompute=none|full); errors name the key and `arg_path`.
+// [,recompute_layers=N][,dist_opt=1][,reshard=0][,cp=1][,ep=1][,schedule=zb-h1]" (any order; t, p, d default to 1;
+// remat=0|1 is recompute=none|full; dist_opt=1 with a zero= other than 1 is refused); errors
+// name the key and `arg_path`.
 Result<GivenPlan> parse_given_plan(const std::string& text, const std::string& arg_path = "--plan");
 
 // What the pass is started with.
@@ -67,6 +77,10 @@ struct InterRequest {
   // under it; "auto" does so for every schedule and keeps the least makespan that fits. With
   // a given plan or --brute-force, the schedules are simulated on the one plan.
   std::string schedule;
+  // The space searched (`inter --space`): "alpa" (Alpa's: layer split, sub-meshes, logical
+  // meshes, recomputation and ZeRO per stage) or "today" (knob_search.h: also sequence
+  // parallelism per stage, the micro-batch count, cp and ep; from a model, without a plan).
+  std::string space = "alpa";
 };
 
 // One schedule simulated on a plan's stages (pipeline_schedules.h).
@@ -106,6 +120,12 @@ struct InterReport {
   double dp_ms = 0;                    // of which in the DP
   std::optional<GivenPlan> given;      // the plan priced, when one was given
   std::vector<std::pair<int, double>> microbatch_search;   // (B, total) per candidate, when B was searched
+  // "alpa" (Alpa's space: layer split, sub-meshes, logical meshes, recomputation and ZeRO per
+  // stage) or "today" (knob_search.h: also sequence parallelism per stage and cp, ep searched),
+  // with each (cp, ep, B, total; -1 when nothing fits) tried.
+  std::string space = "alpa";
+  int context_parallel = 1, expert_parallel = 1;   // the plan's cp and ep (a given plan's, or searched)
+  std::vector<std::array<double, 4>> knob_search;
   double forward_share = 1.0 / 3;      // the forward's share of a stage's time (plan_forward_share)
   double weight_share = 0.5;           // the backward's weight-gradient share (plan_weight_share)
   std::vector<PlanScheduleRow> schedules;   // the schedules simulated on the plan (InterRequest::schedule)
@@ -117,6 +137,8 @@ struct InterReport {
   std::pair<int, int> stage_layers(const PipelineStage& stage) const;
   // The ZeRO stage and recomputation a stage runs with (memory_model.h's accounting).
   std::pair<int, Recompute> stage_memory_setting(const PipelineStage& stage) const;
+  // Whether a stage runs with sequence parallelism (a given plan's sp, or the one the search chose).
+  bool stage_sequence_parallel(const PipelineStage& stage) const;
   Json to_json() const;
   std::string to_text() const;
 };
@@ -125,9 +147,17 @@ struct InterReport {
 // batch / (mbs * d); an error when they do not divide.
 Result<int> given_plan_microbatches(const GivenPlan& g, int64_t batch);
 
+// An InterJob run to the end. Natively, with several hardware threads and no given plan, its
+// stage costs are computed in shares (StageCostJob) on up to 8 threads at once and merged,
+// which gives the one-job table bit for bit (merge_stage_cost_parts), so the report is the
+// one-job report; its elapsed_ms counts the shares' wall time. Else (the page's module, one
+// thread, a given plan, a share's error) the one job.
+Result<InterReport> run_inter_job(const Graph& graph, const Cluster& cluster, const InterRequest& request);
+
 // The micro-batch count searched (`inter --microbatches auto`): B over the divisors of the
 // model's batch, from `start` (the nearest divisor) doubling and halving while the total falls;
 // each candidate is a whole plan. The report is the best plan's, with each B tried and its total.
+// (knob_search.h's MicrobatchSearchJob, run to its end.)
 Result<InterReport> plan_inter_searching_microbatches(const Graph& graph, const Cluster& cluster, const InterRequest& request, int start);
 
 // A plan as JSON with every field of every stage, doubles written exactly, and back (the page
@@ -173,7 +203,8 @@ class InterJob : public Job<InterReport> {
   InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request);
   // From a model whose stage costs were computed in parts (StageCostJob shares covering every
   // pair): merges them and runs the DP; the report equals the one-job report (but elapsed_ms).
-  InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, const std::vector<StageCostPart>& parts);
+  // `parts_ms`: the wall time the parts took, counted in the report's elapsed_ms.
+  InterJob(const Graph& graph, const Cluster& cluster, const InterRequest& request, const std::vector<StageCostPart>& parts, double parts_ms = 0);
   // From stage costs read from a file.
   InterJob(StageCostTable table, const InterRequest& request);
   // The current phase: "stage costs" (intra-op solves) or "pipeline DP" (rows, an upper bound).

@@ -61,13 +61,28 @@ class BudgetMeter {
 // How far a job is: units done of a total (an upper bound where the exact count is unknown
 // until the end) and what it is doing now.
 struct JobProgress {
+  JobProgress() = default;
+  // One plan's (or search's) count: JobProgress{done, total, "stage costs"}.
+  JobProgress(int64_t d, int64_t t, std::string p) : done(d), total(t), phase(std::move(p)) {}
   int64_t done = 0;
   int64_t total = 0;            // 0: unknown
   std::string phase;            // e.g. "stage costs", "pipeline DP", "search"
+  // An operation that runs several whole plans (today's space: one per cp, ep and micro-batch
+  // count tried) says how many have ended and which one is in progress ("cp=1 ep=1 B=32"); the
+  // fields above are then that plan's. Empty `knobs`: one plan only.
+  int64_t plans_done = 0;
+  std::string knobs;
   // done / total in [0, 1] (0 when the total is unknown).
   double fraction() const { return total > 0 ? std::min(1.0, double(done) / double(total)) : 0.0; }
-  // {"done","total","fraction","phase"}.
-  Json to_json() const { return Json{{"done", done}, {"total", total}, {"fraction", fraction()}, {"phase", phase}}; }
+  // {"done","total","fraction","phase"}, and "plans_done","knobs" when several plans run.
+  Json to_json() const {
+    Json j{{"done", done}, {"total", total}, {"fraction", fraction()}, {"phase", phase}};
+    if (!knobs.empty()) {
+      j["plans_done"] = plans_done;
+      j["knobs"] = knobs;
+    }
+    return j;
+  }
 };
 
 // The error a cancelled job ends with.

@@ -37,13 +37,22 @@ Result<PlanMemoryReport> plan_memory_operation(const Graph& graph, const Cluster
   out.devices = cluster.num_devices();
   out.microbatches = microbatches;
   out.capacity_bytes = cluster.gpu.memory_capacity_bytes();
-  const StateBytesPerParam bp = state_bytes_per_param(training_precision(graph), optimizer);
+  const StateBytesPerParam bp = state_bytes_per_param(training_precision(graph), optimizer, plan.distributed_optimizer);
   out.context = plan.context;
   out.expert = plan.expert;
   if (plan.context > 1)
     out.sharding.push_back("cp=" + std::to_string(plan.context) + ": each GPU holds 1/" + std::to_string(plan.context) +
                            " of every sequence (Megatron's 2*cp chunks), so activations and each layer's work split " + std::to_string(plan.context) +
                            " ways; parameters are whole on every context rank, gradients reduce over d*cp = " + std::to_string(plan.data * plan.context) + " GPUs");
+  if (plan.distributed_optimizer)
+    out.sharding.push_back("dist_opt=1: Megatron-LM's distributed optimizer, " + std::to_string(bp.params) + " B/param weights and " + std::to_string(bp.grads) +
+                           " B/param FP32 main gradients whole, the " + std::to_string(bp.optimizer) + " B/param optimizer state sharded over d*cp = " +
+                           std::to_string(plan.data * plan.context) + " GPUs (" + std::to_string(bp.params + bp.grads) + " + " + std::to_string(bp.optimizer) +
+                           "/d bytes per parameter; its docs/source/api-guide/dist_optimizer.md)");
+  if (plan.expert == 1 && model_experts(graph) > 0)
+    out.sharding.push_back("ep=1: each GPU holds all " + std::to_string(model_experts(graph)) +
+                           " experts of every MoE layer whole (expert tensor parallelism 1, context_expert.h); a zero= stage shards their states over "
+                           "the stage's t*cp*d = " + std::to_string(int64_t(plan.tensor) * plan.context * plan.data) + " GPUs, Megatron-Core's expert data-parallel group");
   if (plan.expert > 1) {
     const int64_t e = model_experts(graph);
     out.sharding.push_back("ep=" + std::to_string(plan.expert) + ": each GPU holds " + std::to_string(e / plan.expert) + " of the " + std::to_string(e) +

@@ -133,6 +133,12 @@ Result<InterRequest> inter_request_from_json(const Json& j, const FieldPath& pat
     if (!text.ok()) return text.error();
     r.schedule = text.value();
   }
+  // The space searched (`inter --space`).
+  if (o.contains("space")) {
+    auto text = string_from_json(o["space"], path("space"), "\"alpa\" or \"today\"");
+    if (!text.ok()) return text.error();
+    r.space = text.value();
+  }
   if (auto v = validate(r, path); !v.ok()) return v.error();
   return r;
 }
@@ -142,6 +148,7 @@ Json request_to_json(const InterRequest& r) {
   if (r.options.zero_stage >= 0) j["zero"] = r.options.zero_stage;
   if (r.plan) j["plan"] = r.plan->text();
   if (!r.schedule.empty()) j["schedule"] = r.schedule;
+  if (r.space != InterRequest{}.space) j["space"] = r.space;
   return j;
 }
 
@@ -156,6 +163,10 @@ Status validate(const InterRequest& r, const FieldPath& path) {
   }
   if (!r.schedule.empty() && r.plan && r.plan->schedule)
     return make_error(ErrorCode::bad_argument, "the plan names its schedule already; give the schedule once: in the plan (schedule=) or on its own, not both", path("schedule"));
+  if (r.space != "alpa" && r.space != "today")
+    return make_error(ErrorCode::bad_value, path("space") + " is '" + r.space + "'; use alpa (Alpa's choices) or today (also sequence, context and expert parallelism and the micro-batch size)", path("space"));
+  if (r.space == "today" && r.plan)
+    return make_error(ErrorCode::bad_argument, path("space") + " today searches a model's plan; leave out the plan", path("space"));
   return Ok{};
 }
 
@@ -293,7 +304,14 @@ Result<ExportRequest> export_request_from_json(const Json& j, const FieldPath& p
   if (st.ok()) st = read_field(o, "seed", path, seed, read_whole);
   if (st.ok()) st = read_field(o, "title", path, r.title, read_string);
   if (st.ok()) st = read_field(o, "device_type", path, r.device_type, read_string);
+  std::string plan;
+  if (st.ok()) st = read_field(o, "plan", path, plan, read_string);
   if (!st.ok()) return st.error();
+  if (!plan.empty()) {
+    auto given = parse_given_plan(plan, path("plan"));
+    if (!given.ok()) return given.error();
+    r.plan = given.value();
+  }
   auto checked_seed = seed_from_whole(seed, path("seed"));
   if (!checked_seed.ok()) return checked_seed.error();
   r.seed = checked_seed.value();
@@ -302,7 +320,9 @@ Result<ExportRequest> export_request_from_json(const Json& j, const FieldPath& p
 }
 
 Json request_to_json(const ExportRequest& r) {
-  return Json{{"format", r.format}, {"seed", r.seed}, {"title", r.title}, {"device_type", r.device_type}};
+  Json j{{"format", r.format}, {"seed", r.seed}, {"title", r.title}, {"device_type", r.device_type}};
+  if (r.plan) j["plan"] = r.plan->text();
+  return j;
 }
 
 Status validate(const ExportRequest& r, const FieldPath& path) {
@@ -314,6 +334,8 @@ Status validate(const ExportRequest& r, const FieldPath& path) {
   // Only the DTensor export builds a device mesh; elsewhere the field would be silently ignored.
   if (r.device_type != "cuda" && r.format != "dtensor")
     return make_error(ErrorCode::bad_argument, path("device_type") + " applies to the dtensor format (init_device_mesh's device type)", path("device_type"));
+  if (r.plan)
+    if (auto st = check_plan_format(r.format, path("plan")); !st.ok()) return st.error();
   return check_seed(r.seed, path);
 }
 

@@ -28,10 +28,12 @@ Json request_to_json(const SearchRequest& r);
 // a strategy file), memory_moves (-1, 0 or 1).
 Status validate(const SearchRequest& r, const FieldPath& path);
 
-// `inter`: {microbatches, ignore_boundaries, plan (its text), zero, optimizer}.
+// `inter`: {microbatches, ignore_boundaries, plan (its text), zero, optimizer, schedule, space
+// ("alpa" or "today"; written only when not alpa, so older requests read the same)}.
 Result<InterRequest> inter_request_from_json(const Json& j, const FieldPath& path);
 Json request_to_json(const InterRequest& r);
-// Bounds: microbatches (kMicrobatchesBound), zero (kZeroStageBound).
+// Bounds: microbatches (kMicrobatchesBound), zero (kZeroStageBound), schedule (a name or auto),
+// space (alpa or today; today not with a plan).
 Status validate(const InterRequest& r, const FieldPath& path);
 
 // `accuracy`: {samples, seed, simulator: "ideal" | "calibrated"}.

@@ -222,12 +222,69 @@ void add_alpa_scenarios(std::vector<Scenario>& s) {
                 "模拟：Alpa 的方案逐个 micro-batch 模拟，每个级边界是 send/recv 传输任务。"}});
 }
 
+// Issue 41: the sequence dimension as both planners now search it (lecture 2.1's Attribute
+// dimension, 5.5's sharding specs), appended after the lecture's own scenarios.
+void add_sequence_scenarios(std::vector<Scenario>& s) {
+  s.push_back({"sequence-parallel", "5.5", {"The ILP rediscovers sequence parallelism", "ILP 重新发现序列并行"},
+               {"Four Megatron-sized transformer layers (hidden 8192, 64 heads, 2 x 2,048 tokens) on one node of 8 A100s, as in the "
+                "megatron scenario, but with norms and residual adds in the graph and with strategies along the sequence in the "
+                "intra-op space: a row-parallel linear may reduce-scatter its output to a split of the sequence instead of "
+                "all-reducing it, a column-parallel one may all-gather its input from that split, and norms and adds may run on "
+                "their share of the positions. Nobody tells the ILP about Korthikanti et al.'s sequence parallelism (2022, section "
+                "4.2.2). It plans the layers on 80 GB GPUs, then on GPUs of 9 GB (below what the tensor-parallel plan needs), "
+                "then on 9 GB without the sequence strategies.",
+                "四个 Megatron 规模的 transformer 层（宽 8192、64 个头、2 × 2,048 个 token）放在一个节点的 8 块 A100 上，和 megatron "
+                "场景一样，但图里有归一化和残差加法，算子内空间里也有沿序列的策略：按行并行的线性层可以把输出 reduce-scatter "
+                "成序列的切分，而不是 all-reduce；按列并行的线性层可以从这种切分 all-gather 输入；归一化和加法可以只算自己那部分位置。"
+                "没有人告诉 ILP Korthikanti 等人的序列并行（2022，第 4.2.2 节）。它先在 80 GB 的卡上规划，再在 9 GB 的卡上"
+                "（低于张量并行方案所需），最后在 9 GB、没有序列维策略时规划。"}});
+  s.push_back({"context-parallel", "2.1", {"SOAP's attribute dimension is context parallelism", "SOAP 的属性维就是上下文并行"},
+               {"Lecture 2.1 lists the positions of a sequence among SOAP's Attribute dimensions. Split attention along them and "
+                "each GPU computes the outputs of its own positions, reading every position's keys and values: context "
+                "parallelism. Two transformer layers with one sequence of 16,384 tokens (batch 1, so there is no batch to split) "
+                "on 8 GPUs: the space with and without that dimension, data parallelism, Megatron's split, every op split along "
+                "the sequence, and what MCMC finds from data parallelism, all priced by the same simulator.",
+                "讲义 2.1 把序列中的位置列为 SOAP 的属性维之一。沿位置切注意力，每块卡计算自己那些位置的输出，读取所有位置的 key "
+                "和 value：这就是上下文并行（context parallelism）。两个 transformer 层、一条 16,384 token 的序列（batch 1，"
+                "没有 batch 可切），放在 8 块卡上：有无这一维时的空间大小、数据并行、Megatron 的切法、每个算子都沿序列切，"
+                "以及 MCMC 从数据并行出发找到的策略，全部由同一个模拟器定价。"}});
+}
+
+// Today's memory savers side by side on one GPU's 80 GB (issue 41): the plan knobs of `memory --plan`.
+void add_memory_scenarios(std::vector<Scenario>& s) {
+  s.push_back({"fits-on-80gb", "6.5", {"What fits on 80 GB: recomputation vs SP vs ZeRO vs CP", "80 GB 里放得下什么：重计算、SP、ZeRO 与 CP"},
+               {"Llama-2-7B at 32K tokens (batch 4) on one node of 8 H100 (80 GB each), as t=2, d=4: `autopar memory --plan` per GPU for "
+                "the plan as it is and with one memory saver at a time: selective or full recomputation, sequence parallelism, ZeRO-1 or "
+                "ZeRO-3, context parallelism (cp=2 instead of t=2), then SP + full recomputation + ZeRO-1 together. Each saver shrinks "
+                "something different: ZeRO the model states, SP and CP the activations, recomputation the activations kept for backward.",
+                "32K token（batch 4）的 Llama-2-7B，放在一个 8 块 H100（每块 80 GB）的节点上，t=2、d=4：用 `autopar memory --plan` "
+                "算出方案原样时每卡的显存，以及每次只加一种省显存手段时的显存：选择性或完全重计算、序列并行、ZeRO-1 或 ZeRO-3、"
+                "上下文并行（用 cp=2 代替 t=2），最后 SP + 完全重计算 + ZeRO-1 一起用。每种手段省的东西不同：ZeRO 省模型状态，"
+                "SP 和 CP 省激活，重计算省为反向保留的激活。"}});
+  s.back().question = ScenarioQuestion{
+      {"Which one change alone makes the plan fit on 80 GB?", "只改哪一项就能让这个方案放进 80 GB？"},
+      {{"ZeRO-3 (FSDP): shard parameters, gradients and optimizer state", "ZeRO-3（FSDP）：把参数、梯度和优化器状态都分片"},
+       {"sequence parallelism", "序列并行"},
+       {"selective recomputation", "选择性重计算"},
+       {"full recomputation", "完全重计算"}},
+      3,
+      {"Full recomputation. At 32K tokens the activations (about 83 GiB) outweigh the model states (about 50 GiB): ZeRO-3 cuts the "
+       "states to a quarter and still leaves the activations over 80 GiB; SP splits only the LayerNorm, dropout and residual "
+       "activations; selective recomputation saves nothing here, because the H100 preset runs FlashAttention, which never stores the "
+       "s x s scores it drops. Keeping only each layer's input is what brings the activations down.",
+       "完全重计算。32K token 时激活（约 83 GiB）比模型状态（约 50 GiB）还大：ZeRO-3 把状态减到四分之一，激活仍超过 80 GiB；"
+       "SP 只切 LayerNorm、dropout 和残差的激活；选择性重计算在这里什么也省不了，因为 H100 预设用 FlashAttention，"
+       "本来就不保存它要丢掉的 s x s 分数。只保留每层的输入，才能把激活降下来。"}};
+}
+
 // The scenario table, in lecture order: each entry's texts (its runner is scenario_runs.cpp's).
 std::vector<Scenario> scenarios() {
   std::vector<Scenario> s;
   add_simulation_scenarios(s);
   add_search_scenarios(s);
   add_alpa_scenarios(s);
+  add_sequence_scenarios(s);
+  add_memory_scenarios(s);
   return s;
 }
 
@@ -360,6 +417,29 @@ void attach_overview_page_setups(PageSetups& p) {
       });
 }
 
+// The sequence dimension's scenarios: the intra-op tab on the layers planned (its own plan at the
+// preset's 80 GB), the strategy tab on the long sequence; the numbers are the findings.
+void attach_sequence_page_setups(PageSetups& p) {
+  p.set("sequence-parallel", {{"model", "transformer:layers=4,batch=2,seq=2048,hidden=8192,heads=64"}, {"cluster", "a100:1x8"}, {"mesh", "1x8"}},
+      "intra", [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
+  p.set("context-parallel", {{"model", "transformer:layers=2,batch=1,seq=16384,hidden=1024,heads=16"}, {"cluster", "lecture:1x8"}, {"mesh", "1x8"},
+                             {"strategy", "expert"}},
+      "strategy", [=](const Json&, const std::vector<std::string>& f) { return with_findings(Json::array(), f); });
+}
+
+// fits-on-80gb: the Model & Cluster tab's memory per pipeline stage, on the plan as it is (the
+// first row); the knobs then try each saver.
+void attach_memory_page_setups(PageSetups& p) {
+  p.set("fits-on-80gb",
+        {{"model", "llama2-7b:seq=32768,batch=4"}, {"cluster", "h100:1x8"}, {"mesh", "1x8"}, {"microbatches", 1},
+         {"plan", {{"tp", 2}, {"pp", 1}, {"dp", 4}, {"cp", 1}, {"ep", 1}, {"v", 1}, {"mbs", 0}, {"first", 0}, {"last", 0}, {"sp", false},
+                   {"recompute", "none"}, {"zero", 0}, {"reshard", true}, {"optimizer", "adam"}}}},
+        "cluster", [](const Json& r, const std::vector<std::string>& f) {
+          const Json& first = r["plans"][0];
+          return with_findings(Json::array({shown("plan_memory.stages.0.total_bytes", first["total_bytes"]), shown("plan_memory.fits", first["fits"])}), f);
+        });
+}
+
 // The page's set-up and the numbers its tab shows, per scenario (kept beside the commands above:
 // a set-up that differs from the scenario's own inputs would teach a wrong number).
 void attach_page_setups(std::vector<Scenario>& all) {
@@ -367,6 +447,8 @@ void attach_page_setups(std::vector<Scenario>& all) {
   attach_flexflow_page_setups(p);
   attach_alpa_page_setups(p);
   attach_overview_page_setups(p);
+  attach_sequence_page_setups(p);
+  attach_memory_page_setups(p);
 }
 
 

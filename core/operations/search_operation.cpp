@@ -18,7 +18,7 @@ Result<Strategy> search_initial_strategy(const std::string& init_word, uint64_t 
                                          const std::string& path) {
   const std::string init = search_init_name(init_word, seed);
   if (init != "dp" && init != "expert" && init != "mp" && init.rfind("random:", 0) != 0 && init.find(".json") == std::string::npos)
-    return make_error("bad_value", path + " must be dp, expert, random or a strategy file, not '" + init + "'", path);
+    return make_error(ErrorCode::bad_value, path + " must be dp, expert, random or a strategy file, not '" + init + "'", path);
   return load_strategy(init, graph, cluster, path);
 }
 

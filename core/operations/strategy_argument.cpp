@@ -16,7 +16,7 @@ Result<Strategy> load_strategy(const std::string& text, const Graph& g, const Cl
   if (text.rfind("random:", 0) == 0) {
     std::string seed = text.substr(7);
     if (seed.empty() || seed.size() > 19 || seed.find_first_not_of("0123456789") != std::string::npos)
-      return make_error("bad_value", "random strategies are random:SEED with a whole-number seed, e.g. random:1", arg_path);
+      return make_error(ErrorCode::bad_value, "random strategies are random:SEED with a whole-number seed, e.g. random:1", arg_path);
     return random_strategy(g, n, std::strtoull(seed.c_str(), nullptr, 10));  // saturates, never throws
   }
   if (text.size() >= 5 && text.compare(text.size() - 5, 5, ".json") == 0) {
@@ -33,7 +33,7 @@ Result<Strategy> load_strategy(const std::string& text, const Graph& g, const Cl
     }
     return s;
   }
-  return make_error("unknown_strategy", "unknown strategy '" + text + "'; use dp, mp, expert, random:SEED or a .json file", arg_path);
+  return make_error(ErrorCode::unknown_strategy, "unknown strategy '" + text + "'; use dp, mp, expert, random:SEED or a .json file", arg_path);
 }
 
 }  // namespace autopar

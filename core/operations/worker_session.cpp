@@ -13,7 +13,9 @@
 #include "export_operation.h"
 #include "flexflow_operations.h"
 #include "inter_operation.h"
+#include "knob_search.h"
 #include "memory_model.h"
+#include "memory_operation.h"
 #include "models.h"
 #include "operation_requests.h"
 #include "report_text.h"
@@ -77,6 +79,25 @@ Result<Cluster> cluster_from_inputs(const Json& inputs) {
   }
   if (precision.value()) cluster.value().gpu.precision = *precision.value();   // --precision's cluster half: the GPU peak in use
   return cluster;
+}
+
+Result<std::shared_ptr<const BuiltInputs>> InputsCache::get(const Json& inputs) {
+  // The whole inputs' text is the key: an imported model is its file's text, and a hash that
+  // collided would price another model.
+  std::string key = inputs.dump();
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first != key) continue;
+    entries_.splice(entries_.begin(), entries_, it);
+    return entries_.front().second;
+  }
+  auto graph = graph_from_inputs(inputs);
+  if (!graph.ok()) return graph.error();
+  auto cluster = cluster_from_inputs(inputs);
+  if (!cluster.ok()) return cluster.error();
+  ++builds_;
+  entries_.emplace_front(std::move(key), std::make_shared<const BuiltInputs>(BuiltInputs{std::move(graph.value()), std::move(cluster.value())}));
+  if (entries_.size() > kSize) entries_.pop_back();
+  return entries_.front().second;
 }
 
 namespace {
@@ -246,6 +267,42 @@ Started start_scenario(const Json& req) {
   }));
 }
 
+// "plan_memory": `autopar memory --plan P --microbatches B --optimizer O --json` (request
+// {plan, microbatches, optimizer}); B comes from the plan's mbs= when it has one, as on the
+// CLI. Its result is that command's JSON (PlanMemoryReport), the page's per-stage memory view.
+// The model is the session's built one, shared rather than copied: a slider's neighbouring
+// plans arrive one after another on the same model.
+Started start_plan_memory(const Json& req, std::shared_ptr<const BuiltInputs> built) {
+  const Graph& graph = built->graph;
+  if (!req.contains("plan")) return make_error(ErrorCode::missing_field, "request.plan is missing: give a plan such as \"t=8,p=8,d=1\"", "request.plan");
+  auto text = string_from_json(req["plan"], "request.plan", "a plan such as \"t=8,p=8,d=1\"");
+  if (!text.ok()) return text.error();
+  auto plan = parse_given_plan(text.value(), "request.plan");
+  if (!plan.ok()) return plan.error();
+  auto microbatches = request_int(req, "microbatches", kMicrobatchesBound, 1);
+  if (!microbatches.ok()) return microbatches.error();
+  int b = microbatches.value();
+  if (plan.value().micro_batch_size > 0) {
+    auto from_mbs = given_plan_microbatches(plan.value(), model_batch(graph));
+    if (!from_mbs.ok()) return make_error(from_mbs.error().code, from_mbs.error().message, "request.plan");
+    b = from_mbs.value();
+  }
+  Optimizer optimizer = Optimizer::adam;
+  if (req.contains("optimizer")) {
+    auto o = string_from_json(req["optimizer"], "request.optimizer", "adam or sgd");
+    if (!o.ok()) return o.error();
+    auto parsed = optimizer_from_text(o.value(), "request.optimizer");
+    if (!parsed.ok()) return parsed.error();
+    optimizer = parsed.value();
+  }
+  return std::unique_ptr<RunningOperation>(std::make_unique<SingleStepOperation>(
+      "plan memory", [built = std::move(built), plan = plan.value(), b, optimizer]() -> Result<Json> {
+        auto report = plan_memory_operation(built->graph, built->cluster, plan, b, optimizer);
+        if (!report.ok()) return report.error();
+        return report.value().to_json();
+      }));
+}
+
 // "accuracy": both simulators' summaries; the samples themselves go out as partials.
 Started start_accuracy(const Json& req, Graph graph, Cluster cluster) {
   auto ar = accuracy_request_from_json(req, kRequestPath);
@@ -304,6 +361,15 @@ Started start_inter(const std::string& operation, const Json& req, Graph graph, 
     if (!b.ok()) return make_error(b.error().code, b.error().message, "request.plan");
     ir.value().microbatches = b.value();
   }
+  if (ir.value().space == "today") {
+    // Today's space plans whole plans one after another (knob_search.h): on one worker, never in shares.
+    if (operation == "stage_costs" || req.contains("parts"))
+      return make_error(ErrorCode::bad_argument, "request.space today plans several whole plans on one worker; start it as \"inter\" without parts or shares",
+                        operation == "stage_costs" ? "operation" : "request.parts");
+    auto op = make_operation<KnobSearchJob>(std::move(graph), std::move(cluster), [](const InterReport& report, const KnobSearchJob&) { return to_json(inter_plan_message(report)); });
+    op->start(ir.value(), ir.value().microbatches);
+    return std::unique_ptr<RunningOperation>(std::move(op));
+  }
   if (operation == "stage_costs") {
     auto count = request_int(req, "share_count", WholeBound{1, 1024}, 1);
     if (!count.ok()) return count.error();
@@ -327,20 +393,24 @@ Started start_inter(const std::string& operation, const Json& req, Graph graph, 
 
 }  // namespace
 
-Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& operation, const Json& inputs, const Json& request) {
+Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& operation, const Json& inputs, const Json& request, InputsCache* cache) {
   if (!request.is_null() && !request.is_object()) return make_error(ErrorCode::wrong_type, "request must be an object", "request");
   const Json req = request.is_null() ? Json::object() : request;
   if (operation != "inter" && operation != "stage_costs" && operation != "search" && operation != "compare_flexflow" && operation != "compare_alpa" &&
-      operation != "accuracy" && operation != "intra" && operation != "export" && operation != "simulate" && operation != "scenario")
+      operation != "accuracy" && operation != "intra" && operation != "export" && operation != "simulate" && operation != "scenario" &&
+      operation != "plan_memory")
     return make_error(ErrorCode::bad_value,
                       "unknown operation '" + operation +
-                          "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow, compare_alpa, intra, export, simulate and scenario",
+                          "'; the worker runs inter, stage_costs, search, accuracy, compare_flexflow, compare_alpa, intra, export, simulate, scenario and plan_memory",
                       "operation");
   if (operation == "scenario") return start_scenario(req);
-  auto graph = graph_from_inputs(inputs);
-  if (!graph.ok()) return graph.error();
-  auto cluster = cluster_from_inputs(inputs);
-  if (!cluster.ok()) return cluster.error();
+  InputsCache own;   // without a session's cache, the inputs are built for this operation alone
+  auto built = (cache ? *cache : own).get(inputs);
+  if (!built.ok()) return built.error();
+  if (operation == "plan_memory") return start_plan_memory(req, std::move(built.value()));
+  // The other operations own (and may change) their copies.
+  Result<Graph> graph = built.value()->graph;
+  Result<Cluster> cluster = built.value()->cluster;
   if (operation == "compare_flexflow" || operation == "compare_alpa")
     return start_compare_half(operation, req, std::move(graph.value()), std::move(cluster.value()));
   if (operation == "intra") return start_intra(req, std::move(graph.value()), cluster.value());
@@ -352,7 +422,7 @@ Result<std::unique_ptr<RunningOperation>> start_operation(const std::string& ope
 }
 
 void WorkerSession::reply(int64_t id, const char* kind, Json body, Json partial) {
-  Json j{{"id", id}, {kind, std::move(body)}};
+  Json j{{kind, std::move(body)}};
   if (!partial.is_null()) j["partial"] = std::move(partial);
   replies_.push_back(WorkerReply{id, kind, j.dump()});
 }
@@ -390,6 +460,7 @@ void WorkerSession::message(const std::string& text) {
   const std::string op = m.value("op", "");
   auto units = message_units(m);
   if (!units.ok()) return reply_error(id, units.error());
+  if (op == "cancel") held_parts_.erase(id);   // a gathering dropped before its job started
   if (op == "cancel" || op == "pause" || op == "resume") {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) return;   // already finished: its result was sent
@@ -411,11 +482,47 @@ void WorkerSession::message(const std::string& text) {
   if (op != "start") return reply_error(id, make_error(ErrorCode::bad_value, "op must be \"start\", \"cancel\", \"pause\" or \"resume\"", "op"));
   if (!m.contains("operation") || !m["operation"].is_string())
     return reply_error(id, make_error(ErrorCode::missing_field, "a start message needs 'operation', e.g. \"inter\"", "operation"));
-  auto job = start_operation(m["operation"].get<std::string>(), m.contains("inputs") ? m["inputs"] : Json(), m.contains("request") ? m["request"] : Json());
+  Json request = m.contains("request") ? m["request"] : Json();
+  if (m.contains("held_parts")) {
+    auto parts = take_held_parts(id);
+    if (!parts.ok()) return reply_error(id, parts.error());
+    if (!request.is_null() && !request.is_object()) return reply_error(id, make_error(ErrorCode::wrong_type, "request must be an object", "request"));
+    request["parts"] = std::move(parts.value());
+  }
+  auto job = start_operation(m["operation"].get<std::string>(), m.contains("inputs") ? m["inputs"] : Json(), request, &inputs_);
   if (!job.ok()) return reply_error(id, job.error());
   Entry& e = jobs_[id];
   e.op = std::move(job.value());
   e.units_left = units.value();
+}
+
+void WorkerSession::part(int64_t id, int64_t index, int64_t count, const std::string& body) {
+  const std::string path = "parts[" + std::to_string(index) + "]";
+  if (count < 1 || count > 1024 || index < 0 || index >= count)
+    return reply_error(id, make_error(ErrorCode::out_of_range, "part " + std::to_string(index) + " of " + std::to_string(count) +
+                                                                   ": a pool has 1 to 1024 parts, numbered from 0", path));
+  auto parsed = parse_json_text(body, "stage-cost part " + std::to_string(index));
+  if (!parsed.ok()) return reply_error(id, parsed.error());
+  if (!parsed.value().is_object() || !parsed.value().contains("result"))
+    return reply_error(id, make_error(ErrorCode::missing_field, "a stage-cost part is a \"stage_costs\" job's result reply {\"result\": ...}", path));
+  std::vector<Json>& held = held_parts_[id];
+  if (held.size() != size_t(count)) held.assign(size_t(count), Json());
+  held[size_t(index)] = std::move(parsed.value()["result"]);
+}
+
+Result<Json> WorkerSession::take_held_parts(int64_t id) {
+  auto it = held_parts_.find(id);
+  if (it == held_parts_.end()) return make_error(ErrorCode::missing_field, "no stage-cost parts are held for job " + std::to_string(id), "held_parts");
+  std::vector<Json> held = std::move(it->second);
+  held_parts_.erase(it);
+  Json parts = Json::array();
+  for (size_t k = 0; k < held.size(); ++k) {
+    if (held[k].is_null())
+      return make_error(ErrorCode::missing_field, "stage-cost part " + std::to_string(k) + " of " + std::to_string(held.size()) + " never arrived",
+                        "held_parts");
+    parts.push_back(std::move(held[k]));
+  }
+  return parts;
 }
 
 void WorkerSession::step(double budget_ms) {

@@ -45,4 +45,7 @@ if [[ -n "$gone" ]]; then
   status=1
 fi
 [[ $status -eq 0 ]] && echo "check_includes: web/ includes no planner header outside the $(grep -c . <<<"$allowed") listed exceptions"
+# The same, followed through other headers: which core/operations headers still hand the page a
+# planner's types (tests/arch/web_planner_leaks.txt, a list that only shrinks).
+python3 "$root/tests/arch/planner_leaks.py" "$root" || status=1
 exit $status

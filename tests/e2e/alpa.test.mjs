@@ -209,6 +209,16 @@ async function alpaChecks(page) {
     const ref = cliText(['export', '--format', f, '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4']);
     check(`exportPlan("${f}") equals the CLI's export`, text.length > 0 && (ref === null || text === ref), `${text.length} chars`);
   }
+  // The Model & Cluster tab's plan, exported with every knob: the CLI's `export --plan` text.
+  await st({ plan: { tp: 2, pp: 2, dp: 2, mbs: 1, sp: true, recompute: 'selective', zero: 1 } });
+  const knobs = await page.evaluate(() => window.autopar.getState().plan);
+  const planText = `t=${knobs.tp},p=${knobs.pp},d=${knobs.dp},mbs=${knobs.mbs},sp=1,recompute=${knobs.recompute},zero=${knobs.zero}`;
+  for (const f of ['megatron', 'torchtitan']) {
+    const text = await page.evaluate(async (x) => await window.autopar.exportPlan(x), f + '-plan');
+    const ref = cliText(['export', '--format', f, '--model', 'transformer:layers=8', '--cluster', 'lecture:2x4', '--plan', planText]);
+    check(`exportPlan("${f}-plan") equals \`autopar export --format ${f} --plan ${planText}\``,
+          text.length > 0 && (ref === null || text === ref) && /sequence.parallel|tensor_parallel_degree = 2/.test(text), `${text.length} chars`);
+  }
   const strategyText = await page.evaluate(async () => await window.autopar.exportPlan('strategy'));
   const stratOk = (() => { try { return typeof JSON.parse(strategyText) === 'object'; } catch { return false; } })();
   check('exportPlan("strategy") is the strategy JSON', stratOk && strategyText === JSON.stringify((JSON.parse(strategyText)), null, 2) + '\n');

@@ -160,3 +160,17 @@ export async function waitForResult(page, pred, timeoutMs) {
   }
   return r;
 }
+
+// Scrolls the panel under the pointer (the wheel over it) until ui.places[`place`] is on screen
+// (the Cluster panel's memory sections sit below the devices); returns its place.
+export async function scrollTo(page, place, viewportWidth, viewportHeight) {
+  for (let k = 0; k < 25; ++k) {
+    await settlePointer(page);
+    const p = (await page.evaluate(() => window.autopar.result())).ui?.places?.[place];
+    if (p && p.y > 40 && p.y + Math.min(p.h, viewportHeight / 2) < viewportHeight - 90) return p;
+    const x = Math.min(Math.max(p ? p.x + 10 : viewportWidth * 0.75, 5), viewportWidth - 5);
+    await page.mouse.move(x, viewportHeight * 0.8);
+    await page.mouse.wheel(0, p && p.y <= 40 ? -250 : 250);
+  }
+  return (await page.evaluate(() => window.autopar.result())).ui?.places?.[place];
+}

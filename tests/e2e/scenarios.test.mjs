@@ -49,7 +49,7 @@ const chartsOf = {
   'mcmc-alexnet': ['mcmc_trace'], 'mcmc-dlrm': ['mcmc_trace'], 'mcmc-vs-exhaustive': ['mcmc_vs_exhaustive'], 'beta-sweep': ['beta_sweep'],
   'resharding-table': ['resharding'], 'megatron': ['megatron_meshes'], 'gpt-pipeline': ['pipeline_stages', 'pipeline_vs_lecture', 'pipeline_schedules'],
   'cross-mesh-resharding': ['cross_mesh'], 'wide-resnet': ['weak_scaling'], 'published-runs': ['published_runs'],
-  'flexflow-vs-alpa': ['flexflow_vs_alpa'],
+  'flexflow-vs-alpa': ['flexflow_vs_alpa'], 'fits-on-80gb': ['fits_80gb'],
 };
 
 await runTest('scenarios.test', async () => {

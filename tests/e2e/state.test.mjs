@@ -186,8 +186,12 @@ async function importChecks(browser, base) {
     Module.autoparPickModelFile = function () { window.__pickCalls++; pick(); };
   });
   await page.mouse.move(700, 650);
+  // Where the key press does show a picker, it is taken here and dropped: left open natively, it
+  // would hold the browser's one picker and swallow the Import button's below.
+  const keyChooser = page.waitForEvent('filechooser', { timeout: 5_000 }).catch(() => null);
   await page.keyboard.press('i');
   await page.waitForFunction(() => window.__pickCalls > 0, null, { timeout: 10_000 }).catch(() => {});
+  await keyChooser;
   check('the I key opens the file picker', (await page.evaluate(() => window.__pickCalls)) === 1);
   // The Model panel's Import button (at this layout's place for a 1280x720 page).
   await page.evaluate(() => window.autopar.setState({ panel: 'model' }));
@@ -195,9 +199,19 @@ async function importChecks(browser, base) {
   await page.mouse.move(82, 162);
   await settlePointer(page);
   let chooser = null;
+  const callsBefore = await page.evaluate(() => window.__pickCalls);
   try {
     [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), page.mouse.click(82, 162)]);
   } catch { chooser = null; }
+  // A click the app did not take (its press and release inside one slow frame on a loaded
+  // machine) is tried once more; a button that does not open the picker fails both times.
+  if (!chooser && (await page.evaluate(() => window.__pickCalls)) === callsBefore) {
+    console.log('     the first click on Import reached no picker; clicking again');
+    await settlePointer(page);
+    try {
+      [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), page.mouse.click(82, 162)]);
+    } catch { chooser = null; }
+  }
   if (check('the Import button opens the file picker', chooser !== null)) {
     await chooser.setFiles({ name: 'picked.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(picked)) });
     await page.waitForFunction(() => window.autopar.result().model === 'picked.json', null, { timeout: 10_000 }).catch(() => {});
@@ -339,7 +353,8 @@ async function idleChecks(browser, base) {
   await page.waitForTimeout(1500);
   const f4 = await frames();
   const busyCpu = (await metric()) - c1;
-  check('a running search keeps drawing without input', f4 > f3 + 5, `${f3} -> ${f4} frames in 1.5 s`);
+  // An idle page draws none; a loaded machine (CI beside other builds) was seen to draw only 4.
+  check('a running search keeps drawing without input', f4 >= f3 + 3, `${f3} -> ${f4} frames in 1.5 s`);
   console.log(`     main-thread task time over 1.5 s: idle ${(idleCpu * 1000).toFixed(1)} ms, searching ${(busyCpu * 1000).toFixed(1)} ms`);
   await page.evaluate(() => window.autopar.setState({ search: { running: false } }));
   await context.close();

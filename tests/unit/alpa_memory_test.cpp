@@ -140,12 +140,12 @@ TEST_CASE("a pipeline that fits only with ZeRO: the inter-op pass finds it, and 
     zero_used = zero_used || table.zero_stage[table.index(st.first, st.last, int(m))] > 0;
   }
   CHECK(zero_used);
-  // Where memory is not binding the plan is the one without ZeRO, to the bit.
+  // Where memory is not binding, choosing the ZeRO stage never costs time: the DP takes each
+  // position's fastest option, and ZeRO's overlapped reduce-scatter can beat the all-reduce.
   const Cluster big = small_cluster(16);
   auto plain = solve_inter_op(stages(big, 0), 2);
   auto chosen = solve_inter_op(stages(big, -1), 2);
   REQUIRE(plain.ok());
   REQUIRE(chosen.ok());
-  CHECK(chosen.value().total_latency == plain.value().total_latency);
-  CHECK(chosen.value().stages.size() == plain.value().stages.size());
+  CHECK(chosen.value().total_latency <= plain.value().total_latency);
 }

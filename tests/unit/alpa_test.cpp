@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "error_code_printing.h"
 #include "test_inputs.h"
 #include "cluster_spec.h"
 #include "inter_op.h"
@@ -93,7 +94,7 @@ TEST_CASE("meshes over a cluster: which axes cross nodes") {
   CHECK(m42.axis[0].crosses_nodes);
   auto bad = mesh_from_cluster(3, 3, c);
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().code == "bad_mesh");
+  CHECK(bad.error().code == ErrorCode::bad_mesh);
   CHECK(bad.error().message.find("2x4") != std::string::npos);   // lists the shapes that fit
 }
 
@@ -284,7 +285,7 @@ TEST_CASE("--write-lp writes the ILP even where the chain DP would solve it, and
     auto refused = plan_intra_op(g, mesh_from_cluster(1, 8, c).value(), o);
     REQUIRE(!refused.ok());
     CHECK(refused.error().path == "--write-lp");
-    CHECK(refused.error().code == "bad_argument");
+    CHECK(refused.error().code == ErrorCode::bad_argument);
   }
 }
 
@@ -326,7 +327,7 @@ TEST_CASE("solvers agree: ILP == chain DP == exhaustive == evaluator on random p
     p.memory_budget = lo / 2;   // nothing fits
     auto none = solve_ilp(p, 10000);
     REQUIRE_FALSE(none.ok());
-    CHECK(none.error().code == "infeasible");
+    CHECK(none.error().code == ErrorCode::infeasible);
   }
 }
 
@@ -401,7 +402,7 @@ TEST_CASE("inter-op bad input: gaps in the stage-cost table, batches that do not
     "stages":[{"first":0,"last":0,"submesh":[1,1],"latency":1},{"first":2,"last":2,"submesh":[1,1],"latency":1}]})");
   auto t = stage_costs_from_json(gap);
   REQUIRE_FALSE(t.ok());
-  CHECK(t.error().code == "gap");
+  CHECK(t.error().code == ErrorCode::gap);
   CHECK(t.error().message.find("layer 1") != std::string::npos);
   Json bad_mesh = Json::parse(R"({"layers":1,"cluster":{"nodes":1,"gpus_per_node":2},"submeshes":[[1,1]],
     "stages":[{"first":0,"last":0,"submesh":[1,2],"latency":1}]})");

@@ -1,6 +1,7 @@
 // Unit tests of the CLI's argument parsing: values, flags, and the errors for unknown options.
 #include <doctest/doctest.h>
 
+#include "error_code_printing.h"
 #include "../../cli/args.h"
 #include "commands.h"
 
@@ -23,7 +24,7 @@ TEST_CASE("bad arguments name the argument and list the valid options") {
   CommandSyntax syntax{{"model"}, {"table"}, 0};
   auto unknown = parse_args("ops", {"--modle", "x"}, syntax);
   REQUIRE_FALSE(unknown.ok());
-  CHECK(unknown.error().code == "bad_argument");
+  CHECK(unknown.error().code == ErrorCode::bad_argument);
   CHECK(unknown.error().path == "--modle");
   CHECK(unknown.error().message.find("--model") != std::string::npos);
   auto missing = parse_args("ops", {"--model"}, syntax);
@@ -48,6 +49,6 @@ TEST_CASE("help for one command: `help CMD`, and --help anywhere after the comma
   }
   auto unknown = run_command({"help", "simulat"});
   REQUIRE(!unknown.ok());
-  CHECK(unknown.error().code == "unknown_command");
+  CHECK(unknown.error().code == ErrorCode::unknown_command);
   CHECK(unknown.error().path == "simulat");
 }

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "error_code_printing.h"
 #include "cluster_spec.h"
 #include "compare.h"
 #include "models.h"
@@ -62,7 +63,7 @@ TEST_CASE("pipeline_graph: one copy per micro-batch, the weights counted once") 
   // Too many copies for the op limit is an error naming the option.
   auto huge = pipeline_graph(m, kMaxOps);
   REQUIRE(!huge.ok());
-  CHECK(huge.error().code == "too_large");
+  CHECK(huge.error().code == ErrorCode::too_large);
   CHECK(huge.error().path == "--microbatches");
 }
 
@@ -252,7 +253,7 @@ TEST_CASE("compare: Alpa's half steps one intra-op solve at a time, cancels betw
   REQUIRE(!cancelled.done());   // an intra-op solve is a unit: the pass is far from over
   cancelled.cancel();
   REQUIRE(cancelled.done());
-  CHECK(cancelled.result().error().code == "cancelled");
+  CHECK(cancelled.result().error().code == ErrorCode::cancelled);
 }
 
 TEST_CASE("compare: on one GPU Alpa's simulated pipeline takes its own objective, memory-bound ops included") {

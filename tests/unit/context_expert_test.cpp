@@ -16,6 +16,7 @@
 #include "memory_operation.h"
 #include "models.h"
 #include "operation_requests.h"
+#include "worker_reply_json.h"
 #include "worker_session.h"
 
 using namespace autopar;
@@ -105,7 +106,9 @@ TEST_CASE("ring attention: a step's transfer hides behind the block's attention,
     REQUIRE(r.ok());
     return r.value().to_json()["stages"][0]["ring_exposed_ms"].get<double>();
   };
-  CHECK(exposed(kLlama, "h100:2x8", "t=8,cp=2,d=1,mbs=1") > 0);
+  // (On h100 every attention block costs at least the GEMM curve's fixed loss per kernel, which
+  // outlasts a short sequence's K/V step; the lecture cluster's one 10 GbE NIC per node does not.)
+  CHECK(exposed(kLlama, "lecture:2x4", "t=4,cp=2,d=1,mbs=1") > 0);
   CHECK(exposed(std::string(AUTOPAR_SOURCE_DIR) + "/examples/models/hf/llama-3-8b.json:layers=2,seq=32768,batch=16", "h100:1x8",
                 "t=4,cp=2,d=1,mbs=1") == 0);
 }
@@ -191,7 +194,7 @@ TEST_CASE("the page's plan field reaches the same parser and pricing (worker req
                 .dump());
   Json last;
   for (int guard = 0; guard < 100000; ++guard) {
-    for (const WorkerReply& r : s.take_replies()) last = Json::parse(r.text);
+    for (const WorkerReply& r : s.take_replies()) last = reply_json(r);
     if (!s.busy()) break;
     s.step(0);
   }

@@ -14,6 +14,7 @@
 #include <limits>
 #include <string>
 
+#include "error_code_printing.h"
 #include "cluster_spec.h"
 #include "exercise_operations.h"
 #include "strategy_argument.h"
@@ -39,7 +40,7 @@ TEST_CASE("exercise 1: a 64 x 1024 by 1024 x 1024 Linear split 4 ways by sample 
   // 3 does not divide 64: refused, not rounded.
   auto bad = linear_split_numbers(64, 1024, 1024, 3, 2);
   REQUIRE(!bad.ok());
-  CHECK(bad.error().code == "bad_degree");
+  CHECK(bad.error().code == ErrorCode::bad_degree);
 }
 
 TEST_CASE("exercise 2: the acceptance probability for given costs and beta") {
@@ -177,7 +178,7 @@ TEST_CASE("exercise 4: S0S1 -> RR in both orders, from the alpha-beta formula") 
   CHECK(!m.value().axis[1].crosses_nodes);
   auto four = exercise4_mesh(load_cluster("lecture:1x4").value());
   REQUIRE(!four.ok());
-  CHECK(four.error().code == "bad_mesh");
+  CHECK(four.error().code == ErrorCode::bad_mesh);
 }
 
 TEST_CASE("exercise 5: the chain DP of a three-op problem, row by row") {

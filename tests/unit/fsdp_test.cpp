@@ -160,3 +160,35 @@ TEST_CASE("validate's H100 rows: four recipe runs in FP8, one fitted, every one 
   CHECK(fitted == 1);
   CHECK(report.value().held_out_rows == 3);
 }
+
+TEST_CASE("validate's FSDP row on 64 A100: held out, attention fused as torchtitan runs it, priced fast as its recomputation is") {
+  const PublishedRun& run = run_named("torchtitan-llama3-8b-a100");
+  CHECK_FALSE(run.fitted);
+  CHECK(run.cluster.find("a100:8x8") == 0);
+  CHECK(run.plan.data == 64);
+  CHECK(run.plan.zero_stage == 3);
+  CHECK_FALSE(run.priced_fast_because.empty());
+  // The row's cluster is the a100 preset with attention fused; the preset itself keeps Megatron-LM
+  // 2021's unfused attention (6 passes over the scores).
+  const Cluster fused = published_run_cluster(run).value();
+  const Cluster preset = load_cluster(run.cluster, "c").value();
+  CHECK(fused.gpu.attention_score_passes == 0);
+  CHECK(preset.gpu.attention_score_passes == 6);
+  ValidateRequest v;
+  v.names = {run.name};
+  v.search = false;
+  auto report = run_validation(v);
+  REQUIRE(report.ok());
+  const ValidationRow& row = report.value().rows.at(0);
+  // 64 sequences of 8,192 tokens at 2,973 tokens/s on each of 64 GPUs.
+  CHECK(row.measured_s == doctest::Approx(64.0 * 8192 / (2973.0 * 64)));
+  CHECK(report.value().held_out_rows == 1);
+  // Less recomputation priced than ran: fast. (When the row was added: -18%.)
+  CHECK(row.error() < 0);
+  CHECK(row.error() > -0.25);
+  // The same plan with the preset's unfused attention is far slower at 8K tokens (the s x s passes).
+  const Graph g = published_run_graph(run).value();
+  auto unfused = price(g, preset, run.plan.text());
+  REQUIRE(unfused.ok());
+  CHECK(unfused.value().plan.total_latency > 1.3 * row.predicted_s * 1000);
+}

@@ -2,6 +2,7 @@
 // topological order, and every kind of inconsistent model with its error code and JSON path.
 #include <doctest/doctest.h>
 
+#include "error_code_printing.h"
 #include "test_inputs.h"
 #include "graph.h"
 #include "models.h"
@@ -105,7 +106,9 @@ TEST_CASE("transformer-chain: one layer of about 200M parameters (lecture 5.5)")
   CHECK(attn.output.shape == Shape{4, 1024, 4096});
   // 4 b s^2 h + 5 b heads s^2 = 4*4*1024^2*4096 + 5*4*32*1024^2.
   CHECK(attn.forward_flops == 4.0 * 4 * 1024 * 1024 * 4096 + 5.0 * 4 * 32 * 1024 * 1024);
-  CHECK(attn.split_dims[1] == SplitDim{"heads", SplitKind::attribute, 2, 32});
+  // Sample, the query positions (context parallelism), heads: in output-dimension order.
+  CHECK(attn.split_dims[1] == SplitDim{"length", SplitKind::attribute, 1, 1024});
+  CHECK(attn.split_dims[2] == SplitDim{"heads", SplitKind::attribute, 2, 32});
 }
 
 TEST_CASE("every built-in model builds with its defaults, in topological order") {
@@ -136,7 +139,7 @@ TEST_CASE("inconsistent models are refused with a code and a JSON path") {
     ModelSpec m = tiny_chain();
     m.ops[1].shape = Shape{4, 3};
     Error e = build_error(m);
-    CHECK(e.code == "bad_shape");
+    CHECK(e.code == ErrorCode::bad_shape);
     CHECK(e.path == "ops[1].shape");
     CHECK(e.message.find("[4, 3]") != std::string::npos);
     CHECK(e.message.find("[4, 2]") != std::string::npos);
@@ -145,78 +148,78 @@ TEST_CASE("inconsistent models are refused with a code and a JSON path") {
     ModelSpec m = tiny_chain();
     m.ops[0].inputs = {"hb"};
     Error e = build_error(m);
-    CHECK(e.code == "cycle");
+    CHECK(e.code == ErrorCode::cycle);
     CHECK(e.message.find("'a'") != std::string::npos);
     CHECK(e.message.find("'b'") != std::string::npos);
   }
   SUBCASE("a self loop") {
     ModelSpec m = tiny_chain();
     m.ops[1].inputs = {"hb"};
-    CHECK(build_error(m).code == "cycle");
+    CHECK(build_error(m).code == ErrorCode::cycle);
   }
   SUBCASE("an unknown tensor") {
     ModelSpec m = tiny_chain();
     m.ops[1].inputs = {"nope"};
     Error e = build_error(m);
-    CHECK(e.code == "unknown_tensor");
+    CHECK(e.code == ErrorCode::unknown_tensor);
     CHECK(e.path == "ops[1].inputs[0]");
   }
   SUBCASE("a missing attribute") {
     ModelSpec m = tiny_chain();
     m.ops[0].attrs.clear();
     Error e = build_error(m);
-    CHECK(e.code == "missing_field");
+    CHECK(e.code == ErrorCode::missing_field);
     CHECK(e.path == "ops[0].attrs");
   }
   SUBCASE("an unknown attribute lists the valid ones") {
     ModelSpec m = tiny_chain();
     m.ops[0].attrs["kernel"] = 3;
     Error e = build_error(m);
-    CHECK(e.code == "unknown_field");
+    CHECK(e.code == ErrorCode::unknown_field);
     CHECK(e.path == "ops[0].attrs.kernel");
     CHECK(e.message.find("out_features") != std::string::npos);
   }
   SUBCASE("zero and negative sizes") {
     ModelSpec m = tiny_chain();
     m.ops[0].attrs["out_features"] = 0;
-    CHECK(build_error(m).code == "out_of_range");
+    CHECK(build_error(m).code == ErrorCode::out_of_range);
     m = tiny_chain();
     m.inputs[0].shape = {4, -8};
     Error e = build_error(m);
-    CHECK(e.code == "bad_shape");
+    CHECK(e.code == ErrorCode::bad_shape);
     CHECK(e.path == "inputs[0].shape[1]");
   }
   SUBCASE("absurd sizes are refused, not allocated") {
     ModelSpec m = tiny_chain();
     m.inputs[0].shape = {int64_t(1) << 30, int64_t(1) << 30};
-    CHECK(build_error(m).code == "too_large");
+    CHECK(build_error(m).code == ErrorCode::too_large);
     m = tiny_chain();
     m.ops.resize(size_t(kMaxOps) + 1, m.ops[0]);
-    CHECK(build_error(m).code == "too_large");
+    CHECK(build_error(m).code == ErrorCode::too_large);
   }
   SUBCASE("duplicate names") {
     ModelSpec m = tiny_chain();
     m.ops[1].name = "a";
-    CHECK(build_error(m).code == "duplicate_name");
+    CHECK(build_error(m).code == ErrorCode::duplicate_name);
     m = tiny_chain();
     m.ops[1].output = "x";
-    CHECK(build_error(m).code == "duplicate_name");
+    CHECK(build_error(m).code == ErrorCode::duplicate_name);
   }
   SUBCASE("wrong arity and rank") {
     ModelSpec m = tiny_chain();
     m.ops[1].inputs = {"ha", "x"};
-    CHECK(build_error(m).code == "bad_arity");
+    CHECK(build_error(m).code == ErrorCode::bad_arity);
     m = tiny_chain();
     m.ops[0].kind = OpKind::conv2d;
     m.ops[0].attrs = {{"out_channels", 4}, {"kernel", 3}};
-    CHECK(build_error(m).code == "bad_shape");
+    CHECK(build_error(m).code == ErrorCode::bad_shape);
   }
   SUBCASE("embedding needs integer indices") {
     ModelSpec m = tiny_chain();
     m.ops[0].kind = OpKind::embedding;
     m.ops[0].attrs = {{"num_embeddings", 10}, {"embedding_dim", 8}};
     Error e = build_error(m);
-    CHECK(e.code == "bad_dtype");
+    CHECK(e.code == ErrorCode::bad_dtype);
     CHECK(e.path == "ops[0].inputs[0]");
   }
   SUBCASE("add with mismatched shapes") {
@@ -225,7 +228,7 @@ TEST_CASE("inconsistent models are refused with a code and a JSON path") {
     m.ops[1].inputs = {"x", "ha"};
     m.ops[1].attrs.clear();
     Error e = build_error(m);
-    CHECK(e.code == "bad_shape");
+    CHECK(e.code == ErrorCode::bad_shape);
     CHECK(e.path == "ops[1].inputs[1]");
   }
   SUBCASE("attention heads must divide hidden") {
@@ -239,7 +242,7 @@ TEST_CASE("inconsistent models are refused with a code and a JSON path") {
     ModelSpec m = s.value();
     m.ops[1].attrs["heads"] = 7;
     Error e = build_error(m);
-    CHECK(e.code == "bad_shape");
+    CHECK(e.code == ErrorCode::bad_shape);
     CHECK(e.path == "ops[1].inputs[0]");
   }
   SUBCASE("empty model") {
@@ -252,18 +255,18 @@ TEST_CASE("inconsistent models are refused with a code and a JSON path") {
 TEST_CASE("built-in model arguments: unknown names, keys and values") {
   auto unknown = builtin_model_spec("resnet");
   REQUIRE_FALSE(unknown.ok());
-  CHECK(unknown.error().code == "unknown_model");
+  CHECK(unknown.error().code == ErrorCode::unknown_model);
   CHECK(unknown.error().message.find("alexnet") != std::string::npos);
   auto key = builtin_model_spec("mlp:depth=3");
   REQUIRE_FALSE(key.ok());
-  CHECK(key.error().code == "unknown_param");
+  CHECK(key.error().code == ErrorCode::unknown_param);
   CHECK(key.error().message.find("layers") != std::string::npos);
   auto value = builtin_model_spec("mlp:layers=three");
   REQUIRE_FALSE(value.ok());
-  CHECK(value.error().code == "bad_value");
+  CHECK(value.error().code == ErrorCode::bad_value);
   auto range = builtin_model_spec("mlp:layers=0");
   REQUIRE_FALSE(range.ok());
-  CHECK(range.error().code == "out_of_range");
+  CHECK(range.error().code == ErrorCode::out_of_range);
   auto dtype = builtin_model_spec("mlp:dtype_bytes=3");
   REQUIRE_FALSE(dtype.ok());
   auto ok = builtin_model_spec("mlp:layers=3,batch=16,");

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "error_code_printing.h"
 #include "hf_config.h"
 #include "models.h"
 
@@ -83,36 +84,36 @@ TEST_CASE("overrides set the training shape of a config") {
 
 TEST_CASE("bad configs are refused with the field they concern") {
   Error e = load_error(R"({"model_type":"t5","d_model":512})");
-  CHECK(e.code == "unknown_model");
+  CHECK(e.code == ErrorCode::unknown_model);
   CHECK(e.path == "model_type");
   e = load_error(R"({"model_type":"llama","vocab_size":32000,"intermediate_size":11008,"num_hidden_layers":2,"num_attention_heads":32})");
-  CHECK(e.code == "missing_field");
+  CHECK(e.code == ErrorCode::missing_field);
   CHECK(e.path == "hidden_size");
   CHECK(e.message.find("hidden_size") != std::string::npos);
   e = load_error(R"({"model_type":"mistral","vocab_size":100,"hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
                      "num_attention_heads":8,"num_key_value_heads":3})");
   CHECK(e.path == "num_key_value_heads");
   e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":"768","n_layer":2,"n_head":12,"n_positions":64})");
-  CHECK(e.code == "wrong_type");
+  CHECK(e.code == ErrorCode::wrong_type);
   CHECK(e.path == "n_embd");
   e = load_error(R"({"model_type":"bert","vocab_size":100,"hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
                      "num_attention_heads":8,"max_position_embeddings":128})", "seq=512");
-  CHECK(e.code == "out_of_range");
+  CHECK(e.code == ErrorCode::out_of_range);
   CHECK(e.path == "--model");
   e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":2,"n_head":8,"n_positions":64})", "heads=4");
-  CHECK(e.code == "unknown_param");
+  CHECK(e.code == ErrorCode::unknown_param);
   e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":2,"n_head":7,"n_positions":64})");
   CHECK(e.path == "n_head");
   // A huge whole float is out of range, not cast (the cast was undefined; the fuzzer found it);
   // a fractional one is the wrong type.
   e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":7.6e57,"n_layer":2,"n_head":8,"n_positions":64})");
-  CHECK(e.code == "out_of_range");
+  CHECK(e.code == ErrorCode::out_of_range);
   CHECK(e.path == "n_embd");
   e = load_error(R"({"model_type":"gpt2","vocab_size":100,"n_embd":64.5,"n_layer":2,"n_head":8,"n_positions":64})");
-  CHECK(e.code == "wrong_type");
+  CHECK(e.code == ErrorCode::wrong_type);
   CHECK(e.path == "n_embd");
   // A model_type that is there but not a string is the wrong type, not a missing field.
   e = load_error(R"({"model_type":5,"vocab_size":100})");
-  CHECK(e.code == "wrong_type");
+  CHECK(e.code == ErrorCode::wrong_type);
   CHECK(e.path == "model_type");
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "error_code_printing.h"
 #include "app_state.h"
 #include "hf_config.h"
 #include "json_io.h"
@@ -214,7 +215,7 @@ TEST_CASE("one layer of each family has the reference implementation's ops and s
   CHECK(load_error(edited("roberta-base", "pad_token_id", -1)).path == "pad_token_id");
   auto long_seq = load_model(hf("roberta-base") + ":seq=514");
   REQUIRE(!long_seq.ok());
-  CHECK(long_seq.error().code == "out_of_range");
+  CHECK(long_seq.error().code == ErrorCode::out_of_range);
   CHECK(long_seq.error().message.find("512 learned positions") != std::string::npos);
 }
 
@@ -259,7 +260,7 @@ TEST_CASE("the families' less common variants: Falcon's new decoder, OPT-350m's 
 TEST_CASE("a config that contradicts itself is refused, naming the field") {
   // Mixtral's config with model_type "mistral" loaded as a dense 7.2B model (15% of its 46.7B).
   Error e = load_error(edited("mixtral-8x7b", "model_type", "mistral"));
-  CHECK(e.code == "bad_value");
+  CHECK(e.code == ErrorCode::bad_value);
   CHECK(e.path == "architectures");
   CHECK(e.message.find("MixtralForCausalLM") != std::string::npos);
   CHECK(e.message.find("mixtral") != std::string::npos);
@@ -280,7 +281,7 @@ TEST_CASE("a config that contradicts itself is refused, naming the field") {
   // An architecture of another known family; an unknown class (a custom one) is left alone.
   CHECK(load_error(edited("qwen2-7b", "architectures", Json::array({"LlamaForCausalLM"}))).path == "architectures");
   CHECK(load_model_json(edited("qwen2-7b", "architectures", Json::array({"MyQwenForCausalLM"})), "q", "layers=1").ok());
-  CHECK(load_error(edited("qwen2-7b", "architectures", "Qwen2ForCausalLM")).code == "wrong_type");
+  CHECK(load_error(edited("qwen2-7b", "architectures", "Qwen2ForCausalLM")).code == ErrorCode::wrong_type);
   // An MoE type's top-k above its experts.
   e = load_error(edited("mixtral-8x7b", "num_experts_per_tok", 9));
   CHECK(e.path == "num_experts_per_tok");
@@ -290,7 +291,7 @@ TEST_CASE("encoder-decoders are refused by name, with the reason") {
   for (const char* type : {"t5", "mt5", "bart", "mbart", "pegasus", "whisper"}) {
     CAPTURE(type);
     Error e = load_error(std::string(R"({"model_type":")") + type + R"(","d_model":512,"vocab_size":32128})");
-    CHECK(e.code == "unknown_model");
+    CHECK(e.code == ErrorCode::unknown_model);
     CHECK(e.path == "model_type");
     CHECK(e.message.find("encoder-decoder") != std::string::npos);
     CHECK(e.message.find(std::string("'") + type + "'") != std::string::npos);
@@ -300,7 +301,7 @@ TEST_CASE("encoder-decoders are refused by name, with the reason") {
   CHECK(load_error(edited("llama-3-8b", "is_encoder_decoder", true)).path == "is_encoder_decoder");
   // A type autopar does not read at all says so and lists what it reads.
   Error e = load_error(R"({"model_type":"mamba","vocab_size":50280})");
-  CHECK(e.code == "unknown_model");
+  CHECK(e.code == ErrorCode::unknown_model);
   CHECK(e.message.find("qwen2_moe") != std::string::npos);
 }
 
@@ -319,9 +320,9 @@ TEST_CASE("torch_dtype sets the float width unless dtype_bytes overrides it") {
   CHECK(half.total_param_elements() == full.total_param_elements());
   CHECK(half.total_param_bytes() * 2 == full.total_param_bytes());
   Error e = load_error(edited("qwen2-7b", "torch_dtype", "int8"));
-  CHECK(e.code == "bad_value");
+  CHECK(e.code == ErrorCode::bad_value);
   CHECK(e.path == "torch_dtype");
-  CHECK(load_error(edited("qwen2-7b", "torch_dtype", 16)).code == "wrong_type");
+  CHECK(load_error(edited("qwen2-7b", "torch_dtype", 16)).code == ErrorCode::wrong_type);
   // The architecture records it for the exports (Megatron's --bf16 or --fp16).
   auto a = arch_from_hf_config(parse_json_text(text_of(hf("opt-1.3b")), "o").value(), "opt");
   REQUIRE(a.ok());

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "error_code_printing.h"
 #include "cluster_spec.h"
 #include "intra_op.h"
 #include "intra_op_problem.h"
@@ -50,7 +51,7 @@ IntraProblem hard_problem(uint64_t seed, int n, int k, int extra, bool planted) 
 // A solve stopped or not, the answer must be one of the two the code promises.
 void check_promise(const IntraProblem& p, const Result<IntraSolution>& r) {
   if (!r.ok()) {
-    CHECK(r.error().code == "time_limit");
+    CHECK(r.error().code == ErrorCode::time_limit);
     CHECK(r.error().path == "--solver");
     CHECK(r.error().message.find("time limit") != std::string::npos);
     return;
@@ -79,7 +80,7 @@ TEST_CASE("ILP time limit: 1 ms stops GLPK before any plan, and the error says s
   const IntraProblem easy = hard_problem(2, 60, 6, 60, true);
   auto r = solve_ilp(easy, 1);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().code == "time_limit");
+  CHECK(r.error().code == ErrorCode::time_limit);
 }
 
 TEST_CASE("ILP time limit: short limits give the time_limit error or a valid plan; optimal only at the optimum") {
@@ -140,7 +141,7 @@ TEST_CASE("ILP time limit through the intra-op planner: the plan's error names -
   o.time_limit_ms = 1;
   auto stopped = plan_intra_op(g, mesh, o);
   REQUIRE_FALSE(stopped.ok());
-  CHECK(stopped.error().code == "time_limit");
+  CHECK(stopped.error().code == ErrorCode::time_limit);
   CHECK(stopped.error().path == "--solver");
   o.time_limit_ms = 600000;
   auto solved = plan_intra_op(g, mesh, o);

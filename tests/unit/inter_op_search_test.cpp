@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "error_code_printing.h"
 #include "cluster_spec.h"
 #include "inter_op.h"
 #include "models.h"
@@ -25,6 +26,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+// The send lane as the header's boundary model defines it, written out: each of the n sending
+// GPUs sends T / n; across nodes the min(n, G) of a node share its NICs.
+double reference_send_ms(const StageCostTable& t, int cut, int n, bool inter) {
+  LinkSpec link = inter ? t.inter_link : t.intra_link;
+  const int streams = std::min(n, t.gpus_per_node);
+  if (inter && streams > t.nics) link.bandwidth_gb_per_s *= double(t.nics) / double(streams);
+  return 2 * link.transfer_ms(t.cut_bytes[size_t(cut)] / double(n));
+}
+
 // A stage's terms at a device offset, as the header's boundary model defines them; false when
 // the sub-mesh does not fit there.
 bool terms(const StageCostTable& t, bool boundaries, int k, int i, int m, int offset, double& sum, double& lane) {
@@ -37,11 +47,8 @@ bool terms(const StageCostTable& t, bool boundaries, int k, int i, int m, int of
   const Submesh& sm = t.submeshes[size_t(m)];
   if (!submesh_fits_at(t, sm, offset)) return false;
   double recv = 0, send = 0;
-  if (k > 0) recv = boundary_cost(t, k - 1, idx, boundary_crosses_nodes(t, offset)).recv_ms;
-  if (i + 1 < t.layers) {
-    const LinkSpec& link = boundary_crosses_nodes(t, offset + sm.devices()) ? t.inter_link : t.intra_link;
-    send = 2 * link.transfer_ms(t.cut_bytes[size_t(i)]);
-  }
+  if (k > 0) recv = boundary_cost(t, k - 1, sm.devices(), idx, boundary_crosses_nodes(t, offset)).recv_ms;
+  if (i + 1 < t.layers) send = reference_send_ms(t, i, sm.devices(), boundary_crosses_nodes(t, offset + sm.devices()));
   sum = compute + recv + send;
   lane = std::max(compute + recv, send);
   return true;
@@ -68,11 +75,10 @@ Reference alpa_enumeration(const StageCostTable& t, int B, bool boundaries) {
         if (!std::isfinite(t.latency[idx])) continue;
         cands.push_back(t.latency[idx]);
         if (boundaries && k > 0)
-          for (bool inter : {false, true}) cands.push_back(t.latency[idx] + boundary_cost(t, k - 1, idx, inter).recv_ms);
+          for (bool inter : {false, true}) cands.push_back(t.latency[idx] + boundary_cost(t, k - 1, 1, idx, inter).recv_ms);
+        if (boundaries && i + 1 < L)
+          for (bool inter : {false, true}) cands.push_back(reference_send_ms(t, i, t.submeshes[size_t(m)].devices(), inter));
       }
-  if (boundaries)
-    for (int i = 0; i + 1 < L; ++i)
-      for (const LinkSpec* link : {&t.intra_link, &t.inter_link}) cands.push_back(2 * link->transfer_ms(t.cut_bytes[size_t(i)]));
   std::sort(cands.begin(), cands.end());
   cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
   auto at = [&](int s, int k, int d) { return (size_t(s) * size_t(L + 1) + size_t(k)) * size_t(D + 1) + size_t(d); };
@@ -136,6 +142,7 @@ StageCostTable random_table(Rng& rng, int L, int nodes, int gpus, bool memory, b
   for (int i = 0; i < L; ++i) t.cut_bytes[size_t(i)] = double(rng.below(3)) * 1e6;
   t.intra_link = {10, 8};
   t.inter_link = {50, 1};
+  t.nics = 1 + int(rng.below(unsigned(gpus)));   // from one NIC per node to one per GPU
   return t;
 }
 
@@ -187,7 +194,7 @@ TEST_CASE("the bounded t_max search on an infeasible table tries one candidate")
   InterOpSolver solver(t, 4);
   auto plan = solver.finish();
   REQUIRE_FALSE(plan.ok());
-  CHECK(plan.error().code == "infeasible");
+  CHECK(plan.error().code == ErrorCode::infeasible);
   CHECK(solver.rows_done() == solver.rows_per_candidate());
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "error_code_printing.h"
 #include "cluster_spec.h"
 #include "json_io.h"
 #include "models.h"
@@ -82,37 +83,37 @@ TEST_CASE("every file in examples/ loads to the same graph or cluster as its bui
 
 TEST_CASE("malformed model JSON: syntax, types, missing fields, unknown kinds") {
   Error syntax = model_json_error("{\"name\": \"t\",\n \"inputs\": [1, 2\n}");
-  CHECK(syntax.code == "bad_json");
+  CHECK(syntax.code == ErrorCode::bad_json);
   CHECK(syntax.message.find("line 3") != std::string::npos);
-  CHECK(model_json_error("").code == "bad_json");
+  CHECK(model_json_error("").code == ErrorCode::bad_json);
 
   Error top = model_json_error("[1, 2]");
-  CHECK(top.code == "wrong_type");
+  CHECK(top.code == ErrorCode::wrong_type);
 
   Error missing = model_json_error(R"({"name":"t","inputs":[{"name":"x","shape":[4]}]})");
-  CHECK(missing.code == "missing_field");
+  CHECK(missing.code == ErrorCode::missing_field);
   CHECK(missing.path == "ops");
 
   Error type = model_json_error(R"({"name":"t","inputs":[{"name":"x","shape":[4,"8"]}],"ops":[]})");
-  CHECK(type.code == "wrong_type");
+  CHECK(type.code == ErrorCode::wrong_type);
   CHECK(type.path == "inputs[0].shape[1]");
 
   Error frac = model_json_error(R"({"name":"t","inputs":[{"name":"x","shape":[4,8.5]}],"ops":[]})");
-  CHECK(frac.code == "wrong_type");
+  CHECK(frac.code == ErrorCode::wrong_type);
 
   Error kind = model_json_error(R"({"name":"t","inputs":[{"name":"x","shape":[4,8]}],
     "ops":[{"name":"a","kind":"lstm","inputs":["x"],"output":"h"}]})");
-  CHECK(kind.code == "unknown_kind");
+  CHECK(kind.code == ErrorCode::unknown_kind);
   CHECK(kind.path == "ops[0].kind");
   CHECK(kind.message.find("linear") != std::string::npos);
 
   Error typo = model_json_error(R"({"name":"t","input":[],"ops":[]})");
-  CHECK(typo.code == "unknown_field");
+  CHECK(typo.code == ErrorCode::unknown_field);
   CHECK(typo.path == "input");
 
   Error attr = model_json_error(R"({"name":"t","inputs":[{"name":"x","shape":[4,8]}],
     "ops":[{"name":"a","kind":"linear","inputs":["x"],"output":"h","attrs":{"out_features":"2"}}]})");
-  CHECK(attr.code == "wrong_type");
+  CHECK(attr.code == ErrorCode::wrong_type);
   CHECK(attr.path == "ops[0].attrs.out_features");
 
   Error version = model_json_error(R"({"format":"autopar-model","version":7,"name":"t","inputs":[],"ops":[]})");
@@ -170,7 +171,7 @@ TEST_CASE("impossible cluster numbers are refused with their JSON path") {
   Json j = base;
   j["inter_node"]["bandwidth_gb_per_s"] = -1.0;
   Error neg = cluster_json_error(j);
-  CHECK(neg.code == "out_of_range");
+  CHECK(neg.code == ErrorCode::out_of_range);
   CHECK(neg.path == "inter_node.bandwidth_gb_per_s");
 
   j = base;
@@ -180,17 +181,17 @@ TEST_CASE("impossible cluster numbers are refused with their JSON path") {
   j = base;
   j["intra_node"]["latency_us"] = "fast";
   Error type = cluster_json_error(j);
-  CHECK(type.code == "wrong_type");
+  CHECK(type.code == ErrorCode::wrong_type);
   CHECK(type.path == "intra_node.latency_us");
 
   j = base;
   j["nodes"] = 1000000;
-  CHECK(cluster_json_error(j).code == "out_of_range");
+  CHECK(cluster_json_error(j).code == ErrorCode::out_of_range);
 
   j = base;
   j["nodes"] = 16384;
   j["gpus_per_node"] = 16;   // 262,144 GPUs, over the 131,072 accepted
-  CHECK(cluster_json_error(j).code == "too_large");
+  CHECK(cluster_json_error(j).code == ErrorCode::too_large);
 
   j = base;
   j.erase("gpu");
@@ -223,7 +224,7 @@ TEST_CASE("option lists split the same way for models, model files and clusters"
   // The callers keep their messages: an item with no value is a bad value, an unknown key is named.
   auto m = load_model("mlp:layers");
   REQUIRE_FALSE(m.ok());
-  CHECK(m.error().code == "bad_value");
+  CHECK(m.error().code == ErrorCode::bad_value);
   auto c = load_cluster("a100:1x8,colour=red", "cluster");
   REQUIRE_FALSE(c.ok());
   CHECK(c.error().message.find("colour=red") != std::string::npos);
@@ -237,11 +238,11 @@ TEST_CASE("reading a file: a folder and an endless device are refused for what t
   auto dir = read_text_file(folder);
   std::filesystem::remove(folder);
   REQUIRE(!dir.ok());
-  CHECK(dir.error().code == "io");
+  CHECK(dir.error().code == ErrorCode::io);
   CHECK(dir.error().message.find("folder") != std::string::npos);
   auto endless = read_text_file("/dev/zero");
   REQUIRE(!endless.ok());
-  CHECK(endless.error().code == "too_large");
+  CHECK(endless.error().code == ErrorCode::too_large);
   // An ordinary file still reads whole.
   auto ok = read_text_file(std::string(AUTOPAR_SOURCE_DIR) + "/examples/models/mlp3.json");
   REQUIRE(ok.ok());

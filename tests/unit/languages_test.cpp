@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "error_code_printing.h"
 #include "test_inputs.h"
 #include "app_state.h"
 #include "language.h"
@@ -220,7 +221,7 @@ TEST_CASE("--lang accepts en and zh only, naming both") {
   CHECK(parse_language("zh", "--lang").value() == Language::zh);
   auto bad = parse_language("fr", "--lang");
   REQUIRE(!bad.ok());
-  CHECK(bad.error().code == "bad_value");
+  CHECK(bad.error().code == ErrorCode::bad_value);
   CHECK(bad.error().path == "--lang");
   CHECK(bad.error().message.find("en") != std::string::npos);
   CHECK(bad.error().message.find("zh") != std::string::npos);

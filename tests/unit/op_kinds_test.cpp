@@ -2,6 +2,7 @@
 // grouped-query attention, tied embeddings, the [CLS] token), with hand-worked numbers.
 #include <doctest/doctest.h>
 
+#include "error_code_printing.h"
 #include "json_io.h"
 #include "models.h"
 #include "op_kinds.h"
@@ -83,7 +84,7 @@ TEST_CASE("grouped-query attention refuses widths and groups that do not fit") {
   auto bad_width = build_from(R"({"name":"b","inputs":[{"name":"x","shape":[2,16,100]}],"ops":[
     {"name":"attn","kind":"attention","inputs":["x"],"output":"a","attrs":{"heads":8,"kv_heads":2}}]})");
   REQUIRE(!bad_width.ok());
-  CHECK(bad_width.error().code == "bad_shape");
+  CHECK(bad_width.error().code == ErrorCode::bad_shape);
   CHECK(bad_width.error().path == "ops[0].inputs[0]");
   auto bad_group = build_from(R"({"name":"b","inputs":[{"name":"x","shape":[2,16,96]}],"ops":[
     {"name":"attn","kind":"attention","inputs":["x"],"output":"a","attrs":{"heads":8,"kv_heads":3}}]})");
@@ -110,7 +111,7 @@ TEST_CASE("a tied output embedding counts its weight once; a mismatched tie is r
     {"name":"wte","kind":"embedding","inputs":["ids"],"output":"e","attrs":{"num_embeddings":100,"embedding_dim":16}},
     {"name":"head","kind":"linear","inputs":["e"],"output":"logits","attrs":{"out_features":99},"weight_from":"wte"}]})");
   REQUIRE(!bad.ok());
-  CHECK(bad.error().code == "bad_shape");
+  CHECK(bad.error().code == ErrorCode::bad_shape);
   CHECK(bad.error().path == "ops[1].weight_from");
   auto missing = build_from(R"({"name":"t","inputs":[{"name":"x","shape":[4,16]}],"ops":[
     {"name":"head","kind":"linear","inputs":["x"],"output":"y","attrs":{"out_features":100},"weight_from":"nope"}]})");

@@ -4,6 +4,7 @@
 // code and path; reports render what the CLI prints.
 #include <doctest/doctest.h>
 
+#include "error_code_printing.h"
 #include "accuracy_operation.h"
 #include "cluster_spec.h"
 #include "commands.h"
@@ -72,7 +73,7 @@ TEST_CASE("search errors keep their code and path through the job") {
   SearchJob job(model("mlp3"), cluster("lecture:1x4"), request, "search.init");
   REQUIRE(job.done());
   REQUIRE(!job.result().ok());
-  CHECK(job.result().error().code == "bad_value");
+  CHECK(job.result().error().code == ErrorCode::bad_value);
   CHECK(job.result().error().path == "search.init");
 }
 
@@ -85,7 +86,7 @@ TEST_CASE("a cancelled job is done with the cancelled error, and stepping it doe
   job.cancel();
   CHECK(job.done());
   REQUIRE(!job.result().ok());
-  CHECK(job.result().error().code == "cancelled");
+  CHECK(job.result().error().code == ErrorCode::cancelled);
   const int64_t steps = job.state()->steps;
   CHECK(job.step(StepBudget::work(10)));
   CHECK(job.state()->steps == steps);
@@ -154,7 +155,7 @@ TEST_CASE("an inter-op job on micro-batches that do not divide the batch ends at
   InterJob job(model("transformer:layers=2,batch=8"), cluster("lecture:1x4"), request);
   REQUIRE(job.done());
   REQUIRE(!job.result().ok());
-  CHECK(!job.result().error().code.empty());
+  CHECK(job.result().error().code == ErrorCode::bad_value);
 }
 
 TEST_CASE("a time budget bounds a step, and the report does not depend on it") {

@@ -5,6 +5,7 @@
 // notes against the lecture and their charts.
 #include <doctest/doctest.h>
 
+#include "error_code_printing.h"
 #include "app_state.h"
 #include "exercise_grading.h"
 #include "lecture_state.h"
@@ -139,7 +140,7 @@ TEST_CASE("an empty Check is not an attempt, and the answer is never shown befor
   CHECK(exercise_result_json(s)["revealed"] == false);
   Status early = apply_settings_json(s, R"({"exercise":{"number":1,"reveal":true}})");
   REQUIRE(!early.ok());
-  CHECK(early.error().code == "not_ready");
+  CHECK(early.error().code == ErrorCode::not_ready);
   CHECK(exercise_result_json(s)["parts"][0]["expected"].is_null());
   // A real (wrong) try: now the answer may be shown on request.
   REQUIRE(apply_settings_json(s, R"({"exercise":{"number":1,"answers":["1","2","3"]}})").ok());

@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "error_code_printing.h"
 #include "pipeline_schedules.h"
 #include "rng.h"
 #include "schedule_operation.h"
@@ -233,7 +234,7 @@ TEST_CASE("bad schedule inputs are errors naming the field") {
   in.weight_ms.pop_back();
   CHECK(simulate_schedule(in).error().path == "weight_ms");
   in = uniform_schedule_input(ScheduleKind::one_f_one_b, 0, 8, 1, 1, 2, 1);
-  CHECK(simulate_schedule(in).error().code == "out_of_range");
+  CHECK(simulate_schedule(in).error().code == ErrorCode::out_of_range);
   CHECK(parse_schedule_kind("ZB-H1").value() == ScheduleKind::zb_h1);
   CHECK(parse_schedule_kind("zb-h3").error().message.find("dualpipev") != std::string::npos);
   for (ScheduleKind k : all_schedule_kinds()) CHECK(parse_schedule_kind(schedule_name(k)).value() == k);

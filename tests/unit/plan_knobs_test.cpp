@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "error_code_printing.h"
 #include "cluster_spec.h"
 #include "cost_model.h"
 #include "device_mesh.h"
@@ -112,7 +113,7 @@ TEST_CASE("a given plan that does not fit is refused naming the stage (from 1) a
   auto r = price("transformer:layers=96,hidden=12288,heads=96,seq=2048,batch=64,vocab=51200,dtype_bytes=2", "a100:8x8,precision=mixed",
                  "t=8,p=8,d=1,mbs=4,remat=0");
   REQUIRE(!r.ok());
-  CHECK(r.error().code == "infeasible");
+  CHECK(r.error().code == ErrorCode::infeasible);
   CHECK(r.error().path == "--plan");
   CHECK(r.error().message.find("stage 1 (layers 1-12)") != std::string::npos);
   CHECK(r.error().message.find("short by") != std::string::npos);
@@ -188,7 +189,35 @@ TEST_CASE("selective recomputation costs the attention core's forward once more:
   CHECK(selective - none < 0.5 * (full - none));
 }
 
-TEST_CASE("validate: Korthikanti Table 5's rows are held out, the SC'21 rows fitted, and the summary splits them") {
+TEST_CASE("one 22B layer against Korthikanti et al.'s Table 4 (forward + backward ms, t = 8, b = 4)") {
+  // Table 4 (arXiv 2205.05198): one layer of the 22B model (h 6144, 64 heads, s 2048) on 8 A100
+  // with t = 8: forward + backward 7.7 + 11.9 ms without recomputation, 7.2 + 13.1 with SP and
+  // selective recomputation, 7.7 + 13.2 selective, 7.7 + 19.5 full. A layer's price is the stage's
+  // latency with three layers less that with two (the embedding, head and loss cancel). No
+  // constant was fitted on these timings.
+  auto layer_ms = [](const std::string& knobs) {
+    auto stage = [&](int layers) {
+      auto r = price("transformer:layers=" + std::to_string(layers) + ",hidden=6144,heads=64,seq=2048,batch=4,vocab=51200,dtype_bytes=2",
+                     "a100:1x8,precision=mixed", "t=8,p=1,d=1,mbs=4," + knobs);
+      REQUIRE(r.ok());
+      return r.value().plan.stages[0].latency;
+    };
+    return stage(3) - stage(2);
+  };
+  const double none = layer_ms("recompute=none"), full = layer_ms("recompute=full"), selective = layer_ms("recompute=selective"),
+               sp_selective = layer_ms("recompute=selective,sp=1");
+  CHECK(none == doctest::Approx(7.7 + 11.9).epsilon(0.12));
+  CHECK(full == doctest::Approx(7.7 + 19.5).epsilon(0.12));
+  CHECK(selective == doctest::Approx(7.7 + 13.2).epsilon(0.12));
+  CHECK(sp_selective == doctest::Approx(7.2 + 13.1).epsilon(0.12));
+  // What recomputation adds: the whole forward (7.6 ms measured) or the attention core alone
+  // (1.3 ms: its two batched GEMMs and the softmax and dropout passes over the s x s scores,
+  // which run as kernels of their own, so their times add).
+  CHECK(full - none == doctest::Approx(19.5 - 11.9).epsilon(0.15));
+  CHECK(selective - none == doctest::Approx(13.2 - 11.9).epsilon(0.25));
+}
+
+TEST_CASE("validate: Korthikanti Table 5's SP + selective rows are held out, its full-RC rows and the SC'21 rows fitted, and the summary splits them") {
   ValidateRequest request;
   request.search = false;
   request.names = {"korthikanti-22B-full", "korthikanti-22B-sp-sel", "megatron-1.7B"};
@@ -196,9 +225,9 @@ TEST_CASE("validate: Korthikanti Table 5's rows are held out, the SC'21 rows fit
   REQUIRE(report.ok());
   const ValidateReport& v = report.value();
   REQUIRE(v.rows.size() == 3);
-  CHECK(v.held_out_rows == 2);
+  CHECK(v.held_out_rows == 1);
   for (const ValidationRow& r : v.rows) {
-    CHECK(r.run->fitted == (r.run->name == "megatron-1.7B"));
+    CHECK(r.run->fitted == (r.run->name != "korthikanti-22B-sp-sel"));
     CHECK(std::abs(r.error()) < 0.15);
   }
   // SP + selective is faster than full recomputation, as measured (1.10 s against 1.42 s).
@@ -210,7 +239,7 @@ TEST_CASE("validate: Korthikanti Table 5's rows are held out, the SC'21 rows fit
   const Json j = v.to_json();
   CHECK(j.contains("median_abs_error"));
   CHECK(j.contains("mean_abs_error"));
-  CHECK(j["held_out"]["rows"] == 2);
+  CHECK(j["held_out"]["rows"] == 1);
 }
 
 TEST_CASE("precision names: bf16 and fp16 are mixed precision; fp8 runs linear GEMMs at the FP8 peak, attention at BF16's") {
@@ -247,4 +276,36 @@ TEST_CASE("precision names: bf16 and fp16 are mixed precision; fp8 runs linear G
   CHECK(op_forward_ms(fp8, *linear, 1.0) - launch == doctest::Approx((op_forward_ms(bf16, *linear, 1.0) - launch) / 2).epsilon(0.01));
   CHECK(op_forward_ms(fp8, *attention, 1.0) == doctest::Approx(op_forward_ms(bf16, *attention, 1.0)));
   CHECK(op_train_ms(fp8, *attention, 1.0) == doctest::Approx(op_train_ms(bf16, *attention, 1.0)));
+}
+
+TEST_CASE("recompute_layers=N: Megatron's block method recomputes N of a stage's layers; memory and time between none and full") {
+  // 175B on t = 8, p = 8: a middle stage holds 12 identical layers. Recomputing N of them keeps
+  // N layer inputs and 12 - N layers' activations per micro-batch, and reruns N layers' forward.
+  const std::string model = "transformer:layers=96,hidden=12288,heads=96,seq=2048,batch=64,vocab=51200,dtype_bytes=2";
+  auto stage = [&](const std::string& knobs) {
+    auto r = price(model, "a100:8x8,precision=mixed", "t=8,p=8,d=1,mbs=1," + knobs);
+    REQUIRE(r.ok());
+    const Json j = r.value().to_json();
+    return std::make_pair(j["stages"][1]["memory"]["activation_bytes_per_microbatch"].get<double>(), j["stages"][1]["latency"].get<double>());
+  };
+  const auto none = stage("remat=0"), full = stage("recompute=full");
+  for (int n : {4, 8}) {
+    CAPTURE(n);
+    const auto part = stage("recompute=full,recompute_layers=" + std::to_string(n));
+    const double share = n / 12.0;
+    CHECK(part.first == doctest::Approx(share * full.first + (1 - share) * none.first).epsilon(1e-9));
+    CHECK(part.second == doctest::Approx(share * full.second + (1 - share) * none.second).epsilon(1e-9));
+    CHECK(part.first < none.first);
+    CHECK(part.second < full.second);
+  }
+  // N at least the stage's layers is full recomputation; v = 2 chunks of 6 layers: N per chunk.
+  CHECK(stage("recompute_layers=12").first == doctest::Approx(full.first).epsilon(1e-12));
+  auto v2 = price(model, "a100:8x8,precision=mixed", "t=8,p=8,d=1,mbs=1,v=2,recompute_layers=3");
+  REQUIRE(v2.ok());
+  CHECK(stage_activation_bytes(v2.value(), 1) == doctest::Approx(0.5 * full.first + 0.5 * none.first).epsilon(1e-9));
+  CHECK(parse_given_plan("t=8,recompute_layers=4").value().text().find("recompute_layers=4") != std::string::npos);
+  auto bad = parse_given_plan("t=8,remat=0,recompute_layers=4");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().message.find("recompute_layers=4") != std::string::npos);
+  CHECK(bad.error().message.find("recompute=none") != std::string::npos);
 }

@@ -4,6 +4,7 @@
 // to_json -> from_json; bounds hold at both edges.
 #include <doctest/doctest.h>
 
+#include "error_code_printing.h"
 #include "app_state.h"
 #include "cluster_spec.h"
 #include "models.h"
@@ -17,7 +18,8 @@ using namespace autopar;
 namespace {
 
 struct Refusal {
-  std::string code, path, message;
+  ErrorCode code;
+  std::string path, message;
 };
 
 Refusal refusal_of(const Error& e) { return Refusal{e.code, e.path, e.message}; }
@@ -96,7 +98,7 @@ TEST_CASE("search: a bad beta, step budget, time budget, seed or init is refused
   check_same({from_cli(with(kSearch, {"--init", "greedy"})), from_worker("search", Json{{"init", "greedy"}}),
               from_page(Json{{"search", {{"init", "greedy"}}}})},
              {"--init", "request.init", "search.init"});
-  CHECK(from_page(Json{{"search", {{"init", "greedy"}}}}).code == "bad_value");
+  CHECK(from_page(Json{{"search", {{"init", "greedy"}}}}).code == ErrorCode::bad_value);
   // The optimizer is no page setting: the CLI and the worker agree.
   check_same({from_cli(with(kSearch, {"--optimizer", "rmsprop"})), from_worker("search", Json{{"optimizer", "rmsprop"}})},
              {"--optimizer", "request.optimizer"});
@@ -142,9 +144,9 @@ TEST_CASE("micro-batches, the ZeRO stage, accuracy samples and precision are ref
               from_page(Json{{"precision", "fp4"}})},
              {"--precision", "inputs.precision", "precision"});
   // Text that is no whole number, and JSON that is none.
-  CHECK(from_cli(with(inter, {"--microbatches", "eight"})).code == "bad_value");
-  CHECK(from_worker("inter", Json{{"microbatches", "eight"}}).code == "wrong_type");
-  CHECK(from_page(Json{{"microbatches", 2.5}}).code == "wrong_type");
+  CHECK(from_cli(with(inter, {"--microbatches", "eight"})).code == ErrorCode::bad_value);
+  CHECK(from_worker("inter", Json{{"microbatches", "eight"}}).code == ErrorCode::wrong_type);
+  CHECK(from_page(Json{{"microbatches", 2.5}}).code == ErrorCode::wrong_type);
 }
 
 TEST_CASE("compare's seed and steps: the CLI and the worker agree") {
@@ -224,12 +226,12 @@ TEST_CASE("every request survives to_json -> from_json, and from_json refuses wh
   CHECK(export_request_from_json(request_to_json(e), path).error().path == "request.device_type");
 
   // A request that is not an object, and JavaScript's 2000.0 for a whole number.
-  CHECK(search_request_from_json(Json::array(), path).error().code == "wrong_type");
+  CHECK(search_request_from_json(Json::array(), path).error().code == ErrorCode::wrong_type);
   CHECK(search_request_from_json(Json{{"steps", 2000.0}}, path).value().steps == 2000);
-  CHECK(search_request_from_json(Json{{"steps", 2000.5}}, path).error().code == "wrong_type");
+  CHECK(search_request_from_json(Json{{"steps", 2000.5}}, path).error().code == ErrorCode::wrong_type);
   // A value that would wrap when narrowed to int is out of range, not wrapped into range.
-  CHECK(search_request_from_json(Json{{"memory_moves", int64_t(1) << 32}}, path).error().code == "out_of_range");
-  CHECK(inter_request_from_json(Json{{"microbatches", (int64_t(1) << 32) + 8}}, path).error().code == "out_of_range");
+  CHECK(search_request_from_json(Json{{"memory_moves", int64_t(1) << 32}}, path).error().code == ErrorCode::out_of_range);
+  CHECK(inter_request_from_json(Json{{"microbatches", (int64_t(1) << 32) + 8}}, path).error().code == ErrorCode::out_of_range);
 }
 
 TEST_CASE("bounds hold at both edges, in validate and as typed on the CLI") {
@@ -241,7 +243,7 @@ TEST_CASE("bounds hold at both edges, in validate and as typed on the CLI") {
   }
   for (double beta : {-1e-9, kBetaBound.hi * 1.000001}) {
     s.beta = beta;
-    CHECK(validate(s, cli).error().code == "out_of_range");
+    CHECK(validate(s, cli).error().code == ErrorCode::out_of_range);
   }
   s = SearchRequest{};
   for (int64_t steps : {kSearchStepsBound.lo, kSearchStepsBound.hi}) {
@@ -298,8 +300,8 @@ TEST_CASE("intra: a bad solver, ZeRO stage, memory budget or batch axis is refus
   // Two fields in conflict: the message names both, each front end its own way.
   const Refusal both_cli = from_cli(with(intra, {"--force-batch-axis", "1", "--force-data-parallel"}));
   const Refusal both_worker = from_worker("intra", Json{{"force_batch_axis", 1}, {"force_data_parallel", true}});
-  CHECK(both_cli.code == "bad_argument");
-  CHECK(both_worker.code == "bad_argument");
+  CHECK(both_cli.code == ErrorCode::bad_argument);
+  CHECK(both_worker.code == ErrorCode::bad_argument);
   CHECK(both_cli.path == "--force-batch-axis");
   CHECK(both_worker.path == "request.force_batch_axis");
   CHECK(both_cli.message.rfind("--force-data-parallel already pins the batch", 0) == 0);
@@ -317,8 +319,8 @@ TEST_CASE("simulate: a bad ZeRO stage, fine seed or two cost models are refused 
   check_same({from_cli(with(simulate, {"--fine", "-1"})), from_worker("simulate", Json{{"fine", -1}})}, {"--fine", "request.fine"});
   const Refusal two_cli = from_cli(with(simulate, {"--fine", "1", "--calibrated"}));
   const Refusal two_worker = from_worker("simulate", Json{{"fine", 1}, {"calibrated", true}});
-  CHECK(two_cli.code == "bad_argument");
-  CHECK(two_worker.code == "bad_argument");
+  CHECK(two_cli.code == ErrorCode::bad_argument);
+  CHECK(two_worker.code == ErrorCode::bad_argument);
   CHECK(two_cli.path == "--calibrated");
   CHECK(two_worker.path == "request.calibrated");
   CHECK(two_cli.message == "--calibrated and --fine SEED choose different cost models (the calibrated simulator, the finer execution model); give one");

@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "error_code_printing.h"
 #include "inter_op.h"
 #include "inter_operation.h"
 #include "pipeline_schedule.h"
@@ -86,7 +87,7 @@ Result<InterOpPlan> dp_for(const StageCostTable& base, ScheduleKind kind, int B,
   o.microbatches = B;
   const StageCostTable t = stage_costs_for_schedule(base, kind, v, o);
   if (!schedule_inflight_needs_stage_count(kind)) return solve_inter_op(t, B, true, InflightRule{kind, v, 0});
-  Result<InterOpPlan> best = make_error("infeasible", "none");
+  Result<InterOpPlan> best = make_error(ErrorCode::infeasible, "none");
   for (int p = 1; p <= std::min(t.layers, t.nodes * t.gpus_per_node); ++p) {
     auto r = solve_inter_op(t, B, true, InflightRule{kind, v, p});
     if (r.ok() && (!best.ok() || r.value().total_latency < best.value().total_latency)) best = r;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <ctime>
 
+#include "error_code_printing.h"
 #include "app_state.h"
 #include "page_fixture.h"
 #include "schedule_view.h"
@@ -268,7 +269,7 @@ TEST_CASE("stepping moves between event times; playback stops at the makespan") 
   REQUIRE(apply_settings_json(state, R"({"schedules":{"source":"plan"}})").ok());
   refresh_schedules(state);
   REQUIRE(state.schedules.error);
-  CHECK(state.schedules.error->code == "not_ready");
+  CHECK(state.schedules.error->code == ErrorCode::not_ready);
   CHECK(schedules_result_json(state.schedules, state.settings.schedules)["error"]["code"] == "not_ready");
 }
 

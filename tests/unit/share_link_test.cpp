@@ -3,8 +3,10 @@
 // state as it was; imported files are validated and named as text.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <random>
 
+#include "error_code_printing.h"
 #include "app_state.h"
 #include "models.h"
 #include "page_fixture.h"
@@ -133,37 +135,37 @@ TEST_CASE("the first links' #state=<JSON> form still opens") {
 TEST_CASE("tampered links are refused with the key at fault; the state is kept") {
   struct Case {
     const char* fragment;
-    const char* code;
+    std::optional<ErrorCode> code;   // none: any code
     const char* path;
   };
   const Case cases[] = {
-      {"v=2&model=mlp", "bad_link", "link.v"},
-      {"model=mlp", "bad_link", "link.v"},
-      {"v=1&v=1", "bad_link", "link.v"},
-      {"v=1&beta=%ZZ", "bad_link", "link.beta"},
-      {"v=1&beta=12%", "bad_link", "link.beta"},
-      {"v=1&be%20ta=1", "bad_link", "link"},
-      {"v=1&beta", "bad_link", "link.beta"},
-      {"v=1&beta=1&beta=2", "bad_link", "link.beta"},
-      {"v=1&cluster=lecture:2x4&cluster.nodes=2", "bad_link", "link.cluster.nodes"},
-      {"v=1&a.b.c.d.e=1", "bad_link", "link"},
-      {"v=1&model=%FF", "bad_link", "link.model"},
-      {"v=1&model_json=***", "bad_link", "link.model_json"},
-      {"v=1&model_json=_w", "bad_link", "link.model_json"},   // base64 of a lone 0xFF byte
-      {"v=1&beta=abc", "wrong_type", "beta"},
-      {"v=1&beta=-3", "out_of_range", "beta"},
-      {"v=1&beta=1e999", "wrong_type", "beta"},
-      {"v=1&seed=1.5", "wrong_type", "seed"},
-      {"v=1&model=nosuchmodel", "unknown_model", "model"},
-      {"v=1&model=/etc/passwd.json", "bad_value", "model"},
-      {"v=1&mesh=3x3", "bad_value", "mesh"},
-      {"v=1&strategy=dp;nosuchop=2@0", nullptr, "strategy"},
-      {"v=1&search.running=maybe", "wrong_type", "search.running"},
-      {"v=1&search.colour=red", "unknown_field", "search.colour"},
-      {"v=1&colour=red", "unknown_field", "colour"},
-      {"v=1&panel=%3Cscript%3E", "bad_value", "panel"},
-      {"v=1&cluster.nodes=0", nullptr, "cluster.nodes"},
-      {"v=1&model_json=e30", nullptr, "model_json"},   // "{}": not a model
+      {"v=2&model=mlp", ErrorCode::bad_link, "link.v"},
+      {"model=mlp", ErrorCode::bad_link, "link.v"},
+      {"v=1&v=1", ErrorCode::bad_link, "link.v"},
+      {"v=1&beta=%ZZ", ErrorCode::bad_link, "link.beta"},
+      {"v=1&beta=12%", ErrorCode::bad_link, "link.beta"},
+      {"v=1&be%20ta=1", ErrorCode::bad_link, "link"},
+      {"v=1&beta", ErrorCode::bad_link, "link.beta"},
+      {"v=1&beta=1&beta=2", ErrorCode::bad_link, "link.beta"},
+      {"v=1&cluster=lecture:2x4&cluster.nodes=2", ErrorCode::bad_link, "link.cluster.nodes"},
+      {"v=1&a.b.c.d.e=1", ErrorCode::bad_link, "link"},
+      {"v=1&model=%FF", ErrorCode::bad_link, "link.model"},
+      {"v=1&model_json=***", ErrorCode::bad_link, "link.model_json"},
+      {"v=1&model_json=_w", ErrorCode::bad_link, "link.model_json"},   // base64 of a lone 0xFF byte
+      {"v=1&beta=abc", ErrorCode::wrong_type, "beta"},
+      {"v=1&beta=-3", ErrorCode::out_of_range, "beta"},
+      {"v=1&beta=1e999", ErrorCode::wrong_type, "beta"},
+      {"v=1&seed=1.5", ErrorCode::wrong_type, "seed"},
+      {"v=1&model=nosuchmodel", ErrorCode::unknown_model, "model"},
+      {"v=1&model=/etc/passwd.json", ErrorCode::bad_value, "model"},
+      {"v=1&mesh=3x3", ErrorCode::bad_value, "mesh"},
+      {"v=1&strategy=dp;nosuchop=2@0", std::nullopt, "strategy"},
+      {"v=1&search.running=maybe", ErrorCode::wrong_type, "search.running"},
+      {"v=1&search.colour=red", ErrorCode::unknown_field, "search.colour"},
+      {"v=1&colour=red", ErrorCode::unknown_field, "colour"},
+      {"v=1&panel=%3Cscript%3E", ErrorCode::bad_value, "panel"},
+      {"v=1&cluster.nodes=0", std::nullopt, "cluster.nodes"},
+      {"v=1&model_json=e30", std::nullopt, "model_json"},   // "{}": not a model
   };
   for (const Case& c : cases) {
     CAPTURE(c.fragment);
@@ -172,7 +174,7 @@ TEST_CASE("tampered links are refused with the key at fault; the state is kept")
     const double makespan = state.flexflow.summary.makespan_ms;
     const Status s = apply_share_fragment(state, c.fragment, "the link");
     REQUIRE(!s.ok());
-    if (c.code) CHECK(s.error().code == c.code);
+    if (c.code) CHECK(s.error().code == *c.code);
     CHECK(s.error().path.rfind(c.path, 0) == 0);
     CHECK(state.notice.level == NoticeLevel::error);
     CHECK(state.notice.text.rfind("The link could not be restored: ", 0) == 0);
@@ -186,7 +188,7 @@ TEST_CASE("links past the size and pair limits are refused before any work") {
   for (int i = 0; i < 300; ++i) many += "&k" + std::to_string(i) + "=1";
   auto d = decode_share_fragment(many);
   REQUIRE(!d.ok());
-  CHECK(d.error().code == "bad_link");
+  CHECK(d.error().code == ErrorCode::bad_link);
   auto big = decode_share_fragment("v=1&model_json=" + std::string(kMaxShareFragmentBytes, 'A'));
   REQUIRE(!big.ok());
   CHECK(big.error().message.find("MiB") != std::string::npos);
@@ -197,7 +199,7 @@ TEST_CASE("model import: broken files are refused with their JSON path, names ar
   const Json before = settings_to_json(state.settings);
   Status s = import_model_file(state, "broken.json", "{\"ops\": [");
   REQUIRE(!s.ok());
-  CHECK(s.error().code == "bad_json");
+  CHECK(s.error().code == ErrorCode::bad_json);
   CHECK(settings_to_json(state.settings) == before);
 
   Json m = Json::parse(mlp_model_text(2));
@@ -209,7 +211,7 @@ TEST_CASE("model import: broken files are refused with their JSON path, names ar
 
   s = import_model_file(state, "huge.json", std::string(kMaxModelFileBytes + 1, ' '));
   REQUIRE(!s.ok());
-  CHECK(s.error().code == "too_large");
+  CHECK(s.error().code == ErrorCode::too_large);
 
   // Names with markup and control characters are labels: control characters are replaced.
   Json named = Json::parse(mlp_model_text(2));
@@ -249,4 +251,24 @@ TEST_CASE("an imported model reaches the engine exports like its built-in twin")
     CHECK(a.value().substr(0, a_eol) == "# mlp2.json on lecture:2x4");
     CHECK(a.value().substr(a_eol) == b.value().substr(b_eol));
   }
+}
+
+// The inter-op tab's search space (issue 41) travels in links; a link made before the choice
+// existed (no `space`) opens in Alpa's space even over a page showing today's.
+TEST_CASE("share links carry the inter-op search space; a link without it keeps Alpa's space") {
+  AppState today = test::fresh_page_state();
+  Settings next = today.settings;
+  next.space = "today";
+  REQUIRE(apply_settings(today, next).ok());
+  const std::string link = share_fragment(today.settings);
+  CHECK(link.find("space=today") != std::string::npos);
+  CHECK(opened(link).settings.space == "today");
+  std::string old = link;
+  old.erase(old.find("&space=today"), std::string("&space=today").size());
+  REQUIRE(apply_share_fragment(today, old, "the link").ok());
+  CHECK(today.settings.space == "alpa");
+  // A bad space is refused naming the field, and the state stays as it was.
+  AppState page = test::fresh_page_state();
+  CHECK(!apply_share_fragment(page, link.substr(0, link.find("space=today")) + "space=2024", "the link").ok());
+  CHECK(page.settings.space == "alpa");
 }

@@ -10,6 +10,7 @@
 #include "models.h"
 #include "rng.h"
 #include "simulator.h"
+#include "mcmc.h"
 #include "simulator_fixtures.h"
 #include "soap.h"
 #include "strategy_argument.h"
@@ -440,4 +441,123 @@ TEST_CASE("delta simulation equals full simulation on the issue's transformer fr
   for (const Task& t : delta.task_graph().tasks()) if (t.live) a[t.order] = {t.ready_ms, t.start_ms, t.end_ms};
   for (const Task& t : check.tasks()) if (t.live) b[t.order] = {t.ready_ms, t.start_ms, t.end_ms};
   CHECK(a == b);
+}
+
+TEST_CASE("an MCMC chain on the issue's transformer: every proposal's delta makespan is a fresh full simulation's") {
+  // The search itself, not moves drawn by the test: 260 steps of Metropolis-Hastings from
+  // data parallel (configurations, ZeRO stages and recomputation flips, beta 500), once with
+  // delta simulation (each proposal an edit of the kept task graph, undone when rejected, the
+  // graph renumbered after accepted ones) and once with a new task graph built and simulated
+  // per proposal (a step that finds nothing to propose, a ZeRO stage for an op without
+  // replicated weights, simulates nothing: over 200 proposals are simulated). Same seed: the
+  // two chains must make the same proposals with the same makespans, bit for bit, and so take
+  // the same decisions.
+  Setup setup = load_setup("transformer:layers=24", "lecture:4x8");
+  const Strategy dp = load_strategy("dp", setup.graph, setup.cluster).value();
+  SearchOptions o;
+  o.beta = 500;
+  o.steps = 260;
+  o.seed = 4;
+  o.stop_when_stalled = false;
+  o.memory_moves = 1;
+  o.record_steps = 260;
+  SearchOptions full = o;
+  full.full_sim = true;
+  McmcSearch with_delta(setup.graph, setup.cluster, dp, o), with_full(setup.graph, setup.cluster, dp, full);
+  CHECK(with_delta.step(260) == 260);
+  CHECK(with_full.step(260) == 260);
+  const auto& a = with_delta.step_records();
+  const auto& b = with_full.step_records();
+  REQUIRE(a.size() == b.size());
+  REQUIRE(a.size() >= 200);
+  int accepted = 0, kinds[3] = {0, 0, 0};   // per McmcStep::Move
+  for (size_t k = 0; k < a.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(a[k].step == b[k].step);
+    REQUIRE(a[k].op == b[k].op);
+    REQUIRE(a[k].move == b[k].move);
+    REQUIRE(a[k].proposed_ms == b[k].proposed_ms);   // exactly
+    REQUIRE(a[k].accepted == b[k].accepted);
+    accepted += a[k].accepted;
+    ++kinds[int(a[k].move)];
+  }
+  // A chain that moves (some proposals kept, so later ones edit a graph other than dp's) and
+  // proposes configurations and ZeRO stages (a recomputation flip comes once in 2n + 1
+  // proposals, n the ops; the random moves above flip it).
+  CHECK(accepted >= 10);
+  CHECK(kinds[0] > 0);
+  CHECK(kinds[1] > 0);
+  CHECK(with_delta.result().best_ms == with_full.result().best_ms);
+  TaskGraph check(setup.graph, setup.cluster, with_delta.current());
+  CHECK(simulate_full(check) == with_delta.result().current_ms);
+}
+
+TEST_CASE("delta simulation from data parallel: every leaf taken in its device's order, and exactly the changed tasks counted") {
+  // From data parallel every parameter sync is a leaf (a task nothing waits for), which a move
+  // takes per device, outside the ready queue. Random moves (ZeRO stages too, half undone) on
+  // several models: the makespan and every task's times equal a new full simulation's, and
+  // last_recomputed() is, counted by brute force slot by slot, the tasks that are new (their
+  // slot was not live before) or whose ready or start time moved.
+  struct Case { const char* model; const char* cluster; int moves; };
+  const Case cases[] = {{"alexnet", "lecture:2x4", 300}, {"dlrm", "lecture:2x4", 300}, {"transformer:layers=2", "lecture:2x2", 300},
+                        {"mlp3", "lecture:1x4", 300}, {"mlp", "lecture:2x4", 200}, {"transformer:layers=4", "lecture:4x8", 60}};
+  int total = 0;
+  for (const Case& k : cases) {
+    std::string model = k.model;
+    CAPTURE(model);
+    Setup setup = load_setup(k.model, k.cluster);
+    auto dp = load_strategy("dp", setup.graph, setup.cluster);
+    REQUIRE(dp.ok());
+    Strategy s = dp.value();
+    DeltaSimulator delta(setup.graph, setup.cluster, s);
+    int leaves = 0;
+    for (const Task& t : delta.task_graph().tasks()) leaves += t.live && t.succs.empty();
+    CHECK(leaves > 0);
+    Rng rng(23);
+    for (int m = 0; m < k.moves; ++m) {
+      const int op = int(rng.below(setup.graph.ops.size()));
+      OpConfig cfg = setup.space[size_t(op)][size_t(rng.below(setup.space[size_t(op)].size()))];
+      cfg.zero = int(rng.below(4));
+      const OpConfig old = s.ops[size_t(op)];
+      struct Times { bool live; double ready, start; };
+      std::vector<Times> before;
+      for (const Task& t : delta.task_graph().tasks()) before.push_back({t.live, t.ready_ms, t.start_ms});
+      const double makespan_before = delta.makespan();
+      s.ops[size_t(op)] = cfg;
+      const double d = delta.set_config(op, cfg);
+      TaskGraph fresh(setup.graph, setup.cluster, s);
+      REQUIRE(d == simulate_full(fresh));   // exactly
+      int changed = 0;
+      const auto& tasks = delta.task_graph().tasks();
+      for (size_t i = 0; i < tasks.size(); ++i) {
+        if (!tasks[i].live) continue;
+        changed += i >= before.size() || !before[i].live || before[i].ready != tasks[i].ready_ms || before[i].start != tasks[i].start_ms;
+      }
+      REQUIRE(delta.last_recomputed() == changed);
+      if (m % 10 == 0) {
+        std::map<uint64_t, std::tuple<double, double, double>> a, b;
+        for (const Task& t : tasks) if (t.live) a[t.order] = {t.ready_ms, t.start_ms, t.end_ms};
+        for (const Task& t : fresh.tasks()) if (t.live) b[t.order] = {t.ready_ms, t.start_ms, t.end_ms};
+        REQUIRE(a == b);
+      }
+      if (rng.below(2) == 0) {
+        delta.undo();
+        s.ops[size_t(op)] = old;
+        REQUIRE(delta.makespan() == makespan_before);
+        // Every slot's times back as they were (the leaves' included).
+        const auto& back = delta.task_graph().tasks();
+        for (size_t i = 0; i < before.size(); ++i) {
+          if (!before[i].live) continue;
+          REQUIRE(back[i].live);
+          REQUIRE(back[i].ready_ms == before[i].ready);
+          REQUIRE(back[i].start_ms == before[i].start);
+        }
+      } else if (rng.below(4) == 0) {
+        delta.compact();   // as MCMC does now and then after accepted moves
+        REQUIRE(delta.makespan() == d);
+      }
+      ++total;
+    }
+  }
+  CHECK(total == 1460);
 }

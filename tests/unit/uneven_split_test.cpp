@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "error_code_printing.h"
 #include "cluster_spec.h"
 #include "models.h"
 #include "regions.h"
@@ -123,11 +124,11 @@ TEST_CASE("validate_config accepts degrees that do not divide, and still refuses
   CHECK(validate_config(a, OpConfig{{1, 4}, {0, 1, 2, 3}}, 8, "x").ok());
   auto too_big = validate_config(a, OpConfig{{6, 1}, {0, 1, 2, 3, 4, 5}}, 8, "x");
   REQUIRE_FALSE(too_big.ok());
-  CHECK(too_big.error().code == "bad_degree");
+  CHECK(too_big.error().code == ErrorCode::bad_degree);
   CHECK(too_big.error().path == "x.degrees.sample");
-  CHECK(validate_config(a, OpConfig{{0, 1}, {}}, 8, "x").error().code == "out_of_range");
-  CHECK(validate_config(a, OpConfig{{4, 2}, {0, 1, 2, 3, 4, 5, 6, 7}}, 4, "x").error().code == "bad_degree");   // 8 parts, 4 GPUs
-  CHECK(validate_config(a, OpConfig{{2, 1}, {0}}, 8, "x").error().code == "bad_strategy");
+  CHECK(validate_config(a, OpConfig{{0, 1}, {}}, 8, "x").error().code == ErrorCode::out_of_range);
+  CHECK(validate_config(a, OpConfig{{4, 2}, {0, 1, 2, 3, 4, 5, 6, 7}}, 4, "x").error().code == ErrorCode::bad_degree);   // 8 parts, 4 GPUs
+  CHECK(validate_config(a, OpConfig{{2, 1}, {0}}, 8, "x").error().code == ErrorCode::bad_strategy);
 }
 
 TEST_CASE("AlexNet with batch 257: data parallel stays data parallel over every GPU") {

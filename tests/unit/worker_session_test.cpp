@@ -12,9 +12,11 @@
 #include "cluster_spec.h"
 #include "export_operation.h"
 #include "inter_operation.h"
+#include "memory_operation.h"
 #include "models.h"
 #include "scenarios.h"
 #include "search_operation.h"
+#include "worker_reply_json.h"
 #include "worker_session.h"
 
 using namespace autopar;
@@ -41,7 +43,7 @@ bool same_table(const StageCostTable& a, const StageCostTable& b) {
 std::vector<Json> run_session(WorkerSession& s, double budget_ms = 0) {
   std::vector<Json> out;
   for (int guard = 0; guard < 1000000; ++guard) {
-    for (const WorkerReply& r : s.take_replies()) out.push_back(Json::parse(r.text));
+    for (const WorkerReply& r : s.take_replies()) out.push_back(reply_json(r));
     if (!s.busy()) break;
     s.step(budget_ms);
   }
@@ -153,6 +155,7 @@ TEST_CASE("the worker's inter plan equals the InterJob's, whole and from shares 
 
   // A pool of three: each worker one share, then the DP from the parts.
   Json parts = Json::array();
+  std::vector<std::string> bodies;   // each share's result reply body, as a pool forwards it
   for (int k = 0; k < 3; ++k) {
     WorkerSession w;
     w.message(start_message(10 + k, "stage_costs", "transformer:layers=4", "lecture:2x4",
@@ -160,17 +163,57 @@ TEST_CASE("the worker's inter plan equals the InterJob's, whole and from shares 
     auto out = run_session(w, 5);
     REQUIRE(out.back().contains("result"));
     parts.push_back(out.back()["result"]);
+    bodies.push_back(Json{{"result", out.back()["result"]}}.dump());
   }
+  auto without_wall_clock_fields = [](Json j) {
+    j.at("report").erase("elapsed_ms");
+    j.at("report").erase("phases");
+    return j;
+  };
   WorkerSession dp;
   dp.message(start_message(20, "inter", "transformer:layers=4", "lecture:2x4", Json{{"microbatches", 8}, {"parts", parts}}).dump());
   auto out = run_session(dp);
   REQUIRE(out.back().contains("result"));
-  Json a = out.back()["result"], b = result;
-  for (Json* j : {&a, &b}) {
-    j->at("report").erase("elapsed_ms");   // wall-clock fields
-    j->at("report").erase("phases");
-  }
-  CHECK(a == b);
+  CHECK(without_wall_clock_fields(out.back()["result"]) == without_wall_clock_fields(result));
+
+  // The same parts held one by one as they arrive, in any order, then a start with held_parts.
+  WorkerSession held;
+  for (int k : {2, 0, 1}) held.part(21, k, 3, bodies[size_t(k)]);
+  CHECK(held.take_replies().empty());
+  Json m = start_message(21, "inter", "transformer:layers=4", "lecture:2x4", Json{{"microbatches", 8}});
+  m["held_parts"] = true;
+  held.message(m.dump());
+  auto from_held = run_session(held);
+  REQUIRE(from_held.back().contains("result"));
+  CHECK(from_held.back()["id"] == 21);
+  CHECK(without_wall_clock_fields(from_held.back()["result"]) == without_wall_clock_fields(result));
+
+  // A part missing, a body that is no result, a part out of range: errors naming them.
+  WorkerSession missing;
+  missing.part(22, 0, 3, bodies[0]);
+  missing.part(22, 2, 3, bodies[2]);
+  m["id"] = 22;
+  missing.message(m.dump());
+  auto miss = run_session(missing);
+  REQUIRE(miss.size() == 1);
+  CHECK(miss[0]["error"]["path"] == "held_parts");
+  CHECK(miss[0]["error"]["message"].get<std::string>().find("part 1 of 3 never arrived") != std::string::npos);
+  missing.part(23, 0, 2, R"({"progress":{}})");
+  missing.part(23, 5, 2, bodies[0]);
+  missing.part(23, 0, 2, "{not json");
+  auto bad = run_session(missing);
+  REQUIRE(bad.size() == 3);
+  CHECK(bad[0]["error"]["code"] == "missing_field");
+  CHECK(bad[1]["error"]["path"] == "parts[5]");
+  CHECK(bad[2]["error"]["code"] == "bad_json");
+  // A cancel forgets parts held for a job that never started.
+  missing.part(24, 0, 1, bodies[0]);
+  missing.message(R"({"id":24,"op":"cancel"})");
+  m["id"] = 24;
+  missing.message(m.dump());
+  auto forgot = run_session(missing);
+  REQUIRE(forgot.size() == 1);
+  CHECK(forgot[0]["error"]["path"] == "held_parts");
 }
 
 TEST_CASE("the worker answers cancel and bad messages with errors keeping their code and path") {
@@ -184,7 +227,7 @@ TEST_CASE("the worker answers cancel and bad messages with errors keeping their 
   auto replies = s.take_replies();
   REQUIRE(replies.size() == 1);
   CHECK(replies[0].kind == "error");
-  CHECK(Json::parse(replies[0].text)["error"]["code"] == "cancelled");
+  CHECK(reply_json(replies[0])["error"]["code"] == "cancelled");
 
   s.message("{not json");
   s.message(start_message(4, "inter", "no-such-model", "lecture:2x4", Json::object()).dump());
@@ -253,13 +296,13 @@ TEST_CASE("a paused job is not stepped; resume with units does that many and pau
   CHECK_FALSE(s.busy());
   auto replies = s.take_replies();
   REQUIRE(replies.size() == 1);   // the pause after the 3 units
-  CHECK(Json::parse(replies[0].text)["progress"]["done"] == 3);
+  CHECK(reply_json(replies[0])["progress"]["done"] == 3);
   s.message(R"({"id":1,"op":"resume","units":2})");
   for (int k = 0; k < 5; ++k) s.step(0);
   replies = s.take_replies();
   REQUIRE(replies.size() == 1);
-  CHECK(Json::parse(replies[0].text)["progress"]["done"] == 5);
-  CHECK(Json::parse(replies[0].text)["partial"]["state"]["steps"] == 5);
+  CHECK(reply_json(replies[0])["progress"]["done"] == 5);
+  CHECK(reply_json(replies[0])["partial"]["state"]["steps"] == 5);
   s.message(R"({"id":1,"op":"resume"})");
   CHECK(s.busy());
   s.message(R"({"id":1,"op":"pause"})");
@@ -267,7 +310,7 @@ TEST_CASE("a paused job is not stepped; resume with units does that many and pau
   s.message(R"({"id":1,"op":"resume","units":0})");
   replies = s.take_replies();
   REQUIRE(replies.size() == 2);   // the pause's progress, then the bad units
-  CHECK(Json::parse(replies[1].text)["error"]["path"] == "units");
+  CHECK(reply_json(replies[1])["error"]["path"] == "units");
 }
 
 TEST_CASE("the worker's export is `autopar export`'s text; a bad request is refused before any planning") {
@@ -346,5 +389,50 @@ TEST_CASE("a scenario's numbers read back refuse a malformed finding at its path
   std::sort(listed.begin(), listed.end());
   std::sort(runners.begin(), runners.end());
   CHECK(listed == runners);
-  CHECK(listed.size() == 19);
+  CHECK(listed.size() == 22);
+}
+
+TEST_CASE("the worker builds a model once for messages with the same inputs; its plan_memory equals a fresh computation") {
+  InputsCache cache;
+  const Json inputs{{"model", "transformer:layers=8,batch=16,seq=1024,hidden=2048,heads=16"}, {"cluster", "a100:2x8"}, {"precision", "bf16"}};
+  auto a = cache.get(inputs);
+  auto b = cache.get(inputs);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a.value() == b.value());   // the same built model, not a second build
+  CHECK(cache.builds() == 1);
+  const Graph fresh = graph_from_inputs(inputs).value();
+  CHECK(a.value()->graph.ops.size() == fresh.ops.size());
+  CHECK(same_bits(a.value()->graph.total_forward_flops(), fresh.total_forward_flops()));
+  CHECK(a.value()->cluster.num_devices() == 16);
+  // Other inputs are another model; a bad one is an error naming it, and not kept.
+  Json fp32 = inputs;
+  fp32["precision"] = "fp32";
+  REQUIRE(cache.get(fp32).ok());
+  CHECK(cache.builds() == 2);
+  auto bad = cache.get(Json{{"model", "transformer:layers=0"}, {"cluster", "a100:2x8"}});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().path.rfind("inputs.model", 0) == 0);
+  CHECK(cache.builds() == 2);
+  // Beyond kSize inputs the least recently used goes, and is built again when asked for.
+  for (int layers = 2; layers < 2 + int(InputsCache::kSize); ++layers)
+    REQUIRE(cache.get(Json{{"model", "transformer:layers=" + std::to_string(layers)}, {"cluster", "a100:2x8"}}).ok());
+  const int64_t before = cache.builds();
+  REQUIRE(cache.get(inputs).ok());
+  CHECK(cache.builds() == before + 1);
+
+  // Two plans on one cached model: each result is `memory --plan`'s JSON computed from scratch.
+  InputsCache session;
+  for (const std::string plan : {"t=2,p=2,d=4,recompute=none,zero=1", "t=4,p=2,d=2,sp=1,recompute=selective,zero=3"}) {
+    auto op = start_operation("plan_memory", inputs, Json{{"plan", plan}, {"microbatches", 4}}, &session);
+    REQUIRE(op.ok());
+    while (!op.value()->step(StepBudget::unlimited())) {
+    }
+    auto got = op.value()->result();
+    REQUIRE(got.ok());
+    auto want = plan_memory_operation(fresh, cluster_from_inputs(inputs).value(), parse_given_plan(plan).value(), 4, Optimizer::adam);
+    REQUIRE(want.ok());
+    CHECK(got.value() == want.value().to_json());
+  }
+  CHECK(session.builds() == 1);
 }

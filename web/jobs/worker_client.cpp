@@ -12,8 +12,8 @@ void WorkerClient::send(const Json& message) {
   local_.message(text);
 #else
   if (message.value("op", std::string()) == "start")
-    receive(Json{{"id", message["id"]},
-                 {"error", error_to_json(make_error("browser", "this browser started no Web Workers, where the page computes; "
+    receive(message["id"].get<int64_t>(), "error",
+            Json{{"error", error_to_json(make_error(ErrorCode::browser, "this browser started no Web Workers, where the page computes; "
                                                     "reload the page, or use a browser that allows them", ""))}}.dump());
 #endif
 }
@@ -22,7 +22,7 @@ void WorkerClient::drain_local() {
 #ifndef __EMSCRIPTEN__
   // Errors found when a message was read (bad inputs) are replies of the local session too.
   if (!post_)
-    for (const WorkerReply& r : local_.take_replies()) receive(r.text);
+    for (const WorkerReply& r : local_.take_replies()) receive(r.id, r.kind, r.body);
 #endif
 }
 
@@ -51,33 +51,31 @@ void WorkerClient::resume(int64_t id, int64_t units) {
   send(m);
 }
 
-bool WorkerClient::receive(const std::string& text) {
-  auto parsed = parse_json_text(text, "the worker's reply");
+bool WorkerClient::receive(int64_t id, const std::string& kind, const std::string& body) {
+  auto parsed = parse_json_text(body, "the worker's reply");
   if (!parsed.ok() || !parsed.value().is_object()) return false;
   const Json& j = parsed.value();
   // The pool's word that a worker started (wasm/worker_loop.js): what it runs with.
-  if (j.contains("ready") && j["ready"].is_object()) {
-    const Json& r = j["ready"];
-    if (r.contains("glpk") && r["glpk"].is_string()) glpk_version_ = r["glpk"].get<std::string>();
+  if (kind == "ready") {
+    if (j.contains("glpk") && j["glpk"].is_string()) glpk_version_ = j["glpk"].get<std::string>();
     return true;
   }
-  if (!j.contains("id") || !j["id"].is_number_integer()) return false;
-  auto it = jobs_.find(j["id"].get<int64_t>());
-  if (it == jobs_.end() || it->second.outcome) return false;
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || it->second.outcome || !j.contains(kind)) return false;
   Pending& p = it->second;
   ++p.replies;
   if (j.contains("partial") && !j["partial"].is_null()) p.partials.push_back(j["partial"]);
-  if (j.contains("progress")) {
-    const Json& g = j["progress"];
-    p.progress.done = g.value("done", int64_t(0));
-    p.progress.total = g.value("total", int64_t(0));
-    p.progress.phase = g.value("phase", std::string());
-  } else if (j.contains("result")) {
-    p.outcome = Result<Json>(j["result"]);
-  } else if (j.contains("error")) {
-    const Json& e = j["error"];
-    p.outcome = Result<Json>(make_error(e.value("code", std::string("worker")), e.value("message", std::string("the worker failed")),
-                                        e.value("path", std::string())));
+  const Json& value = j[kind];
+  if (kind == "progress") {
+    p.progress.done = value.value("done", int64_t(0));
+    p.progress.total = value.value("total", int64_t(0));
+    p.progress.phase = value.value("phase", std::string());
+    p.progress.plans_done = value.value("plans_done", int64_t(0));
+    p.progress.knobs = value.value("knobs", std::string());
+  } else if (kind == "result") {
+    p.outcome = Result<Json>(value);
+  } else if (kind == "error") {
+    p.outcome = Result<Json>(error_from_json(value));
   }
   return p.outcome.has_value();
 }
@@ -86,7 +84,7 @@ void WorkerClient::step_local(double budget_ms) {
 #ifndef __EMSCRIPTEN__
   if (post_ || !local_.busy()) return;
   local_.step(budget_ms);
-  for (const WorkerReply& r : local_.take_replies()) receive(r.text);
+  for (const WorkerReply& r : local_.take_replies()) receive(r.id, r.kind, r.body);
 #else
   (void)budget_ms;
 #endif

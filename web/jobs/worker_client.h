@@ -35,10 +35,11 @@ class WorkerClient {
   void pause(int64_t id);
   // Resumes job `id`; with `units` >= 1 for that many units of work only.
   void resume(int64_t id, int64_t units = -1);
-  // Takes one reply text {id, progress | result | error}, or the pool's {id: 0, ready: {glpk}}
-  // once a worker started; replies to unknown ids are ignored. True when it ended a job (its
-  // result or error arrived) or brought the workers' versions.
-  bool receive(const std::string& text);
+  // Takes one reply: its envelope (job `id`, `kind` "progress", "result" or "error") and its
+  // body text {KIND: ..., partial?}, or the pool's kind "ready" with the body {glpk} once a
+  // worker started; replies to unknown ids are ignored. True when it ended a job (its result or
+  // error arrived) or brought the workers' versions.
+  bool receive(int64_t id, const std::string& kind, const std::string& body);
   // In-process only: steps the session for about `budget_ms` and takes its replies.
   void step_local(double budget_ms);
   // The last progress job `id` reported (empty before the first).
@@ -52,7 +53,7 @@ class WorkerClient {
   std::optional<Result<Json>> take(int64_t id);
   // Jobs started and not yet taken or cancelled.
   size_t pending() const { return jobs_.size(); }
-  // The GLPK version the workers reported when they started ({"id":0,"ready":{"glpk":V}},
+  // The GLPK version the workers reported when they started (a "ready" reply {"glpk": V},
   // worker_pool.js); empty before, and in-process (the page itself links no GLPK).
   const std::string& glpk_version() const { return glpk_version_; }
 

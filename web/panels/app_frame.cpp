@@ -61,7 +61,7 @@ constexpr int kNoticeMaxLines = 3;
 std::string notice_bar_text(const AppState& state) {
   if (state.notice.level != NoticeLevel::error) return state.notice.text.empty() ? tr("notice.ready") : state.notice.text;
   std::string text = std::string(tr("notice.error")) + " ";
-  if (!state.notice.code.empty()) text += "[" + state.notice.code + "] ";
+  if (state.notice.code) text += "[" + std::string(error_code_name(*state.notice.code)) + "] ";
   text += state.notice.text;
   if (!state.notice.path.empty()) text += tr_fill("notice.at_path", {state.notice.path});
   return text;

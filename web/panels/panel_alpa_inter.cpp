@@ -116,16 +116,29 @@ std::string ms4(double ms) {
   return buf;
 }
 
+// A stage's knobs in the page's language: "SP, ZeRO-1, selective recomputation".
+std::string stage_knobs_text(const StageKnobs& k) {
+  std::string out;
+  auto add = [&out](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  if (k.sequence_parallel) add(tr("inter.knob_sp"));
+  if (k.zero_stage == 3) add(tr("inter.knob_fsdp"));
+  else if (k.zero_stage > 0) add(tr_fill("inter.knob_zero", {std::to_string(k.zero_stage)}));
+  if (k.recompute == "full") add(tr("inter.knob_recompute_full"));
+  else if (k.recompute == "selective") add(tr("inter.knob_recompute_selective"));
+  return out.empty() ? tr("inter.knob_none") : out;
+}
+
 // The stages: layers (their ops in a tooltip), sub-mesh, logical mesh, and the terms of the
 // objective (the stage's latency, its receiving, their sum the lane, its send/recv to the
 // next), t_max marked.
 void draw_stage_table(const AppState& state, const InterOpPlan& plan, const InterOpTerms& terms) {
   const InterOpView& view = state.alpa.inter;
-  if (!ImGui::BeginTable("##stages", 8, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
+  if (!ImGui::BeginTable("##stages", 9, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn(tr("inter.col_stage"));
   ImGui::TableSetupColumn(tr("inter.col_layers"));
   ImGui::TableSetupColumn(tr("inter.col_submesh"));
   ImGui::TableSetupColumn(tr("inter.col_logical"));
+  ImGui::TableSetupColumn(tr("inter.col_knobs"));
   ImGui::TableSetupColumn(tr("inter.col_latency"));
   ImGui::TableSetupColumn(tr("inter.col_recv"));
   ImGui::TableSetupColumn(tr("inter.col_lane"));
@@ -148,6 +161,9 @@ void draw_stage_table(const AppState& state, const InterOpPlan& plan, const Inte
     ImGui::Text("%d x %d", st.submesh.nodes, st.submesh.gpus);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(st.logical_mesh.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(stage_knobs_text(stage_knobs(view.report, k)).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("inter.knobs_tip"));
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(ms4(st.latency).c_str());
     ImGui::TableNextColumn();
@@ -297,10 +313,22 @@ void draw_given_plan(AppState& state, const AlpaInputs& planner_in, const InterO
   AlpaView& alpa = state.alpa;
   InterOpView& view = alpa.given;
   view.worker = alpa.inter.worker;   // the same worker pool
+  // The plan's knobs (getState().plan, shared with the Model & Cluster tab's memory view) write
+  // the text; a change is priced at once. The text can still be typed (first=, last=, schedule=).
+  draw_plan_knobs(state, "inter_plan");
+  const std::string knob_text = plan_settings_text(state.settings.plan);
+  bool knobs_moved = false;
+  if (knob_text != alpa.given_synced) {
+    std::snprintf(alpa.given_text, sizeof alpa.given_text, "%s", knob_text.c_str());
+    knobs_moved = !alpa.given_synced.empty();   // a knob moved (the tab's first sight prices on Price)
+    alpa.given_synced = knob_text;
+  }
   AlpaInputs in = planner_in;
   in.plan = alpa.given_text;
+  in.space = InterRequest{}.space;   // a given plan is priced, not searched
+  if (knobs_moved) start_inter_plan(view, in, state.graph, state.cluster);
   const float font = ImGui::GetFontSize();
-  ImGui::SetNextItemWidth(font * 12);
+  ImGui::SetNextItemWidth(std::min(font * 30, ImGui::GetContentRegionAvail().x * 0.6f));
   ImGui::InputText(tr_id("inter.given_plan").c_str(), alpa.given_text, sizeof alpa.given_text);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("inter.given_tip"));
   ImGui::SameLine();
@@ -319,6 +347,48 @@ void draw_given_plan(AppState& state, const AlpaInputs& planner_in, const InterO
     ImGui::TextWrapped("%s", view.error->message.c_str());
     ImGui::PopStyleColor();
   }
+}
+
+// The space the pass searches (`inter --space`): Alpa's 2021 space or today's; the plan follows.
+void draw_space_choice(AppState& state) {
+  ImGui::TextUnformatted(tr("inter.space"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("inter.space_tip"));
+  std::string space = state.settings.space;
+  for (const auto& [value, label] : {std::pair<const char*, const char*>{"alpa", "inter.space_2021"}, {"today", "inter.space_today"}}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(tr_id(label).c_str(), space == value)) space = value;
+    note_place(state, std::string(value) == "alpa" ? "space_alpa" : "space_today");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("inter.space_tip"));
+  }
+  if (space != state.settings.space) {
+    Settings next = state.settings;
+    next.space = space;
+    apply_from_ui(state, next, "");
+  }
+}
+
+// What today's space chose beyond the stages (B and its micro-batch size, cp, ep) and the
+// plans it tried, each with its total (a tooltip).
+void draw_today_choice(const AppState& state, const InterOpView& view) {
+  const Json& r = view.report;
+  if (!r.is_object() || r.value("space", std::string()) != "today") return;
+  const int B = r.value("microbatches", 1), cp = r.value("context_parallel", 1), ep = r.value("expert_parallel", 1);
+  const Json tried = r.value("knob_search", Json::array());
+  const int64_t batch = model_batch(state.graph);
+  ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
+  ImGui::TextWrapped("%s", tr_fill("inter.today_chose", {std::to_string(B), std::to_string(B > 0 ? batch / B : 0), std::to_string(cp),
+                                                         std::to_string(ep), std::to_string(tried.size())})
+                               .c_str());
+  ImGui::PopStyleColor();
+  if (!ImGui::IsItemHovered()) return;
+  std::string lines;
+  for (const Json& t : tried) {
+    const Json& total = t.contains("total_latency") ? t["total_latency"] : Json();
+    lines += tr_fill("inter.today_tried", {std::to_string(t.value("cp", 1)), std::to_string(t.value("ep", 1)), std::to_string(t.value("microbatches", 0)),
+                                           total.is_number() ? format_ms(total.get<double>()) : std::string(tr("inter.today_nothing_fits"))}) +
+             "\n";
+  }
+  ImGui::SetTooltip("%s", lines.c_str());
 }
 
 // The settings row: micro-batches, Plan, the example, what is planned.
@@ -386,7 +456,9 @@ void draw_inter_planning(AppState& state, InterOpView& view, const AlpaInputs& i
   std::snprintf(overlay, sizeof overlay, "%.0f%%  %s", 100 * inter_plan_progress(view), format_ms(inter_plan_elapsed_ms(view)).c_str());
   ImGui::ProgressBar(float(inter_plan_progress(view)), ImVec2(ImGui::GetFontSize() * 18, 0), overlay);
   ImGui::SameLine();
-  if (ImGui::Button(tr_id("inter.cancel").c_str())) {
+  const bool cancel = ImGui::Button(tr_id("inter.cancel").c_str());
+  note_place(state, "inter_cancel");
+  if (cancel) {
     cancel_inter_plan(view);
     notify_info(state, tr("notice.planning_cancelled"));
   }
@@ -402,7 +474,7 @@ void draw_no_inter_plan(const InterOpView& view, const AlpaInputs& in) {
   if (view.error && view.key == inter_key(in)) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
     // No pipeline within the GPUs' memory (the 1F1B limit, ZeRO and recomputation tried): the clear mark.
-    if (view.error->code == "infeasible") ImGui::TextWrapped(tr("inter.does_not_fit"), view.error->message.c_str());
+    if (view.error->code == ErrorCode::infeasible) ImGui::TextWrapped(tr("inter.does_not_fit"), view.error->message.c_str());
     else ImGui::TextWrapped(tr("intra.failed"), view.error->message.c_str());
     ImGui::PopStyleColor();
   } else if (view.cancelled_key == inter_key(in)) {
@@ -416,7 +488,8 @@ void draw_no_inter_plan(const InterOpView& view, const AlpaInputs& in) {
 // The plan's summary line, the given plan's price, the stages on the cluster and their table.
 void draw_inter_summary(AppState& state, const AlpaInputs& in, const InterOpView& view, const InterOpPlan& plan) {
   const float font = ImGui::GetFontSize();
-  const InterOpTerms terms = inter_op_terms(plan, in.microbatches);
+  const int B = plan_microbatches(view, in.microbatches);   // today's space searched it
+  const InterOpTerms terms = inter_op_terms(plan, B);
   section_header(tr("inter.plan"));
   ImGui::Text(tr("inter.total_latency"), format_ms(plan.total_latency).c_str());
   draw_given_plan(state, in, plan);
@@ -440,7 +513,8 @@ void draw_inter_summary(AppState& state, const AlpaInputs& in, const InterOpView
     draw_stage_table(state, plan, terms);
     ImGui::EndTable();
   }
-  draw_total_by_hand(plan, terms, in.microbatches);
+  draw_today_choice(state, view);
+  draw_total_by_hand(plan, terms, B);
 }
 
 // A colour swatch and its legend text on the current line.
@@ -458,8 +532,9 @@ void draw_inter_schedules(const AlpaInputs& in, const InterOpView& view, const I
   const float font = ImGui::GetFontSize();
   // The schedule model's input of this plan (as `inter --schedule` and the Schedules tab take it).
   const PlanShares shares = plan_shares_from_report(view.report);
-  const PipelineSchedule gpipe = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::gpipe, shares);
-  const PipelineSchedule f1b = plan_pipeline_schedule(plan, in.microbatches, PipelineKind::one_f_one_b, shares);
+  const int B = plan_microbatches(view, in.microbatches);
+  const PipelineSchedule gpipe = plan_pipeline_schedule(plan, B, PipelineKind::gpipe, shares);
+  const PipelineSchedule f1b = plan_pipeline_schedule(plan, B, PipelineKind::one_f_one_b, shares);
   section_header(tr("inter.schedule"));
   for (int k = 0; k < int(BoxKind::count); ++k) {
     const BoxStyle& style = kBoxStyles[k];
@@ -470,7 +545,7 @@ void draw_inter_schedules(const AlpaInputs& in, const InterOpView& view, const I
   }
   schedule_legend_item("##idle", kIdleColor | IM_COL32(0, 0, 0, 255), tr("inter.idle_legend"));
   ImGui::PushStyleColor(ImGuiCol_Text, kAccentText);
-  ImGui::TextWrapped("%s", schedule_explanation(plan, gpipe, f1b, in.microbatches).c_str());
+  ImGui::TextWrapped("%s", schedule_explanation(plan, gpipe, f1b, B).c_str());
   ImGui::PopStyleColor();
   std::vector<bool> links;
   if (plan.boundaries)
@@ -479,8 +554,8 @@ void draw_inter_schedules(const AlpaInputs& in, const InterOpView& view, const I
   if (plan.stages.size() < 2) links.clear();
   const double t_end = std::max(gpipe.makespan_ms, f1b.makespan_ms);
   const float h = std::max(font * 5, (ImGui::GetContentRegionAvail().y - font * 3.0f) / 2.0f);
-  draw_schedule(tr("inter.gpipe"), gpipe, int(plan.stages.size()), in.microbatches, t_end, h, links);
-  draw_schedule(tr("inter.1f1b"), f1b, int(plan.stages.size()), in.microbatches, t_end, h, links);
+  draw_schedule(tr("inter.gpipe"), gpipe, int(plan.stages.size()), B, t_end, h, links);
+  draw_schedule(tr("inter.1f1b"), f1b, int(plan.stages.size()), B, t_end, h, links);
 }
 
 }  // namespace
@@ -508,6 +583,8 @@ void draw_inter_panel(AppState& state, const PanelRect& rect) {
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("inter.ignore_tip"));
+  ImGui::SameLine(0, ImGui::GetFontSize() * 2);
+  draw_space_choice(state);
   const InterOpPlan* plan = current_inter_plan(view, in);
   if (!plan) {
     draw_no_inter_plan(view, in);

@@ -9,6 +9,7 @@
 
 #include "format_units.h"
 #include "imgui.h"
+#include "mesh_position.h"
 #include "panel_common.h"
 #include "panels.h"
 
@@ -57,7 +58,7 @@ void draw_spec_grid(const std::string& label, const std::vector<uint8_t>& dims, 
       std::string line;
       for (int c = 0; c < cols; ++c) {
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%sdev %d: shard %d", c ? ",  " : "", r * cols + c, shard_of_device(dims, r, c, rows, cols));
+        std::snprintf(buf, sizeof buf, "%sdev %d: shard %d", c ? ",  " : "", mesh_position_device(r, c, cols), shard_of_device(dims, r, c, rows, cols));
         line += buf;
       }
       ImGui::TextDisabled("%s", line.c_str());

@@ -501,6 +501,7 @@ void draw_cluster_panel(AppState& state, const PanelRect& rect) {
     draw_gpu_and_links(state);
     draw_devices(state);
     draw_memory_section(state);
+    draw_plan_memory_section(state);
   }
   ImGui::End();
 }

@@ -25,7 +25,7 @@ void finish_export(AppState& state, ExportView& ev) {
   ev.text = text.value();
   std::string label = ev.format;
   for (const ExportFormat& f : export_formats())
-    if (f.id == ev.format) label = f.label;
+    if (f.id == ev.format) label = tr(f.label_key.c_str());
   notify_info(state, tr_fill("notice.exported", {label, std::to_string(ev.text.size())}));
 }
 
@@ -36,7 +36,7 @@ void draw_export_menu(AppState& state) {
   int i = 0;
   for (const ExportFormat& f : export_formats()) {
     if (i++ == 2) ImGui::Separator();
-    if (ImGui::MenuItem(f.label.c_str())) {
+    if (ImGui::MenuItem(tr(f.label_key.c_str()))) {
       // The engine formats are planned by a worker: the window shows them pending until it replies.
       cancel_export(state, state.export_view.job);
       state.export_view = ExportView{true, f.id, f.file_name, "", start_export(state, f.id)};

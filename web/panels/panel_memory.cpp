@@ -76,10 +76,13 @@ void draw_memory_controls(AppState& state, const std::vector<int>& divisors, Mem
   ImGui::SameLine();
   ImGui::SetNextItemWidth(130);
   // As --precision: the model's float width and the GPU peak the simulator and Alpa use.
-  const char* prec_values[] = {"", "fp32", "mixed"};
-  const char* prec_names[] = {tr("memory_panel.model_dtype"), "fp32", "mixed"};
-  int prec = next.precision == "fp32" ? 1 : next.precision == "mixed" ? 2 : 0;
-  if (ImGui::Combo("##prec", &prec, prec_names, 3)) next.precision = prec_values[prec];
+  // The engines' names (bf16, fp16, fp8) beside mixed, which stays as --precision's synonym.
+  const char* prec_values[] = {"", "fp32", "tf32", "bf16", "fp16", "fp8", "mixed"};
+  const char* prec_names[] = {tr("memory_panel.model_dtype"), "fp32", "tf32", "bf16", "fp16", "fp8", "mixed"};
+  int prec = 0;
+  for (int k = 1; k < 7; ++k)
+    if (next.precision == prec_values[k]) prec = k;
+  if (ImGui::Combo("##prec", &prec, prec_names, 7)) next.precision = prec_values[prec];
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("memory_panel.precision_tip"));
   ImGui::SameLine();
   ImGui::Checkbox(tr_id("memory_panel.recompute").c_str(), &next.remat);

@@ -449,7 +449,7 @@ void draw_schedules_panel(AppState& state, const PanelRect& rect) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.55f, 1.0f));
     // No plan yet is the one error the tab words itself (the Plan button is above it); the
     // others are the core's messages, which name the field.
-    ImGui::TextWrapped("%s", view.error->code == "not_ready" ? tr("sched.no_plan") : view.error->message.c_str());
+    ImGui::TextWrapped("%s", view.error->code == ErrorCode::not_ready ? tr("sched.no_plan") : view.error->message.c_str());
     ImGui::PopStyleColor();
     ImGui::End();
     return;

@@ -72,6 +72,14 @@ float draw_menu_bar(AppState& state);
 // stacked bar against capacity, with ZeRO stage, data-parallel degree and recomputation controls.
 void draw_memory_section(AppState& state);
 
+// The page's pipeline plan (getState().plan) as knobs: tp, pp, dp, cp, ep over the divisors of
+// the GPU count (tp, pp and cp move dp so that their product stays the GPU count), v, mbs, SP,
+// recomputation, ZeRO stage, reshard-after-forward and the optimizer; `id` keeps two copies apart.
+void draw_plan_knobs(AppState& state, const char* id);
+// The plan's memory per GPU per pipeline stage (panel_plan_memory.cpp): `autopar memory --plan`'s
+// numbers as one stacked bar per stage against capacity, and which stage is short by how much.
+void draw_plan_memory_section(AppState& state);
+
 // The Model panel: built-in model picker, parameters and the op table.
 void draw_model_panel(AppState& state, const PanelRect& rect);
 

@@ -81,6 +81,12 @@ std::string status_reply(const autopar::Status& s) {
   if (!s.ok()) j["error"] = autopar::error_to_json(s.error());
   return j.dump();
 }
+
+// The reply of a call made before the app has started (there is no state to act on yet).
+const char* not_started_reply() {
+  static const std::string out = status_reply(autopar::make_error(autopar::ErrorCode::not_ready, "the app has not started yet"));
+  return out.c_str();
+}
 }  // namespace
 
 InitialState js_hook_initial_state() {
@@ -165,10 +171,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_get_state() {
 // Applies a partial state object; {"ok":true} or {"ok":false,"error":{code,message,path}}.
 EMSCRIPTEN_KEEPALIVE const char* autopar_set_state(const char* json_text) {
   static std::string out;
-  if (!g_state) {
-    out = R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
-    return out.c_str();
-  }
+  if (!g_state) return autopar::web::not_started_reply();
   g_redraw_requested = true;
   autopar::Status s = autopar::web::apply_settings_json(*g_state, json_text ? json_text : "");
   autopar::web::js_hook_publish_if_changed(*g_state);
@@ -184,6 +187,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_result() {
     autopar::web::ensure_flexflow(*g_state);
     autopar::web::refresh_intra_plan(*g_state);
     autopar::web::refresh_inter_plan(*g_state);
+    autopar::web::refresh_plan_memory(*g_state);
     autopar::web::refresh_exercise_data(*g_state);
     autopar::web::refresh_schedules(*g_state);
   }
@@ -214,7 +218,8 @@ EMSCRIPTEN_KEEPALIVE void autopar_cjk_font_loaded(unsigned char* data, int size)
 EMSCRIPTEN_KEEPALIVE const char* autopar_show_scenario() {
   static std::string out;
   if (!g_state || !autopar::web::find_scenario(g_state->settings.scenario)) {
-    out = R"({"ok":false,"error":{"code":"no_scenario","message":"no scenario is shown; setState({scenario: NAME}) first","path":"scenario"}})";
+    out = autopar::web::status_reply(
+        autopar::make_error(autopar::ErrorCode::not_ready, "no scenario is shown; setState({scenario: NAME}) first", "scenario"));
     return out.c_str();
   }
   g_redraw_requested = true;
@@ -242,7 +247,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_export_trace() {
 // Starts planning the pipeline (Alpa's inter-op pass) for the current state, as the Plan
 // button does (window.autopar.planInter() then waits on autopar_inter_status); {"ok":true}.
 EMSCRIPTEN_KEEPALIVE const char* autopar_plan_inter() {
-  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  if (!g_state) return autopar::web::not_started_reply();
   // Drawn as a worker's progress is (web/main.cpp): a plan that ends within 150 ms
   // shows up done, without a frame meanwhile taking the cores it plans on.
   autopar::web::g_progress_frame_requested = true;
@@ -294,7 +299,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_jobs_status() {
 
 // Starts the comparison of the current model and cluster as the Compare tab's Run does; {"ok":true}.
 EMSCRIPTEN_KEEPALIVE const char* autopar_compare() {
-  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  if (!g_state) return autopar::web::not_started_reply();
   g_redraw_requested = true;
   autopar::web::start_page_compare(*g_state);
   return R"({"ok":true})";
@@ -302,18 +307,19 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_compare() {
 
 // Starts the accuracy study for the current settings unless it runs or is complete; {"ok":true}.
 EMSCRIPTEN_KEEPALIVE const char* autopar_study_accuracy() {
-  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  if (!g_state) return autopar::web::not_started_reply();
   g_redraw_requested = true;
   autopar::web::ensure_accuracy_started(*g_state);
   return R"({"ok":true})";
 }
 
-// A reply of the page's worker pool ({id, progress | result | error}, worker_session.h).
-EMSCRIPTEN_KEEPALIVE void autopar_worker_reply(const char* text) {
+// A reply of the page's worker pool: its envelope (job id, kind) beside its body text
+// (worker_session.h).
+EMSCRIPTEN_KEEPALIVE void autopar_worker_reply(double id, const char* kind, const char* body) {
   if (!g_state) return;
   // A result or an error wakes the page as an input does; progress asks for one frame (the main
   // loop spaces them out, so that drawing does not take the cores the workers plan on).
-  if (g_state->alpa.inter.worker->receive(text ? text : "")) g_redraw_requested = true;
+  if (g_state->alpa.inter.worker->receive(int64_t(id), kind ? kind : "", body ? body : "")) g_redraw_requested = true;
   else autopar::web::g_progress_frame_requested = true;
 }
 
@@ -334,7 +340,7 @@ static autopar::Json export_outcome_json(const autopar::Result<std::string>& tex
 // (perfetto, strategy, an unknown format).
 EMSCRIPTEN_KEEPALIVE const char* autopar_export_plan(const char* format) {
   static std::string out;
-  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  if (!g_state) return autopar::web::not_started_reply();
   autopar::web::ExportJob job = autopar::web::start_export(*g_state, format ? format : "");
   if (job.outcome) {
     out = export_outcome_json(*job.outcome).dump();
@@ -351,7 +357,11 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_export_plan(const char* format) {
 EMSCRIPTEN_KEEPALIVE const char* autopar_export_status(const char* id_text) {
   static std::string out;
   auto it = g_state && id_text ? g_exports.find(std::atoll(id_text)) : g_exports.end();
-  if (it == g_exports.end()) return R"({"pending":false,"ok":false,"error":{"code":"not_found","message":"no such export","path":"id"}})";
+  if (it == g_exports.end()) {
+    static const std::string unknown = autopar::Json{{"pending", false}, {"ok", false},
+        {"error", autopar::error_to_json(autopar::make_error(autopar::ErrorCode::bad_value, "no such export", "id"))}}.dump();
+    return unknown.c_str();
+  }
   if (!autopar::web::take_export(*g_state, it->second)) return R"({"pending":true})";
   autopar::Json j = export_outcome_json(*it->second.outcome);
   j["pending"] = false;
@@ -371,7 +381,7 @@ EMSCRIPTEN_KEEPALIVE const char* autopar_share_fragment() {
 // {"ok":true} or {"ok":false,"error":{...}}; the notice tells the user either way.
 EMSCRIPTEN_KEEPALIVE const char* autopar_import_model(const char* file_name, const char* text) {
   static std::string out;
-  if (!g_state) return R"({"ok":false,"error":{"code":"not_ready","message":"the app has not started yet","path":""}})";
+  if (!g_state) return autopar::web::not_started_reply();
   g_redraw_requested = true;
   autopar::Status s = autopar::web::import_model_file(*g_state, file_name ? file_name : "", text ? text : "");
   autopar::web::js_hook_publish_if_changed(*g_state);
@@ -393,7 +403,7 @@ EMSCRIPTEN_KEEPALIVE void autopar_notify(const char* level, const char* text) {
   g_redraw_requested = true;
   const std::string message = text ? text : "";
   if (level && std::string(level) == "error")
-    autopar::web::notify_error(*g_state, autopar::make_error("browser", message, ""));
+    autopar::web::notify_error(*g_state, autopar::make_error(autopar::ErrorCode::browser, message, ""));
   else
     autopar::web::notify_info(*g_state, message);
 }

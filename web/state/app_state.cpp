@@ -37,7 +37,7 @@ Result<Graph> load_model_field(const Settings& s) {
   }
   if (!s.model_json.empty()) {
     if (s.model_json.size() > kMaxModelFileBytes)
-      return make_error("too_large", "the model file " + s.model + " is " + std::to_string(s.model_json.size() >> 10) +
+      return make_error(ErrorCode::too_large, "the model file " + s.model + " is " + std::to_string(s.model_json.size() >> 10) +
                                          " KiB; the page imports files up to " + std::to_string(kMaxModelFileBytes >> 20) + " MiB",
                         "model_json");
     // An autopar model file or a Hugging Face config.json, through the CLI's loader, with the
@@ -52,7 +52,7 @@ Result<Graph> load_model_field(const Settings& s) {
     return g;
   }
   if (ends_with(s.model, ".json"))
-    return make_error("bad_value",
+    return make_error(ErrorCode::bad_value,
                       "the page cannot open files by name (\"" + s.model +
                           "\"); import the file instead: the Model panel's Import button, the I key, or drop it on the page",
                       "model");
@@ -107,6 +107,10 @@ Status validate_settings_values(const Settings& s) {
   if (auto st = check_bound(s.seed, kSeedBound, "seed"); !st.ok()) return st;
   // The search's inputs, with the request's own bounds and messages (beta, steps, budget, init).
   if (auto st = validate(search_request_of(s), page_search_path()); !st.ok()) return st;
+  // The inter-op pass's space, with the request's own check and message (path "space").
+  InterRequest inter;
+  inter.space = s.space;
+  if (auto st = validate(inter, [](const std::string& f) { return f; }); !st.ok()) return st;
   if (!s.precision.empty())   // "": as loaded
     if (auto p = precision_from_text(s.precision, "precision"); !p.ok()) return p.error();
   AccuracyRequest accuracy;
@@ -116,9 +120,10 @@ Status validate_settings_values(const Settings& s) {
   if (auto st = validate(accuracy, [](const std::string& f) { return f == "seed" ? f : "accuracy." + f; }); !st.ok()) return st;
   if (auto language = parse_language(s.lang, "lang"); !language.ok()) return language.error();
   if (auto st = validate_schedule_settings(s.schedules); !st.ok()) return st;
+  if (auto st = validate_plan_settings(s.plan); !st.ok()) return st;
   for (const auto& p : panel_names())
     if (p == s.panel) return Ok{};
-  return make_error("bad_value", "panel \"" + s.panel + "\" is unknown; use one of " + join(panel_names(), ", "), "panel");
+  return make_error(ErrorCode::bad_value, "panel \"" + s.panel + "\" is unknown; use one of " + join(panel_names(), ", "), "panel");
 }
 
 namespace {
@@ -151,7 +156,7 @@ Status check_mesh(const std::string& mesh_text, const Cluster& cluster) {
   if (!mesh.ok()) return mesh.error();
   const int devices = mesh.value().first * mesh.value().second;
   if (devices == cluster.num_devices()) return Ok{};
-  return make_error("bad_value",
+  return make_error(ErrorCode::bad_value,
                     "mesh " + mesh_text + " has " + std::to_string(devices) + " devices but the cluster has " + std::to_string(cluster.num_devices()) +
                         "; use one of " + join(mesh_shapes(cluster.num_devices()), ", "),
                     "mesh");
@@ -264,7 +269,7 @@ Status apply_settings_impl(AppState& state, const Settings& next_given, bool loa
     } else {
       next.model_json.clear();
       if (split_model_file_spec(next.model).is_file) {
-        return fail(make_error("bad_value",
+        return fail(make_error(ErrorCode::bad_value,
                                tr_fill("notice.other_file_by_name", {next.model, split_model_file_spec(prev.model).file}), "model"));
       }
     }
@@ -308,7 +313,7 @@ Status import_model_file(AppState& state, const std::string& file_name, const st
   for (unsigned char c : file_name.substr(0, 80)) name += (c < 0x20 || c == 0x7F) ? '_' : char(c);
   if (name.empty()) name = "imported.json";
   if (text.size() > kMaxModelFileBytes) {
-    Error e = make_error("too_large", name + " is " + std::to_string(text.size() >> 10) + " KiB; the page imports model files up to " +
+    Error e = make_error(ErrorCode::too_large, name + " is " + std::to_string(text.size() >> 10) + " KiB; the page imports model files up to " +
                                           std::to_string(kMaxModelFileBytes >> 20) + " MiB",
                          "model_json");
     notify_error(state, e);
@@ -344,7 +349,7 @@ void record_frame_time(FrameStats& stats, double total_ms, double work_ms, int v
 
 void notify_info(AppState& state, const std::string& text_with_marks) {
   const std::string text = without_break_marks(text_with_marks);   // message() reports plain text
-  state.notice = Notice{NoticeLevel::info, text, "", ""};
+  state.notice = Notice{NoticeLevel::info, text, std::nullopt, ""};
 }
 
 void notify_error(AppState& state, const Error& error) {

@@ -27,7 +27,10 @@
 #include "lecture_state.h"
 #include "alpa_view.h"
 #include "panel_table.h"
+#include "plan_knobs.h"
+#include "plan_settings.h"
 #include "plan_export.h"
+#include "plan_memory_view.h"
 #include "strategy.h"
 
 namespace autopar::web {
@@ -67,9 +70,11 @@ struct Settings {
   int64_t seed = 1;                          // seeds the search and the accuracy study
   int64_t microbatches = InterRequest{}.microbatches;
   bool ignore_boundaries = false;            // inter-op plan as the Alpa paper's DP: stage boundaries free (`inter --ignore-boundaries`)
+  std::string space = InterRequest{}.space;  // the inter-op pass's space (`inter --space`): "alpa" (2021: t, p, d) or "today" (knob_search.h)
   std::string precision;                     // "fp32", "tf32" or "mixed" as --precision (the model's float width, the GPU peak in use); empty: as loaded
   int zero = 0;                              // ZeRO stage of the FlexFlow strategy's ops and of the memory section
   bool remat = false;                        // recomputation, likewise
+  PlanSettings plan;                         // the pipeline plan priced per stage (memory view, inter-op tab's given plan)
   SearchSettings search;
   AccuracySettings accuracy;
   ScheduleSettings schedules;                // the Schedules tab's inputs and cursor (schedules_view.h)
@@ -79,7 +84,7 @@ struct Settings {
   bool operator==(const Settings& o) const {
     return model == o.model && model_json == o.model_json && cluster == o.cluster && custom_cluster == o.custom_cluster &&
            mesh == o.mesh && strategy == o.strategy && beta == o.beta && seed == o.seed && microbatches == o.microbatches &&
-           ignore_boundaries == o.ignore_boundaries && precision == o.precision && zero == o.zero && remat == o.remat &&
+           ignore_boundaries == o.ignore_boundaries && space == o.space && precision == o.precision && zero == o.zero && remat == o.remat && plan == o.plan &&
            search == o.search && accuracy == o.accuracy && schedules == o.schedules && panel == o.panel && scenario == o.scenario && lang == o.lang;
   }
 };
@@ -98,7 +103,7 @@ enum class NoticeLevel { info, error };
 struct Notice {
   NoticeLevel level = NoticeLevel::info;
   std::string text;     // what happened, readable on its own
-  std::string code;     // error code; empty for info
+  std::optional<ErrorCode> code;   // the error's code; none for info
   std::string path;     // JSON path or argument of the culprit; may be empty
 };
 
@@ -148,6 +153,8 @@ struct AppState {
   ExercisesState exercises;          // the Exercises tab's inputs and answers
   AlpaView alpa;                     // the Alpa intra-op and inter-op plans (alpa_view.h)
   SchedulesView schedules;           // the Schedules tab's simulated schedules (schedules_view.h)
+  PlanMemoryView plan_memory;        // the plan's memory per pipeline stage (plan_memory_view.h)
+  PlanMoves plan_moves;              // the plan's last change, whose way the view computes ahead first
   ExportView export_view;            // the text last exported through the Export menu
   TimelineViewState timeline;
   int64_t random_strategy_seed = 1;  // the Strategy panel's seed for the Random button

@@ -69,7 +69,7 @@ Status apply_scenario_setup(const std::string& name, Settings& next) {
   if (!info) {
     std::string names;
     for (const auto& s : scenario_list()) names += (names.empty() ? "" : ", ") + s.name;
-    return make_error("unknown_scenario", "scenario \"" + name + "\" is unknown; use one of " + names, "scenario");
+    return make_error(ErrorCode::unknown_scenario, "scenario \"" + name + "\" is unknown; use one of " + names, "scenario");
   }
   // Defaults first: a scenario's numbers must not depend on what the page showed before.
   const Settings defaults;

@@ -6,6 +6,7 @@
 
 #include "cluster_spec.h"
 #include "exercise_grading.h"
+#include "plan_knobs.h"
 
 namespace autopar::web {
 
@@ -41,6 +42,36 @@ Json operation_inputs(const Settings& s) {
   return j;
 }
 
+PlanMemoryInputs plan_memory_inputs(const Settings& s) {
+  PlanMemoryInputs in;
+  in.worker_inputs = operation_inputs(s);
+  in.plan = plan_settings_text(s.plan);
+  in.microbatches = int(s.microbatches);
+  in.optimizer = s.plan.optimizer;
+  return in;
+}
+
+void refresh_plan_memory(AppState& state) { follow_plan_memory(state.plan_memory, *state.alpa.inter.worker, plan_memory_inputs(state.settings)); }
+
+std::vector<PlanMemoryInputs> plan_memory_around(const AppState& state) {
+  const int layers = plan_layer_count(state.graph);
+  std::vector<PlanMemoryInputs> around;
+  Settings s = state.settings;
+  for (const PlanKnobStep& step : plan_knob_steps(state.settings.plan, state.cluster.num_devices(), layers, state.plan_moves.before)) {
+    // Two knobs can make one plan (pp up refills dp as dp down refills pp): it is computed once.
+    const bool seen = std::any_of(around.begin(), around.end(), [&](const PlanMemoryInputs& in) { return in.plan == plan_settings_text(step.plan) && in.optimizer == step.plan.optimizer; });
+    if (seen) continue;
+    s.plan = step.plan;
+    around.push_back(plan_memory_inputs(s));
+  }
+  return around;
+}
+
+bool prefetch_plan_memory_around(AppState& state) {
+  state.plan_moves.follow(state.settings.plan);
+  return prefetch_plan_memory(state.plan_memory, *state.alpa.inter.worker, plan_memory_inputs(state.settings), [&state] { return plan_memory_around(state); });
+}
+
 AlpaInputs alpa_inputs(const AppState& state) {
   AlpaInputs in;
   in.model = state.settings.model;
@@ -55,6 +86,7 @@ AlpaInputs alpa_inputs(const AppState& state) {
   in.alpa_costs = alpa_costs_key(state.alpa.intra);
   in.microbatches = int(state.settings.microbatches);
   in.ignore_boundaries = state.settings.ignore_boundaries;
+  in.space = state.settings.space;
   in.worker_inputs = operation_inputs(state.settings);
   return in;
 }
@@ -101,6 +133,7 @@ Json result_to_json(const AppState& state) {
   j["scenario"] = lecture_result_json(state.lecture);
   j["compare"] = compare_result_json(state.compare);
   j["schedules"] = schedules_result_json(state.schedules, state.settings.schedules);
+  j["plan_memory"] = plan_memory_result_json(state.plan_memory, plan_memory_inputs(state.settings));
   j["exercise"] = exercise_result_json(state);
   j["frame_ms"] = frame_stats_json(state.frame_stats);
   // The About box's GLPK version, as the workers reported it (null before: the page links none).
@@ -121,7 +154,7 @@ Json result_to_json(const AppState& state) {
                  {"keys_held_back", state.ui.keys_held_back},
                  {"display", Json{{"w", state.ui.display_w}, {"h", state.ui.display_h}}}};
   j["notice"] = Json{{"level", state.notice.level == NoticeLevel::error ? "error" : "info"}, {"text", state.notice.text},
-                     {"code", state.notice.code}, {"path", state.notice.path}};
+                     {"code", state.notice.code ? error_code_name(*state.notice.code) : ""}, {"path", state.notice.path}};
   return j;
 }
 

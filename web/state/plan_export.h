@@ -18,7 +18,7 @@ struct AppState;
 // One export format of the menu.
 struct ExportFormat {
   std::string id;          // perfetto, strategy, dtensor, jax, megatron, torchtitan
-  std::string label;       // menu text
+  std::string label_key;   // the menu text's string key (web/strings), so it reads in the page's language
   std::string file_name;   // suggested download name
 };
 

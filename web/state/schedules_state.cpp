@@ -12,7 +12,7 @@ void refresh_schedules(AppState& state) {
     // the input of the inter-op tab's charts and of `autopar inter --schedule`.
     source.plan = schedules_plan(state);
     source.shares = plan_shares_from_report(state.alpa.inter.report);
-    source.microbatches = alpa_inputs(state).microbatches;
+    source.microbatches = plan_microbatches(state.alpa.inter, alpa_inputs(state).microbatches);
   }
   if (refresh_schedules_view(state.schedules, state.settings.schedules, source) && state.schedules.report)
     // New inputs: a cursor past the new makespan is brought back to its end.

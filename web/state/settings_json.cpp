@@ -14,7 +14,7 @@ namespace autopar::web {
 namespace {
 
 Error wrong_type(const std::string& field, const std::string& expected) {
-  return make_error("wrong_type", field + " must be " + expected, field);
+  return make_error(ErrorCode::wrong_type, field + " must be " + expected, field);
 }
 
 }  // namespace
@@ -81,8 +81,11 @@ Result<bool> merge_number_field(const std::string& key, const Json& v, Settings&
     auto x = read_small_whole(v, key, kZeroStageBound);
     if (x.ok()) next.zero = x.value();
     else st = x.error();
+  } else if (key == "space") {
+    if (!v.is_string()) return wrong_type("space", "a string: \"alpa\" (Alpa's 2021 space: t, p, d) or \"today\" (also recomputation, ZeRO, SP, the micro-batch size, cp and ep)");
+    next.space = v.get<std::string>();
   } else if (key == "precision") {
-    if (!v.is_string()) return wrong_type("precision", "a string: fp32, tf32, mixed or \"\" (the model's dtype)");
+    if (!v.is_string()) return wrong_type("precision", "a string: fp32, tf32, bf16, fp16, fp8, mixed or \"\" (the model's dtype)");
     next.precision = v.get<std::string>();
   } else if (key == "remat" || key == "ignore_boundaries") {
     auto x = bool_from_json(v, key);
@@ -117,7 +120,7 @@ Status merge_search_object(const Json& v, SearchSettings& search) {
       if (!x.ok()) return x.error();
       search.init = x.value();
     } else {
-      return make_error("unknown_field", "search has no field \"" + s.key() + "\"; known: running, steps, budget_ms, init", path);
+      return make_error(ErrorCode::unknown_field, "search has no field \"" + s.key() + "\"; known: running, steps, budget_ms, init", path);
     }
   }
   return Ok{};
@@ -128,7 +131,7 @@ Status merge_accuracy_object(const Json& v, AccuracySettings& accuracy) {
   if (!v.is_object()) return wrong_type("accuracy", "an object {samples}");
   for (auto a = v.begin(); a != v.end(); ++a) {
     if (a.key() != "samples")
-      return make_error("unknown_field", "accuracy has no field \"" + a.key() + "\"; known: samples", "accuracy." + a.key());
+      return make_error(ErrorCode::unknown_field, "accuracy has no field \"" + a.key() + "\"; known: samples", "accuracy." + a.key());
     auto x = read_small_whole(a.value(), "accuracy.samples", kAccuracySamplesBound);
     if (!x.ok()) return x.error();
     accuracy.samples = x.value();
@@ -181,14 +184,16 @@ Status merge_settings_fields(const Json& j, Settings& next) {
       st = merge_accuracy_object(v, next.accuracy);
     } else if (key == "schedules") {
       st = merge_schedule_settings(v, next.schedules);
+    } else if (key == "plan") {
+      st = merge_plan_settings(v, next.plan);
     } else if (key == "lang" || key == "panel") {
       if (!v.is_string())
         st = key == "lang" ? wrong_type("lang", "\"en\" (English) or \"zh\" (Chinese)") : wrong_type("panel", "a string: " + join(panel_names(), ", "));
       else (key == "lang" ? next.lang : next.panel) = v.get<std::string>();
     } else {
-      st = make_error("unknown_field",
+      st = make_error(ErrorCode::unknown_field,
                       "the state has no field \"" + key +
-                          "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, precision, zero, remat, search, accuracy, schedules, panel, scenario, lang, exercise, lecture_prediction, intra",
+                          "\"; known: model, model_json, cluster, mesh, strategy, beta, seed, microbatches, ignore_boundaries, space, precision, zero, remat, plan, search, accuracy, schedules, panel, scenario, lang, exercise, lecture_prediction, intra",
                       key);
     }
     if (!st.ok()) return st;
@@ -221,7 +226,7 @@ Result<ExerciseInput> read_exercise_input(const Json& e) {
   if (!e.is_object() || !e.contains("number") || !e["number"].is_number_integer())
     return wrong_type("exercise", "an object {number: 1..8, answer: \"text\" or answers: [\"text\", ...], check, reveal}");
   in.number = e["number"].get<int>();
-  if (in.number < 1 || in.number > kExerciseCount) return make_error("out_of_range", "exercise.number must be between 1 and 8", "exercise.number");
+  if (in.number < 1 || in.number > kExerciseCount) return make_error(ErrorCode::out_of_range, "exercise.number must be between 1 and 8", "exercise.number");
   for (auto it = e.begin(); it != e.end(); ++it) {
     const std::string& k = it.key();
     if (k == "number") continue;
@@ -241,7 +246,7 @@ Result<ExerciseInput> read_exercise_input(const Json& e) {
       if (!it.value().is_boolean()) return wrong_type("exercise." + k, "true or false");
       (k == "check" ? in.check : k == "reveal" ? in.reveal : in.new_instance) = it.value().get<bool>();
     } else {
-      return make_error("unknown_field", "exercise has no field \"" + k + "\"; known: number, new_instance, answer, answers, check, reveal",
+      return make_error(ErrorCode::unknown_field, "exercise has no field \"" + k + "\"; known: number, new_instance, answer, answers, check, reveal",
                         "exercise." + k);
     }
   }
@@ -344,9 +349,11 @@ Json settings_to_json(const Settings& s) {
   j["seed"] = s.seed;
   j["microbatches"] = s.microbatches;
   j["ignore_boundaries"] = s.ignore_boundaries;
+  j["space"] = s.space;
   j["precision"] = s.precision;
   j["zero"] = s.zero;
   j["remat"] = s.remat;
+  j["plan"] = plan_settings_to_json(s.plan);
   j["search"] = Json{{"running", s.search.running}, {"steps", s.search.steps}, {"budget_ms", s.search.budget_ms},
                      {"init", s.search.init}};
   j["accuracy"] = Json{{"samples", s.accuracy.samples}};

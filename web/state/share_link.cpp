@@ -31,7 +31,7 @@ constexpr size_t kMaxKeyParts = 4;
 constexpr size_t kMaxKeyBytes = 64;
 
 Error link_error(const std::string& message, const std::string& key) {
-  return make_error("bad_link", message, key.empty() ? "link" : "link." + key);
+  return make_error(ErrorCode::bad_link, message, key.empty() ? "link" : "link." + key);
 }
 
 // Percent-encodes everything but unreserved characters and the ones spec strings use, which
@@ -263,6 +263,9 @@ Result<Json> decode_share_fragment(const std::string& fragment) {
 
 Status apply_share_fragment(AppState& state, const std::string& fragment, const std::string& source) {
   auto decoded = decode_share_fragment(fragment);
+  // Links made before the inter-op tab chose its space hold none: they meant Alpa's (2021) space,
+  // whatever the page shows now.
+  if (decoded.ok() && !decoded.value().empty() && !decoded.value().contains("space")) decoded.value()["space"] = InterRequest{}.space;
   Status applied = decoded.ok() ? apply_settings_object(state, decoded.value()) : Status(decoded.error());
   if (!applied.ok()) {
     Error e = applied.error();
@@ -303,7 +306,7 @@ Result<std::string> base64url_decode(const std::string& text, const std::string&
   std::string body = text;
   while (!body.empty() && body.back() == '=') body.pop_back();
   if (body.size() % 4 == 1)
-    return make_error("bad_link", "the base64 text is " + std::to_string(body.size()) + " characters, a length base64 cannot have; it was cut",
+    return make_error(ErrorCode::bad_link, "the base64 text is " + std::to_string(body.size()) + " characters, a length base64 cannot have; it was cut",
                       path);
   std::string out;
   out.reserve(body.size() / 4 * 3 + 2);
@@ -318,7 +321,7 @@ Result<std::string> base64url_decode(const std::string& text, const std::string&
     else if (c == '-' || c == '+') v = 62;   // '+' and '/': standard base64, also accepted
     else if (c == '_' || c == '/') v = 63;
     else
-      return make_error("bad_link", "character " + std::to_string(i + 1) + " of the base64 text is not base64; copy the whole link again", path);
+      return make_error(ErrorCode::bad_link, "character " + std::to_string(i + 1) + " of the base64 text is not base64; copy the whole link again", path);
     acc = (acc << 6) | uint32_t(v);
     bits += 6;
     if (bits >= 8) {

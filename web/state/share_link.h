@@ -31,7 +31,8 @@ std::string share_fragment(const Settings& settings);
 Result<Json> decode_share_fragment(const std::string& fragment);
 
 // Restores the state a fragment describes; `source` names where it came from in notices ("the
-// link", "the last session"). On any error the state is left as it was and the notice says why.
+// link", "the last session"). A fragment without `space` restores Alpa's space (older links). On
+// any error the state is left as it was and the notice says why.
 Status apply_share_fragment(AppState& state, const std::string& fragment, const std::string& source);
 
 // RFC 4648 base64url (no padding) of bytes.

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <numeric>
 
 #include "alpa_operations.h"
 #include "inter_operation.h"
+#include "mesh_position.h"
 #include "operation_requests.h"
 #include "format_units.h"
 #include "page_strings.h"
@@ -48,32 +50,32 @@ std::string alpa_costs_key(const IntraOpView& view) {
 }
 
 Status apply_intra_options(IntraOpView& view, const Json& j) {
-  if (!j.is_object()) return make_error("wrong_type", "intra must be an object {solver, reduce_scatter, remat}", "intra");
+  if (!j.is_object()) return make_error(ErrorCode::wrong_type, "intra must be an object {solver, reduce_scatter, remat}", "intra");
   IntraOpView next = view;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string path = "intra." + it.key();
     if (it.key() == "solver") {
       const std::string s = it.value().is_string() ? it.value().get<std::string>() : "";
       if (s != "auto" && s != "ilp" && s != "dp" && s != "exhaustive")
-        return make_error("bad_value", "intra.solver must be auto, ilp, dp or exhaustive", path);
+        return make_error(ErrorCode::bad_value, "intra.solver must be auto, ilp, dp or exhaustive", path);
       next.solver = s;
     } else if (it.key() == "costs") {
       const std::string c = it.value().is_string() ? it.value().get<std::string>() : "";
-      if (c != "cluster" && c != "alpa") return make_error("bad_value", "intra.costs must be \"cluster\" or \"alpa\"", path);
+      if (c != "cluster" && c != "alpa") return make_error(ErrorCode::bad_value, "intra.costs must be \"cluster\" or \"alpa\"", path);
       next.alpa_costs = c == "alpa";
     } else if (it.key() == "alpha" || it.key() == "beta") {
       const Json& v = it.value();
       const bool ok = v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number() && v[0].get<double>() >= 0 &&
                       v[1].get<double>() >= 0 && v[0].get<double>() <= 1e12 && v[1].get<double>() <= 1e12;
-      if (!ok) return make_error("bad_value", path + " must be two numbers >= 0 (axis 0, axis 1), e.g. [1, 0.1]", path);
+      if (!ok) return make_error(ErrorCode::bad_value, path + " must be two numbers >= 0 (axis 0, axis 1), e.g. [1, 0.1]", path);
       double* out = it.key() == "alpha" ? next.alpha : next.beta;
       out[0] = v[0].get<double>();
       out[1] = v[1].get<double>();
     } else if (it.key() == "reduce_scatter" || it.key() == "remat") {
-      if (!it.value().is_boolean()) return make_error("wrong_type", path + " must be true or false", path);
+      if (!it.value().is_boolean()) return make_error(ErrorCode::wrong_type, path + " must be true or false", path);
       (it.key() == "remat" ? next.remat : next.reduce_scatter) = it.value().get<bool>();
     } else {
-      return make_error("unknown_field", "intra has no field \"" + it.key() + "\"; known: solver, reduce_scatter, remat, costs, alpha, beta",
+      return make_error(ErrorCode::unknown_field, "intra has no field \"" + it.key() + "\"; known: solver, reduce_scatter, remat, costs, alpha, beta",
                         path);
     }
   }
@@ -99,7 +101,7 @@ Json intra_options_json(const IntraOpView& view) {
 
 std::string inter_key(const AlpaInputs& in) {
   return in.model + "|" + in.cluster + "|" + std::to_string(in.microbatches) + (in.ignore_boundaries ? "|no-boundaries" : "") +
-         (in.plan.empty() ? "" : "|plan " + in.plan);
+         (in.plan.empty() ? "" : "|plan " + in.plan) + (in.space == "alpa" ? "" : "|space " + in.space);
 }
 
 namespace {
@@ -262,6 +264,19 @@ bool work_on_job(InterOpView& view, double budget_ms) {
 
 }  // namespace
 
+Result<InterRequest> inter_request(const AlpaInputs& in) {
+  InterRequest r;
+  r.microbatches = in.microbatches;
+  r.boundaries = !in.ignore_boundaries;
+  r.space = in.space;
+  if (!in.plan.empty()) {   // priced as given (worker_session.cpp)
+    auto plan = parse_given_plan(in.plan, "plan");
+    if (!plan.ok()) return plan.error();
+    r.plan = plan.value();
+  }
+  return r;
+}
+
 void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph&, const Cluster&) {
   if (view.job) view.worker->cancel(view.job->request);
   view.job.reset();
@@ -271,10 +286,13 @@ void start_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph&, con
   view.last_start = job.started;
   view.start_waiting = false;
   if (view.cancelled_key == job.key) view.cancelled_key.clear();   // asked for again
-  Json request{{"microbatches", in.microbatches}, {"ignore_boundaries", in.ignore_boundaries}};
-  if (!in.plan.empty()) request["plan"] = in.plan;   // priced as given (worker_session.cpp)
-  job.request = view.worker->start("inter", worker_inputs(in), request);
   view.pending = true;
+  auto request = inter_request(in);
+  if (!request.ok()) {   // a given plan that does not parse: its error, as the worker would say it
+    finish_job(view, request.error());
+    return;
+  }
+  job.request = view.worker->start("inter", worker_inputs(in), request_to_json(request.value()));
 }
 
 bool advance_inter_plan(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster, double budget_ms,
@@ -335,8 +353,11 @@ double inter_plan_elapsed_ms(const InterOpView& view) { return view.job ? ms_sin
 double inter_plan_progress(const InterOpView& view) {
   if (!view.job) return view.start_waiting ? 0 : 1;
   const JobProgress p = view.worker->progress(view.job->request);
-  if (p.phase == "pipeline DP") return kStageCostShare + (1 - kStageCostShare) * p.fraction();
-  return kStageCostShare * p.fraction();
+  const double plan = p.phase == "pipeline DP" ? kStageCostShare + (1 - kStageCostShare) * p.fraction() : kStageCostShare * p.fraction();
+  if (p.knobs.empty()) return plan;
+  // Today's space plans whole plans in turn, how many is known only at the end: each fills half
+  // of what is left of the bar, so it only moves forward.
+  return 1 - std::pow(0.5, double(p.plans_done)) * (1 - plan / 2);
 }
 
 std::string inter_plan_status(const InterOpView& view) {
@@ -346,8 +367,10 @@ std::string inter_plan_status(const InterOpView& view) {
 
 std::string plan_progress_text(const JobProgress& p, bool in_worker) {
   if (p.phase.empty()) return tr(in_worker ? "plan.starting_in_worker" : "plan.starting");
-  if (p.phase == "pipeline DP") return tr_fill("plan.dp_rows", {std::to_string(p.done), std::to_string(p.total)});
-  return tr_fill("plan.stage_costs", {std::to_string(p.done), std::to_string(p.total)}) + (in_worker ? tr("plan.in_worker") : "");
+  // Today's space: which of its whole plans is in progress ("plan 3 (cp=1 ep=1 B=16), ").
+  const std::string which = p.knobs.empty() ? "" : tr_fill("plan.knobs", {std::to_string(p.plans_done + 1), p.knobs});
+  if (p.phase == "pipeline DP") return which + tr_fill("plan.dp_rows", {std::to_string(p.done), std::to_string(p.total)});
+  return which + tr_fill("plan.stage_costs", {std::to_string(p.done), std::to_string(p.total)}) + (in_worker ? tr("plan.in_worker") : "");
 }
 
 void plan_inter(InterOpView& view, const AlpaInputs& in, const Graph& graph, const Cluster& cluster) {
@@ -383,6 +406,22 @@ std::pair<int, int> stage_layer_numbers(const InterOpView& view, const PipelineS
 
 const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in) {
   return view.plan && view.key == inter_key(in) ? &*view.plan : nullptr;
+}
+
+StageKnobs stage_knobs(const Json& report, size_t stage) {
+  StageKnobs k;
+  if (!report.is_object() || !report.contains("stages") || !report["stages"].is_array() || stage >= report["stages"].size()) return k;
+  const Json& s = report["stages"][stage];
+  k.recompute = s.value("recompute", k.recompute);
+  k.zero_stage = s.value("zero_stage", k.zero_stage);
+  k.sequence_parallel = s.value("sequence_parallel", k.sequence_parallel);
+  return k;
+}
+
+int plan_microbatches(const InterOpView& view, int asked) {
+  const Json& r = view.report;
+  if (r.is_object() && r.contains("space") && r.contains("microbatches") && r["microbatches"].is_number_integer()) return r["microbatches"].get<int>();
+  return asked;
 }
 
 InterOpTerms inter_op_terms(const InterOpPlan& plan, int microbatches) {
@@ -504,6 +543,7 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
   j["inter_planning"] = inter_planning(view.inter);
   // 1 once the plan (or its error) for these inputs is there, a fraction while planning.
   const bool inter_known = view.inter.key == inter_key(in) && (view.inter.plan || view.inter.error);
+  j["inter_status"] = inter_plan_status(view.inter);   // the tab's line beside the progress bar ("" when idle)
   j["inter_progress"] = inter_planning(view.inter) ? Json(inter_plan_progress(view.inter)) : inter_known ? Json(1.0) : Json(nullptr);
   const InterOpTiming& timing = view.inter.job ? view.inter.job->timing : view.inter.timing;
   j["inter_timing"] = Json{{"elapsed_ms", inter_plan_elapsed_ms(view.inter)},
@@ -524,20 +564,32 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
               {"logical_mesh", s.logical_mesh},
               {"device_offset", s.device_offset}};
       st["boundary"] = k + 1 < inter->stages.size() ? Json{{"ms", s.send_ms + inter->stages[k + 1].recv_ms}} : Json(nullptr);
+      const StageKnobs knobs = stage_knobs(view.inter.report, k);   // as the tab's "knobs chosen" column
+      st["recompute"] = knobs.recompute;
+      st["zero_stage"] = knobs.zero_stage;
+      st["sequence_parallel"] = knobs.sequence_parallel;
       stages.push_back(st);
     }
     j["stages"] = stages;
     j["boundaries"] = inter->boundaries ? "priced" : "ignored";
+    // The space searched and, in today's, what it chose beyond the stages (`inter --space today --json`).
+    const Json& report = view.inter.report;
+    j["inter_space"] = report.is_object() ? report.value("space", std::string("alpa")) : std::string("alpa");
+    j["inter_microbatches"] = plan_microbatches(view.inter, in.microbatches);
+    if (report.contains("context_parallel")) j["inter_context_parallel"] = report["context_parallel"];
+    if (report.contains("expert_parallel")) j["inter_expert_parallel"] = report["expert_parallel"];
+    if (report.contains("knob_search")) j["inter_knob_search"] = report["knob_search"];
     // The schedule model's GPipe and 1F1B on the plan (the makespans of `inter --schedule gpipe|1f1b`).
     const PlanShares shares = plan_shares_from_report(view.inter.report);
-    const PipelineSchedule gpipe = plan_pipeline_schedule(*inter, in.microbatches, PipelineKind::gpipe, shares);
-    const PipelineSchedule f1b = plan_pipeline_schedule(*inter, in.microbatches, PipelineKind::one_f_one_b, shares);
+    const int B = plan_microbatches(view.inter, in.microbatches);
+    const PipelineSchedule gpipe = plan_pipeline_schedule(*inter, B, PipelineKind::gpipe, shares);
+    const PipelineSchedule f1b = plan_pipeline_schedule(*inter, B, PipelineKind::one_f_one_b, shares);
     j["bubble_fraction"] = Json{{"gpipe", gpipe.bubble_fraction}, {"1f1b", f1b.bubble_fraction}};
     // What the tab shows to redo the total by hand, and what its charts show.
-    const InterOpTerms terms = inter_op_terms(*inter, in.microbatches);
+    const InterOpTerms terms = inter_op_terms(*inter, B);
     j["inter_terms"] = Json{{"lanes", terms.lane_ms},     {"sends", terms.send_ms},          {"sum_ms", terms.sum_ms},
                             {"t_max", terms.t_max},       {"t_max_stage", terms.t_max_stage}, {"t_max_is_send", terms.t_max_is_send},
-                            {"total_ms", terms.total_ms}, {"microbatches", in.microbatches}};
+                            {"total_ms", terms.total_ms}, {"microbatches", B}};
     Json schedules;
     for (const auto& [name, sched] : {std::pair<const char*, const PipelineSchedule*>{"gpipe", &gpipe}, {"1f1b", &f1b}}) {
       const ScheduleReading r = read_schedule(*sched, int(inter->stages.size()));
@@ -546,10 +598,10 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
                              {"peak_in_flight", r.peak_in_flight}, {"forward_ms", sched->forward_ms},   {"backward_ms", sched->backward_ms},
                              {"stage_idle_ms", sched->idle_ms},   {"send_ms", sched->send_ms}};
     }
-    schedules["explanation"] = schedule_explanation(*inter, gpipe, f1b, in.microbatches);
+    schedules["explanation"] = schedule_explanation(*inter, gpipe, f1b, B);
     schedules["forward_share"] = shares.forward;
     schedules["weight_share"] = shares.weight;
-    schedules["microbatches"] = in.microbatches;
+    schedules["microbatches"] = B;
     j["inter_schedules"] = schedules;   // "schedules" is the Schedules tab's (page_result.cpp)
   } else if (view.inter.error && view.inter.key == inter_key(in)) {
     j["inter_error"] = error_to_json(*view.inter.error);
@@ -570,7 +622,7 @@ int shard_of_device(const std::vector<uint8_t>& dims, int r, int c, int rows, in
     int part = 0;
     if (m == 1) part = r;
     else if (m == 2) part = c;
-    else if (m == 3) part = r * cols + c;   // S01: axis 0 major
+    else if (m == 3) part = mesh_position_device(r, c, cols);   // S01: its shards follow the devices
     id = id * ways + part;
   }
   return id;

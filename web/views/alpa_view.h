@@ -14,6 +14,7 @@
 #include "alpa_operations.h"
 #include "cluster.h"
 #include "graph.h"
+#include "inter_operation.h"
 #include "json_io.h"
 #include "pipeline_schedule.h"
 #include "result.h"
@@ -90,7 +91,8 @@ struct AlpaView {
   IntraOpView intra;
   InterOpView inter;
   InterOpView given;                   // AlpaInputs::plan set: the price of the plan typed in
-  char given_text[64] = "t=1,p=2,d=4"; // the plan as typed (`inter --plan` syntax)
+  char given_text[160] = "t=1,p=2,d=4"; // the plan as typed (`inter --plan` syntax)
+  std::string given_synced;            // the settings' plan (plan_settings_text) last copied into given_text
 };
 
 // Identifies the inputs of the Alpa plans: model, cluster (spec string or edited cluster JSON),
@@ -101,6 +103,7 @@ struct AlpaInputs {
   bool reduce_scatter = false, remat = false;   // intra-op options (IntraOpView)
   std::string alpa_costs;                       // "a0,a1|b0,b1" for --alpha/--beta; empty = the cluster's links
   bool ignore_boundaries = false;      // the inter-op plan prices no boundaries (`inter --ignore-boundaries`)
+  std::string space = "alpa";          // the space searched (`inter --space alpa|today`, InterRequest::space)
   std::string plan;                    // a given plan to price (`inter --plan t=8,p=8,d=16`); empty: the planner searches
   // The model and cluster as a worker loads them (worker_session.h's inputs); null: {model,
   // cluster} from the two strings above (a cluster string starting with '{' is its JSON).
@@ -133,6 +136,9 @@ bool take_intra_plan(IntraOpView& view, const AlpaInputs& in, const Graph& graph
 // True while the worker computes an intra-op plan.
 bool intra_planning(const IntraOpView& view);
 
+// The inter-op request of these inputs, typed (the worker reads it with inter_request_from_json):
+// micro-batches, boundaries, the given plan parsed (its error names "plan") and the space.
+Result<InterRequest> inter_request(const AlpaInputs& in);
 // Starts planning the pipeline for these inputs in the worker (like `autopar inter --model M
 // --cluster C --microbatches B`), replacing any planning in progress; advance_inter_plan takes
 // its result. The last plan stays until the new one is done.
@@ -161,7 +167,8 @@ bool inter_planning(const InterOpView& view);
 // Wall time since the planning in progress started, else of the last planning, in ms.
 double inter_plan_elapsed_ms(const InterOpView& view);
 // How far the planning in progress is, in [0, 1]: the stage costs (the intra-op solves, most of
-// the time since the DP's bounds) count for the first nine tenths, the DP for the rest.
+// the time since the DP's bounds) count for the first nine tenths, the DP for the rest. In
+// today's space (several whole plans, their number unknown) plan n fills half of what is left.
 double inter_plan_progress(const InterOpView& view);
 // One line on the planning in progress for the panel, e.g. "pipeline DP: t_max candidate 40 of
 // at most 131".
@@ -180,6 +187,20 @@ int step_microbatches(const Graph& graph, int64_t current, int direction);
 
 // A stage's first and last layer in the model's numbering (1-based, as `autopar inter` prints).
 std::pair<int, int> stage_layer_numbers(const InterOpView& view, const PipelineStage& stage);
+
+// What a plan chose for one stage, from its `inter --json` report's stage (Alpa's space chooses
+// the first two where memory needs them, today's all three).
+struct StageKnobs {
+  std::string recompute = "none";      // none, selective or full
+  int zero_stage = 0;                  // 3: FSDP
+  bool sequence_parallel = false;
+};
+// Stage `stage` of `report` (defaults when the report has no such stage).
+StageKnobs stage_knobs(const Json& report, size_t stage);
+
+// The micro-batch count the plan shown was made for: in today's space the one the search chose
+// (its report's), else `asked` (the page's micro-batches).
+int plan_microbatches(const InterOpView& view, int asked);
 
 // The inter-op plan when it matches the current inputs, else nullptr (stale or never planned).
 const InterOpPlan* current_inter_plan(const InterOpView& view, const AlpaInputs& in);

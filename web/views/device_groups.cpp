@@ -2,6 +2,7 @@
 #include "device_groups.h"
 
 #include "alpa_operations.h"
+#include "mesh_position.h"
 
 namespace autopar::web {
 namespace {
@@ -58,8 +59,8 @@ DeviceGroups device_groups(int device, int gpus_per_node, const std::vector<Plac
     return g;
   }
   const PlacedStage& s = stages[size_t(g.place.stage)];
-  for (int c = 0; c < s.mesh_cols; ++c) g.tensor_parallel.push_back(device_at(s, g.place.mesh_row * s.mesh_cols + c, gpus_per_node));
-  for (int r = 0; r < s.mesh_rows; ++r) g.data_parallel.push_back(device_at(s, r * s.mesh_cols + g.place.mesh_col, gpus_per_node));
+  for (int c = 0; c < s.mesh_cols; ++c) g.tensor_parallel.push_back(device_at(s, mesh_position_device(g.place.mesh_row, c, s.mesh_cols), gpus_per_node));
+  for (int r = 0; r < s.mesh_rows; ++r) g.data_parallel.push_back(device_at(s, mesh_position_device(r, g.place.mesh_col, s.mesh_cols), gpus_per_node));
   // Stages of different sizes have no one-to-one pairing; wrapping the index keeps one device of
   // every stage in the group, as a micro-batch passes through every stage.
   for (const PlacedStage& other : stages)

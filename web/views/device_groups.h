@@ -4,7 +4,7 @@
 // axis 0) and its pipeline group (the device at the same position in every stage). The cluster
 // is split into stages, each a sub-mesh of nodes x GPUs viewed as a logical mesh numbered like
 // the core numbers them (core/alpa/inter_op.cpp: devices node by node inside the sub-mesh, position
-// (r, c) is device r * C + c). No ImGui in here.
+// (r, c) is device r * C + c, core/model/mesh_position.h). No ImGui in here.
 #pragma once
 #include <string>
 #include <utility>

@@ -347,6 +347,23 @@ void flexflow_vs_alpa(const Json& r, std::vector<ScenarioChart>& out) {
   out.push_back(std::move(c));
 }
 
+// fits-on-80gb: per plan its model states, activations and total per GPU against the GPU's memory.
+void fits_on_80gb(const Json& r, std::vector<ScenarioChart>& out) {
+  if (!r.contains("plans") || !r["plans"].is_array() || r["plans"].empty()) return;
+  constexpr double kGiB = 1073741824.0;   // the scenario's findings count GiB, as the H100's "80 GB"
+  ScenarioChart c = chart("fits_80gb", "chart.fits_80gb_title", nullptr, "chart.gib_per_gpu");
+  std::vector<double> states, activations, total;
+  for (const Json& p : r["plans"]) {
+    c.categories.push_back(p.value(page_language() == Language::zh ? "name_zh" : "name", std::string()));
+    states.push_back(num(p, "states_bytes") / kGiB);
+    activations.push_back(num(p, "activation_bytes") / kGiB);
+    total.push_back(num(p, "total_bytes") / kGiB);
+  }
+  c.series = {bars("chart.model_states", 0, states), bars("chart.activations", 1, activations), bars("chart.total_memory", 2, total),
+              level("chart.gpu_memory", 3, -0.5, double(c.categories.size()) - 0.5, num(r, "capacity_bytes") / kGiB)};
+  out.push_back(std::move(c));
+}
+
 }  // namespace
 
 int ScenarioChart::points() const {
@@ -376,6 +393,7 @@ std::vector<ScenarioChart> scenario_charts(const std::string& name, const Json& 
   else if (name == "gpt3-1024") stages("pipeline_stages", r.value("plan", Json()), out);
   else if (name == "published-runs") published_runs(r, out);
   else if (name == "flexflow-vs-alpa") flexflow_vs_alpa(r, out);
+  else if (name == "fits-on-80gb") fits_on_80gb(r, out);
   return out;
 }
 

@@ -13,7 +13,7 @@ namespace autopar::web {
 namespace {
 
 Error wrong_type(const std::string& field, const std::string& expected) {
-  return make_error("wrong_type", "schedules." + field + " must be " + expected, "schedules." + field);
+  return make_error(ErrorCode::wrong_type, "schedules." + field + " must be " + expected, "schedules." + field);
 }
 
 // The second schedule's "none": no comparison, the first alone.
@@ -72,7 +72,7 @@ std::string join_names() {
 
 Status merge_schedule_settings(const Json& v, ScheduleSettings& s) {
   if (!v.is_object())
-    return make_error("wrong_type", "schedules must be an object {first, second, source, devices, microbatches, interleave, f, b, w, comm, time, playing, speed}",
+    return make_error(ErrorCode::wrong_type, "schedules must be an object {first, second, source, devices, microbatches, interleave, f, b, w, comm, time, playing, speed}",
                       "schedules");
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string& k = it.key();
@@ -97,7 +97,7 @@ Status merge_schedule_settings(const Json& v, ScheduleSettings& s) {
       if (!b.ok()) return b.error();
       s.playing = b.value();
     } else {
-      return make_error("unknown_field",
+      return make_error(ErrorCode::unknown_field,
                         "schedules has no field \"" + k +
                             "\"; known: first, second, source, devices, microbatches, interleave, f, b, w, comm, time, playing, speed",
                         path);
@@ -116,7 +116,7 @@ Status validate_schedule_settings(const ScheduleSettings& s) {
   auto kinds = shown_kinds(s);
   if (!kinds.ok()) return kinds.error();
   if (s.source != "uniform" && s.source != "plan")
-    return make_error("bad_value", "schedules.source is \"" + s.source + "\"; use \"uniform\" (f, b, w, comm per device) or \"plan\" (the inter-op plan's stages)",
+    return make_error(ErrorCode::bad_value, "schedules.source is \"" + s.source + "\"; use \"uniform\" (f, b, w, comm per device) or \"plan\" (the inter-op plan's stages)",
                       "schedules.source");
   if (auto st = check_bound(int64_t(s.devices), WholeBound{1, kMaxScheduleDevices}, "schedules.devices"); !st.ok()) return st;
   if (auto st = check_bound(int64_t(s.microbatches), WholeBound{1, kMaxScheduleMicrobatches}, "schedules.microbatches"); !st.ok()) return st;
@@ -125,8 +125,8 @@ Status validate_schedule_settings(const ScheduleSettings& s) {
   for (const auto& [x, name] : times)
     if (auto st = check_bound(x, NumberBound{0, 1e9}, std::string("schedules.") + name); !st.ok()) return st;
   if (s.w > s.b)
-    return make_error("out_of_range", "schedules.w is the weight-gradient part of the whole backward schedules.b, so it cannot exceed it", "schedules.w");
-  if (!(s.f + s.b > 0)) return make_error("out_of_range", "schedules.f and schedules.b cannot both be 0", "schedules.f");
+    return make_error(ErrorCode::out_of_range, "schedules.w is the weight-gradient part of the whole backward schedules.b, so it cannot exceed it", "schedules.w");
+  if (!(s.f + s.b > 0)) return make_error(ErrorCode::out_of_range, "schedules.f and schedules.b cannot both be 0", "schedules.f");
   if (auto st = check_bound(s.time, NumberBound{0, 1e15}, "schedules.time"); !st.ok()) return st;
   if (auto st = check_bound(s.speed, NumberBound{kMinScheduleSpeed, kMaxScheduleSpeed}, "schedules.speed"); !st.ok()) return st;
   // Each schedule's own rules on the uniform inputs (the plan's stage count is known only with
@@ -191,7 +191,7 @@ bool refresh_schedules_view(SchedulesView& view, const ScheduleSettings& s, cons
   }
   ++view.revision;
   if (no_plan) {
-    view.error = make_error("not_ready", "there is no pipeline plan for the current model and cluster yet: the Schedules tab plans it when shown (or press Plan in the Alpa inter-op tab)",
+    view.error = make_error(ErrorCode::not_ready, "there is no pipeline plan for the current model and cluster yet: the Schedules tab plans it when shown (or press Plan in the Alpa inter-op tab)",
                             "schedules.source");
     return true;
   }
@@ -242,7 +242,7 @@ Json schedules_result_json(const SchedulesView& view, const ScheduleSettings& s)
   if (view.key.empty()) return nullptr;
   Json j{{"source", s.source}, {"time", s.time}, {"playing", s.playing}, {"speed", s.speed}};
   if (view.error) {
-    j["error"] = Json{{"code", view.error->code}, {"message", view.error->message}, {"path", view.error->path}};
+    j["error"] = error_to_json(*view.error);
     return j;
   }
   if (!view.report) return j;

@@ -40,7 +40,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 bool has_reserved_char(const std::string& name) { return name.empty() || name.find_first_of(";=@#") != std::string::npos; }
 
-Error bad(const std::string& message) { return make_error("bad_value", message, kPath); }
+Error bad(const std::string& message) { return make_error(ErrorCode::bad_value, message, kPath); }
 
 }  // namespace
 
@@ -66,23 +66,23 @@ std::string format_devices(const std::vector<int>& devices) {
 Result<std::vector<int>> parse_device_list(const std::string& text, const std::string& path) {
   std::vector<int> out;
   const std::string body = trim(text);
-  if (body.empty()) return make_error("bad_value", "give the devices as a list such as 0,1,2,3 or a range such as 0-3", path);
+  if (body.empty()) return make_error(ErrorCode::bad_value, "give the devices as a list such as 0,1,2,3 or a range such as 0-3", path);
   for (const std::string& raw : split(body, ',')) {
     const std::string item = trim(raw);
     const size_t dash = item.find('-');
     if (dash == std::string::npos) {
-      if (!all_digits(item)) return make_error("bad_value", "'" + item + "' is not a device number; use e.g. 0,1,2,3 or 0-3", path);
+      if (!all_digits(item)) return make_error(ErrorCode::bad_value, "'" + item + "' is not a device number; use e.g. 0,1,2,3 or 0-3", path);
       out.push_back(std::atoi(item.c_str()));
       continue;
     }
     const std::string a = trim(item.substr(0, dash)), b = trim(item.substr(dash + 1));
     if (!all_digits(a) || !all_digits(b) || a.size() > 6 || b.size() > 6)
-      return make_error("bad_value", "'" + item + "' is not a device range; use e.g. 0-3", path);
+      return make_error(ErrorCode::bad_value, "'" + item + "' is not a device range; use e.g. 0-3", path);
     const int lo = std::atoi(a.c_str()), hi = std::atoi(b.c_str());
-    if (hi < lo || hi - lo > kMaxDevices) return make_error("bad_value", "the range '" + item + "' is empty or too long", path);
+    if (hi < lo || hi - lo > kMaxDevices) return make_error(ErrorCode::bad_value, "the range '" + item + "' is empty or too long", path);
     for (int d = lo; d <= hi; ++d) out.push_back(d);
   }
-  if (out.size() > size_t(kMaxDevices)) return make_error("bad_value", "too many devices listed", path);
+  if (out.size() > size_t(kMaxDevices)) return make_error(ErrorCode::bad_value, "too many devices listed", path);
   return out;
 }
 
@@ -103,7 +103,7 @@ Result<Strategy> resolve_strategy(const std::string& text, const Graph& graph, c
   if (!is_named_strategy(base) && base.rfind("random:", 0) == 0)
     return bad("strategy \"" + base + "\": the seed after random: must be a whole number of 1 to 18 digits, e.g. random:7");
   if (!is_named_strategy(base))
-    return make_error("unknown_strategy",   // the CLI's code for an unknown --strategy
+    return make_error(ErrorCode::unknown_strategy,   // the CLI's code for an unknown --strategy
                       "strategy \"" + text + "\" must start with dp, mp, expert or random:SEED (then optional edits ;OP=DEGREES@DEVICES)",
                       kPath);
   auto loaded = load_strategy(base, graph, cluster, kPath);
@@ -125,7 +125,7 @@ Result<Strategy> resolve_strategy(const std::string& text, const Graph& graph, c
       op = graph.find_op(name);
     }
     if (op < 0)
-      return make_error("unknown_op", "strategy edit \"" + item + "\": the model has no op \"" + name + "\"", kPath);
+      return make_error(ErrorCode::unknown_op, "strategy edit \"" + item + "\": the model has no op \"" + name + "\"", kPath);
     if (!edited.insert(op).second) return bad("strategy edits op \"" + name + "\" twice; keep one edit per op");
     const std::string spec = item.substr(eq + 1);
     const size_t at = spec.find('@');

@@ -20,6 +20,7 @@ bool has_background_work(const AppState& state) {
          (compare_shown && state.compare.compute_pending) || (compare_running(state.compare) && in_process) ||
          (state.alpa.inter.job.has_value() && in_process) || state.alpa.inter.start_waiting || (lecture_planning(state.lecture) && in_process) ||
          (intra_planning(state.alpa.intra) && in_process) || (export_pending(state.export_view.job) && in_process) ||
+         (plan_memory_pending(state.plan_memory) && in_process) ||
          schedules_playing(state);   // the Schedules tab's playback moves by the clock
 }
 
@@ -93,7 +94,7 @@ void reset_search(AppState& state) {
 
 bool use_best_strategy(AppState& state) {
   if (!search_state(state.search)) {
-    notify_error(state, make_error("no_search", "run the search first: there is no best strategy yet", "search"));
+    notify_error(state, make_error(ErrorCode::no_search, "run the search first: there is no best strategy yet", "search"));
     return false;
   }
   const SearchResult& r = *search_state(state.search);
