@@ -164,6 +164,19 @@ TEST_CASE("step times, the in-flight value and the passes done at a cursor") {
   CHECK(passes_done_at(res, 1.0) == 1);   // device 0's F0
 }
 
+// 1 in a build with AddressSanitizer (clang's __has_feature, GCC's __SANITIZE_ADDRESS__), else 0.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kSanitized = 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr double kSanitized = 1;
+#else
+constexpr double kSanitized = 0;
+#endif
+#else
+constexpr double kSanitized = 0;
+#endif
+
 TEST_CASE("8 devices x 64 micro-batches: every schedule, ZB-V included, simulates within a frame") {
   // ZB-V's order is the best of 20 greedy variants (pipeline_schedules.cpp zb_v_orders), each a
   // simulation on the timeline. The wall time of a suite run beside builds says little, so the
@@ -180,11 +193,12 @@ TEST_CASE("8 devices x 64 micro-batches: every schedule, ZB-V included, simulate
     const double cpu_ms = 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC / kRuns;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / kRuns;
     MESSAGE(std::string(schedule_name(kind)), " on 8 x 64: ", cpu_ms, " ms of CPU (", ms, " ms wall)");
-    // A frame is 16.7 ms; natively every schedule takes under half of one (ZB-V about 3 ms, the
-    // printed figures; the browser test times it in the page). The bound here is looser because
-    // this suite also runs under AddressSanitizer, which slows it several times: it still
-    // catches the order-of-magnitude regression ZB-V once had (48 ms natively).
-    CHECK(cpu_ms < 40);
+    // A frame is 16.7 ms; natively every schedule takes under half of one (ZB-V about 3-4 ms, the
+    // printed figures; the browser test times it in the page), and the bound is the frame. Under
+    // AddressSanitizer the suite runs about 10 times slower (ZB-V 45 ms measured in a CI run), so
+    // the bound is ten frames there: both catch the order-of-magnitude regression ZB-V once had
+    // (48 ms natively).
+    CHECK(cpu_ms < kSanitized * 10 * 16.7 + (1 - kSanitized) * 16.7);
   }
 }
 
