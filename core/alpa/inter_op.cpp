@@ -362,6 +362,10 @@ BoundaryCost boundary_cost(const StageCostTable& t, int cut, int senders, size_t
 
 InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool boundaries, std::optional<InflightRule> rule)
     : table_(std::move(table)), microbatches_(microbatches), boundaries_(boundaries && table_.has_boundaries), rule_(rule) {
+  // Interleaving's closed form times v is sum + (v B - 1) t_max: the same DP with t_max weighted
+  // v B - 1 (every bound below stays in those units), its total divided by v at the end.
+  if (rule_ && rule_->interleaved_total && rule_->kind == ScheduleKind::interleaved) total_divisor_ = std::max(1, rule_->interleave);
+  tmax_weight_ = double(total_divisor_) * double(microbatches_) - 1;
   best_.total_latency = kInf;
   best_.boundaries = boundaries_;
   const int L = table_.layers, D = table_.nodes * table_.gpus_per_node;
@@ -473,9 +477,9 @@ InterOpSolver::InterOpSolver(StageCostTable table, int microbatches, bool bounda
     const double cap = act > 0 ? table_.activation_room_bytes[idx] / act : double(table_.max_succ_stages[idx]) + 1;
     return cap * (1 + 1e-12) >= schedule_peak_inflight(rule_->kind, q - s, q, microbatches_, rule_->interleave);
   };
-  const double simple = equal_submesh_plan_total(table_, microbatches_, boundaries_, holds);
+  const double simple = equal_submesh_plan_total(table_, total_divisor_ * microbatches_, boundaries_, holds);
   int top = int(candidates_.size()) - 1;
-  while (top >= 0 && double(microbatches_ - 1) * candidates_[size_t(top)] > simple) --top;
+  while (top >= 0 && tmax_weight_ * candidates_[size_t(top)] > simple) --top;
   pending_.push_back({0, top, -kInf});
   pending_count_ = top + 1;
   if (!start_next_candidate()) done_ = true;
@@ -489,7 +493,7 @@ bool InterOpSolver::start_next_candidate() {
     if (iv.a > iv.b) continue;
     // Every candidate j in [a, b] totals at least right_sum + (B - 1) * t_a; Alpa's early
     // stopping, (B - 1) * t_a >= best, is the case right_sum = 0 (latencies are never negative).
-    const double lead = double(microbatches_ - 1) * candidates_[size_t(iv.a)];
+    const double lead = tmax_weight_ * candidates_[size_t(iv.a)];
     const double bound = iv.right_sum + lead;
     if (bound > best_.total_latency || (bound == best_.total_latency && iv.a > best_cand_) || lead >= best_.total_latency) {
       pending_count_ -= iv.b - iv.a + 1;
@@ -633,7 +637,7 @@ void InterOpSolver::finish_candidate() {
     const double sum = F_[at(s, 0, D)];
     if (!std::isfinite(sum)) continue;
     least_sum = std::min(least_sum, sum);
-    const double total = sum + double(microbatches_ - 1) * t_max;
+    const double total = sum + tmax_weight_ * t_max;
     // Ties go to the smaller t_max, then to fewer stages, as in the ascending enumeration.
     if (total < best_.total_latency || (total == best_.total_latency && cand_ < best_cand_)) {
       best_.total_latency = total;
@@ -674,6 +678,8 @@ Result<InterOpPlan> InterOpSolver::finish() {
     return make_error(ErrorCode::infeasible, "no pipeline plan covers every layer on sub-meshes that tile the cluster within the memory limit; "
                                     "add devices, micro-batches or memory, or give stage costs for more layer ranges", "stages");
   InterOpPlan plan = best_;
+  plan.total_latency /= total_divisor_;
+  plan.interleave = total_divisor_;
   // The largest lane time of the plan itself (t_max is only an upper bound).
   double mx = 0;
   for (const auto& st : plan.stages)
@@ -772,6 +778,7 @@ Result<InterOpPlan> evaluate_inter_op_plan(const StageCostTable& t, int microbat
   }
   const double v = double(std::max(1, interleave));
   plan.t_max = mx;
+  plan.interleave = std::max(1, interleave);
   plan.total_latency = interleave > 1 ? sum / v + (double(microbatches) - 1.0 / v) * mx : sum + double(microbatches - 1) * mx;
   return plan;
 }

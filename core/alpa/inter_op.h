@@ -187,6 +187,9 @@ struct InterOpPlan {
   int t_max_tried = 0;                   // candidates enumerated before early stopping
   int t_max_candidates = 0;
   bool boundaries = false;               // boundary costs were in the objective
+  // v of interleaved 1F1B the total was priced with (Megatron-LM's virtual stages: each
+  // device runs v chunks of its stage's layers, the fill and drain shrink by v); 1: 1F1B.
+  int interleave = 1;
   std::vector<PipelineStage> stages;
 };
 
@@ -223,6 +226,10 @@ struct InflightRule {
   ScheduleKind kind = ScheduleKind::one_f_one_b;
   int interleave = 2;                    // v of interleaved 1F1B
   int stages = 0;                        // p; 0 only for GPipe and 1F1B (any count)
+  // With kind interleaved: the DP minimises interleaved 1F1B's closed form, sum / v + (B - 1/v)
+  // t_max (evaluate_inter_op_plan's with that v), and the plan's total and interleave are that;
+  // false: Alpa's sum + (B - 1) t_max, the plan then simulated under the schedule.
+  bool interleaved_total = false;
 };
 
 // The DP of the paper (exact), with boundary costs when the table has them and `boundaries`
@@ -307,6 +314,8 @@ class InterOpSolver {
   void finish_candidate();               // after the last row of a candidate
   StageCostTable table_;
   int microbatches_ = 1;
+  int total_divisor_ = 1;                // v when the rule asks for interleaving's closed form, else 1
+  double tmax_weight_ = 0;               // t_max's weight in the objective times total_divisor_: v B - 1
   bool boundaries_ = false;
   std::optional<InflightRule> rule_;
   std::vector<double> need_;             // [s]: micro-batches a stage with s - 1 stages after it holds under the rule
@@ -400,7 +409,13 @@ struct InterOpOptions {
   // stage's memory: both readings of each intra-op solve are kept and the stage chooses (the
   // StageMemoryOption list holds both). False (the default, Alpa's space): only `sequence_parallel`.
   bool choose_sequence_parallel = false;
+  // Today's space: a searched plan may also run interleaved 1F1B (Megatron-LM's virtual
+  // stages, v = 2 .. kMaxInterleave chunks per device): after the DP, one more DP per (v, p)
+  // on that schedule's memory and closed form, the least total kept (InterJob). False: 1F1B.
+  bool choose_interleave = false;
 };
+// The most chunks per device the planner tries (NeMo's published H100 recipes run up to 6).
+constexpr int kMaxInterleave = 8;
 
 // The sub-mesh shapes the stage costs plan on N x G: a given plan's one shape (fixed_submesh);
 // on more than kAllSubmeshesMaxNodes nodes, the part-node shapes and the whole-node shapes whose

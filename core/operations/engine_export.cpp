@@ -467,7 +467,20 @@ std::string export_megatron(const Graph& g, const AlpaPipelinePlan& plan, int de
   const MegatronDegrees d = megatron_degrees(plan, model, devices, batch);
   std::ostringstream o;
   write_megatron_layout_notes(o, plan, model, d, devices, batch, title);
-  write_megatron_flags(o, g, model, d, batch);
+  // An interleaved plan (today's space): Megatron-LM's virtual stages, where its rules take them
+  // (the planned stages kept, an even split whose stages the v chunks divide).
+  std::vector<std::string> flags;
+  const int v = plan.inter.interleave;
+  if (v > 1) {
+    const bool even = d.split.ok && d.split.first == 0 && d.split.last == 0 && d.pp > 1 && model.layers % (int64_t(d.pp) * v) == 0;
+    if (d.pp == d.planned_pp && even)
+      flags.push_back("--num-virtual-stages-per-pipeline-rank " + std::to_string(v));
+    else
+      o << "# Note: the plan runs interleaved 1F1B with " << v << " chunks per device; Megatron-LM's virtual stages need "
+        << "the layers split evenly over pipeline x chunks (" << model.layers << " over " << d.pp << " x " << v
+        << " here), so these flags run 1F1B, which autopar prices slower.\n";
+  }
+  write_megatron_flags(o, g, model, d, batch, flags);
   return o.str();
 }
 

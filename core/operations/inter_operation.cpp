@@ -400,6 +400,7 @@ Json inter_plan_to_json(const InterOpPlan& p) {
                           {"send_inter_node", s.send_inter_node}});
   return Json{{"total_latency", p.total_latency},
               {"t_max", p.t_max},
+              {"interleave", p.interleave},
               {"t_max_tried", p.t_max_tried},
               {"t_max_candidates", p.t_max_candidates},
               {"boundaries", p.boundaries},
@@ -469,6 +470,7 @@ Result<InterOpPlan> inter_plan_from_json(const Json& j) {
   if (!j.is_object()) return bad("plan");
   if (!num(j, "total_latency", p.total_latency)) return bad("total_latency");
   if (!num(j, "t_max", p.t_max)) return bad("t_max");
+  if (j.contains("interleave") && (!integer(j, "interleave", p.interleave) || p.interleave < 1)) return bad("interleave");
   if (!integer(j, "t_max_tried", p.t_max_tried)) return bad("t_max_tried");
   if (!integer(j, "t_max_candidates", p.t_max_candidates)) return bad("t_max_candidates");
   if (!j.contains("boundaries") || !j["boundaries"].is_boolean()) return bad("boundaries");
@@ -575,21 +577,77 @@ void InterJob::solve(BudgetMeter& meter) {
     if (!plan.ok()) return finish(plan.error());
     report_.plan = plan.value();
   } else {
-    while (!solver_->done()) {
-      solver_->step(1);
-      if (meter.count()) break;
+    if (!main_plan_done_) {
+      while (!solver_->done()) {
+        solver_->step(1);
+        if (meter.count()) break;
+      }
+      if (!solver_->done()) {
+        report_.dp_ms += meter.elapsed_ms() - start_ms;
+        return;
+      }
+      auto plan = solver_->finish();
+      if (!plan.ok()) return finish(plan.error());
+      report_.plan = plan.value();
+      main_plan_done_ = true;
+      if (request_.options.choose_interleave) {
+        // Megatron-LM runs interleaving with more than one stage and a micro-batch count that
+        // the stages divide (its schedules' assertion); every chunk needs a layer.
+        base_table_ = report_.table;
+        const int L = base_table_.layers, D = base_table_.nodes * base_table_.gpus_per_node, B = request_.microbatches;
+        for (int v = 2; v <= kMaxInterleave; ++v)
+          for (int p = 2; p <= std::min(L / v, D); ++p)
+            if (B % p == 0) interleave_runs_.push_back({v, p});
+      }
+      apply_memory_options(report_.table, report_.plan);   // the settings the DP chose per position
     }
+    const bool ended = solve_interleaved(meter);
     report_.dp_ms += meter.elapsed_ms() - start_ms;
-    if (!solver_->done()) return;
-    auto plan = solver_->finish();
-    if (!plan.ok()) return finish(plan.error());
-    report_.plan = plan.value();
-    apply_memory_options(report_.table, report_.plan);   // the settings the DP chose per position
+    if (!ended) return;
   }
   if (request_.brute_force) report_.dp_ms += meter.elapsed_ms() - start_ms;
   if (Status sc = price_schedules(); !sc.ok()) return finish(sc.error());
   report_.elapsed_ms = setup_ms_ + compute_ms() + meter.elapsed_ms();
   finish(report_);
+}
+
+bool InterJob::solve_interleaved(BudgetMeter& meter) {
+  const int B = request_.microbatches;
+  while (interleave_run_ < interleave_runs_.size()) {
+    const auto [v, p] = interleave_runs_[interleave_run_];
+    if (!run_solver_) {
+      if (run_table_v_ != v) {
+        run_table_ = stage_costs_for_schedule(base_table_, ScheduleKind::interleaved, v, request_.options);
+        run_table_v_ = v;
+      }
+      InflightRule rule{ScheduleKind::interleaved, v, p};
+      rule.interleaved_total = true;
+      run_solver_.emplace(run_table_, B, request_.boundaries, rule);
+    }
+    while (!run_solver_->done()) {
+      run_solver_->step(1);
+      if (meter.count()) break;
+    }
+    if (!run_solver_->done()) return false;
+    auto plan = run_solver_->finish();
+    run_solver_.reset();
+    ++interleave_run_;
+    const double best = interleaved_best_ ? interleaved_best_->total_latency : report_.plan.total_latency;
+    if (plan.ok() && plan.value().total_latency < best) {   // ties keep 1F1B, then the smaller v and p
+      interleaved_best_ = plan.value();
+      interleaved_table_ = run_table_;
+    }
+    if (meter.spent() && interleave_run_ < interleave_runs_.size()) return false;
+  }
+  if (interleaved_best_) {
+    // The report's plan and stage costs become the interleaved plan's (its own ZeRO and
+    // recomputation per stage, for its in-flight micro-batches).
+    report_.plan = *interleaved_best_;
+    report_.table = std::move(interleaved_table_);
+    apply_memory_options(report_.table, report_.plan);
+    interleaved_best_.reset();
+  }
+  return true;
 }
 
 Result<std::vector<ScheduleKind>> InterJob::schedule_kinds() const {
@@ -826,6 +884,7 @@ void InterJob::solve_per_schedule(BudgetMeter& meter) {
 JobProgress InterJob::progress() const {
   if (builder_) return JobProgress{builder_->units_done(), builder_->units_total(), "stage costs"};
   if (!runs_.empty()) return JobProgress{int(run_), int(runs_.size()), "pipeline DP per schedule"};
+  if (!interleave_runs_.empty()) return JobProgress{int(interleave_run_), int(interleave_runs_.size()), "pipeline DP, interleaved"};
   if (solver_) return JobProgress{solver_->rows_done(), solver_->rows_bound(), "pipeline DP"};
   return JobProgress{0, 0, "pipeline DP"};
 }
@@ -920,6 +979,8 @@ Json InterReport::to_json() const {
   }
   Json out{{"total_latency", p.total_latency},
               {"t_max", p.t_max},
+              // v of interleaved 1F1B the total is priced with (sum / v + (B - 1/v) t_max); 1: 1F1B.
+              {"interleave", p.interleave},
               {"microbatches", microbatches},
               {"mode", mode},
               {"layers", table.layers},
@@ -1020,6 +1081,8 @@ std::string InterReport::to_text() const {
     << microbatches << (microbatches == 1 ? " micro-batch (" : " micro-batches (") << mode
     << (table.has_boundaries ? (boundaries ? ", boundaries priced" : ", boundaries ignored as in Alpa's DP") : "") << "): " << p.stages.size()
     << (p.stages.size() == 1 ? " stage, total " : " stages, total ") << time_text(p.total_latency) << " (t_max " << time_text(p.t_max) << ", ";
+  if (p.interleave > 1 && !given)
+    t << "interleaved 1F1B, v = " << p.interleave << " chunks per device: sum / v + (B - 1/v) t_max, ";
   // The brute force enumerates every slicing and sub-mesh instead of t_max candidates.
   if (given) t << "priced, not searched)\n";
   else if (brute_force) t << "brute force over every slicing)\n";

@@ -229,6 +229,16 @@ class InterJob : public Job<InterReport> {
   // The DP once per schedule (and per stage count p where the schedule's memory depends on p),
   // each plan simulated under its schedule; the fastest fitting one becomes the report's plan.
   void solve_per_schedule(BudgetMeter& meter);
+  // InterOpOptions::choose_interleave: after the DP's plan, one DP per (v, p) with interleaved
+  // 1F1B's memory and closed form (InflightRule::interleaved_total); true once every run ended,
+  // the report then holding the least total's plan and stage costs.
+  bool solve_interleaved(BudgetMeter& meter);
+  std::vector<std::pair<int, int>> interleave_runs_;   // (v, p) per DP, prepared with the main plan
+  size_t interleave_run_ = 0;
+  int run_table_v_ = 0;                // the v run_table_ holds interleaving's stage costs for (0: none)
+  std::optional<InterOpPlan> interleaved_best_;        // the least interleaved plan so far, and its stage costs
+  StageCostTable interleaved_table_;
+  bool main_plan_done_ = false;        // the DP's own (1F1B) plan is in the report
   struct ScheduleRun {                 // one DP of solve_per_schedule
     ScheduleKind kind = ScheduleKind::one_f_one_b;
     int stages = 0;                    // the rule's p (0: any)

@@ -211,6 +211,7 @@ void KnobSearchJob::work(BudgetMeter& meter) {
       }
       InterRequest r = request_;
       r.options.choose_sequence_parallel = true;
+      r.options.choose_interleave = true;
       r.options.context_parallel = next->first;
       r.options.expert_parallel = next->second;
       inner_ = std::make_unique<MicrobatchSearchJob>(graph_, cluster_, r, start_);

@@ -489,8 +489,9 @@ Result<ValidateReport> run_validation(const ValidateRequest& request) {
         const int per_stage = run.plan.tensor * run.plan.data, G = cluster.value().gpus_per_node;
         s.options.fixed_submesh = per_stage < G ? Submesh{1, per_stage} : Submesh{per_stage / G, G};
         // p stages need at least p layers to slice: the DP's layers are the model's merged to
-        // max_layers (32), fewer than 530B's 35 or 1T's 64 stages.
-        s.options.max_layers = std::max(s.options.max_layers, run.plan.pipeline);
+        // max_layers (32), fewer than 530B's 35 or 1T's 64 stages; and interleaving v chunks
+        // per stage needs p x v (530B's 105 layers as 35 x 3 chunks of one layer).
+        s.options.max_layers = std::max(s.options.max_layers, run.plan.pipeline * std::max(1, run.plan.interleave));
         row.bounded = true;
       }
       // Today's space (knob_search.h): per stage sequence parallelism, recomputation and ZeRO,
@@ -551,7 +552,7 @@ Json ValidateReport::to_json() const {
         stages.push_back(Json{{"layers", Json::array({r.best.stage_layers(st).first, r.best.stage_layers(st).second})},
                               {"submesh", Json::array({st.submesh.nodes, st.submesh.gpus})},
                               {"logical_mesh", st.logical_mesh}});
-      j["best"] = Json{{"predicted_s", r.best_s}, {"microbatches", r.best.microbatches}, {"stages", stages},
+      j["best"] = Json{{"predicted_s", r.best_s}, {"microbatches", r.best.microbatches}, {"interleave", r.best.plan.interleave}, {"stages", stages},
                        {"speedup_over_published", r.predicted_s / r.best_s}, {"bounded_to_published_stage_size", r.bounded}};
     }
     rows_json.push_back(j);
@@ -579,7 +580,8 @@ std::string ValidateReport::to_text() const {
   for (const ValidationRow& r : rows) {
     std::string best = "-", stages;
     if (r.searched) {
-      best = fmt("%.3g", r.best_s) + " (B=" + std::to_string(r.best.microbatches) + ")" + (r.bounded ? "*" : "");
+      best = fmt("%.3g", r.best_s) + " (B=" + std::to_string(r.best.microbatches) +
+             (r.best.plan.interleave > 1 ? ", v=" + std::to_string(r.best.plan.interleave) : "") + ")" + (r.bounded ? "*" : "");
       for (const PipelineStage& st : r.best.plan.stages)
         stages += (stages.empty() ? "" : " ") + std::to_string(st.submesh.nodes) + "x" + std::to_string(st.submesh.gpus) + ":" + st.logical_mesh;
     }

@@ -394,3 +394,122 @@ TEST_CASE("--plan schedule=NAME: every name is accepted and each stage's memory 
     CHECK(rep.value().table.state_copies == schedule_parameter_copies(kind));
   }
 }
+
+TEST_CASE("interleaved closed form: the DP finds the least sum / v + (B - 1/v) t_max over every slicing that holds its micro-batches") {
+  // 7 layers on 4 GPUs, 8 micro-batches, memory tight enough that some slicings do not hold
+  // interleaving's in-flight micro-batches. For v = 2 and 3 and every p the rule allows, the DP
+  // on InflightRule::interleaved_total equals the brute force over every slicing into p stages
+  // of at least v layers each, priced as evaluate_inter_op_plan prices a given interleaved plan.
+  const int B = 8;
+  const std::vector<double> weights = {1.0, 1.6, 0.7, 1.2, 0.9, 1.3, 0.8};
+  for (double capacity : {6.0, 64.0}) {
+    const StageCostTable base = synthetic_table(weights, 4, B, capacity, 0.8);
+    InterOpOptions o;
+    o.microbatches = B;
+    const int L = base.layers, D = 4, M = int(base.submeshes.size());
+    for (int v : {2, 3}) {
+      const StageCostTable t = stage_costs_for_schedule(base, ScheduleKind::interleaved, v, o);
+      for (int p = 2; p * v <= L && p <= D; ++p) {
+        CAPTURE(capacity);
+        CAPTURE(v);
+        CAPTURE(p);
+        double best = std::numeric_limits<double>::infinity();
+        std::vector<std::pair<int, int>> cur;   // (last layer, sub-mesh)
+        std::function<void(int, int)> go = [&](int k, int d) {
+          if (k == L) {
+            if (d != 0 || int(cur.size()) != p) return;
+            double sum = 0, mx = 0;
+            for (int i = 0, first = 0; i < p; first = cur[size_t(i)].first + 1, ++i) {
+              const size_t idx = t.index(first, cur[size_t(i)].first, cur[size_t(i)].second);
+              if (cur[size_t(i)].first - first + 1 < v) return;
+              if (capacity_of(t, idx) * (1 + 1e-12) < schedule_peak_inflight(ScheduleKind::interleaved, i, p, B, v)) return;
+              sum += t.latency[idx];
+              mx = std::max(mx, t.latency[idx]);
+            }
+            best = std::min(best, sum / v + (B - 1.0 / v) * mx);
+            return;
+          }
+          for (int i = k; i < L; ++i)
+            for (int m = 0; m < M; ++m) {
+              const int size = t.submeshes[size_t(m)].devices();
+              if (size > d || int(cur.size()) >= p || !std::isfinite(t.latency[t.index(k, i, m)])) continue;
+              cur.push_back({i, m});
+              go(i + 1, d - size);
+              cur.pop_back();
+            }
+        };
+        go(0, D);
+        InflightRule rule{ScheduleKind::interleaved, v, p};
+        rule.interleaved_total = true;
+        auto dp = solve_inter_op(t, B, true, rule);
+        if (!std::isfinite(best)) {
+          CHECK_FALSE(dp.ok());
+          continue;
+        }
+        REQUIRE(dp.ok());
+        CHECK(dp.value().interleave == v);
+        CHECK(int(dp.value().stages.size()) == p);
+        CHECK(dp.value().total_latency == doctest::Approx(best).epsilon(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("choose_interleave: the job keeps the least of 1F1B's plan and every (v, p) interleaved plan, each stage holding its micro-batches") {
+  const int B = 8;
+  for (double capacity : {5.0, 7.0, 64.0}) {
+    CAPTURE(capacity);
+    const StageCostTable base = synthetic_table({1.0, 1.4, 0.8, 1.1, 1.3, 0.6, 0.9, 1.2}, 4, B, capacity, 0.7);
+    InterRequest request;
+    request.microbatches = B;
+    InterJob plain(base, request);
+    const auto& one_f_one_b = run_to_end(plain);
+    REQUIRE(one_f_one_b.ok());
+    CHECK(one_f_one_b.value().plan.interleave == 1);
+    // The least over the runs the job makes, each DP run here by hand.
+    double least = one_f_one_b.value().plan.total_latency;
+    InterOpOptions o;
+    o.microbatches = B;
+    for (int v = 2; v <= kMaxInterleave; ++v) {
+      const StageCostTable t = stage_costs_for_schedule(base, ScheduleKind::interleaved, v, o);
+      for (int p = 2; p <= std::min(base.layers / v, 4); ++p) {
+        if (B % p != 0) continue;
+        InflightRule rule{ScheduleKind::interleaved, v, p};
+        rule.interleaved_total = true;
+        auto r = solve_inter_op(t, B, true, rule);
+        if (r.ok()) least = std::min(least, r.value().total_latency);
+      }
+    }
+    InterRequest choosing = request;
+    choosing.options.choose_interleave = true;
+    InterJob job(base, choosing);
+    const auto& rep = run_to_end(job);
+    REQUIRE(rep.ok());
+    const InterReport& r = rep.value();
+    CHECK(r.plan.total_latency == least);
+    CHECK(r.plan.total_latency <= one_f_one_b.value().plan.total_latency);
+    const int v = r.plan.interleave, p = int(r.plan.stages.size());
+    if (v == 1) continue;
+    // Interleaving lowers the closed form of any plan of 2+ stages (the fill and drain shrink by
+    // v): with room for it, the job takes it.
+    if (capacity == 64.0) CHECK(r.plan.total_latency < one_f_one_b.value().plan.total_latency);
+    CHECK(B % p == 0);
+    for (int k = 0; k < p; ++k) {
+      const PipelineStage& st = r.plan.stages[size_t(k)];
+      CHECK(st.last - st.first + 1 >= v);
+      const size_t idx = r.table.index(st.first, st.last, submesh_of(r.table, st));
+      CHECK(capacity_of(r.table, idx) * (1 + 1e-12) >= schedule_peak_inflight(ScheduleKind::interleaved, k, p, B, v));
+    }
+    // The report's total is the closed form a given interleaved plan gets (evaluate_inter_op_plan)
+    // when its stages share one sub-mesh.
+    bool same = true;
+    for (const PipelineStage& st : r.plan.stages) same = same && st.submesh == r.plan.stages.front().submesh;
+    if (same) {
+      std::vector<std::pair<int, int>> stages;
+      for (const PipelineStage& st : r.plan.stages) stages.push_back({st.first, st.last});
+      auto priced = evaluate_inter_op_plan(r.table, B, stages, submesh_of(r.table, r.plan.stages.front()), true, v);
+      REQUIRE(priced.ok());
+      CHECK(priced.value().total_latency == doctest::Approx(r.plan.total_latency).epsilon(1e-12));
+    }
+  }
+}

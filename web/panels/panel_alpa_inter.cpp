@@ -200,6 +200,16 @@ void draw_total_by_hand(const InterOpPlan& plan, const InterOpTerms& terms, int 
     sends += terms.send_ms[k];
   }
   const std::string where = tr_fill(terms.t_max_is_send ? "inter.t_max_is_send" : "inter.t_max_is_lane", {std::to_string(terms.t_max_stage)});
+  if (plan.interleave > 1) {
+    const double v = plan.interleave, weight = double(microbatches) - 1 / v;
+    char weight_text[32];
+    std::snprintf(weight_text, sizeof weight_text, "%.4f", weight);
+    ImGui::TextWrapped("%s", tr_fill("inter.by_hand_interleaved",
+                                     {ms4(lanes), ms4(sends), ms4(terms.sum_ms), weight_text, ms4(terms.t_max), ms4(weight * terms.t_max),
+                                      ms4(terms.total_ms), where, std::to_string(plan.interleave), ms4(terms.sum_ms / v)})
+                                 .c_str());
+    return;
+  }
   ImGui::TextWrapped("%s", tr_fill(plan.boundaries ? "inter.by_hand" : "inter.by_hand_free",
                                    {ms4(lanes), ms4(sends), ms4(terms.sum_ms), std::to_string(microbatches - 1), ms4(terms.t_max),
                                     ms4(double(microbatches - 1) * terms.t_max), ms4(terms.total_ms), where})
@@ -498,6 +508,10 @@ void draw_inter_summary(AppState& state, const AlpaInputs& in, const InterOpView
   ImGui::SameLine(0, font * 2);
   ImGui::Text(tr(plan.stages.size() == 1 ? "inter.one_stage" : "inter.stages"), plan.stages.size());
   ImGui::SameLine(0, font * 2);
+  if (plan.interleave > 1) {   // today's space chose interleaved 1F1B
+    ImGui::Text(tr("inter.interleaved"), plan.interleave);
+    ImGui::SameLine(0, font * 2);
+  }
   // A plan the DP returns keeps every stage within the 1F1B memory limit (ZeRO and recomputation per stage).
   ImGui::TextDisabled("%s", tr("inter.fits_label"));
   ImGui::SameLine(0, font * 2);

@@ -184,7 +184,7 @@ bool lecture_planning(const LectureState& lecture) { return !lecture.plan.name.e
 double lecture_plan_progress(const LectureState& lecture) {
   if (!lecture_planning(lecture)) return 1;
   const JobProgress p = lecture.plan.worker->progress(lecture.plan.request);
-  return p.phase == "pipeline DP" ? 0.9 + 0.1 * p.fraction() : 0.9 * p.fraction();
+  return p.phase.rfind("pipeline DP", 0) == 0 ? 0.9 + 0.1 * p.fraction() : 0.9 * p.fraction();
 }
 
 std::string lecture_plan_status(const LectureState& lecture) {

@@ -353,7 +353,7 @@ double inter_plan_elapsed_ms(const InterOpView& view) { return view.job ? ms_sin
 double inter_plan_progress(const InterOpView& view) {
   if (!view.job) return view.start_waiting ? 0 : 1;
   const JobProgress p = view.worker->progress(view.job->request);
-  const double plan = p.phase == "pipeline DP" ? kStageCostShare + (1 - kStageCostShare) * p.fraction() : kStageCostShare * p.fraction();
+  const double plan = p.phase.rfind("pipeline DP", 0) == 0 ? kStageCostShare + (1 - kStageCostShare) * p.fraction() : kStageCostShare * p.fraction();
   if (p.knobs.empty()) return plan;
   // Today's space plans whole plans in turn, how many is known only at the end: each fills half
   // of what is left of the bar, so it only moves forward.
@@ -370,6 +370,7 @@ std::string plan_progress_text(const JobProgress& p, bool in_worker) {
   // Today's space: which of its whole plans is in progress ("plan 3 (cp=1 ep=1 B=16), ").
   const std::string which = p.knobs.empty() ? "" : tr_fill("plan.knobs", {std::to_string(p.plans_done + 1), p.knobs});
   if (p.phase == "pipeline DP") return which + tr_fill("plan.dp_rows", {std::to_string(p.done), std::to_string(p.total)});
+  if (p.phase == "pipeline DP, interleaved") return which + tr_fill("plan.dp_interleaved", {std::to_string(p.done), std::to_string(p.total)});
   return which + tr_fill("plan.stage_costs", {std::to_string(p.done), std::to_string(p.total)}) + (in_worker ? tr("plan.in_worker") : "");
 }
 
@@ -445,7 +446,9 @@ InterOpTerms inter_op_terms(const InterOpPlan& plan, int microbatches) {
       t.t_max_is_send = true;
     }
   }
-  t.total_ms = t.sum_ms + double(std::max(microbatches, 1) - 1) * t.t_max;
+  // Interleaved 1F1B (v chunks per device): the fill and drain shrink by v, as the planner prices it.
+  const double v = double(std::max(1, plan.interleave)), B = double(std::max(microbatches, 1));
+  t.total_ms = v > 1 ? t.sum_ms / v + (B - 1 / v) * t.t_max : t.sum_ms + (B - 1) * t.t_max;
   return t;
 }
 
@@ -494,13 +497,16 @@ std::string schedule_explanation(const InterOpPlan& plan, const PipelineSchedule
     lane = std::max(lane, terms.lane_ms[k]);
   }
   const std::string held = std::to_string(f.peak_in_flight), held_gpipe = std::to_string(g.peak_in_flight);
+  // An interleaved plan (today's space) is priced by interleaving's closed form; the charts run
+  // its stages unchunked, so say which the total is and where the chunks can be watched.
+  const std::string interleaved = plan.interleave > 1 ? " " + tr_fill("inter.interleaved_charts", {std::to_string(plan.interleave)}) : "";
   if (one_f_one_b.makespan_ms > gpipe.makespan_ms * (1 + 1e-9)) {
     if (send > 0)
       return tr_fill("inter.why_1f1b_slower", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), format_ms(send / 2), format_ms(lane),
-                                               format_ms(f.idle_ms), format_ms(g.idle_ms), held, held_gpipe});
-    return tr_fill("inter.why_1f1b_slower_free", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), held, held_gpipe});
+                                               format_ms(f.idle_ms), format_ms(g.idle_ms), held, held_gpipe}) + interleaved;
+    return tr_fill("inter.why_1f1b_slower_free", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), held, held_gpipe}) + interleaved;
   }
-  return tr_fill("inter.why_1f1b_same", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), held, held_gpipe});
+  return tr_fill("inter.why_1f1b_same", {format_ms(one_f_one_b.makespan_ms), format_ms(gpipe.makespan_ms), held, held_gpipe}) + interleaved;
 }
 
 std::string schedule_by_hand(const PipelineSchedule& sched, int microbatches) {

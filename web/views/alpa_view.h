@@ -217,7 +217,7 @@ struct InterOpTerms {
   double t_max = 0;
   int t_max_stage = 0;                    // the stage whose lane (or send) is t_max
   bool t_max_is_send = false;             // t_max is that stage's send/recv, not its lane
-  double total_ms = 0;                    // sum_ms + (B - 1) x t_max: the plan's total_latency
+  double total_ms = 0;                    // sum_ms + (B - 1) x t_max (interleaved: sum_ms / v + (B - 1/v) x t_max): the plan's total_latency
 };
 // The terms of `plan` for `microbatches` micro-batches.
 InterOpTerms inter_op_terms(const InterOpPlan& plan, int microbatches);
