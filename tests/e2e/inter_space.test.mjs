@@ -86,6 +86,22 @@ async function spaceChecks(page) {
   check('back to the 2021 space: the CLI\'s plain `inter` plan', a.inter_space === 'alpa' && (!refA || a.total_latency === refA.total_latency),
         `page ${a.total_latency}, CLI ${refA?.total_latency}`);
 
+  // Today's space also interleaves: a plan of 2 stages on lecture:2x4 runs v chunks per GPU; the
+  // page's plan, its v and the tab's by-hand total are the CLI's.
+  await st({ cluster: 'lecture:2x4', microbatches: 8, space: 'today' });
+  const il = await waitForResult(page, (x) => x.inter_planning === false && typeof x.total_latency === 'number', 60_000);
+  const refIl = cli(['inter', '--model', MODEL, '--cluster', 'lecture:2x4', '--microbatches', '8', '--space', 'today']);
+  check('an interleaved plan in today\'s space: the page\'s total, stages and v equal the CLI\'s',
+        !!refIl && refIl.interleave > 1 && il.total_latency === refIl.total_latency && il.inter_interleave === refIl.interleave &&
+        stagesOf(il.stages) === stagesOf(refIl.stages), `page ${il.total_latency} v=${il.inter_interleave}, CLI ${refIl?.total_latency} v=${refIl?.interleave}`);
+  check('the interleaved plan\'s by-hand total adds up to the total shown', il.inter_terms && Math.abs(il.inter_terms.total_ms - il.total_latency) <= 1e-6 * il.total_latency,
+        JSON.stringify(il.inter_terms));
+  await page.mouse.move(5, 845);
+  await settlePointer(page);
+  await nextFrames(page);
+  await page.screenshot({ path: path.join(shotDir, 'tab-inter-space-interleaved.png') });
+  await st({ cluster: CLUSTER, microbatches: 8 });
+
   // Share links: today's space travels; a link without it keeps Alpa's space.
   await st({ space: 'today' });
   const link = await page.evaluate(() => window.autopar.shareLink());

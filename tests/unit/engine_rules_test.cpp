@@ -92,6 +92,16 @@ std::vector<std::string> megatron_rule_violations(const Flags& f, int64_t world)
     need(!f.count("fp16"), "Expert parallelism is not supported with fp16 training");
     need(world % (tp * ep * pp) == 0, "world size divisible by expert tensor x expert x pipeline size");
   }
+  // Interleaved 1F1B (--num-virtual-stages-per-pipeline-rank v): more than one stage, no uneven
+  // first/last stages with it here, the layers split evenly over pipeline x chunks, and the
+  // micro-batches a multiple of the pipeline size (the interleaved schedule's assertion).
+  if (f.count("num-virtual-stages-per-pipeline-rank")) {
+    const int64_t v = num(f, "num-virtual-stages-per-pipeline-rank", 1);
+    need(pp > 1, "pipeline-model-parallel size should be greater than 1 with interleaved schedule");
+    need(layers % (pp * v) == 0, "number of layers divisible by pipeline size x virtual stages");
+    const int64_t m = micro > 0 && dp > 0 ? global / (micro * dp) : 0;
+    need(m > 0 && m % pp == 0, "number of microbatches divisible by pipeline-model-parallel size when using interleaved schedule");
+  }
   need(!(f.count("fp16") && f.count("bf16")), "one of --fp16 and --bf16");
   need(!f.count("moe-router-topk") || num(f, "moe-router-topk", 2) <= num(f, "num-experts", 0), "top-k at most the experts");
   return broken;
@@ -228,6 +238,31 @@ TEST_CASE("TinyLlama's 22 layers over 4 pipeline stages take Megatron-LM's first
   const Graph two = load_model(hf("tinyllama-1.1b") + ":batch=32,layers=2").value();
   text = export_megatron(two, plan_of({1, 1, 0}, 3, 32), 3, "tinyllama");
   CHECK(text.find("cannot run this plan as it is: it needs at least one layer per pipeline stage") != std::string::npos);
+}
+
+TEST_CASE("an interleaved plan exports Megatron-LM's virtual stages where its rules take them, else says it runs 1F1B") {
+  // Llama 3 8B's 32 layers as 2 stages of 16, 4 chunks each: 32 = 2 x 4 x 4, virtual stages given.
+  const Graph g = load_model(hf("llama-3-8b") + ":batch=32").value();
+  AlpaPipelinePlan plan = plan_of({16, 16}, 16, 8);
+  plan.inter.interleave = 4;
+  std::string text = export_megatron(g, plan, 16, "llama");
+  CAPTURE(text);
+  Flags f = parse_flags(text);
+  CHECK(megatron_rule_violations(f, 16).empty());
+  CHECK(f.at("num-virtual-stages-per-pipeline-rank") == "4");
+  CHECK(f.at("pipeline-model-parallel-size") == "2");
+  // TinyLlama's 22 layers cannot split over 2 stages x 2 chunks: no flag, and a note why.
+  const Graph tiny = load_model(hf("tinyllama-1.1b") + ":batch=32").value();
+  plan = plan_of({11, 11}, 32, 32);
+  plan.inter.interleave = 2;
+  text = export_megatron(tiny, plan, 32, "tinyllama");
+  f = parse_flags(text);
+  CHECK(megatron_rule_violations(f, 32).empty());
+  CHECK(f.count("num-virtual-stages-per-pipeline-rank") == 0);
+  CHECK(text.find("runs interleaved 1F1B with 2 chunks per device") != std::string::npos);
+  // The rule itself: virtual stages that do not divide the layers are refused.
+  f["num-virtual-stages-per-pipeline-rank"] = "4";
+  CHECK(megatron_rule_violations(f, 32).size() == 1);
 }
 
 TEST_CASE("GPT-2, Mixtral, Qwen2 and the built-in transformer export within Megatron-LM's rules") {

@@ -558,6 +558,7 @@ Json alpa_result_json(const AlpaView& view, const AlpaInputs& in) {
                            {"slices", timing.slices}};
   if (inter) {
     j["t_max"] = inter->t_max;
+    j["inter_interleave"] = inter->interleave;   // v of interleaved 1F1B the total prices (1: 1F1B)
     j["inter_report"] = view.inter.report;   // `autopar inter --json` for these inputs, as the worker made it
     Json stages = Json::array();
     for (size_t k = 0; k < inter->stages.size(); ++k) {
