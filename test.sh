@@ -81,7 +81,12 @@ step "bad inputs (native and WebAssembly)"
 tests/bad-inputs/run.sh
 
 step "browser end-to-end"
-for f in tests/e2e/*.test.mjs; do node "$f"; done
+# Each file's wall time after its summary line, so a slow run shows which file grew.
+for f in tests/e2e/*.test.mjs; do
+  t0=$SECONDS
+  node "$f"
+  echo "     ($(basename "$f"): $((SECONDS - t0)) s)"
+done
 
 # The contract checks. Those that time runs against each other (delta speedup, WASM vs native,
 # planning speed) are benchmarks, run by hand: `../shared/checks/run-all`.
