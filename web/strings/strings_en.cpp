@@ -934,7 +934,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"inter.replanning", "Re-planning for the new inputs in a moment (changes in quick succession plan once)."},
     {"inter.mb_step_tip", "To the next micro-batch count that divides the batch evenly (the plan follows at once)."},
     {"inter.interleaved", "interleaved 1F1B: %d chunks per GPU"},
-    {"inter.interleaved_charts", "The plan's total prices interleaved 1F1B ({0} chunks per GPU: the fill and drain shrink {0} times); these charts run its stages unchunked, and the Schedules tab steps through the interleaved schedule."},
+    {"inter.interleaved_charts", "The plan's total prices interleaved 1F1B ({0} chunks per GPU: the fill and drain shrink {0} times); these charts run its stages unchunked, and the Schedules tab steps through the interleaved schedule. That closed form, as Megatron-LM's published runs are priced here, does not charge the {0} stage crossings per micro-batch interleaving makes instead of one (Megatron-LM overlaps them with compute): where a send/recv is long next to a stage, read the total as a lower bound."},
     {"inter.fits_label", "fits"},
     {"compare.same_plan", "Alpa's side simulates the inter-op tab's own plan for these inputs: {0} stages, {1} micro-batches, inter-op objective {2}."},
     {"compare.waiting_plan", "Alpa's side waits for the pipeline plan of these inputs (the inter-op tab's), planned in the page's workers."},

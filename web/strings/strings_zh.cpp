@@ -934,7 +934,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"inter.replanning", "马上为新的输入重新规划（快速连续的改动只规划一次）。"},
     {"inter.mb_step_tip", "跳到下一个能整除 batch 的 micro-batch 数（方案随即更新）。"},
     {"inter.interleaved", "交错式 1F1B：每卡 %d 个块"},
-    {"inter.interleaved_charts", "该计划的总延迟按交错式 1F1B 计价（每卡 {0} 个块：填充和排空缩短 {0} 倍）；这里的图按不分块的阶段运行，交错式调度可在“流水线调度”页逐步观看。"},
+    {"inter.interleaved_charts", "该计划的总延迟按交错式 1F1B 计价（每卡 {0} 个块：填充和排空缩短 {0} 倍）；这里的图按不分块的阶段运行，交错式调度可在“流水线调度”页逐步观看。这个闭式（这里给 Megatron-LM 公开运行计价用的也是它）不计交错带来的每个微批次 {0} 次跨级传输（不交错时只有一次；Megatron-LM 让它们与计算重叠）：send/recv 相对于一级的时间较长时，请把总延迟看作下界。"},
     {"inter.fits_label", "放得下"},
     {"compare.same_plan", "Alpa 一侧模拟的正是算子间页签为这组输入给出的方案：{0} 级，{1} 个 micro-batch，算子间目标值 {2}。"},
     {"compare.waiting_plan", "Alpa 一侧在等这组输入的流水线方案（算子间页签的方案），它在页面的 worker 中规划。"},
