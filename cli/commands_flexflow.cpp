@@ -28,6 +28,7 @@ Result<Output> simulate_command(const Args& a) {
   if (!c.ok()) return c.error();
   auto s = load_strategy(a.get("strategy").value_or("dp"), g.value(), c.value());
   if (!s.ok()) return s.error();
+  if (auto st = check_simulation_size(strategy_parts(s.value()), "this strategy", "--strategy"); !st.ok()) return st.error();
   // The words onto the request, then its one check (operation_requests.h).
   auto optimizer = optimizer_option(a);
   if (!optimizer.ok()) return optimizer.error();

@@ -113,6 +113,21 @@ TaskGraph::TaskGraph(const Graph& graph, const Cluster& cluster, const Strategy&
   build_all();
 }
 
+int64_t strategy_parts(const Strategy& strategy) {
+  int64_t parts = 0;
+  for (const OpConfig& c : strategy.ops) parts += c.parts();
+  return parts;
+}
+
+Status check_simulation_size(int64_t parts, const std::string& what, const std::string& path) {
+  if (parts <= kMaxSimulatedParts) return Ok{};
+  return make_error(ErrorCode::too_large,
+                    what + " splits the model's ops into " + std::to_string(parts) + " parts, and FlexFlow's simulator here builds task graphs of up to " +
+                        std::to_string(kMaxSimulatedParts) + " parts (about 0.7 GB of tasks); simulate on fewer GPUs (a smaller cluster), a model "
+                        "with fewer layers, or a strategy that splits fewer ops (Alpa's planners, inter and intra, have no such limit)",
+                    path);
+}
+
 void TaskGraph::build_all() {
   const size_t n = graph_.ops.size();
   // A first build makes room for every task up front: growing the vector would move every

@@ -13,6 +13,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "regions.h"
+#include "result.h"
 #include "small_vector.h"
 #include "strategy.h"
 #include "task_kind.h"
@@ -80,6 +81,17 @@ struct DeviceTopology {
 };
 
 // The task graph of one strategy, with slots that can be replaced op by op.
+// The largest strategy the simulator builds a task graph for, in op parts (each op's parts
+// summed): a graph has 2-4 tasks per part at about 400 bytes each (measured: Llama 3.1 405B data
+// parallel on 1,024 H100s, 3.4 million tasks in 1.3 GB), so 2^20 parts is about 0.7 GB, which
+// a page's WebAssembly heap still holds. Beyond it a build would exhaust memory and abort.
+constexpr int64_t kMaxSimulatedParts = int64_t(1) << 20;
+// Each op's parts, summed.
+int64_t strategy_parts(const Strategy& strategy);
+// too_large at `path` (naming the parts, the limit and what to change) when `parts` op parts
+// are beyond kMaxSimulatedParts, else Ok; `what` says whose parts they are ("this strategy").
+Status check_simulation_size(int64_t parts, const std::string& what, const std::string& path);
+
 class TaskGraph {
  public:
   // Builds every task of `strategy`. `graph` and `cluster` must outlive this object.

@@ -241,6 +241,7 @@ Result<SimSummary> simulate_alpa_pipeline(const Graph& g, const Cluster& c, cons
   if (!pipe.ok()) return pipe.error();
   Strategy s;
   for (int k = 0; k < plan.microbatches; ++k) s.ops.insert(s.ops.end(), plan.strategy.ops.begin(), plan.strategy.ops.end());
+  if (auto st = check_simulation_size(strategy_parts(s), "Alpa's plan, simulated over its micro-batches,", "--model"); !st.ok()) return st.error();
   TaskGraph tg(pipe.value(), c, s);
   simulate_full(tg);
   return summarize(tg);
@@ -255,6 +256,10 @@ Result<int> check_compare_request(const CompareRequest& r) {
       return make_error(ErrorCode::bad_value, "the batch of input '" + t.name + "' does not divide into " + std::to_string(microbatches) +
                                          " micro-batches; pick a divisor", "--microbatches");
   if (auto e = pipeline_too_large(r.graph.ops.size(), microbatches)) return *e;
+  // FlexFlow's search may split any op over every GPU: its largest strategy must be simulable.
+  if (auto st = check_simulation_size(int64_t(r.graph.ops.size()) * r.cluster.num_devices(), "the search's largest strategy (every op over every GPU)", "--model");
+      !st.ok())
+    return st.error();
   return microbatches;
 }
 

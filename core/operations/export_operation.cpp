@@ -83,6 +83,11 @@ Result<ExportReport> export_operation(const Graph& graph, const Cluster& cluster
   ExportReport r;
   r.format = format;
   if (format == "perfetto") {
+    // The given strategy, or the search's largest (every op over every GPU), must be simulable.
+    const int64_t parts = request.strategy ? strategy_parts(*request.strategy) : int64_t(graph.ops.size()) * cluster.num_devices();
+    if (auto st = check_simulation_size(parts, request.strategy ? "this strategy" : "the search's largest strategy (every op over every GPU)", "--strategy");
+        !st.ok())
+      return st.error();
     Strategy s;
     if (request.strategy) {
       s = *request.strategy;

@@ -51,6 +51,12 @@ SearchJob::SearchJob(Graph graph, Cluster cluster, const SearchRequest& request,
     finish(init.error());
     return;
   }
+  // A move may split any op over every GPU: the space's largest strategy must be simulable.
+  if (auto st = check_simulation_size(int64_t(graph_.ops.size()) * cluster_.num_devices(), "the search's largest strategy (every op over every GPU)", "--model");
+      !st.ok()) {
+    finish(st.error());
+    return;
+  }
   search_ = std::make_unique<McmcSearch>(graph_, cluster_, init.value(), static_cast<const SearchOptions&>(request));
   trace_.record(search_->result());
   setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

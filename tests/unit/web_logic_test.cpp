@@ -515,3 +515,39 @@ TEST_CASE("an edit on a tab that does not show the simulation leaves it pending;
   CHECK(lazy.graph.ops.size() == load_model("transformer:layers=5").value().ops.size());
   CHECK(lazy.flexflow.summary.makespan_ms > 0);
 }
+
+TEST_CASE("a strategy too large to simulate leaves no task graph and says why; the page still takes the inputs (Alpa plans them)") {
+  // 96 layers (1,730 ops) on 2,048 GPUs: data parallelism alone is about 1.8 million op parts,
+  // beyond kMaxSimulatedParts; a build would need several GB (it aborted the page before).
+  AppState s;
+  REQUIRE(init_app_state(s).ok());
+  REQUIRE(apply_settings_json(s, R"({"panel":"strategy","model":"transformer:layers=96","cluster":"h100:256x8","mesh":"256x8"})").ok());
+  ensure_flexflow(s);
+  CHECK(s.flexflow.task_graph == nullptr);
+  REQUIRE(s.flexflow.error.has_value());
+  CHECK(s.flexflow.error->code == ErrorCode::too_large);
+  CHECK(s.flexflow.error->message.find("1048576 parts") != std::string::npos);
+  const Json r = flexflow_result_json(s.flexflow);
+  CHECK(r["makespan_ms"].is_null());
+  CHECK(r["flexflow_error"].is_string());
+  // Back to a small cluster: simulated again, the message gone.
+  REQUIRE(apply_settings_json(s, R"({"model":"transformer:layers=4","cluster":"lecture:2x4","mesh":"2x4"})").ok());
+  ensure_flexflow(s);
+  CHECK(s.flexflow.task_graph != nullptr);
+  CHECK(!s.flexflow.error.has_value());
+  CHECK(flexflow_result_json(s.flexflow)["makespan_ms"].is_number());
+}
+
+TEST_CASE("check_simulation_size: up to kMaxSimulatedParts op parts pass, one more is too_large at its path") {
+  CHECK(check_simulation_size(kMaxSimulatedParts, "this strategy", "--strategy").ok());
+  const Status over = check_simulation_size(kMaxSimulatedParts + 1, "this strategy", "--strategy");
+  REQUIRE(!over.ok());
+  CHECK(over.error().code == ErrorCode::too_large);
+  CHECK(over.error().path == "--strategy");
+  const Inputs in = alexnet_2x4();
+  const Strategy dp = load_strategy("dp", in.graph, in.cluster).value();
+  int64_t parts = 0;
+  for (const OpConfig& c : dp.ops) parts += c.parts();
+  CHECK(strategy_parts(dp) == parts);
+  CHECK(parts > int64_t(in.graph.ops.size()));   // data parallel splits ops over the 8 GPUs
+}

@@ -352,7 +352,8 @@ void draw_timeline_panel(AppState& state, const PanelRect& rect) {
   const FlexflowView& ff = state.flexflow;
   TimelineViewState& view = state.timeline;
   if (!ff.task_graph) {
-    ImGui::TextDisabled("%s", tr("timeline.none"));
+    if (ff.error) ImGui::TextWrapped("%s", tr_fill("timeline.too_large", {ff.error->message}).c_str());
+    else ImGui::TextDisabled("%s", tr("timeline.none"));
     ImGui::End();
     return;
   }

@@ -604,6 +604,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"timeline.folded", "%d tasks folded into one box"},
     {"timeline.zoom_in", "Zoom in (mouse wheel) to see them one by one."},
     {"timeline.folded_mixed", "folded, mixed kinds (count)"},
+    {"timeline.too_large", "No timeline: {0}."},
     {"timeline.none", "No simulated strategy."},
     {"timeline.fit", "Fit"},
     {"timeline.fit_tip", "Show the whole iteration (or double-click the chart)."},

@@ -604,6 +604,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"timeline.folded", "%d 个任务折叠成一个框"},
     {"timeline.zoom_in", "放大（鼠标滚轮）逐个查看。"},
     {"timeline.folded_mixed", "折叠，混合类型（个数）"},
+    {"timeline.too_large", "没有时间线：{0}。"},
     {"timeline.none", "没有模拟的策略。"},
     {"timeline.fit", "适应"},
     {"timeline.fit_tip", "显示整个迭代（或双击图表）。"},

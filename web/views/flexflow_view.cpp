@@ -12,6 +12,17 @@ void rebuild_flexflow(FlexflowView& view, const Graph& graph, const Cluster& clu
   const auto start = std::chrono::steady_clock::now();
   view.pending.reset();
   view.strategy = strategy;
+  view.error.reset();
+  // Both the strategy and data parallelism (the timeline's reference) are simulated.
+  const int64_t parts = std::max(strategy_parts(strategy), int64_t(graph.ops.size()) * cluster.num_devices());
+  if (auto st = check_simulation_size(parts, "this strategy (or data parallelism, its reference)", "strategy"); !st.ok()) {
+    view.task_graph.reset();
+    view.lanes = TimelineLanes{};
+    view.summary = SimSummary{};
+    view.error = st.error();
+    ++view.revision;
+    return;
+  }
   TimelineReport r = timeline_operation(graph, cluster, strategy);
   view.task_graph = std::move(r.task_graph);
   view.summary = r.summary;
@@ -25,6 +36,7 @@ void rebuild_flexflow(FlexflowView& view, const Graph& graph, const Cluster& clu
 
 void clear_flexflow(FlexflowView& view) {
   view.task_graph.reset();
+  view.error.reset();
   view.pending.reset();
   view.lanes = TimelineLanes{};
   view.summary = SimSummary{};
@@ -37,6 +49,7 @@ Json flexflow_result_json(const FlexflowView& view) {
     for (const char* k : {"makespan_ms", "compute_ms", "activation_transfer_ms", "param_sync_ms", "activation_bytes",
                           "param_sync_bytes", "tasks", "peak_memory_bytes", "memory_capacity_bytes", "over_capacity_devices", "fits", "memory"})
       j[k] = nullptr;
+    j["flexflow_error"] = view.error ? Json(view.error->message) : Json(nullptr);
     return j;
   }
   return simulation_summary_json(view.summary, view.memory_capacity_bytes);

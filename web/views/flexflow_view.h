@@ -29,6 +29,9 @@ struct FlexflowView {
   double build_ms = 0;                        // wall time of the last build + simulation
   uint64_t revision = 0;                      // bumped by every rebuild
   std::optional<Strategy> pending;            // an edit's strategy not built yet (the fields above are then cleared)
+  // Why there is no task graph for a resolved strategy: too large to simulate (check_simulation_size);
+  // the rest of the page (Alpa's planners) works on the same inputs.
+  std::optional<Error> error;
 };
 
 // Builds the task graph of `strategy`, simulates it and fills the summary, lanes and memory.
