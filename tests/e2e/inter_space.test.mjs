@@ -141,11 +141,29 @@ async function spaceChecks(page) {
         idle.total_latency === null, `${cancelled.inter_planning} ${idle.inter_planning} ${idle.total_latency}`);
 }
 
+// A cluster too large for FlexFlow's simulator (2,048 GPUs under a 96-layer model): the page
+// takes the inputs, the Strategy & Timeline tab says why it shows no timeline (it aborted the
+// page before), and the inter-op tab still plans.
+async function tooLargeChecks(page) {
+  const set = await page.evaluate((x) => window.autopar.setState(x), { model: 'transformer:layers=96', cluster: 'h100:256x8', mesh: '256x8',
+                                                                        space: 'alpa', microbatches: 8, panel: 'strategy' });
+  check('96 layers on 2,048 GPUs are accepted', set.ok === true, JSON.stringify(set.error));
+  await nextFrames(page);
+  const r = await page.evaluate(() => window.autopar.result());
+  check('the Strategy tab has no timeline and says the strategy is too large to simulate',
+        r.makespan_ms === null && typeof r.flexflow_error === 'string' && r.flexflow_error.includes('parts'), String(r.flexflow_error).slice(0, 160));
+  await page.screenshot({ path: path.join(shotDir, 'tab-strategy-too-large.png') });
+  await page.evaluate((x) => window.autopar.setState(x), { panel: 'inter' });
+  const p = await waitForResult(page, (x) => x.inter_planning === false && typeof x.total_latency === 'number', 120_000);
+  check('the inter-op tab plans the same inputs', typeof p.total_latency === 'number', String(p.total_latency));
+}
+
 async function main() {
   await withBrowser(async (browser, base) => {
     const app = await openApp(browser, base + 'index.html');
     if (!app) return;
     await spaceChecks(app.page);
+    await tooLargeChecks(app.page);
     check('no console errors or page errors', app.consoleErrors.length === 0, app.consoleErrors.join(' | '));
   });
 }

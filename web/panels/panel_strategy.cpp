@@ -284,6 +284,10 @@ void bar(float fraction, ImU32 color, const std::string& text, float height) {
 
 void draw_breakdown(const AppState& state) {
   const FlexflowView& ff = state.flexflow;
+  if (ff.error) {   // nothing simulated: the reason, not a makespan of 0 ms
+    ImGui::TextWrapped("%s", tr_fill("timeline.too_large", {ff.error->message}).c_str());
+    return;
+  }
   const SimSummary& s = ff.summary;
   const float font = ImGui::GetFontSize();
   ImGui::Text("%s", tr("strategy.makespan"));
