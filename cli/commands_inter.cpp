@@ -213,8 +213,8 @@ std::vector<Command> inter_commands() {
        "--schedule NAME plans for that schedule (the DP with each stage holding its micro-batches in flight: GPipe B,\n"
        "1F1B p - i, ZB-H1 p, ZB-H2 2p - 1, ...) and simulates the plan under it; auto does so for every schedule\n"
        "and keeps the least makespan that fits (the stage costs are computed once).\n\n"
-       "--space today also searches sequence parallelism per stage, the micro-batch size, cp (when nothing fits) and ep (MoE)\n"
        "--space today also chooses sequence parallelism per stage, the micro-batch count (from --microbatches, or 32 with auto),\n"
+       "interleaved 1F1B's chunks per GPU (v = 2..8, by its closed form sum / v + (B - 1/v) t_max; 'interleave' in --json),\n"
        "cp (only when nothing fits without it) and ep (MoE models)\n"
        "options: --cluster --dump-stage-costs --layers --max-layers --microbatches --mode --model --optimizer --overlap --plan\n"
        "         --schedule --space --stage-costs --zero --brute-force --ignore-boundaries --json\n"},
