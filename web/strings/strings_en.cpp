@@ -360,7 +360,7 @@ const std::vector<StringEntry> kStringsEn = {
     {"inter.space", "Search space"},
     {"inter.space_2021", "2021 (Alpa: t, p, d)"},
     {"inter.space_today", "Today (+ recomputation, ZeRO, SP, micro-batch size, cp, ep)"},
-    {"inter.space_tip", "2021: Alpa's inter-op pass as published: the layer split, sub-meshes and logical meshes (t, p, d), with recomputation\nand ZeRO per stage only where memory needs them, at the micro-batch count set here.\nToday: the pass also chooses per stage recomputation (none, selective, full), the ZeRO stage (3 = FSDP) and sequence parallelism,\nand searches the micro-batch count from the one set here, context parallelism (cp) when nothing fits without it and expert\nparallelism (ep) on an MoE model: several whole plans, so it takes longer (autopar inter --space today)."},
+    {"inter.space_tip", "2021: Alpa's inter-op pass as published: the layer split, sub-meshes and logical meshes (t, p, d), with recomputation\nand ZeRO per stage only where memory needs them, at the micro-batch count set here.\nToday: the pass also chooses per stage recomputation (none, selective, full), the ZeRO stage (3 = FSDP) and sequence parallelism,\nand searches the micro-batch count from the one set here, context parallelism (cp) when nothing fits without it and expert\nparallelism (ep) on an MoE model, and whether the pipeline runs interleaved 1F1B (v chunks per GPU): several whole plans, so it\ntakes longer (autopar inter --space today)."},
     {"inter.col_knobs", "knobs chosen"},
     {"inter.knobs_tip", "What the plan chose for this stage: sequence parallelism (SP), the ZeRO stage (3 = FSDP) and recomputation."},
     {"inter.knob_sp", "SP"},

@@ -360,7 +360,7 @@ const std::vector<StringEntry> kStringsZh = {
     {"inter.space", "搜索空间"},
     {"inter.space_2021", "2021（Alpa：t、p、d）"},
     {"inter.space_today", "今天（+ 重计算、ZeRO、SP、micro-batch 大小、cp、ep）"},
-    {"inter.space_tip", "2021：论文中的 Alpa 算子间并行（inter-op）：切分层、子网格和逻辑网格（t、p、d），只在显存需要时\n每级才用重计算和 ZeRO，micro-batch 数就是这里设的。\n今天：还为每一级选择重计算（无、选择性、完全）、ZeRO 阶段（3 = FSDP）和序列并行（SP），\n并从这里设的micro-batch 数开始搜索micro-batch 数，没有上下文并行（cp）就放不下时搜索 cp，MoE 模型还搜索专家并行（ep）：\n要做多个完整的计划，所以更久（autopar inter --space today）。"},
+    {"inter.space_tip", "2021：论文中的 Alpa 算子间并行（inter-op）：切分层、子网格和逻辑网格（t、p、d），只在显存需要时\n每级才用重计算和 ZeRO，micro-batch 数就是这里设的。\n今天：还为每一级选择重计算（无、选择性、完全）、ZeRO 阶段（3 = FSDP）和序列并行（SP），\n并从这里设的micro-batch 数开始搜索micro-batch 数，没有上下文并行（cp）就放不下时搜索 cp，MoE 模型还搜索专家并行（ep），\n并决定流水线是否用交错式 1F1B（每卡 v 个块）：要做多个完整的计划，所以更久（autopar inter --space today）。"},
     {"inter.col_knobs", "选择的旋钮"},
     {"inter.knobs_tip", "计划为这一级选择的：序列并行（SP）、ZeRO 阶段（3 = FSDP）和重计算。"},
     {"inter.knob_sp", "SP"},
