@@ -593,11 +593,11 @@ void InterJob::solve(BudgetMeter& meter) {
       if (request_.options.choose_interleave) {
         // Megatron-LM runs interleaving with more than one stage and a micro-batch count that
         // the stages divide (its schedules' assertion); every chunk needs a layer.
-        base_table_ = report_.table;
-        const int L = base_table_.layers, D = base_table_.nodes * base_table_.gpus_per_node, B = request_.microbatches;
+        const int L = report_.table.layers, D = report_.table.nodes * report_.table.gpus_per_node, B = request_.microbatches;
         for (int v = 2; v <= kMaxInterleave; ++v)
           for (int p = 2; p <= std::min(L / v, D); ++p)
             if (B % p == 0) interleave_runs_.push_back({v, p});
+        if (!interleave_runs_.empty()) base_table_ = report_.table;   // copied only when a run will read it (B = 1 has none)
       }
       apply_memory_options(report_.table, report_.plan);   // the settings the DP chose per position
     }
